@@ -1,0 +1,166 @@
+"""Plain values that cross the repository boundary. No SQL here.
+
+Every row the repository returns is a frozen dataclass, so callers never see a
+database cursor or a driver type, and a PostgreSQL repository can return the same
+values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+GameStatus = Literal["challenge", "active", "finished", "aborted", "declined", "cancelled"]
+STATUSES: tuple[GameStatus, ...] = (
+    "challenge",
+    "active",
+    "finished",
+    "aborted",
+    "declined",
+    "cancelled",
+)
+LIVE_STATUSES: tuple[GameStatus, ...] = ("challenge", "active")
+ENDED_STATUSES: tuple[GameStatus, ...] = ("finished", "aborted", "declined", "cancelled")
+
+ActionKind = Literal["move", "resign", "draw_offer", "draw_accept", "draw_decline", "abort"]
+ACTION_KINDS: tuple[ActionKind, ...] = (
+    "move",
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "draw_decline",
+    "abort",
+)
+
+Colour = Literal["white", "black"]
+ColourChoice = Literal["white", "black", "random"]
+ResultText = Literal["1-0", "0-1", "1/2-1/2"]
+
+Roll = tuple[int, int]
+"""One die roll as ``(sides, value)``."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game as stored. ``start_rolls`` are the rolls drawn when the engine game was created."""
+
+    id: int
+    variant: str
+    options: dict[str, Any]
+    status: GameStatus
+    location_id: int
+    guild_id: int | None
+    challenger_id: int
+    opponent_id: int | None
+    challenger_colour: ColourChoice
+    white_id: int | None
+    black_id: int | None
+    result: ResultText | None
+    result_reason: str | None
+    draw_offer: Colour | None
+    seed: str
+    commitment: str
+    start_rolls: tuple[Roll, ...]
+    request_id: str | None
+    created_at: str
+    updated_at: str
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+    @property
+    def is_ended(self) -> bool:
+        return self.status in ENDED_STATUSES
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """What a caller supplies to create a game; the store fills in id and timestamps."""
+
+    variant: str
+    options: dict[str, Any]
+    status: GameStatus
+    location_id: int
+    guild_id: int | None
+    challenger_id: int
+    opponent_id: int | None
+    challenger_colour: ColourChoice
+    seed: str
+    commitment: str
+    start_rolls: tuple[Roll, ...] = ()
+    white_id: int | None = None
+    black_id: int | None = None
+    request_id: str | None = None
+
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class GameChanges:
+    """Columns to change on a game. A field left at ``UNSET`` is not touched."""
+
+    status: GameStatus = _UNSET
+    white_id: int | None = _UNSET
+    black_id: int | None = _UNSET
+    opponent_id: int | None = _UNSET
+    result: ResultText | None = _UNSET
+    result_reason: str | None = _UNSET
+    draw_offer: Colour | None = _UNSET
+
+    def items(self) -> list[tuple[str, Any]]:
+        names = (
+            "status",
+            "white_id",
+            "black_id",
+            "opponent_id",
+            "result",
+            "result_reason",
+            "draw_offer",
+        )
+        return [(n, getattr(self, n)) for n in names if getattr(self, n) is not _UNSET]
+
+
+@dataclass(frozen=True)
+class ActionRow:
+    """One entry of a game's append-only log. ``seq`` counts from 1 within the game."""
+
+    game_id: int
+    seq: int
+    kind: ActionKind
+    request_id: str | None
+    actor_id: int | None
+    text: str
+    rolls: tuple[Roll, ...]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class NewAction:
+    game_id: int
+    seq: int
+    kind: ActionKind
+    actor_id: int | None
+    text: str
+    rolls: tuple[Roll, ...] = ()
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    id: int
+    name: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class GameQuery:
+    """Filters for listing games; ``None`` means any. Newest first."""
+
+    location_id: int | None = None
+    guild_id: int | None = None
+    player_id: int | None = None
+    statuses: tuple[GameStatus, ...] | None = None
+    limit: int = 25

@@ -1,0 +1,97 @@
+"""The narrow repository interface. Callers depend on these Protocols only.
+
+A PostgreSQL implementation needs the same two shapes:
+
+- ``Repository``: plain reads (a committed snapshot) and ``write()``, a context
+  manager that opens one read-then-write transaction (SQLite: ``BEGIN IMMEDIATE``;
+  PostgreSQL: ``BEGIN`` plus ``SELECT ... FOR UPDATE`` on the game row).
+- ``WriteTx``: the reads and writes allowed inside that transaction. Leaving the
+  ``async with`` block normally commits; an exception rolls everything back.
+
+Uniqueness the store must enforce (and report as ``ConflictError``):
+- at most one live game (challenge or active) per location;
+- ``(game_id, seq)`` for actions, so two actions can never take the same slot;
+- ``(game_id, request_id)`` for actions and ``request_id`` for games, so a retried
+  request applies once.
+
+The action log is append-only: there is no update or delete of actions.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from storage.models import (
+    ActionRow,
+    GameChanges,
+    GameQuery,
+    GameRow,
+    NewAction,
+    NewGame,
+    PlayerRow,
+)
+
+
+class StorageError(Exception):
+    """Base of every error the storage layer raises."""
+
+
+class ConflictError(StorageError):
+    """A uniqueness rule was hit: ``what`` is 'location', 'seq', 'request' or 'game_request'."""
+
+    def __init__(self, what: str, message: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
+class SchemaError(StorageError):
+    """The database file has a schema this code does not know (for example a newer version)."""
+
+
+class NotFoundError(StorageError):
+    """The row to change does not exist."""
+
+
+class WriteTx(Protocol):
+    async def get_game(self, game_id: int) -> GameRow | None: ...
+
+    async def live_game_at(self, location_id: int) -> GameRow | None: ...
+
+    async def game_by_request(self, request_id: str) -> GameRow | None: ...
+
+    async def actions(self, game_id: int) -> list[ActionRow]: ...
+
+    async def last_seq(self, game_id: int) -> int: ...
+
+    async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None: ...
+
+    async def insert_game(self, game: NewGame) -> GameRow: ...
+
+    async def set_start_rolls(self, game_id: int, rolls: tuple[tuple[int, int], ...]) -> None:
+        """Only for a game whose engine state was just created inside this transaction."""
+        ...
+
+    async def update_game(self, game_id: int, changes: GameChanges) -> GameRow: ...
+
+    async def append_action(self, action: NewAction) -> ActionRow: ...
+
+    async def upsert_player(self, player_id: int, name: str | None = None) -> None: ...
+
+
+class Repository(Protocol):
+    def write(self) -> AbstractAsyncContextManager[WriteTx]: ...
+
+    async def get_game(self, game_id: int) -> GameRow | None: ...
+
+    async def live_game_at(self, location_id: int) -> GameRow | None: ...
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]: ...
+
+    async def actions(self, game_id: int) -> list[ActionRow]: ...
+
+    async def get_player(self, player_id: int) -> PlayerRow | None: ...
+
+    async def schema_version(self) -> int: ...
+
+    async def close(self) -> None: ...

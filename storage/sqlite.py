@@ -1,0 +1,446 @@
+"""The SQLite repository (aiosqlite). All SQL of the project lives in this package.
+
+Connections:
+- one **writer** connection, used by one transaction at a time (an ``asyncio.Lock``);
+  every read-then-write runs inside ``BEGIN IMMEDIATE`` so that another process
+  sharing the file cannot slip a write in between the read and the write;
+- one **reader** connection for plain reads. In WAL mode it sees the last committed
+  state and never blocks the writer.
+
+Durability: ``synchronous=FULL``. In WAL mode ``NORMAL`` is already safe against a
+process crash (SIGKILL), but a power cut could lose the last commits. A lost commit
+would mean a roll that a player has already seen is rolled again after restart,
+which RULES.md section 6 forbids ("each roll is stored with the game before anyone
+sees it"). FULL syncs the WAL on each commit; one commit per action costs far less
+than rendering the board image that follows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from storage.migrations import LATEST_VERSION, MIGRATIONS
+from storage.models import (
+    ActionRow,
+    GameChanges,
+    GameQuery,
+    GameRow,
+    NewAction,
+    NewGame,
+    PlayerRow,
+    Roll,
+)
+from storage.repository import ConflictError, NotFoundError, SchemaError, StorageError
+
+DEFAULT_DB_PATH = "chessgarden.sqlite3"
+DB_ENV_VAR = "CHESSGARDEN_DB"
+BUSY_TIMEOUT_MS = 10_000
+
+Clock = Callable[[], str]
+
+_GAME_COLUMNS = (
+    "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
+    "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
+    "commitment, start_rolls, request_id, created_at, updated_at"
+)
+_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, created_at"
+
+
+def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
+    """``path`` if given, else ``$CHESSGARDEN_DB``, else ``./chessgarden.sqlite3``."""
+    if path is not None and str(path) != "":
+        return str(path)
+    return os.environ.get(DB_ENV_VAR) or DEFAULT_DB_PATH
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _rolls_json(rolls: tuple[Roll, ...]) -> str:
+    return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
+
+
+def _rolls_from_json(text: str) -> tuple[Roll, ...]:
+    return tuple((int(s), int(v)) for s, v in json.loads(text))
+
+
+def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
+    (
+        id_,
+        variant,
+        options,
+        status,
+        location_id,
+        guild_id,
+        challenger_id,
+        opponent_id,
+        challenger_colour,
+        white_id,
+        black_id,
+        result,
+        result_reason,
+        draw_offer,
+        seed,
+        commitment,
+        start_rolls,
+        request_id,
+        created_at,
+        updated_at,
+    ) = tuple(row)
+    return GameRow(
+        id=id_,
+        variant=variant,
+        options=json.loads(options),
+        status=status,
+        location_id=location_id,
+        guild_id=guild_id,
+        challenger_id=challenger_id,
+        opponent_id=opponent_id,
+        challenger_colour=challenger_colour,
+        white_id=white_id,
+        black_id=black_id,
+        result=result,
+        result_reason=result_reason,
+        draw_offer=draw_offer,
+        seed=seed,
+        commitment=commitment,
+        start_rolls=_rolls_from_json(start_rolls),
+        request_id=request_id,
+        created_at=created_at,
+        updated_at=updated_at,
+    )
+
+
+def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
+    game_id, seq, kind, request_id, actor_id, text, rolls, created_at = tuple(row)
+    return ActionRow(
+        game_id=game_id,
+        seq=seq,
+        kind=kind,
+        request_id=request_id,
+        actor_id=actor_id,
+        text=text,
+        rolls=_rolls_from_json(rolls),
+        created_at=created_at,
+    )
+
+
+def _conflict(error: sqlite3.IntegrityError) -> StorageError:
+    text = str(error)
+    if "games.location_id" in text:
+        return ConflictError("location", "there is already a live game in this location")
+    if "actions.game_id, actions.seq" in text:
+        return ConflictError("seq", "another action took this place in the log first")
+    if "actions.game_id, actions.request_id" in text:
+        return ConflictError("request", "this request id was already used in this game")
+    if "games.request_id" in text:
+        return ConflictError("game_request", "this request id already created a game")
+    return StorageError(f"integrity error: {text}")
+
+
+async def _fetchall(
+    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
+) -> list[Any]:
+    return list(await conn.execute_fetchall(sql, params))
+
+
+async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    rows = await _fetchall(conn, sql, params)
+    return rows[0] if rows else None
+
+
+class _Reads:
+    """Reads shared by the repository (reader connection) and a transaction (writer)."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        row = await _fetchone(
+            self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
+        )
+        return _game_from_row(row) if row else None
+
+    async def live_game_at(self, location_id: int) -> GameRow | None:
+        row = await _fetchone(
+            self._conn,
+            f"SELECT {_GAME_COLUMNS} FROM games "
+            "WHERE location_id = ? AND status IN ('challenge', 'active')",
+            (location_id,),
+        )
+        return _game_from_row(row) if row else None
+
+    async def actions(self, game_id: int) -> list[ActionRow]:
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [_action_from_row(r) for r in rows]
+
+
+class SqliteWriteTx(_Reads):
+    """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+        super().__init__(conn)
+        self._now = clock
+
+    async def game_by_request(self, request_id: str) -> GameRow | None:
+        row = await _fetchone(
+            self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE request_id = ?", (request_id,)
+        )
+        return _game_from_row(row) if row else None
+
+    async def last_seq(self, game_id: int) -> int:
+        row = await _fetchone(
+            self._conn, "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?", (game_id,)
+        )
+        return int(row[0])
+
+    async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
+        row = await _fetchone(
+            self._conn,
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND request_id = ?",
+            (game_id, request_id),
+        )
+        return _action_from_row(row) if row else None
+
+    async def insert_game(self, game: NewGame) -> GameRow:
+        now = self._now()
+        try:
+            row = await _fetchone(
+                self._conn,
+                "INSERT INTO games (variant, options, status, location_id, guild_id, "
+                "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
+                "commitment, start_rolls, request_id, created_at, updated_at) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_GAME_COLUMNS}",
+                (
+                    game.variant,
+                    json.dumps(game.options, sort_keys=True),
+                    game.status,
+                    game.location_id,
+                    game.guild_id,
+                    game.challenger_id,
+                    game.opponent_id,
+                    game.challenger_colour,
+                    game.white_id,
+                    game.black_id,
+                    game.seed,
+                    game.commitment,
+                    _rolls_json(game.start_rolls),
+                    game.request_id,
+                    now,
+                    now,
+                ),
+            )
+        except sqlite3.IntegrityError as error:
+            raise _conflict(error) from error
+        return _game_from_row(row)
+
+    async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
+        try:
+            cursor = await self._conn.execute(
+                "UPDATE games SET start_rolls = ? WHERE id = ?", (_rolls_json(rolls), game_id)
+            )
+        except sqlite3.IntegrityError as error:
+            raise StorageError(str(error)) from error
+        if cursor.rowcount != 1:
+            raise NotFoundError(f"no game {game_id}")
+
+    async def update_game(self, game_id: int, changes: GameChanges) -> GameRow:
+        items = changes.items()
+        sets = ", ".join(f"{name} = ?" for name, _ in items)
+        params = [value for _, value in items]
+        sql = f"UPDATE games SET {sets + ', ' if sets else ''}updated_at = ? WHERE id = ? RETURNING {_GAME_COLUMNS}"
+        try:
+            row = await _fetchone(self._conn, sql, (*params, self._now(), game_id))
+        except sqlite3.IntegrityError as error:
+            raise _conflict(error) from error
+        if row is None:
+            raise NotFoundError(f"no game {game_id}")
+        return _game_from_row(row)
+
+    async def append_action(self, action: NewAction) -> ActionRow:
+        try:
+            row = await _fetchone(
+                self._conn,
+                "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
+                f"created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_ACTION_COLUMNS}",
+                (
+                    action.game_id,
+                    action.seq,
+                    action.kind,
+                    action.request_id,
+                    action.actor_id,
+                    action.text,
+                    _rolls_json(action.rolls),
+                    self._now(),
+                ),
+            )
+        except sqlite3.IntegrityError as error:
+            raise _conflict(error) from error
+        return _action_from_row(row)
+
+    async def upsert_player(self, player_id: int, name: str | None = None) -> None:
+        now = self._now()
+        await self._conn.execute(
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET name = COALESCE(excluded.name, players.name), "
+            "updated_at = CASE WHEN excluded.name IS NULL THEN players.updated_at "
+            "ELSE excluded.updated_at END",
+            (player_id, name, now, now),
+        )
+
+
+class SqliteRepository(_Reads):
+    """The production repository. Open it with ``await SqliteRepository.open(path)``."""
+
+    def __init__(
+        self,
+        writer: aiosqlite.Connection,
+        reader: aiosqlite.Connection,
+        path: str,
+        clock: Clock,
+    ) -> None:
+        super().__init__(reader)
+        self._writer = writer
+        self._reader = reader
+        self.path = path
+        self._now = clock
+        self._write_lock = asyncio.Lock()
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Clock = utc_now,
+    ) -> SqliteRepository:
+        """Open (creating if needed) and migrate the database file."""
+        resolved = resolve_db_path(path)
+        memory = resolved == ":memory:"
+        if not memory:
+            parent = Path(resolved).parent
+            if not parent.exists():
+                raise StorageError(f"the folder for the database does not exist: {parent}")
+        writer = await _connect(resolved)
+        try:
+            if not memory:
+                await writer.execute("PRAGMA journal_mode = WAL")
+            await _migrate(writer)
+            reader = writer if memory else await _connect(resolved)
+        except BaseException:
+            await writer.close()
+            raise
+        return cls(writer, reader, resolved, clock)
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[SqliteWriteTx]:
+        if self._closed:
+            raise StorageError("the repository is closed")
+        async with self._write_lock:
+            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield SqliteWriteTx(self._writer, self._now)
+            except BaseException:
+                with suppress(sqlite3.Error, ValueError):
+                    await self._writer.execute("ROLLBACK")
+                raise
+            try:
+                await self._writer.execute("COMMIT")
+            except BaseException:
+                with suppress(sqlite3.Error, ValueError):
+                    await self._writer.execute("ROLLBACK")
+                raise
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        where: list[str] = []
+        params: list[Any] = []
+        if query.location_id is not None:
+            where.append("location_id = ?")
+            params.append(query.location_id)
+        if query.guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(query.guild_id)
+        if query.player_id is not None:
+            where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
+            params.extend([query.player_id] * 4)
+        if query.statuses is not None:
+            if not query.statuses:
+                return []
+            where.append(f"status IN ({', '.join('?' for _ in query.statuses)})")
+            params.extend(query.statuses)
+        sql = f"SELECT {_GAME_COLUMNS} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(max(0, int(query.limit)))
+        rows = await _fetchall(self._reader, sql, tuple(params))
+        return [_game_from_row(r) for r in rows]
+
+    async def get_player(self, player_id: int) -> PlayerRow | None:
+        row = await _fetchone(
+            self._reader,
+            "SELECT id, name, created_at, updated_at FROM players WHERE id = ?",
+            (player_id,),
+        )
+        return PlayerRow(*tuple(row)) if row else None
+
+    async def schema_version(self) -> int:
+        row = await _fetchone(self._reader, "PRAGMA user_version")
+        return int(row[0])
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        async with self._write_lock:
+            if self._reader is not self._writer:
+                await self._reader.close()
+            await self._writer.close()
+
+
+async def _connect(path: str) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(path, isolation_level=None)
+    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
+    await conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+async def _migrate(conn: aiosqlite.Connection) -> None:
+    row = await _fetchone(conn, "PRAGMA user_version")
+    if int(row[0]) == LATEST_VERSION:
+        return
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Read again inside the lock: another process may have migrated meanwhile.
+        row = await _fetchone(conn, "PRAGMA user_version")
+        version = int(row[0])
+        if version > LATEST_VERSION:
+            raise SchemaError(
+                f"the database is at schema version {version}, newer than this code "
+                f"({LATEST_VERSION}); upgrade Chess Garden"
+            )
+        for number in range(version + 1, LATEST_VERSION + 1):
+            for statement in MIGRATIONS[number - 1]:
+                await conn.execute(statement)
+            await conn.execute(f"PRAGMA user_version = {number}")
+    except BaseException:
+        with suppress(sqlite3.Error, ValueError):
+            await conn.execute("ROLLBACK")
+        raise
+    await conn.execute("COMMIT")
