@@ -1,0 +1,83 @@
+"""The errors the game service raises. Each message is one line, written for the user.
+
+    ServiceError
+    +-- InvalidInput         bad arguments: unknown variant, bad options or colour, empty or too long text
+    |   +-- UnknownVariant
+    +-- NotFound             no game with that id, or no game in this location
+    +-- NotAllowed           authorization: not your turn, not a player, not the moderator, ...
+    +-- InvalidState         the game is not in a state where that works
+    |   +-- LocationBusy     one live game (challenge or active) per location
+    |   +-- StaleAction      ``expected_ply`` no longer matches: someone acted first
+    |   +-- SeedNotRevealed  verify asked for a game still in play
+    +-- IllegalAction        the engine refused the notation; ``cause`` is the engine's error
+    +-- RequestConflict      a request id reused for a different command
+    +-- RenderUnavailable    the board image could not be drawn
+    +-- CorruptGame          the stored log does not replay (an operator problem)
+
+On any ``ServiceError`` nothing stored has changed.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base class. ``str(error)`` is a one-line message fit to show the user."""
+
+    def __init__(self, message: str) -> None:
+        message = " ".join(str(message).split())  # always one line
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(ServiceError):
+    pass
+
+
+class UnknownVariant(InvalidInput):
+    pass
+
+
+class NotFound(ServiceError):
+    pass
+
+
+class NotAllowed(ServiceError):
+    pass
+
+
+class InvalidState(ServiceError):
+    pass
+
+
+class LocationBusy(InvalidState):
+    def __init__(self, message: str, game_id: int) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+class StaleAction(InvalidState):
+    pass
+
+
+class SeedNotRevealed(InvalidState):
+    pass
+
+
+class IllegalAction(ServiceError):
+    """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'."""
+
+    def __init__(self, message: str, kind: str = "illegal") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class RequestConflict(ServiceError):
+    pass
+
+
+class RenderUnavailable(ServiceError):
+    pass
+
+
+class CorruptGame(ServiceError):
+    pass

@@ -1,0 +1,154 @@
+"""Plain, frozen result values returned by ``GameService``. No engine or driver types leak out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from storage import Colour, GameStatus, ResultText, Roll
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as a player sees it now.
+
+    ``turn``/``to_move_id``/``dice``/``legal_count`` are about the side to act and are
+    ``None`` unless the game is active (for a challenge, ``to_move_id`` is the
+    challenged user, or ``None`` for an open challenge). ``seed`` is ``None`` until
+    the game has ended; ``commitment`` (its SHA-256) is public from the start.
+    """
+
+    id: int
+    variant: str
+    variant_title: str
+    options: dict[str, Any]
+    status: GameStatus
+    location_id: int
+    guild_id: int | None
+    challenger_id: int
+    opponent_id: int | None
+    white_id: int | None
+    black_id: int | None
+    turn: Colour | None
+    to_move_id: int | None
+    dice: tuple[int, ...] | None
+    ply: int  # moves played so far; pass it back as ``expected_ply``
+    last_move: str | None
+    result: ResultText | None
+    winner: Colour | None
+    result_reason: str | None
+    draw_offer: Colour | None
+    commitment: str
+    seed: str | None
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in ("finished", "aborted", "declined", "cancelled")
+
+    def colour_of(self, user_id: int) -> Colour | None:
+        """The side ``user_id`` plays (white first if they play both), else ``None``."""
+        if user_id == self.white_id:
+            return "white"
+        if user_id == self.black_id:
+            return "black"
+        return None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What every command returns.
+
+    - ``messages``: lines to show, in order;
+    - ``image``: PNG bytes of the board, when asked for and available;
+    - ``recorded``: the action as recorded (``act`` only), e.g. ``Bg5/T%3``;
+    - ``rolls``: the ``(sides, value)`` rolls this command drew, already stored;
+    - ``repeated``: a retried request id; this is the original result, nothing new applied.
+    """
+
+    game: GameView
+    messages: tuple[str, ...] = ()
+    image: bytes | None = None
+    recorded: str | None = None
+    rolls: tuple[Roll, ...] = ()
+    repeated: bool = False
+
+    @property
+    def next_user_id(self) -> int | None:
+        return self.game.to_move_id
+
+    @property
+    def dice(self) -> tuple[int, ...] | None:
+        return self.game.dice
+
+    @property
+    def game_over(self) -> bool:
+        return self.game.is_over
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.messages)
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One line of a game list (no engine state needed)."""
+
+    id: int
+    variant: str
+    status: GameStatus
+    location_id: int
+    guild_id: int | None
+    challenger_id: int
+    opponent_id: int | None
+    white_id: int | None
+    black_id: int | None
+    result: ResultText | None
+    result_reason: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort'
+    actor_id: int | None
+    text: str
+    rolls: tuple[Roll, ...]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class History:
+    game: GameView
+    record: str  # the engine record; ``variants.replay(record)`` rebuilds the game
+    entries: tuple[HistoryEntry, ...]
+    start_rolls: tuple[Roll, ...]
+
+
+@dataclass(frozen=True)
+class RollMismatch:
+    index: int  # 0-based roll number in the game
+    where: str  # 'game start' or 'action 7 (Nf3)'
+    sides: int
+    stored: int
+    expected: int
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """``ok`` is true when the seed matches the commitment, every stored roll equals the
+    roll recomputed from the seed, and the log replays from those rolls alone."""
+
+    game_id: int
+    commitment: str
+    seed: str
+    seed_matches: bool
+    rolls_checked: int
+    mismatches: tuple[RollMismatch, ...]
+    replay_error: str | None
+    messages: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.seed_matches and not self.mismatches and self.replay_error is None
