@@ -1,0 +1,21 @@
+"""Board images, piece sprites and dice, drawn with Pillow only."""
+
+from __future__ import annotations
+
+from .dice import draw_die, render_dice, render_dice_png
+from .sprites import piece_kinds, piece_sprite, raven_sprite
+from .themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme, get_theme
+
+__all__ = [
+    "CLASSIC",
+    "HIGH_CONTRAST",
+    "THEMES",
+    "Theme",
+    "draw_die",
+    "get_theme",
+    "piece_kinds",
+    "piece_sprite",
+    "raven_sprite",
+    "render_dice",
+    "render_dice_png",
+]

@@ -1,0 +1,197 @@
+"""Dice images: single die faces and a small palette PNG of a whole roll.
+
+- A d6 is a rounded square with pips; a d4 is a triangle with 1-4 pips.
+- Any other die, or any roll of more than ``MAX_PIP_DICE`` dice, shows numbers.
+- Dice are laid out side by side and wrap into rows of ``PER_ROW``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from .themes import Theme, get_theme
+
+SUPERSAMPLE = 4
+MAX_PIP_DICE = 12  # beyond this many dice, faces show numbers
+PER_ROW = 10
+MAX_DICE = 200
+MAX_SIDES = 1_000_000
+
+# Pip centres on a d6 face, in units of the face (0..1).
+_D6_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.5, 0.5),),
+    2: ((0.27, 0.73), (0.73, 0.27)),
+    3: ((0.27, 0.73), (0.5, 0.5), (0.73, 0.27)),
+    4: ((0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)),
+    5: ((0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)),
+    6: ((0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)),
+}
+
+# The d4 face: an upward triangle in units of the image; pips as barycentric-ish points.
+_D4_TRIANGLE = ((0.5, 0.08), (0.95, 0.88), (0.05, 0.88))
+_D4_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.5, 0.62),),
+    2: ((0.37, 0.7), (0.63, 0.7)),
+    3: ((0.5, 0.45), (0.34, 0.72), (0.66, 0.72)),
+    4: ((0.5, 0.4), (0.5, 0.63), (0.3, 0.74), (0.7, 0.74)),
+}
+
+
+@lru_cache(maxsize=64)
+def bundled_font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's bundled font at ``px`` (a bitmap fallback when FreeType is missing)."""
+    try:
+        return ImageFont.load_default(size=px)
+    except (ImportError, OSError, TypeError):  # Pillow built without FreeType
+        return ImageFont.load_default()
+
+
+def fit_font(text: str, max_w: float, max_h: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The largest bundled-font size at which ``text`` fits in max_w x max_h pixels."""
+    px = max(6, int(max_h))
+    while px > 6:
+        font = bundled_font(px)
+        x0, y0, x1, y1 = font.getbbox(text)
+        if x1 - x0 <= max_w and y1 - y0 <= max_h:
+            return font
+        px = max(6, int(px * 0.9))
+    return bundled_font(6)
+
+
+def _centred_text(
+    draw: ImageDraw.ImageDraw,
+    text: str,
+    cx: float,
+    cy: float,
+    max_w: float,
+    max_h: float,
+    fill: tuple[int, int, int],
+) -> None:
+    font = fit_font(text, max_w, max_h)
+    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+    draw.text((cx - (x0 + x1) / 2, cy - (y0 + y1) / 2), text, font=font, fill=fill)
+
+
+def _check(value: int, sides: int) -> None:
+    if not 2 <= sides <= MAX_SIDES:
+        raise ValueError(f"a die has 2..{MAX_SIDES} sides, not {sides}")
+    if not 1 <= value <= sides:
+        raise ValueError(f"a d{sides} shows 1..{sides}, not {value}")
+
+
+@lru_cache(maxsize=512)
+def _die(value: int, sides: int, size: int, theme: Theme, pips: bool) -> Image.Image:
+    s = size * SUPERSAMPLE
+    im = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    edge = max(2, round(s * 0.035))
+    if sides == 4:
+        tri = [(x * s, y * s) for x, y in _D4_TRIANGLE]
+        d.polygon(tri, fill=theme.die_face + (255,))
+        d.line(tri + [tri[0]], fill=theme.die_edge + (255,), width=edge, joint="curve")
+        for x, y in tri:
+            d.ellipse(
+                [x - edge / 2, y - edge / 2, x + edge / 2, y + edge / 2],
+                fill=theme.die_edge + (255,),
+            )
+        if pips:
+            r = s * 0.065
+            for x, y in _D4_PIPS[value]:
+                d.ellipse([x * s - r, y * s - r, x * s + r, y * s + r], fill=theme.die_pip + (255,))
+        else:
+            _centred_text(d, str(value), 0.5 * s, 0.64 * s, 0.5 * s, 0.3 * s, theme.die_pip)
+    else:
+        m = s * 0.06
+        d.rounded_rectangle(
+            [m, m, s - m, s - m],
+            radius=s * 0.16,
+            fill=theme.die_face + (255,),
+            outline=theme.die_edge + (255,),
+            width=edge,
+        )
+        if pips and sides == 6:
+            inner = s - 2 * m
+            r = s * 0.075
+            for x, y in _D6_PIPS[value]:
+                cx, cy = m + x * inner, m + y * inner
+                d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=theme.die_pip + (255,))
+        else:
+            text = str(value)
+            _centred_text(d, text, s / 2, s * 0.5, s * 0.7, s * 0.42, theme.die_pip)
+            if size >= 40:  # a small "d20" tag shows which die it was
+                _centred_text(d, f"d{sides}", s * 0.5, s * 0.83, s * 0.4, s * 0.11, theme.die_edge)
+    return im.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def draw_die(
+    value: int, sides: int, size: int, theme: Theme | str, *, pips: bool = True
+) -> Image.Image:
+    """One die face as an RGBA ``size`` x ``size`` image (shared and cached: do not draw on it).
+
+    A d6 and a d4 show pips (unless ``pips`` is False); other dice show the number.
+    """
+    _check(value, sides)
+    if size < 8:
+        raise ValueError(f"die size must be at least 8 px, not {size}")
+    return _die(value, sides, size, get_theme(theme), pips and sides in (4, 6))
+
+
+def render_dice(
+    values: Sequence[int],
+    sides: int | Sequence[int] = 6,
+    *,
+    size: int = 96,
+    theme: Theme | str = "classic",
+) -> Image.Image:
+    """The dice of one roll side by side (RGB), wrapped into rows of ``PER_ROW``."""
+    th = get_theme(theme)
+    vals = [int(v) for v in values]
+    if not vals:
+        raise ValueError("no dice to draw")
+    if len(vals) > MAX_DICE:
+        raise ValueError(f"at most {MAX_DICE} dice in one image, not {len(vals)}")
+    per_die = [int(sides)] * len(vals) if isinstance(sides, int) else [int(s) for s in sides]
+    if len(per_die) != len(vals):
+        raise ValueError(f"{len(vals)} values but {len(per_die)} side counts")
+    for v, n in zip(vals, per_die, strict=True):
+        _check(v, n)
+    pips = len(vals) <= MAX_PIP_DICE
+    gap = max(2, size // 8)
+    cols = min(len(vals), PER_ROW)
+    rows = math.ceil(len(vals) / PER_ROW)
+    w = cols * size + (cols + 1) * gap
+    h = rows * size + (rows + 1) * gap
+    out = Image.new("RGB", (w, h), th.background)
+    for i, (v, n) in enumerate(zip(vals, per_die, strict=True)):
+        r, c = divmod(i, PER_ROW)
+        face = draw_die(v, n, size, th, pips=pips)
+        out.paste(face, (gap + c * (size + gap), gap + r * (size + gap)), face)
+    return out
+
+
+def to_png(image: Image.Image, colors: int = 64) -> bytes:
+    """Encode as a small adaptive-palette PNG."""
+    pal = image.convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE, colors=colors)
+    buf = io.BytesIO()
+    pal.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+def render_dice_png(
+    values: Sequence[int],
+    sides: int | Sequence[int] = 6,
+    *,
+    size: int = 96,
+    theme: Theme | str = "classic",
+) -> bytes:
+    """A palette-mode PNG of a roll: one face per value, ``sides`` for all or per die.
+
+    Raises ValueError for a value outside 1..sides, mismatched lengths, or more than
+    ``MAX_DICE`` dice.
+    """
+    return to_png(render_dice(values, sides, size=size, theme=theme))

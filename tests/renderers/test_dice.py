@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from renderers.dice import MAX_PIP_DICE, PER_ROW, draw_die, render_dice, render_dice_png
+from renderers.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
+
+
+def _at(im: Image.Image, x: int, y: int) -> int:
+    """One pixel of a single-band image."""
+    v = im.getpixel((x, y))
+    assert isinstance(v, int)
+    return v
+
+
+def _blobs(image: Image.Image, dark: int = 100, max_area: int = 400) -> int:
+    """Connected (4-neighbour) regions of dark, opaque pixels, smaller than ``max_area``.
+
+    On a 96 px face a pip is about 100-150 pixels; the die's edge is one long blob of
+    many hundreds, so it is not counted.
+    """
+    rgba = image.convert("RGBA")
+    w, h = rgba.size
+    data = rgba.tobytes()
+    ink = set()
+    for y in range(h):
+        for x in range(w):
+            r, g, b, a = data[4 * (y * w + x) : 4 * (y * w + x) + 4]
+            if a > 200 and (r + g + b) / 3 < dark:
+                ink.add((x, y))
+    seen: set[tuple[int, int]] = set()
+    count = 0
+    for start in ink:
+        if start in seen:
+            continue
+        area = 0
+        stack = [start]
+        seen.add(start)
+        while stack:
+            x, y = stack.pop()
+            area += 1
+            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if n in ink and n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        count += 1 if area < max_area else 0
+    return count
+
+
+@pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=["classic", "high-contrast"])
+@pytest.mark.parametrize("value", range(1, 7))
+def test_d6_shows_its_pips(value: int, theme: Theme) -> None:
+    face = draw_die(value, 6, 96, theme)
+    assert face.mode == "RGBA" and face.size == (96, 96)
+    assert _blobs(face) == value
+
+
+@pytest.mark.parametrize("value", range(1, 5))
+def test_d4_is_a_triangle_with_pips(value: int) -> None:
+    face = draw_die(value, 4, 96, CLASSIC)
+    alpha = face.getchannel("A")
+    # a triangle: narrow near the top, wide near the bottom, clear in the top corners
+    assert _at(alpha, 2, 2) == 0 and _at(alpha, 93, 2) == 0
+    top = sum(1 for x in range(96) if _at(alpha, x, 20) > 128)
+    bottom = sum(1 for x in range(96) if _at(alpha, x, 75) > 128)
+    assert top < bottom / 2
+    assert _blobs(face) == value
+
+
+def test_numbers_for_big_dice() -> None:
+    face = draw_die(1000, 1000, 96, CLASSIC)
+    assert face.size == (96, 96)
+    # four digits (the 0s have holes but are one blob each) and the small "d1000" tag
+    assert _blobs(face) >= 4
+    assert draw_die(20, 20, 96, CLASSIC) is draw_die(20, 20, 96, "classic")
+
+
+def _decode(data: bytes) -> Image.Image:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    im = Image.open(io.BytesIO(data))
+    im.load()
+    return im
+
+
+def _expected(n: int, size: int) -> tuple[int, int]:
+    gap = max(2, size // 8)
+    cols = min(n, PER_ROW)
+    rows = -(-n // PER_ROW)
+    return cols * size + (cols + 1) * gap, rows * size + (rows + 1) * gap
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_dice_png_decodes_with_expected_size(theme: str) -> None:
+    im = _decode(render_dice_png([3, 5], theme=theme))
+    assert im.mode == "P"
+    assert im.size == _expected(2, 96)
+    im = _decode(render_dice_png([1, 4], 4, size=48, theme=theme))
+    assert im.size == _expected(2, 48)
+
+
+def test_mixed_dice_and_wrapping() -> None:
+    im = _decode(render_dice_png([4, 17, 250], [6, 20, 1000], size=64))
+    assert im.size == _expected(3, 64)
+    many = list(range(1, 7)) * 5  # 30 dice: numbers, three rows
+    im = _decode(render_dice_png(many, size=40))
+    assert im.size == _expected(30, 40)
+    assert len(many) > MAX_PIP_DICE
+
+
+def test_more_than_twelve_dice_show_numbers() -> None:
+    """A 1 on a d6 is one pip; among more than 12 dice it is the numeral instead."""
+    few = render_dice([1], 6, size=96)
+    many = render_dice([1] * 13, 6, size=96)
+    gap = 96 // 8
+    first_few = few.crop((gap, gap, gap + 96, gap + 96))
+    first_many = many.crop((gap, gap, gap + 96, gap + 96))
+    assert first_few.tobytes() != first_many.tobytes()
+    assert _blobs(first_few) == 1
+
+
+def test_png_is_small() -> None:
+    assert len(render_dice_png([6, 6])) < 6000
+
+
+def test_bad_rolls() -> None:
+    with pytest.raises(ValueError):
+        render_dice_png([7])
+    with pytest.raises(ValueError):
+        render_dice_png([0])
+    with pytest.raises(ValueError):
+        render_dice_png([1, 2], [6])
+    with pytest.raises(ValueError):
+        render_dice_png([])
+    with pytest.raises(ValueError):
+        render_dice_png([1] * 1000)
+    with pytest.raises(ValueError):
+        draw_die(5, 4, 96, CLASSIC)
