@@ -1,0 +1,312 @@
+"""FIDE machinery shared by the chess-like variants: pawns (double step, en
+passant, promotion), castling, check, and the FIDE draws."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from .base import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, draw, win
+from .geometry import BLACK, WHITE, forward
+from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
+from .position import Move, Position, other, piece
+
+KING = PieceType("K", "K", "King", (K_STEP,), is_royal=True)
+QUEEN = PieceType("Q", "Q", "Queen", (R, B))
+ROOK = PieceType("R", "R", "Rook", (R,))
+BISHOP = PieceType("B", "B", "Bishop", (B,))
+KNIGHT = PieceType("N", "N", "Knight", (N,))
+PAWN = PieceType(
+    "P",
+    "P",
+    "Pawn",
+    (Leap(((0, 1),), Mode.MOVE), Leap(((-1, 1), (1, 1)), Mode.CAPTURE)),
+    is_pawn=True,
+)
+FIDE_PIECES = (KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
+
+FIDE_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+
+
+class ChessLike(Variant):
+    """FIDE rules, with switches for what a variant leaves out."""
+
+    castling: ClassVar[bool] = True
+    double_step: ClassVar[bool] = True
+    en_passant: ClassVar[bool] = True
+    promotion_kinds: ClassVar[tuple[str, ...]] = ("Q", "R", "B", "N")
+    fifty_move_rule: ClassVar[bool] = True
+    repetition_draw: ClassVar[bool] = True
+    insufficient_material: ClassVar[bool] = True
+    start_placement: ClassVar[str] = FIDE_START
+    home_ranks: ClassVar[tuple[int, int]] = (1, 8)  # rank labels of the back ranks
+    pawn_ranks: ClassVar[tuple[int, int]] = (2, 7)
+
+    # ----- setup ---------------------------------------------------------
+
+    def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
+        pos = Position(self.parse_placement(self.start_placement))
+        pos.find_kings()
+        if self.castling:
+            pos.castling = self.initial_castling(pos)
+        return pos
+
+    def initial_castling(self, pos: Position) -> frozenset[int]:
+        g = self.geometry
+        rights = set()
+        for color, label in ((WHITE, self.home_ranks[0]), (BLACK, self.home_ranks[1])):
+            for name in (f"a{label}", f"h{label}"):
+                sq = g.parse_square(name)
+                p = pos.board[sq]
+                k = g.parse_square(f"e{label}")
+                kp = pos.board[k]
+                if (
+                    p is not None
+                    and p.kind == "R"
+                    and p.color == color
+                    and kp is not None
+                    and kp.kind == "K"
+                ):
+                    rights.add(sq)
+        return frozenset(rights)
+
+    def last_rank(self, color: int) -> int:
+        return self.home_ranks[1] if color == WHITE else self.home_ranks[0]
+
+    # ----- pawns ---------------------------------------------------------
+
+    def pseudo_moves(self, pos: Position) -> list[Move]:
+        out = super().pseudo_moves(pos)
+        g = self.geometry
+        color = pos.turn
+        board = pos.board
+        step = forward(color) * g.width
+        if self.double_step:
+            start = self.pawn_ranks[0] if color == WHITE else self.pawn_ranks[1]
+            for sq in g.rank_squares(start):
+                p = board[sq]
+                if p is None or p.color != color or p.kind != "P":
+                    continue
+                one, two = sq + step, sq + 2 * step
+                if board[one] is None and board[two] is None:
+                    out.append(Move(sq, two, "double"))
+        if self.en_passant and pos.ep >= 0:
+            behind = pos.ep - step
+            for df in (-1, 1):
+                frm = g.offset(behind, df, 0)
+                if frm is None:
+                    continue
+                p = board[frm]
+                if p is not None and p.color == color and p.kind == "P":
+                    out.append(Move(frm, pos.ep, "ep", aux=behind))
+        return out
+
+    def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
+        g = self.geometry
+        out = []
+        for m in moves:
+            p = pos.board[m.frm]
+            if p is not None and p.kind == "P" and g.rank_label(m.to) == self.last_rank(p.color):
+                out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+            else:
+                out.append(m)
+        return out
+
+    def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
+        return self.promotion_kinds
+
+    # ----- castling ------------------------------------------------------
+
+    def castling_moves(self, pos: Position) -> list[Move]:
+        """Castling as in FIDE: king and rook unmoved, the squares between empty.
+
+        The king goes to the g- or c-file, the rook beside it on the inside.
+        Check conditions are added by ``castling_safe``.
+        """
+        out: list[Move] = []
+        color = pos.turn
+        king = pos.kings[color]
+        if king < 0:
+            return out
+        g = self.geometry
+        for rook in sorted(pos.castling):
+            rp = pos.board[rook]
+            if rp is None or rp.color != color or g.rank_of(rook) != g.rank_of(king):
+                continue
+            kingside = g.file_of(rook) > g.file_of(king)
+            label = g.rank_label(king)
+            k_to = g.parse_square(f"{'g' if kingside else 'c'}{label}")
+            r_to = g.parse_square(f"{'f' if kingside else 'd'}{label}")
+            lo = min(king, rook, k_to, r_to)
+            hi = max(king, rook, k_to, r_to)
+            if any(pos.board[s] is not None for s in range(lo, hi + 1) if s not in (king, rook)):
+                continue
+            if not self.castling_safe(pos, king, k_to):
+                continue
+            out.append(Move(king, k_to, "castle", aux=rook))
+        return out
+
+    def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
+        if not self.has_check:
+            return True
+        enemy = other(pos.turn)
+        step = 1 if k_to > king else -1
+        return not any(self.is_attacked(pos, s, enemy) for s in range(king, k_to + step, step))
+
+    def special_moves(self, pos: Position) -> list[Move]:
+        return self.castling_moves(pos) if self.castling else []
+
+    # ----- making moves --------------------------------------------------
+
+    def make(self, pos: Position, move: Move, roll: Roller) -> Position:
+        new = pos.copy()
+        self.make_board(new, move)
+        self.finish(new, move, pos)
+        return new
+
+    def make_board(self, new: Position, move: Move) -> None:
+        """The board part of an ordinary, castling, en passant or double-step move."""
+        g = self.geometry
+        new.ep = -1
+        if move.flag == "castle":
+            rook = new.board[move.aux]
+            king = new.board[move.frm]
+            kingside = move.to > move.frm
+            r_to = move.to - 1 if kingside else move.to + 1
+            new.board[move.aux] = None
+            new.board[move.frm] = None
+            new.board[move.to] = king
+            new.board[r_to] = rook
+            new.kings[new.turn] = move.to
+            new.castling = frozenset(s for s in new.castling if g.rank_of(s) != g.rank_of(move.frm))
+            return
+        if move.flag == "ep":
+            new.board[move.aux] = None
+        self.move_piece(new, move)
+        if move.flag == "double":
+            new.ep = (move.frm + move.to) // 2
+        if new.castling:
+            touched = {move.frm, move.to}
+            mover = new.board[move.to]
+            if mover is not None and mover.kind == self.royal:
+                home = g.rank_of(move.frm)
+                new.castling = frozenset(s for s in new.castling if g.rank_of(s) != home)
+            new.castling = frozenset(s for s in new.castling if s not in touched)
+
+    # ----- notation ------------------------------------------------------
+
+    def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
+        if move.flag == "castle":
+            return CASTLE_KINGSIDE if move.to > move.frm else CASTLE_QUEENSIDE
+        return super().san(pos, move, legal)
+
+    # ----- end of game ---------------------------------------------------
+
+    def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        if not self.has_legal_move(pos):
+            if self.in_check(pos):
+                return win(other(pos.turn), "checkmate")
+            return draw("stalemate")
+        if self.insufficient_material and self.is_insufficient(pos):
+            return draw("insufficient material")
+        if self.fifty_move_rule and pos.halfmove >= 100:
+            return draw("fifty-move rule")
+        if self.repetition_draw and history and history.count(history[-1]) >= 3:
+            return draw("threefold repetition")
+        return None
+
+    def is_insufficient(self, pos: Position) -> bool:
+        """Dead position by material: K v K, K+minor v K, K+B v K+B with bishops on one colour."""
+        g = self.geometry
+        others = [(sq, p) for sq, p in enumerate(pos.board) if p is not None and p.kind != "K"]
+        if not others:
+            return True
+        if len(others) == 1 and others[0][1].kind in ("B", "N"):
+            return True
+        if all(p.kind == "B" for _, p in others):
+            return len({g.is_dark(sq) for sq, _ in others}) == 1
+        return False
+
+    def repetition_key(self, pos: Position) -> Any:
+        """Positions repeat when the board, side, castling rights and a real en passant repeat."""
+        ep = pos.ep
+        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves(pos)):
+            ep = -1
+        return (tuple(pos.board), pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos))
+
+    def extra_key(self, pos: Position) -> Any:
+        return tuple(sorted(pos.extra.items()))
+
+    # ----- FEN -----------------------------------------------------------
+
+    def fen(self, pos: Position) -> str:
+        g = self.geometry
+        rights = ""
+        for color in (WHITE, BLACK):
+            for rook in sorted(pos.castling, reverse=True):
+                p = pos.board[rook]
+                if p is None or p.color != color:
+                    continue
+                flag = "K" if g.file_letter(rook) == "h" else "Q" if g.file_letter(rook) == "a" else g.file_letter(rook).upper()
+                rights += flag if color == WHITE else flag.lower()
+        ep = g.square_name(pos.ep) if pos.ep >= 0 else "-"
+        fields = [
+            self.placement(pos),
+            "w" if pos.turn == WHITE else "b",
+            rights or "-",
+            ep,
+            str(pos.halfmove),
+            str(pos.fullmove),
+        ]
+        extra = self.fen_extra(pos)
+        return " ".join(fields + ([extra] if extra else []))
+
+    def fen_extra(self, pos: Position) -> str:
+        return ""
+
+    def parse_fen_extra(self, pos: Position, text: str) -> None:
+        if text:
+            raise ValueError(f"unexpected extra FEN field {text!r}")
+
+    def from_fen(self, fen: str) -> Position:
+        parts = fen.split()
+        if len(parts) < 1:
+            raise ValueError("empty FEN")
+        parts += ["w", "-", "-", "0", "1"][len(parts) - 1 :]
+        placement, turn, rights, ep, half, full = parts[:6]
+        board = self.parse_placement(placement)
+        if turn not in ("w", "b"):
+            raise ValueError(f"FEN side to move must be 'w' or 'b', not {turn!r}")
+        pos = Position(board, WHITE if turn == "w" else BLACK)
+        pos.find_kings()
+        g = self.geometry
+        castling = set()
+        if rights != "-":
+            for ch in rights:
+                color = WHITE if ch.isupper() else BLACK
+                label = self.home_ranks[color]
+                file_ = {"K": "h", "Q": "a"}.get(ch.upper(), ch.lower())
+                name = f"{file_}{label}"
+                if not g.is_square_name(name):
+                    raise ValueError(f"bad castling flag {ch!r} in FEN")
+                sq = g.parse_square(name)
+                p = board[sq]
+                if p is None or p.kind != "R" or p.color != color:
+                    raise ValueError(f"castling flag {ch!r} but no rook on {name}")
+                castling.add(sq)
+        pos.castling = frozenset(castling) if self.castling else frozenset()
+        pos.ep = -1 if ep == "-" else g.parse_square(ep)
+        try:
+            pos.halfmove, pos.fullmove = int(half), int(full)
+        except ValueError:
+            raise ValueError("FEN move counters must be numbers") from None
+        self.parse_fen_extra(pos, " ".join(parts[6:]))
+        return pos
+
+
+def pawn_kind_is(pos: Position, sq: int, kind: str = "P") -> bool:
+    p = pos.board[sq]
+    return p is not None and p.kind == kind
+
+
+__all__ = ["ChessLike", "FIDE_PIECES", "FIDE_START", "piece"]

@@ -1,0 +1,295 @@
+"""A game is a record: its start (variant, options, setup) plus every action
+with every roll. Replaying the record rebuilds the position exactly."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .base import Result, Variant, _no_roll
+from .dice import DiceSource, ScriptedDice
+from .errors import GameOver, IllegalMove
+from .geometry import WHITE, color_name
+from .position import Move, Position
+
+
+class Game:
+    """One game of one variant, driven by one dice source."""
+
+    def __init__(
+        self,
+        rules: Variant,
+        *,
+        options: dict[str, Any] | None = None,
+        dice: DiceSource,
+        fen: str | None = None,
+    ) -> None:
+        self.rules = rules
+        self.options = rules.check_options(options or {})
+        self.dice_source = dice
+        self.start_fen = fen
+        self.rolls: list[tuple[int, int]] = []
+        self.history: list[str] = []
+        self.moves: list[Move] = []
+        self.tokens: list[tuple[int, str]] = []  # (actor colour, text): actions and turn rolls
+        self.result: Result | None = None
+        self.ended_by_players = False
+        self._legal: tuple[list[Move], list[str]] | None = None
+        if fen is None:
+            self.pos = rules.initial_position(self.options, self._roll)
+        else:
+            self.pos = rules.from_fen(fen)
+        self.keys: list[Any] = [rules.repetition_key(self.pos)]
+        self.last_move: Move | None = None
+        self.last_mover: int | None = None
+        self._begin_turn()
+
+    # ----- public API ------------------------------------------------------
+
+    @property
+    def variant(self) -> str:
+        return self.rules.key
+
+    @property
+    def turn(self) -> str:
+        return color_name(self.pos.turn)
+
+    @property
+    def dice(self) -> tuple[int, ...] | None:
+        return self.pos.dice
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def legal_moves(self) -> list[str]:
+        if self.result is not None:
+            return []
+        return list(self._legal_pairs()[1])
+
+    def legal_actions(self) -> list[tuple[Move, str]]:
+        if self.result is not None:
+            return []
+        moves, texts = self._legal_pairs()
+        return list(zip(moves, texts, strict=True))
+
+    def play(self, text: str) -> str:
+        """Play one action written in notation; return it as recorded."""
+        if not isinstance(text, str):
+            raise IllegalMove(f"a move is text, not {type(text).__name__}")
+        if self.result is not None:
+            raise GameOver(f"the game is over: {self.result}")
+        moves, texts = self._legal_pairs()
+        move = self.rules.parse(self.pos, text, moves, texts)
+        san = texts[moves.index(move)]
+        return self._apply(move, san)
+
+    def end(self, winner: str | None, reason: str) -> None:
+        """End the game by the players' or a moderator's decision."""
+        if self.result is not None:
+            raise GameOver(f"the game is already over: {self.result}")
+        if winner not in ("white", "black", None):
+            raise ValueError("winner must be 'white', 'black' or None")
+        self.result = Result(winner, reason)
+        self.ended_by_players = True
+
+    def copy(self) -> Game:
+        new = Game.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.dice_source = self.dice_source.clone()
+        new.rolls = self.rolls[:]
+        new.history = self.history[:]
+        new.moves = self.moves[:]
+        new.tokens = self.tokens[:]
+        new.keys = self.keys[:]
+        new.options = dict(self.options)
+        new.pos = self.pos.copy()
+        return new
+
+    def fen(self) -> str:
+        return self.rules.fen(self.pos)
+
+    def record(self) -> str:
+        headers = [
+            f'[Variant "{self.variant}"]',
+            f"[Options {json.dumps(json.dumps(self.options, sort_keys=True))}]",
+        ]
+        if self.start_fen is not None:
+            headers.append(f'[FEN "{self.start_fen}"]')
+        if self.result is not None:
+            headers.append(f'[Result "{self.result.score}"]')
+            headers.append(f"[Termination {json.dumps(self.result.reason)}]")
+            if self.ended_by_players:
+                headers.append(f'[Ended "{self.result.winner or "draw"}"]')
+        body: list[str] = []
+        number = 0
+        prev: int | None = None
+        for actor, text in self.tokens:
+            if actor == WHITE and prev != WHITE:
+                number += 1
+                body.append(f"{number}.")
+            elif actor != WHITE and prev is None:
+                number += 1
+                body.append(f"{number}...")
+            body.append(text)
+            prev = actor
+        if self.result is not None:
+            body.append(self.result.score)
+        return "\n".join(headers) + "\n\n" + " ".join(body) + "\n"
+
+    # ----- internals -------------------------------------------------------
+
+    def _roll(self, sides: int) -> int:
+        value = self.dice_source.roll(sides)
+        self.rolls.append((sides, value))
+        return value
+
+    def _legal_pairs(self) -> tuple[list[Move], list[str]]:
+        if self._legal is None:
+            moves = self.rules.legal_moves(self.pos)
+            self._legal = (moves, self.rules.format_moves(self.pos, moves))
+        return self._legal
+
+    def _apply(self, move: Move, san: str) -> str:
+        saved = (
+            self.pos,
+            len(self.rolls),
+            self.dice_source.clone(),
+            len(self.tokens),
+            self.keys[:],
+            self.result,
+            self.last_move,
+            self.last_mover,
+            self._legal,
+        )
+        try:
+            mover = self.pos.turn
+            before = len(self.rolls)
+            new = self.rules.make(self.pos, move, self._roll)
+            recorded = self.rules.recorded(san, move, [v for _, v in self.rolls[before:]])
+            note = self.rules.auto_note(new)
+            if note:
+                recorded += " " + note
+            self.tokens.append((mover, recorded))
+            self.pos = new
+            self._legal = None
+            self.last_move = move
+            self.last_mover = mover
+            self.keys.append(self.rules.repetition_key(new))
+            self._begin_turn()
+        except Exception:
+            (
+                self.pos,
+                n_rolls,
+                self.dice_source,
+                n_tokens,
+                self.keys,
+                self.result,
+                self.last_move,
+                self.last_mover,
+                self._legal,
+            ) = saved
+            del self.rolls[n_rolls:]
+            del self.tokens[n_tokens:]
+            raise
+        self.history.append(recorded)
+        self.moves.append(move)
+        return recorded
+
+    def _begin_turn(self) -> None:
+        self.result = self.rules.outcome(self.pos, self.keys)
+        if self.result is not None:
+            return
+        before = len(self.rolls)
+        self.rules.start_turn(self.pos, self._roll)
+        if len(self.rolls) > before:
+            self._legal = None
+            values = " ".join(str(v) for _, v in self.rolls[before:])
+            self.tokens.append((self.pos.turn, f"[{values}]"))
+            self.result = self.rules.outcome(self.pos, self.keys)
+
+
+# ----- records -------------------------------------------------------------
+
+_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+_TOKEN = re.compile(r"\[\d+(?:\s+\d+)*\]|\d+\.(?:\.\.)?(?=\s|$)|\S+(?:\s+\{T\d\})?")
+_RESULTS = {"1-0", "0-1", "1/2-1/2", "*"}
+
+
+def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
+    """Headers, action texts, and every roll value in order."""
+    if not isinstance(record, str):
+        raise ValueError("a record is text")
+    headers: dict[str, str] = {}
+    lines = record.strip().splitlines()
+    body_lines = []
+    for line in lines:
+        m = _HEADER.match(line.strip())
+        if m:
+            headers[m.group(1)] = json.loads(f'"{m.group(2)}"')
+        elif line.strip():
+            body_lines.append(line)
+    if "Variant" not in headers:
+        raise ValueError('a record starts with a [Variant "..."] header')
+    actions: list[str] = []
+    rolls: list[int] = []
+    for tok in _TOKEN.findall(" ".join(body_lines)):
+        if tok.startswith("["):
+            rolls.extend(int(v) for v in tok[1:-1].split())
+        elif re.fullmatch(r"\d+\.(?:\.\.)?", tok) or tok in _RESULTS or tok.startswith("("):
+            continue
+        else:
+            rolls.extend(int(v) for v in re.findall(r"%(\d+)", tok))
+            actions.append(tok)
+    return headers, actions, rolls
+
+
+def replay_record(
+    rules_for: Any, record: str, dice: DiceSource | None = None
+) -> Game:
+    headers, actions, rolls = parse_record(record)
+    rules = rules_for(headers["Variant"])
+    options = json.loads(headers.get("Options", "{}"))
+    source = ScriptedDice(rolls, then=dice)
+    game = Game(rules, options=options, dice=source, fen=headers.get("FEN"))
+    for text in actions:
+        recorded = game.play(text)
+        if _squash(recorded) != _squash(text):
+            raise ValueError(f"record does not replay: {text!r} was played as {recorded!r}")
+    if source.count != len(rolls) and dice is None:
+        raise ValueError(
+            f"record does not replay: it holds {len(rolls)} rolls but the game used {source.count}"
+        )
+    if "Ended" in headers and game.result is None:
+        winner = headers["Ended"]
+        game.end(None if winner == "draw" else winner, headers.get("Termination", "agreed"))
+    return game
+
+
+def _squash(text: str) -> str:
+    """An action as replay compares it: automatic notes dropped, spaces folded."""
+    text = re.sub(r"\(\S*\)|\[[\d\s]*\]", "", text)
+    return re.sub(r"\s+", " ", text.strip())
+
+
+def perft(rules: Variant, pos: Position, depth: int) -> int:
+    """Count legal action sequences of ``depth`` actions (rolls fixed at 1)."""
+    if depth <= 0:
+        return 1
+    moves = rules.legal_moves(pos)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for m in moves:
+        new = rules.make(pos, m, _no_roll)
+        if rules.is_terminal(new):
+            continue
+        rules.start_turn(new, _no_roll)
+        total += perft(rules, new, depth - 1)
+    return total
+
+
+def roll_values(rolls: Iterable[tuple[int, int]]) -> list[int]:
+    return [v for _, v in rolls]

@@ -1,0 +1,384 @@
+"""Jepps Random Chess: the back ranks are set up with two d6, then FIDE chess
+with King relocation instead of castling. RULES.md section 5.
+
+FEN: standard six fields during play, then an optional seventh: the sides
+whose King may still relocate ("Kk", "K", "k" or "-"); without it, a King on
+its home rank may relocate. A game mid-setup is not written as FEN (``fen``
+says "setup" and the placements so far): replay its record instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .base import Roller
+from .chess import FIDE_PIECES, ChessLike
+from .geometry import BLACK, STANDARD, WHITE
+from .position import Move, Position, other, piece, with_side
+
+SETUP_DIE = 6
+# Die faces: 1 King, 2 Knight, 3 Bishop, 4 Rook, 5 Queen, 6 free choice.
+FACE_KINDS = {1: "K", 2: "N", 3: "B", 4: "R", 5: "Q"}
+FREE_FACE = 6
+ARMY = "KQRRBBNN"
+PAWNS_ONLY = "8/pppppppp/8/8/8/8/PPPPPPPP/8"
+FREE_PLAY = "free_play"
+
+MIRROR = "Mirror"
+REVERSE = "Reverse"
+
+
+class JeppsRandom(ChessLike):
+    key = "jepps_random"
+    title = "Jepps Random Chess"
+    summary = (
+        "White fills a1-h1 one square at a time, choosing between the two pieces two d6 "
+        "offer (1 K, 2 N, 3 B, 4 R, 5 Q, 6 any). A mediator roll makes Black mirror, "
+        "reverse or roll its own setup. Then FIDE chess without castling: once per game an "
+        "unmoved King may relocate to a vacant home-rank square of its own colour."
+    )
+    readings = (
+        "On a double during setup you may take an offered piece or `reroll`.",
+        "When the dice offer nothing you can place, the bot re-rolls by itself.",
+        "On a double mediator roll Black may `reroll` or accept the parity result.",
+    )
+    geometry = STANDARD
+    piece_types = FIDE_PIECES
+    castling = False
+    dice_sides = SETUP_DIE
+    option_names = (FREE_PLAY,)
+    start_placement = PAWNS_ONLY
+
+    # extra: 'phase' 'setup'|'play'; 'free' bool; 'stock' (white, black) strings of
+    # kinds still to place; 'mediator' ''|'pending'|'random'|'mirror'|'reverse';
+    # 'relocate' (white, black): King may still relocate; 'auto': forced placements
+    # made after the last action, for the record.
+
+    def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        opts = super().check_options(options)
+        if FREE_PLAY in opts and not isinstance(opts[FREE_PLAY], bool):
+            raise ValueError("free_play is true or false")
+        return opts
+
+    def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
+        pos = Position(self.parse_placement(PAWNS_ONLY))
+        pos.find_kings()
+        pos.extra = {
+            "phase": "setup",
+            "free": bool(options.get(FREE_PLAY, False)),
+            "stock": (ARMY, ARMY),
+            "mediator": "",
+            "relocate": (True, True),
+            "auto": "",
+        }
+        return pos
+
+    # ----- setup ---------------------------------------------------------------
+
+    def order(self, pos: Position, color: int) -> tuple[int, ...]:
+        """The squares a side fills, in order: a1..h1 for White; a8..h8 for Black,
+        or h8..a8 with Free Play."""
+        squares = self.geometry.rank_squares(1 if color == WHITE else 8)
+        if color == BLACK and pos.extra["free"]:
+            return squares[::-1]
+        return squares
+
+    def next_square(self, pos: Position, color: int) -> int:
+        for sq in self.order(pos, color):
+            if pos.board[sq] is None:
+                return sq
+        return -1
+
+    def placer(self, pos: Position) -> int | None:
+        """Who places next, or None when the setup is complete (or waits for the mediator)."""
+        w, b = pos.extra["stock"]
+        if pos.extra["free"]:
+            if not w and not b:
+                return None
+            if not b or (w and len(w) >= len(b)):
+                return WHITE
+            return BLACK
+        if w:
+            return WHITE
+        if pos.extra["mediator"] == "random" and b:
+            return BLACK
+        return None
+
+    def feasible(self, pos: Position, color: int, kind: str, sq: int) -> bool:
+        """Could ``kind`` go on ``sq`` and still leave the bishops on opposite colours?"""
+        dark = self.geometry.dark
+        stock = pos.extra["stock"][color]
+        rest = [s for s in self.order(pos, color) if pos.board[s] is None and s != sq]
+        placed = [s for s in self.order(pos, color) if _kind(pos, s) == "B"]
+        if kind == "B":
+            placed = placed + [sq]
+        left = stock.count("B") - (1 if kind == "B" else 0)
+        if len(placed) == 2:
+            return dark[placed[0]] != dark[placed[1]]
+        if len(placed) == 1:
+            return left == 0 or any(dark[s] != dark[placed[0]] for s in rest)
+        # both bishops still to place
+        return {dark[s] for s in rest} == {True, False}
+
+    def offered(self, dice: tuple[int, ...]) -> set[str]:
+        kinds: set[str] = set()
+        for v in dice:
+            kinds |= set(ARMY) if v == FREE_FACE else {FACE_KINDS[v]}
+        return kinds
+
+    def placements(self, pos: Position, dice: tuple[int, ...] | None) -> list[Move]:
+        color = pos.turn
+        sq = self.next_square(pos, color)
+        if dice is None or sq < 0:
+            return []
+        stock = pos.extra["stock"][color]
+        kinds = [k for k in "KQRBN" if k in stock and k in self.offered(dice)]
+        return [Move(-1, sq, "place", promo=k) for k in kinds if self.feasible(pos, color, k, sq)]
+
+    def forced_placement(self, pos: Position, color: int) -> Move | None:
+        """The last piece, or a bishop with exactly one square of its colour left."""
+        stock = pos.extra["stock"][color]
+        empties = [s for s in self.order(pos, color) if pos.board[s] is None]
+        if len(stock) == 1 and len(empties) == 1:
+            return Move(-1, empties[0], "place", promo=stock)
+        placed = [s for s in self.order(pos, color) if _kind(pos, s) == "B"]
+        if stock.count("B") == 1 and len(placed) == 1:
+            dark = self.geometry.dark
+            fits = [s for s in empties if dark[s] != dark[placed[0]]]
+            if len(fits) == 1:
+                return Move(-1, fits[0], "place", promo="B")
+        return None
+
+    def place(self, pos: Position, color: int, move: Move) -> None:
+        pos.board[move.to] = piece(move.promo, color)
+        stock = list(pos.extra["stock"])
+        s = stock[color]
+        i = s.index(move.promo)
+        stock[color] = s[:i] + s[i + 1 :]
+        pos.extra["stock"] = (stock[0], stock[1])
+        if move.promo == "K":
+            pos.kings[color] = move.to
+
+    def advance(self, pos: Position) -> None:
+        """After a setup action: make forced placements, pick who acts next,
+        and start play when both ranks are full."""
+        notes = []
+        while True:
+            color = self.placer(pos)
+            if color is None:
+                break
+            forced = self.forced_placement(pos, color)
+            if forced is None:
+                pos.turn = color
+                break
+            self.place(pos, color, forced)
+            notes.append(f"{self.types[forced.promo].letter}{self.name(forced.to)}")
+        pos.extra["auto"] = " ".join(f"({n})" for n in notes)
+        w, b = pos.extra["stock"]
+        if not w and not pos.extra["free"] and pos.extra["mediator"] == "":
+            pos.extra["mediator"] = "pending"
+            pos.turn = BLACK
+        if not w and not b:
+            pos.extra["phase"] = "play"
+            pos.turn = WHITE
+            pos.fullmove = 1
+            pos.halfmove = 0
+            pos.dice = None
+
+    def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
+        if pos.extra["phase"] != "setup" or pos.dice is not None:
+            return ()
+        if pos.extra["mediator"] == "pending":
+            pos.dice = (roll(SETUP_DIE), roll(SETUP_DIE))
+            a, b = pos.dice
+            if a % 2 != b % 2:
+                # One odd, one even: Black randomizes; roll for a8 straight away.
+                pos.extra["mediator"] = "random"
+                pos.dice = None
+                self.advance(pos)
+                return self.start_turn(pos, roll)
+            return pos.dice
+        # Roll for the next square; when nothing offered can be placed, roll again.
+        for _ in range(1000):
+            pos.dice = (roll(SETUP_DIE), roll(SETUP_DIE))
+            if self.placements(pos, pos.dice):
+                return pos.dice
+        raise RuntimeError("the setup dice offered nothing placeable 1000 times")
+
+    def setup_actions(self, pos: Position) -> list[Move]:
+        dice = pos.dice
+        if dice is None:
+            return []
+        double = dice[0] == dice[1]
+        if pos.extra["mediator"] == "pending":
+            parity = Move(-1, -1, "mirror" if dice[0] % 2 == 0 else "reverse")
+            return [parity] + ([Move(-1, -1, "reroll")] if double else [])
+        moves = self.placements(pos, dice)
+        return moves + ([Move(-1, -1, "reroll")] if double else [])
+
+    # ----- moves ---------------------------------------------------------------
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_actions(pos)
+        return super().legal_moves(pos)
+
+    def special_moves(self, pos: Position) -> list[Move]:
+        return self.relocations(pos)
+
+    def relocations(self, pos: Position) -> list[Move]:
+        """Once per game an unmoved King may go to any vacant home-rank square of
+        its own colour: never out of check, onto an attacked square, or across an
+        attacked vacant home-rank square."""
+        color = pos.turn
+        king = pos.kings[color]
+        if king < 0 or not pos.extra["relocate"][color]:
+            return []
+        enemy = other(color)
+        if self.is_attacked(pos, king, enemy):
+            return []
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
+        if king not in home:
+            return []
+        out = []
+        for to in home:
+            if to == king or pos.board[to] is not None or g.dark[to] != g.dark[king]:
+                continue
+            lo, hi = min(king, to), max(king, to)
+            crossed = [s for s in home if lo < s <= hi and pos.board[s] is None]
+            if any(self.is_attacked(pos, s, enemy) for s in crossed):
+                continue
+            out.append(Move(king, to, "relocate"))
+        return out
+
+    def make(self, pos: Position, move: Move, roll: Roller) -> Position:
+        new = pos.copy()
+        new.extra["auto"] = ""
+        if move.flag == "reroll":
+            new.dice = (roll(SETUP_DIE), roll(SETUP_DIE))
+            if new.extra["mediator"] == "pending":
+                a, b = new.dice
+                if a % 2 != b % 2:
+                    new.extra["mediator"] = "random"
+                    new.dice = None
+                    self.advance(new)
+                    self.start_turn(new, roll)
+                return new
+            if not self.placements(new, new.dice):
+                new.dice = None
+                self.start_turn(new, roll)
+            return new
+        if move.flag in ("mirror", "reverse"):
+            g = self.geometry
+            white = [new.board[s] for s in g.rank_squares(1)]
+            black = g.rank_squares(8)
+            kinds = [p.kind for p in white if p is not None]
+            if move.flag == "reverse":
+                kinds = kinds[::-1]
+            for sq, kind in zip(black, kinds, strict=True):
+                self.place(new, BLACK, Move(-1, sq, "place", promo=kind))
+            new.extra["mediator"] = move.flag
+            new.dice = None
+            self.advance(new)
+            return new
+        if move.flag == "place":
+            self.place(new, new.turn, move)
+            new.dice = None
+            self.advance(new)
+            return new
+        if move.flag == "relocate":
+            new.board[move.to] = new.board[move.frm]
+            new.board[move.frm] = None
+            new.kings[new.turn] = move.to
+            new.ep = -1
+        else:
+            self.make_board(new, move)
+        if move.frm == pos.kings[pos.turn]:
+            new.extra["relocate"] = with_side(new.extra["relocate"], pos.turn, False)
+        self.finish(new, move, pos)
+        return new
+
+    def auto_note(self, pos: Position) -> str:
+        return str(pos.extra.get("auto", ""))
+
+    # ----- notation --------------------------------------------------------------
+
+    def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
+        if move.flag == "place":
+            return f"{move.promo}{self.name(move.to)}"
+        if move.flag == "reroll":
+            return "reroll"
+        if move.flag == "mirror":
+            return MIRROR
+        if move.flag == "reverse":
+            return REVERSE
+        if move.flag == "relocate":
+            return f"K{self.name(move.to)}"
+        return super().san(pos, move, legal)
+
+    def normalize(self, text: str) -> str:
+        t = super().normalize(text)
+        return t.capitalize() if t.lower() in ("mirror", "reverse") else t
+
+    def setup_string(self, history: Sequence[str], color: int) -> str:
+        """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``."""
+        rank = "1" if color == WHITE else "8"
+        items = []
+        for text in history:
+            for tok in text.replace("(", " ").replace(")", " ").split():
+                if tok in (MIRROR, REVERSE) and color == BLACK:
+                    return tok
+                if len(tok) == 3 and tok[0] in "KQRBN" and tok[2] == rank:
+                    items.append(tok)
+        return ", ".join(items)
+
+    # ----- end of game / FEN --------------------------------------------------------
+
+    def outcome(self, pos: Position, history: Sequence[Any]) -> Any:
+        if pos.extra["phase"] == "setup":
+            return None
+        return super().outcome(pos, history)
+
+    def is_terminal(self, pos: Position) -> bool:
+        return False
+
+    def fen_extra(self, pos: Position) -> str:
+        r = pos.extra["relocate"]
+        return ("K" if r[WHITE] else "") + ("k" if r[BLACK] else "") or "-"
+
+    def fen(self, pos: Position) -> str:
+        if pos.extra["phase"] == "setup":
+            return f"{self.placement(pos)} setup"
+        return super().fen(pos)
+
+    def parse_fen_extra(self, pos: Position, text: str) -> None:
+        pos.extra = {
+            "phase": "play",
+            "free": False,
+            "stock": ("", ""),
+            "mediator": "done",
+            "relocate": (True, True),
+            "auto": "",
+        }
+        g = self.geometry
+        if not text:
+            pos.extra["relocate"] = tuple(
+                pos.kings[c] >= 0 and g.rank_label(pos.kings[c]) == (1 if c == WHITE else 8)
+                for c in (WHITE, BLACK)
+            )
+            return
+        if text not in ("-", "K", "k", "Kk"):
+            raise ValueError("Jepps Random FEN relocation field is Kk, K, k or -")
+        pos.extra["relocate"] = ("K" in text, "k" in text)
+
+    def extra_key(self, pos: Position) -> Any:
+        return (pos.extra["phase"], pos.extra["stock"], pos.extra["mediator"], pos.extra["relocate"])
+
+
+def _kind(pos: Position, sq: int) -> str | None:
+    p = pos.board[sq]
+    return p.kind if p is not None else None
+
+

@@ -1,0 +1,94 @@
+"""King's Guard Chess: pawns step like Kings and are the only pieces that
+capture, and only with an assist. RULES.md section 3."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .base import Result, draw, win
+from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
+from .geometry import STANDARD
+from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
+from .position import Move, Position, other
+
+# Pawns move one square in any direction; their captures come from ``pawn_captures``.
+GUARD_PAWN = PieceType("P", "P", "Pawn", (Leap(ALL_DIRECTIONS, Mode.MOVE),), is_pawn=True)
+
+
+class KingsGuard(ChessLike):
+    key = "kings_guard"
+    title = "King's Guard Chess"
+    summary = (
+        "FIDE setup. Pawns move one square in any direction. Only pawns capture, an adjacent "
+        "enemy in any direction, and only when a friendly non-pawn piece attacks that square. "
+        "No check: lose when your King is taken, your pawns are gone, or you cannot move."
+    )
+    readings = (
+        "Promotion offers the FIDE choices: Q, R, B or N.",
+        "The 50-move rule (no capture, no pawn move) and threefold repetition draw the game.",
+    )
+    geometry = STANDARD
+    piece_types = (KING, QUEEN, ROOK, BISHOP, KNIGHT, GUARD_PAWN)
+    has_check = False
+    castling = False
+    double_step = False
+    en_passant = False
+    insufficient_material = False
+
+    def pseudo_moves(self, pos: Position) -> list[Move]:
+        color = pos.turn
+        board = pos.board
+        out: list[Move] = []
+        raw: list[Move] = []
+        for frm, p in enumerate(board):
+            if p is not None and p.color == color:
+                self.piece_moves(pos, frm, p, raw)
+        # Non-pawn pieces never capture.
+        out = [m for m in raw if board[m.to] is None]
+        out.extend(self.pawn_captures(pos))
+        return out
+
+    def pawn_captures(self, pos: Position) -> list[Move]:
+        """A pawn takes an adjacent enemy when a friendly non-pawn attacks it."""
+        color = pos.turn
+        board = pos.board
+        g = self.geometry
+        assistants = [
+            sq for sq, p in enumerate(board) if p is not None and p.color == color and p.kind != "P"
+        ]
+        out = []
+        for frm, p in enumerate(board):
+            if p is None or p.color != color or p.kind != "P":
+                continue
+            for dx, dy in ALL_DIRECTIONS:
+                to = g.offset(frm, dx, dy)
+                if to is None:
+                    continue
+                t = board[to]
+                if t is None or t.color == color:
+                    continue
+                if any(self.attacks(pos, a, to) for a in assistants):
+                    out.append(Move(frm, to))
+        return out
+
+    def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        """Loss conditions are tested at the start of the player's turn."""
+        color = pos.turn
+        if pos.kings[color] < 0:
+            return win(other(color), "king captured")
+        if not any(p is not None and p.color == color and p.kind == "P" for p in pos.board):
+            return win(other(color), "no pawns left")
+        if not self.legal_moves(pos):
+            return win(other(color), "no legal move")
+        if pos.halfmove >= 100:
+            return draw("fifty-move rule")
+        if history and history.count(history[-1]) >= 3:
+            return draw("threefold repetition")
+        return None
+
+    def is_terminal(self, pos: Position) -> bool:
+        color = pos.turn
+        return pos.kings[color] < 0 or not any(
+            p is not None and p.color == color and p.kind == "P" for p in pos.board
+        )

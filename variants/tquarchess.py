@@ -1,0 +1,319 @@
+"""Tquarchess: FIDE chess plus the Tquarc, a teleporting, dice-valued leaper.
+RULES.md section 2."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .base import Roller
+from .chess import FIDE_PIECES, ChessLike
+from .geometry import BLACK, STANDARD, WHITE
+from .pieces import A, D, F, Leap, PieceType
+from .position import Move, Position, other, piece, with_side
+
+TQUARC = PieceType("T", "T", "Tquarc", (F, A, D))
+
+TQUARC_DIE = 4
+
+# Tquads, numbered clockwise from White's kingside (RULES.md section 2).
+QUADS: dict[int, tuple[str, str, int, int]] = {
+    1: ("e", "g", 2, 4),
+    2: ("b", "d", 2, 4),
+    3: ("b", "d", 5, 7),
+    4: ("e", "g", 5, 7),
+}
+
+# Squares on the opponent's back rank where a Knight may become a Tquarc:
+# "own colour" is light for White, dark for Black (RULES.md section 2).
+KNIGHT_RESURRECTION_SQUARES = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
+
+ENTRY_MARK = "/T"
+
+
+def quad_squares(n: int) -> tuple[int, ...]:
+    lo_f, hi_f, lo_r, hi_r = QUADS[n]
+    g = STANDARD
+    return tuple(
+        g.parse_square(f"{f}{r}")
+        for r in range(lo_r, hi_r + 1)
+        for f in g.files[g.files.index(lo_f) : g.files.index(hi_f) + 1]
+    )
+
+
+class Tquarchess(ChessLike):
+    key = "tquarchess"
+    title = "Tquarchess"
+    summary = (
+        "FIDE chess plus the Tquarc (T), a colour-bound FAD leaper carrying a d4 value. It enters "
+        "by Seirawan gating, teleports to the Tquad of its value in answer to the enemy Tquarc, "
+        "and can be resurrected by a pawn promotion or a Knight on the enemy back rank."
+    )
+    readings = (
+        "Entry attempt: once per turn, while entry is possible, you may `roll` the Tquarc die "
+        "first; then enter with that value or make any other move.",
+        "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
+    )
+    geometry = STANDARD
+    piece_types = FIDE_PIECES + (TQUARC,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.quads = {n: frozenset(quad_squares(n)) for n in QUADS}
+        g = self.geometry
+        self.home = {
+            WHITE: frozenset(g.rank_squares(1)),
+            BLACK: frozenset(g.rank_squares(8)),
+        }
+        self.knight_targets = {
+            c: frozenset(g.parse_square(s) for s in names)
+            for c, names in KNIGHT_RESURRECTION_SQUARES.items()
+        }
+
+    # ----- state -------------------------------------------------------------
+    # extra: 'hand' (w, b): Tquarc waiting to enter; 'gates' (w, b): original
+    # back-rank squares whose piece has not yet left; 'king2' (w, b): two-square
+    # King used; 'last_tq': colour whose Tquarc acted on the last move, or -1;
+    # 'rolled': the entry-attempt value rolled this turn, 0 if none.
+
+    def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
+        pos = super().initial_position(options, roll)
+        self.default_extra(pos)
+        return pos
+
+    def default_extra(self, pos: Position) -> None:
+        pos.extra = {
+            "hand": (True, True),
+            "gates": (self.home[WHITE], self.home[BLACK]),
+            "king2": (False, False),
+            "last_tq": -1,
+            "rolled": 0,
+        }
+
+    def tquarc_square(self, pos: Position, color: int) -> int:
+        for sq, p in enumerate(pos.board):
+            if p is not None and p.kind == "T" and p.color == color:
+                return sq
+        return -1
+
+    def can_enter(self, pos: Position, color: int) -> bool:
+        return bool(pos.extra["hand"][color] and pos.extra["gates"][color])
+
+    def tquarc_lost(self, pos: Position, color: int) -> bool:
+        """Captured and not back on the board (nor waiting to enter)."""
+        return not pos.extra["hand"][color] and self.tquarc_square(pos, color) < 0
+
+    # ----- moves ---------------------------------------------------------------
+
+    def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
+        if self.tquarc_lost(pos, pos.turn):
+            return self.promotion_kinds + ("T",)
+        return self.promotion_kinds
+
+    def special_moves(self, pos: Position) -> list[Move]:
+        return super().special_moves(pos) + self.tquarc_specials(pos)
+
+    def tquarc_specials(self, pos: Position) -> list[Move]:
+        color = pos.turn
+        out: list[Move] = []
+        # Teleport: only on the move straight after the enemy Tquarc acted.
+        t_sq = self.tquarc_square(pos, color)
+        if t_sq >= 0 and pos.extra["last_tq"] == other(color):
+            p = pos.board[t_sq]
+            assert p is not None
+            dark = self.geometry.dark[t_sq]
+            for to in sorted(self.quads[int(p.state)]):
+                if pos.board[to] is None and self.geometry.dark[to] == dark:
+                    out.append(Move(t_sq, to, "teleport"))
+        # Two-square King, once per game, while the Tquarc is lost.
+        king = pos.kings[color]
+        if king >= 0 and not pos.extra["king2"][color] and self.tquarc_lost(pos, color):
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+                mid = self.geometry.offset(king, dx, dy)
+                to = self.geometry.offset(king, 2 * dx, 2 * dy)
+                if mid is None or to is None or pos.board[mid] is not None:
+                    continue
+                t = pos.board[to]
+                if t is None or t.color != color:
+                    out.append(Move(king, to, "king2"))
+        return out
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        moves = super().legal_moves(pos)
+        color = pos.turn
+        extra: list[Move] = []
+        gates = pos.extra["gates"][color]
+        if self.can_enter(pos, color):
+            for m in moves:
+                if m.flag == "castle":
+                    extra.extend(m._replace(gate=g) for g in (m.frm, m.aux) if g in gates)
+                elif m.frm in gates and m.flag in ("", "double"):
+                    extra.append(m._replace(gate=m.frm))
+        if self.tquarc_lost(pos, color):
+            for m in moves:
+                p = pos.board[m.frm] if m.frm >= 0 else None
+                if p is not None and p.kind == "N" and m.to in self.knight_targets[color]:
+                    extra.append(m._replace(flag="kres", promo="T"))
+        # Entering or resurrecting only adds a piece to a legal move, so these stay legal.
+        if any(m.gate >= 0 for m in extra) and not pos.extra["rolled"]:
+            extra.append(Move(-1, -1, "roll"))
+        return moves + extra
+
+    def make(self, pos: Position, move: Move, roll: Roller) -> Position:
+        color = pos.turn
+        if move.flag == "roll":
+            new = pos.copy()
+            value = roll(TQUARC_DIE)
+            new.extra["rolled"] = value
+            new.dice = (value,)
+            return new
+        new = pos.copy()
+        board = new.board
+        moved = pos.board[move.frm]
+        assert moved is not None
+        tq_acted = moved.kind == "T"
+        if move.flag == "teleport":
+            board[move.frm] = None
+            board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+            new.ep = -1
+        elif move.flag == "king2":
+            board[move.frm] = None
+            board[move.to] = moved
+            new.kings[color] = move.to
+            new.ep = -1
+            new.castling = frozenset(s for s in new.castling if s not in self.home[color])
+            new.extra["king2"] = with_side(new.extra["king2"], color, True)
+        elif move.flag == "kres":
+            self.make_board(new, move._replace(flag="", promo=""))
+            board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+            tq_acted = True
+        else:
+            self.make_board(new, move)
+            if move.promo == "T":
+                board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+                tq_acted = True
+        if move.gate >= 0:
+            value = pos.extra["rolled"] or roll(TQUARC_DIE)
+            board[move.gate] = piece("T", color, str(value))
+            new.extra["hand"] = with_side(new.extra["hand"], color, False)
+            tq_acted = True
+        # Back-rank squares whose original piece has now left (or was taken there).
+        gates = list(new.extra["gates"])
+        touched = {move.frm, move.to, move.aux} if move.flag == "castle" else {move.frm, move.to}
+        for c in (WHITE, BLACK):
+            gates[c] = gates[c] - touched
+        new.extra["gates"] = (gates[0], gates[1])
+        new.extra["last_tq"] = color if tq_acted else -1
+        new.extra["rolled"] = 0
+        new.dice = None
+        self.finish(new, move, pos)
+        return new
+
+    def finish(self, new: Position, move: Move, old: Position) -> None:
+        if move.flag in ("teleport", "king2") and old.board[move.to] is None:
+            new.halfmove = old.halfmove + 1
+            if old.turn == BLACK:
+                new.fullmove += 1
+            new.turn = other(old.turn)
+            return
+        super().finish(new, move, old)
+
+    def is_capture(self, pos: Position, move: Move) -> bool:
+        if move.flag == "roll":
+            return False
+        return super().is_capture(pos, move)
+
+    # ----- notation --------------------------------------------------------------
+
+    def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
+        if move.flag == "roll":
+            return "roll%"
+        if move.flag == "teleport":
+            return f"T{self.name(move.to)}%"
+        if move.flag == "king2":
+            return "K" + ("x" if pos.board[move.to] is not None else "") + self.name(move.to)
+        if move.flag == "kres":
+            base = super().san(pos, move._replace(flag="", promo=""), [m for m in legal if m.flag != "kres"])
+            return base + ENTRY_MARK + "%"
+        text = super().san(pos, move._replace(gate=-1), [m for m in legal if m.gate < 0])
+        if move.promo == "T":
+            text += "%"
+        if move.gate >= 0:
+            text += ENTRY_MARK
+            if move.flag == "castle":
+                text += self.name(move.gate)
+            if not pos.extra["rolled"]:
+                text += "%"
+        return text
+
+    def normalize(self, text: str) -> str:
+        # The '%' is decided by the position, never by the player: forgive it.
+        return super().normalize(text).replace("%", "")
+
+    # ----- end of game -------------------------------------------------------------
+
+    def is_insufficient(self, pos: Position) -> bool:
+        if any(pos.extra["hand"]) or any(p is not None and p.kind == "T" for p in pos.board):
+            return False
+        return super().is_insufficient(pos)
+
+    # ----- FEN ---------------------------------------------------------------------
+    # Extra field: hand (e.g. "Tt": both Tquarcs waiting, "-" none), gates as
+    # files per side ("abcdefgh/abcdefgh"), two-square King used ("Kk" / "-"),
+    # the colour whose Tquarc acted last ("w", "b" or "-"), and a pending
+    # entry-attempt roll ("0" for none). Omitted extras mean the start state.
+
+    def fen_extra(self, pos: Position) -> str:
+        e = pos.extra
+        hand = ("T" if e["hand"][WHITE] else "") + ("t" if e["hand"][BLACK] else "")
+        gates = "/".join(
+            "".join(sorted(self.geometry.file_letter(s) for s in e["gates"][c])) or "-"
+            for c in (WHITE, BLACK)
+        )
+        king2 = ("K" if e["king2"][WHITE] else "") + ("k" if e["king2"][BLACK] else "")
+        last = {WHITE: "w", BLACK: "b"}.get(e["last_tq"], "-")
+        return f"{hand or '-'} {gates} {king2 or '-'} {last} {e['rolled']}"
+
+    def parse_fen_extra(self, pos: Position, text: str) -> None:
+        self.default_extra(pos)
+        if not text:
+            # A plain FEN: Tquarcs not on the board are waiting to enter.
+            pos.extra["hand"] = tuple(self.tquarc_square(pos, c) < 0 for c in (WHITE, BLACK))
+            pos.extra["gates"] = tuple(
+                frozenset(s for s in self.home[c] if self._original_piece(pos, s, c))
+                for c in (WHITE, BLACK)
+            )
+            return
+        parts = text.split()
+        if len(parts) != 5:
+            raise ValueError("Tquarchess FEN extras: hand gates king2 last-tquarc rolled")
+        hand, gates, king2, last, rolled = parts
+        pos.extra["hand"] = ("T" in hand, "t" in hand)
+        g = self.geometry
+        files = gates.split("/")
+        if len(files) != 2:
+            raise ValueError("Tquarchess FEN gates are written white/black, e.g. abcdefgh/abcdefgh")
+        pos.extra["gates"] = tuple(
+            frozenset(g.parse_square(f"{f}{1 if c == WHITE else 8}") for f in files[c] if f != "-")
+            for c in (WHITE, BLACK)
+        )
+        pos.extra["king2"] = ("K" in king2, "k" in king2)
+        pos.extra["last_tq"] = {"w": WHITE, "b": BLACK}.get(last, -1)
+        if not rolled.isdigit() or int(rolled) > TQUARC_DIE:
+            raise ValueError("Tquarchess FEN rolled value must be 0-4")
+        pos.extra["rolled"] = int(rolled)
+        pos.dice = (int(rolled),) if int(rolled) else None
+
+    def _original_piece(self, pos: Position, sq: int, color: int) -> bool:
+        p = pos.board[sq]
+        start = self.parse_placement(self.start_placement)[sq]
+        return p is not None and p == start and p.color == color
+
+    def extra_key(self, pos: Position) -> Any:
+        e = pos.extra
+        return (e["hand"], e["gates"], e["king2"], e["last_tq"], e["rolled"])
+
+
+
+
+__all__ = ["Tquarchess", "TQUARC", "QUADS", "Leap"]
