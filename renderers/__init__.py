@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .dice import draw_die, render_dice, render_dice_png
+from .dice import draw_die, render_dice, render_dice_png, value_badge
 from .sprites import piece_kinds, piece_sprite, raven_sprite
 from .themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme, get_theme
 
@@ -18,4 +18,5 @@ __all__ = [
     "raven_sprite",
     "render_dice",
     "render_dice_png",
+    "value_badge",
 ]

@@ -12,7 +12,7 @@ import sys
 
 from PIL import Image, ImageDraw
 
-from .dice import bundled_font, render_dice
+from .dice import bundled_font, render_dice, value_badge
 from .sprites import FACINGS, PIECE_NAMES, piece_kinds, piece_sprite, raven_sprite
 from .themes import THEMES, Theme
 
@@ -38,6 +38,9 @@ def _theme_block(theme: Theme) -> Image.Image:
                         d.rectangle([ox, oy, ox + sq - 1, oy + sq - 1], fill=sq_col)
                         spr = piece_sprite(kind, color, sq, theme)
                         row.paste(spr, (ox, oy), spr)
+                        if kind == "T":  # how a renderer might show the Tquarc's value
+                            b = value_badge(1 + k + 2 * j, sq * 2 // 5, theme)
+                            row.paste(b, (ox + sq - b.width, oy + sq - b.height), b)
             rows.append(row)
     # ravens in every facing, and dice
     extra_h = 100 + 2 * 96 + 40

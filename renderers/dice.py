@@ -3,6 +3,8 @@
 - A d6 is a rounded square with pips; a d4 is a triangle with 1-4 pips.
 - Any other die, or any roll of more than ``MAX_PIP_DICE`` dice, shows numbers.
 - Dice are laid out side by side and wrap into rows of ``PER_ROW``.
+
+``value_badge`` draws the small round number badge used for a Tquarc's die value.
 """
 
 from __future__ import annotations
@@ -139,6 +141,29 @@ def draw_die(
     if size < 8:
         raise ValueError(f"die size must be at least 8 px, not {size}")
     return _die(value, sides, size, get_theme(theme), pips and sides in (4, 6))
+
+
+@lru_cache(maxsize=256)
+def _badge(text: str, size: int, theme: Theme) -> Image.Image:
+    s = size * SUPERSAMPLE
+    im = Image.new("RGBA", (s, s), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    ring = max(2, round(s * 0.09))
+    d.ellipse([0, 0, s - 1, s - 1], fill=theme.badge_outline + (255,))
+    d.ellipse([ring, ring, s - 1 - ring, s - 1 - ring], fill=theme.badge_fill + (255,))
+    inner = s - 2 * ring
+    _centred_text(d, text, s / 2, s / 2, inner * 0.72, inner * 0.62, theme.badge_text)
+    return im.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def value_badge(text: str | int, size: int, theme: Theme | str) -> Image.Image:
+    """A round RGBA badge with a short label (a Tquarc's die value, a count, "¥").
+
+    The badge colours come from the theme. Shared and cached: do not draw on it.
+    """
+    if size < 8:
+        raise ValueError(f"badge size must be at least 8 px, not {size}")
+    return _badge(str(text), size, get_theme(theme))
 
 
 def render_dice(

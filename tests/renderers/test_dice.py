@@ -5,7 +5,14 @@ import io
 import pytest
 from PIL import Image
 
-from renderers.dice import MAX_PIP_DICE, PER_ROW, draw_die, render_dice, render_dice_png
+from renderers.dice import (
+    MAX_PIP_DICE,
+    PER_ROW,
+    draw_die,
+    render_dice,
+    render_dice_png,
+    value_badge,
+)
 from renderers.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
 
 
@@ -138,3 +145,14 @@ def test_bad_rolls() -> None:
         render_dice_png([1] * 1000)
     with pytest.raises(ValueError):
         draw_die(5, 4, 96, CLASSIC)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_value_badge(theme: str) -> None:
+    badge = value_badge(3, 20, theme)
+    assert badge.mode == "RGBA" and badge.size == (20, 20)
+    alpha = badge.getchannel("A")
+    assert _at(alpha, 10, 10) == 255 and _at(alpha, 0, 0) == 0  # a disc
+    assert value_badge("3", 20, theme) is badge
+    # the label is drawn: the middle is not a flat fill
+    assert len(set(badge.crop((5, 5, 15, 15)).convert("RGB").getcolors(256) or [])) > 1
