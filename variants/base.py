@@ -66,6 +66,14 @@ class Variant:
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
 
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        """Labelled groups of special squares the picture shows (terraces, Tquads)."""
+        return {}
+
+    def material(self, pos: Position, color: int) -> list[str]:
+        """The kinds of one side's pieces on the board (one entry per piece)."""
+        return [p.kind for p in pos.board if p is not None and p.color == color]
+
     # ----- options -------------------------------------------------------
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,7 @@ class Game:
         else:
             self.pos = rules.from_fen(fen)
         self.keys: list[Any] = [rules.repetition_key(self.pos)]
+        self.captured: list[tuple[int, str]] = []  # (colour of the captured piece, kind)
         self.last_move: Move | None = None
         self.last_mover: int | None = None
         self._begin_turn()
@@ -104,6 +105,7 @@ class Game:
         new.moves = self.moves[:]
         new.tokens = self.tokens[:]
         new.keys = self.keys[:]
+        new.captured = self.captured[:]
         new.options = dict(self.options)
         new.pos = self.pos.copy()
         return new
@@ -153,6 +155,7 @@ class Game:
         return self._legal
 
     def _apply(self, move: Move, san: str) -> str:
+        n_captured = len(self.captured)
         saved = (
             self.pos,
             len(self.rolls),
@@ -173,6 +176,7 @@ class Game:
             if note:
                 recorded += " " + note
             self.tokens.append((mover, recorded))
+            self._note_captures(self.pos, new)
             self.pos = new
             self._legal = None
             self.last_move = move
@@ -192,11 +196,28 @@ class Game:
                 self._legal,
             ) = saved
             del self.rolls[n_rolls:]
+            del self.captured[n_captured:]
             del self.tokens[n_tokens:]
             raise
         self.history.append(recorded)
         self.moves.append(move)
         return recorded
+
+    def _note_captures(self, old: Position, new: Position) -> None:
+        """Pieces the opponent lost in this action, for the captured-pieces tray."""
+        enemy = 1 - old.turn
+        after = list(self.rules.material(new, enemy))
+        for kind in self.rules.material(old, enemy):
+            if kind in after:
+                after.remove(kind)
+            else:
+                self.captured.append((enemy, kind))
+
+    def checked_king(self) -> int:
+        """The square of the side to move's King when it stands in check, else -1."""
+        if self.rules.has_check and self.rules.in_check(self.pos):
+            return self.pos.kings[self.pos.turn]
+        return -1
 
     def _begin_turn(self) -> None:
         self.result = self.rules.outcome(self.pos, self.keys)

@@ -70,6 +70,9 @@ class Tquarchess(ChessLike):
             for c, names in KNIGHT_RESURRECTION_SQUARES.items()
         }
 
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        return {f"Q{n}": tuple(sorted(sq)) for n, sq in self.quads.items()}
+
     # ----- state -------------------------------------------------------------
     # extra: 'hand' (w, b): Tquarc waiting to enter; 'gates' (w, b): original
     # back-rank squares whose piece has not yet left; 'king2' (w, b): two-square
