@@ -353,29 +353,20 @@ class Variant:
         t = self.types[p.kind]
         dest = self.name(move.to)
         capture = "x" if self.is_capture(pos, move) else ""
+        rivals = [
+            m.frm
+            for m in legal
+            if m.to == move.to
+            and m.frm != move.frm
+            and m.flag == move.flag
+            and _kind_at(pos, m.frm) == p.kind
+        ]
         if t.is_pawn:
+            # Pawn captures always name the file they come from (FIDE).
             prefix = self.name(move.frm)[0] if capture else ""
-            rivals = [
-                m
-                for m in legal
-                if m.to == move.to
-                and m.frm != move.frm
-                and m.flag == move.flag
-                and _kind_at(pos, m.frm) == p.kind
-            ]
-            if rivals and not capture:
-                prefix = self.disambiguate(move.frm, [m.frm for m in rivals])
-            elif rivals and capture:
-                prefix = self.disambiguate(move.frm, [m.frm for m in rivals], pawn=True)
+            if rivals:
+                prefix = self.disambiguate(move.frm, rivals, pawn=bool(capture))
         else:
-            rivals = [
-                m.frm
-                for m in legal
-                if m.to == move.to
-                and m.frm != move.frm
-                and m.flag == move.flag
-                and _kind_at(pos, m.frm) == p.kind
-            ]
             prefix = t.letter + (self.disambiguate(move.frm, rivals) if rivals else "")
         text = f"{prefix}{capture}{dest}"
         if move.promo:

@@ -103,7 +103,7 @@ class ChessLike(Variant):
 
     def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
         g = self.geometry
-        out = []
+        out: list[Move] = []
         for m in moves:
             p = pos.board[m.frm]
             if p is not None and p.kind == "P" and g.rank_label(m.to) == self.last_rank(p.color):

@@ -133,12 +133,12 @@ class Tquarchess(ChessLike):
         if king >= 0 and not pos.extra["king2"][color] and self.tquarc_lost(pos, color):
             for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
                 mid = self.geometry.offset(king, dx, dy)
-                to = self.geometry.offset(king, 2 * dx, 2 * dy)
-                if mid is None or to is None or pos.board[mid] is not None:
+                far = self.geometry.offset(king, 2 * dx, 2 * dy)
+                if mid is None or far is None or pos.board[mid] is not None:
                     continue
-                t = pos.board[to]
+                t = pos.board[far]
                 if t is None or t.color != color:
-                    out.append(Move(king, to, "king2"))
+                    out.append(Move(king, far, "king2"))
         return out
 
     def legal_moves(self, pos: Position) -> list[Move]:
