@@ -189,6 +189,13 @@ class _Reads:
         )
         return [_action_from_row(r) for r in rows]
 
+    async def last_seq(self, game_id: int) -> int:
+        """The number of entries in the game's log (0 for none)."""
+        row = await _fetchone(
+            self._conn, "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?", (game_id,)
+        )
+        return int(row[0])
+
 
 class SqliteWriteTx(_Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
@@ -202,12 +209,6 @@ class SqliteWriteTx(_Reads):
             self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE request_id = ?", (request_id,)
         )
         return _game_from_row(row) if row else None
-
-    async def last_seq(self, game_id: int) -> int:
-        row = await _fetchone(
-            self._conn, "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?", (game_id,)
-        )
-        return int(row[0])
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(

@@ -1,0 +1,184 @@
+"""Engine glue for the service: rebuilding a game from its stored log, mapping engine
+errors, building result views, and drawing the board through one function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import variants
+from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
+from bot.service.results import GameSummary, GameView
+from storage import ActionRow, GameRow, Roll
+from variants.dice import ScriptedDice, VerifiableDice
+
+Renderer = Callable[[Any, str], bytes]
+"""(game, orientation 'white'|'black') -> PNG bytes."""
+
+END_KINDS = ("resign", "draw_accept")
+
+
+def render_board(game: Any, orientation: str = "white") -> bytes:
+    """The one place the service draws a board: ``renderers.render_png``."""
+    try:
+        from renderers import render_png
+    except ImportError as error:
+        raise RenderUnavailable("the board renderer is not available") from error
+    return bytes(render_png(game, orientation=orientation))
+
+
+@dataclass
+class Live:
+    """A game's engine state, rebuilt from the log and kept in step with it.
+
+    ``seq`` is the number of log entries applied; ``ply`` the number of moves.
+    """
+
+    game: Any  # variants.Game
+    seq: int
+    ply: int
+
+
+def engine_dice(row: GameRow, stored: Sequence[Roll]) -> ScriptedDice:
+    """Stored rolls first, then the game's verifiable dice from where they stopped."""
+    values = [v for _, v in stored]
+    return ScriptedDice(values, then=VerifiableDice(row.seed, row.id, start=len(values)))
+
+
+def new_engine_game(variant: str, options: dict[str, Any], seed: str, game_id: int) -> Any:
+    return variants.new_game(variant, options=options, dice=VerifiableDice(seed, game_id))
+
+
+def all_rolls(row: GameRow, actions: Sequence[ActionRow]) -> list[Roll]:
+    rolls = list(row.start_rolls)
+    for action in actions:
+        rolls.extend(action.rolls)
+    return rolls
+
+
+def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
+    """Replay the stored log; every roll and every recorded text must come out the same."""
+    try:
+        game = variants.new_game(
+            row.variant, options=row.options, dice=engine_dice(row, all_rolls(row, actions))
+        )
+    except ValueError as error:
+        raise CorruptGame(f"game {row.id} cannot be set up again: {error}") from error
+    if tuple(game.rolls) != tuple(row.start_rolls):
+        raise CorruptGame(f"game {row.id}: the start rolls do not replay")
+    ply = 0
+    for action in actions:
+        if action.kind == "move":
+            before = len(game.rolls)
+            try:
+                recorded = game.play(action.text)
+            except ValueError as error:
+                raise CorruptGame(
+                    f"game {row.id}: stored action {action.seq} ({action.text}) does not replay: {error}"
+                ) from error
+            if recorded != action.text or tuple(game.rolls[before:]) != action.rolls:
+                raise CorruptGame(
+                    f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
+                )
+            ply += 1
+        elif action.kind in END_KINDS and game.result is None:
+            winner, reason = end_of(row, action)
+            game.end(winner, reason)
+    return Live(game=game, seq=len(actions), ply=ply)
+
+
+def end_of(row: GameRow, action: ActionRow) -> tuple[str | None, str]:
+    """The engine result an ending log entry stands for."""
+    if action.kind == "draw_accept":
+        return None, "agreement"
+    resigner = action.text.split()[0] if action.text else ""
+    if resigner not in ("white", "black"):
+        resigner = "white" if action.actor_id == row.white_id else "black"
+    return ("black" if resigner == "white" else "white"), "resignation"
+
+
+def illegal(error: ValueError) -> IllegalAction:
+    kind = "illegal"
+    if isinstance(error, variants.BadNotation):
+        kind = "syntax"
+    elif isinstance(error, variants.AmbiguousMove):
+        kind = "ambiguous"
+    elif isinstance(error, variants.GameOver):
+        kind = "over"
+    return IllegalAction(str(error) or "that action is not legal here", kind)
+
+
+def variant_title(key: str) -> str:
+    try:
+        return str(getattr(variants.rules(key), "title", key))
+    except ValueError:
+        return key
+
+
+def result_text(winner: str | None) -> str:
+    return {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[winner]
+
+
+def winner_of(result: str | None) -> str | None:
+    return {"1-0": "white", "0-1": "black"}.get(result or "")
+
+
+def make_view(row: GameRow, live: Live | None) -> GameView:
+    turn = to_move = dice = last = None
+    ply = live.ply if live else 0
+    if live is not None and row.status == "active":
+        game = live.game
+        turn = game.turn
+        to_move = row.white_id if turn == "white" else row.black_id
+        dice = tuple(game.dice) if game.dice is not None else None
+    if live is not None and live.game.history:
+        last = live.game.history[-1]
+    if row.status == "challenge":
+        to_move = row.opponent_id
+    return GameView(
+        id=row.id,
+        variant=row.variant,
+        variant_title=variant_title(row.variant),
+        options=dict(row.options),
+        status=row.status,
+        location_id=row.location_id,
+        guild_id=row.guild_id,
+        challenger_id=row.challenger_id,
+        opponent_id=row.opponent_id,
+        white_id=row.white_id,
+        black_id=row.black_id,
+        turn=turn,
+        to_move_id=to_move,
+        dice=dice,
+        ply=ply,
+        last_move=last,
+        result=row.result,
+        winner=winner_of(row.result),  # type: ignore[arg-type]
+        result_reason=row.result_reason,
+        draw_offer=row.draw_offer,
+        commitment=row.commitment,
+        seed=row.seed if row.is_ended else None,
+    )
+
+
+def make_summary(row: GameRow) -> GameSummary:
+    return GameSummary(
+        id=row.id,
+        variant=row.variant,
+        status=row.status,
+        location_id=row.location_id,
+        guild_id=row.guild_id,
+        challenger_id=row.challenger_id,
+        opponent_id=row.opponent_id,
+        white_id=row.white_id,
+        black_id=row.black_id,
+        result=row.result,
+        result_reason=row.result_reason,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def dice_text(dice: tuple[int, ...] | None) -> str:
+    return f"[{' '.join(str(v) for v in dice)}]" if dice else ""
