@@ -1,0 +1,419 @@
+"""Guardener Chess: FIDE army plus a Guardener on an 80-square board, with two d4
+deciding which pieces may move. RULES.md section 1.
+
+FEN
+---
+Six FIDE fields, then two of our own::
+
+    ***1g(2)g(2)1***/*rnbqkbnr*/*pppppppp*/10/10/10/10/*PPPPPPPP*/*RNBQKBNR*/***1G(2)G(2)1*** w KQkq - 0 1 - -
+
+- Placement runs rank 9 down to rank 0, files ``w a b c d e f g h z``; each of
+  the 20 holes is written ``*``. A Guardener still on its double start is
+  ``G(2)`` (``g(2)``) on BOTH of its start squares.
+- Castling flags, en passant, halfmove clock and move number as in FIDE.
+- Dice: ``-`` before the roll, else the two values, e.g. ``23``; a trailing
+  ``r`` says the roll came from a ``reroll`` (so ``33r`` is a Double x2).
+  A FEN that carries dice keeps them; a FEN with ``-`` rolls at the start.
+- Passes spent: ``-``, ``w``, ``b`` or ``wb``.
+The two extra fields may be left out together (no dice yet, no pass spent).
+
+Dice turn: ``start_turn`` rolls 2d4 into ``pos.dice`` when no dice are
+showing. ``reroll`` clears the dice, so the Game rolls again for the same
+player and records it as its own ``[a b]`` token: ``[4 4] reroll [3 3] Nfz4 {T3}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .base import Result, Roller, draw, win
+from .chess import FIDE_PIECES, ChessLike
+from .errors import IllegalMove
+from .geometry import BLACK, WHITE, Geometry
+from .pieces import D, F, PieceType
+from .position import Move, Piece, Position, other, piece
+
+FILES = "wabcdefghz"
+
+# Terrace numbers (RULES.md section 1). T2 and T3 come from the seed's examples;
+# T1 = rank 0 and T4 = rank 9 are our reading.
+TERRACES: dict[int, tuple[str, ...]] = {
+    1: ("c0", "d0", "e0", "f0"),
+    2: ("w3", "w4", "w5", "w6"),
+    3: ("z3", "z4", "z5", "z6"),
+    4: ("c9", "d9", "e9", "f9"),
+}
+
+
+def _holes() -> frozenset[str]:
+    """Every box square that is neither on the 8x8 nor on a terrace."""
+    terrace = {s for names in TERRACES.values() for s in names}
+    return frozenset(
+        f"{f}{r}"
+        for f in FILES
+        for r in range(10)
+        if not (f in "abcdefgh" and 1 <= r <= 8) and f"{f}{r}" not in terrace
+    )
+
+
+BOARD = Geometry(files=FILES, height=10, first_rank=0, holes=_holes(), colour_base=0)
+
+# One diagonal step, or a leap to the second square orthogonally; moves and captures alike.
+GUARDENER = PieceType("G", "G", "Guardener", (F, D))
+
+# It stands on both squares until its first move (reading: both count as occupied).
+GUARDENER_START = {WHITE: ("d0", "e0"), BLACK: ("d9", "e9")}
+DOUBLE_START = "2"
+
+START = "***1g(2)g(2)1***/*rnbqkbnr*/*pppppppp*/10/10/10/10/*PPPPPPPP*/*RNBQKBNR*/***1G(2)G(2)1***"
+
+DIE = 4
+# Which pieces a die value lets move or capture. The Queen needs a double.
+PERMISSION: dict[int, tuple[str, ...]] = {1: ("P", "K", "G"), 2: ("N",), 3: ("B",), 4: ("R",)}
+CASTLING_DIE = 4
+# Free moves: King and Guardener non-captures, and pawn non-captures ending on
+# the pawn's own side of the centre line (rank labels).
+FREE_KINDS = ("K", "G")
+OWN_HALF = {WHITE: range(0, 5), BLACK: range(5, 10)}
+# Reading: a pawn may not teleport to the terrace behind its own promotion rank.
+NO_PAWN_TERRACE = {WHITE: 4, BLACK: 1}
+# Promotion only to a type the side has fewer of than at the start.
+START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
+
+REROLL = "reroll"
+PASS = "pass"
+TELEPORT = "teleport"
+DROP = "drop"
+
+_TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\s*\})?$")
+
+
+def _look_ahead(sides: int) -> int:
+    return 1
+
+
+class Guardener(ChessLike):
+    key = "guardener"
+    title = "Guardener Chess"
+    summary = (
+        "FIDE army plus a Guardener (G: one step diagonally or a leap of two orthogonally) on an "
+        "8x8 board with four terraces. Two d4 say which pieces may move; King, Guardener and "
+        "home-half pawn steps are free. Doubles re-roll, a double from a double teleports. "
+        "No check: capture the King."
+    )
+    readings = (
+        "Terraces: T1 is rank 0 (c0-f0), T2 the w-file, T3 the z-file, T4 rank 9 (c9-f9).",
+        "The Guardener's two start squares both count as occupied; it may leave from either, "
+        "and a capture on either takes it.",
+        "A re-roll replaces the old roll; if it is not a double, only its two values apply.",
+        "A pawn may not teleport to the terrace behind its own promotion rank.",
+        "Castling needs a 4 or a double; there is no 'through check' condition.",
+        "Pass once per game, only when every legal move is a King move onto an attacked square "
+        "or there is none (a `reroll` is not a move); with the pass spent you walk the plank; "
+        "no legal move and no pass left is a drawn stalemate.",
+    )
+    geometry = BOARD
+    piece_types = FIDE_PIECES + (GUARDENER,)
+    has_check = False
+    dice_sides = DIE
+    fifty_move_rule = False
+    repetition_draw = False
+    insufficient_material = False
+    start_placement = START
+
+    def __init__(self) -> None:
+        super().__init__()
+        g = self.geometry
+        self.terraces = {n: tuple(g.parse_square(s) for s in names) for n, names in TERRACES.items()}
+        self.start_squares = {
+            c: (g.parse_square(a), g.parse_square(b)) for c, (a, b) in GUARDENER_START.items()
+        }
+
+    def zones(self) -> dict[str, tuple[int, ...]]:
+        return {f"T{n}": squares for n, squares in self.terraces.items()}
+
+    def material(self, pos: Position, color: int) -> list[str]:
+        """The double-start Guardener is one piece on two squares."""
+        kinds = super().material(pos, color)
+        if self.partner(pos, self.start_squares[color][0]) >= 0:
+            kinds.remove("G")
+        return kinds
+
+    # ----- state ---------------------------------------------------------
+    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll.
+
+    def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
+        pos = super().initial_position(options, roll)
+        pos.extra = {"passed": (False, False), "rerolled": False}
+        return pos
+
+    def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
+        """The player to move rolls both d4, unless dice are already showing."""
+        if pos.dice is not None:
+            return ()
+        pos.dice = (roll(DIE), roll(DIE))
+        return pos.dice
+
+    def is_double(self, pos: Position) -> bool:
+        return pos.dice is not None and len(pos.dice) == 2 and pos.dice[0] == pos.dice[1]
+
+    def is_double_x2(self, pos: Position) -> bool:
+        """A double rolled by re-rolling a double: it also allows one teleport."""
+        return self.is_double(pos) and bool(pos.extra.get("rerolled"))
+
+    def partner(self, pos: Position, sq: int) -> int:
+        """The other square of a Guardener still on its double start, else -1."""
+        p = pos.board[sq] if sq >= 0 else None
+        if p is None or p.kind != "G" or p.state != DOUBLE_START:
+            return -1
+        a, b = self.start_squares[p.color]
+        mate = b if sq == a else a if sq == b else -1
+        return mate if mate >= 0 and pos.board[mate] == p else -1
+
+    def has_guardener(self, pos: Position, color: int) -> bool:
+        return any(p is not None and p.kind == "G" and p.color == color for p in pos.board)
+
+    # ----- moves ---------------------------------------------------------
+
+    def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
+        """Only a type the side has lost; with none, the pawn may not reach the last rank."""
+        color = pos.turn
+        return [k for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+
+    def special_moves(self, pos: Position) -> list[Move]:
+        out = super().special_moves(pos)  # castling, permitted on a 4 or a double
+        if self.is_double_x2(pos):
+            out.extend(self.teleports(pos))
+        if self.is_double(pos):
+            out.append(Move(-1, -1, REROLL))
+        return out
+
+    def teleports(self, pos: Position) -> list[Move]:
+        """Double x2: any one piece to a vacant square of terrace T(value), without
+        capturing; or, with no Guardener on the board, a Guardener resurrected there."""
+        assert pos.dice is not None
+        value = pos.dice[0]
+        color = pos.turn
+        board = pos.board
+        targets = [sq for sq in self.terraces[value] if board[sq] is None]
+        out: list[Move] = []
+        for frm, p in enumerate(board):
+            if p is None or p.color != color:
+                continue
+            if p.kind == "P" and value == NO_PAWN_TERRACE[color]:
+                continue
+            if frm == self.start_squares[color][1] and self.partner(pos, frm) >= 0:
+                continue  # the double-start Guardener teleports once, from its first square
+            out.extend(Move(frm, to, TELEPORT) for to in targets)
+        if not self.has_guardener(pos, color):
+            out.extend(Move(-1, to, DROP, promo="G") for to in targets)
+        return out
+
+    def is_free(self, p: Piece, move: Move) -> bool:
+        """A non-capture that needs no die (the caller has ruled out captures)."""
+        if move.flag == "castle":
+            return False
+        if p.kind in FREE_KINDS:
+            return True
+        return p.kind == "P" and self.geometry.rank_label(move.to) in OWN_HALF[p.color]
+
+    def permits(self, pos: Position, move: Move) -> bool:
+        if move.flag == REROLL:
+            return self.is_double(pos)
+        if move.flag in (TELEPORT, DROP):
+            return self.is_double_x2(pos)
+        if move.flag == PASS or self.is_double(pos):
+            return True  # a double lets the Queen or any piece move or capture
+        p = pos.board[move.frm]
+        assert p is not None
+        values = set(pos.dice or ())
+        if move.flag == "castle":
+            return CASTLING_DIE in values
+        if not self.is_capture(pos, move) and self.is_free(p, move):
+            return True
+        return any(p.kind in PERMISSION.get(v, ()) for v in values)
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        moves = super().legal_moves(pos)
+        if not pos.extra["passed"][pos.turn] and all(
+            self.is_plank(pos, m) for m in moves if m.flag != REROLL
+        ):
+            moves.append(Move(-1, -1, PASS))
+        return moves
+
+    def is_plank(self, pos: Position, move: Move) -> bool:
+        """A King move onto a square an enemy piece attacks once it stands there."""
+        p = pos.board[move.frm] if move.frm >= 0 else None
+        if p is None or p.kind != self.royal:
+            return False
+        new = self.make(pos, move, _look_ahead)
+        return self.is_attacked(new, new.kings[p.color], other(p.color))
+
+    # ----- making moves --------------------------------------------------
+
+    def make(self, pos: Position, move: Move, roll: Roller) -> Position:
+        color = pos.turn
+        new = pos.copy()
+        if move.flag == REROLL:
+            # The same player rolls again at the start_turn that follows.
+            new.dice = None
+            new.extra["rerolled"] = True
+            return new
+        board = new.board
+        if move.flag == PASS:
+            passed = list(pos.extra["passed"])
+            passed[color] = True
+            new.extra["passed"] = (passed[0], passed[1])
+            new.ep = -1
+        elif move.flag == DROP:
+            board[move.to] = piece("G", color)
+            new.ep = -1
+        elif move.flag == TELEPORT:
+            p = board[move.frm]
+            assert p is not None
+            mate = self.partner(pos, move.frm)
+            board[move.frm] = None
+            if mate >= 0:
+                board[mate] = None
+            board[move.to] = piece(p.kind, color)
+            new.ep = -1
+            if p.kind == self.royal:
+                new.kings[color] = move.to
+                home = self.geometry.rank_of(move.frm)
+                new.castling = frozenset(s for s in new.castling if self.geometry.rank_of(s) != home)
+            new.castling = new.castling - {move.frm}
+        else:
+            lifted = self.partner(pos, move.frm)
+            taken = self.partner(pos, move.to)
+            self.make_board(new, move)
+            for sq in (lifted, taken):
+                if sq >= 0:
+                    board[sq] = None  # the double start empties both squares at once
+            if lifted >= 0:
+                board[move.to] = piece("G", color)
+        new.dice = None
+        new.extra["rerolled"] = False
+        self.finish(new, move, pos)
+        return new
+
+    # ----- notation ------------------------------------------------------
+
+    def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
+        if move.flag in (REROLL, PASS):
+            return move.flag
+        if move.flag == DROP:
+            return f"G@{self.name(move.to)} {{T{self.terrace_number(move.to)}}}"
+        if move.flag == TELEPORT:
+            p = pos.board[move.frm]
+            assert p is not None
+            rivals = [
+                m.frm
+                for m in legal
+                if m.flag == TELEPORT
+                and m.to == move.to
+                and m.frm != move.frm
+                and (q := pos.board[m.frm]) is not None
+                and q.kind == p.kind
+            ]
+            t = self.types[p.kind]
+            if t.is_pawn:
+                prefix = self.disambiguate(move.frm, rivals, pawn=True)
+            else:
+                prefix = t.letter + (self.disambiguate(move.frm, rivals) if rivals else "")
+            return f"{prefix}{self.name(move.to)} {{T{self.terrace_number(move.to)}}}"
+        return super().san(pos, move, legal)
+
+    def terrace_number(self, sq: int) -> int:
+        return next(n for n, squares in self.terraces.items() if sq in squares)
+
+    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
+        try:
+            return super().parse(pos, text, legal, texts)
+        except IllegalMove:
+            found = self.parse_teleport(pos, self.normalize(text), legal)
+            if found is None:
+                raise
+            return self.pick(found, text.strip(), pos, legal, texts)
+
+    def parse_teleport(self, pos: Position, text: str, legal: Sequence[Move]) -> list[Move] | None:
+        """Forgiving teleport and resurrection forms: ``Nf3z4``, ``Nfz4``, ``G@z4``."""
+        drop = re.fullmatch(r"G@([a-z]\d)\s*(?:\{\s*T\d\s*\})?", text)
+        if drop:
+            return [m for m in legal if m.flag == DROP and self.name(m.to) == drop.group(1)]
+        m = _TELEPORT_TEXT.match(text)
+        if not m or not any(mv.flag == TELEPORT for mv in legal):
+            return None
+        letter, file_, rank, dest, _ = m.groups()
+        g = self.geometry
+        out = []
+        for mv in legal:
+            p = pos.board[mv.frm] if mv.flag == TELEPORT else None
+            if p is None or self.name(mv.to) != dest:
+                continue
+            t = self.types[p.kind]
+            origins = [mv.frm, self.partner(pos, mv.frm)]
+            if (letter or "P") != t.letter or (not letter and not t.is_pawn):
+                continue
+            if file_ and not any(o >= 0 and g.file_letter(o) == file_ for o in origins):
+                continue
+            if rank and not any(o >= 0 and str(g.rank_label(o)) == rank for o in origins):
+                continue
+            out.append(mv)
+        return out
+
+    # ----- end of game ---------------------------------------------------
+
+    def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        """Capturing the King wins; no legal move and no pass left is a drawn stalemate."""
+        for color in (pos.turn, other(pos.turn)):
+            if pos.kings[color] < 0:
+                return win(other(color), "king captured")
+        if pos.dice is not None and not self.legal_moves(pos):
+            return draw("stalemate")
+        return None
+
+    def is_terminal(self, pos: Position) -> bool:
+        return min(pos.kings) < 0
+
+    def repetition_key(self, pos: Position) -> Any:
+        return pos.key()  # no repetition rule here; the key only tells positions apart
+
+    # ----- FEN -----------------------------------------------------------
+
+    def fen_extra(self, pos: Position) -> str:
+        dice = "-"
+        if pos.dice is not None:
+            dice = "".join(str(v) for v in pos.dice) + ("r" if pos.extra["rerolled"] else "")
+        passed = "".join(c for c, used in zip("wb", pos.extra["passed"], strict=True) if used)
+        return f"{dice} {passed or '-'}"
+
+    def parse_fen_extra(self, pos: Position, text: str) -> None:
+        pos.extra = {"passed": (False, False), "rerolled": False}
+        if not text:
+            return
+        parts = text.split()
+        dice = re.fullmatch(r"-|([1-4])([1-4])(r?)", parts[0])
+        if len(parts) != 2 or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
+            raise ValueError("Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
+                             "('-', 'w', 'b' or 'wb')")
+        if dice.group(1):
+            pos.dice = (int(dice.group(1)), int(dice.group(2)))
+            pos.extra["rerolled"] = bool(dice.group(3))
+        pos.extra["passed"] = ("w" in parts[1], "b" in parts[1])
+
+    def from_fen(self, fen: str) -> Position:
+        pos = super().from_fen(fen)
+        for sq, p in enumerate(pos.board):
+            if p is not None and p.kind == "G" and p.state and self.partner(pos, sq) < 0:
+                raise ValueError(
+                    f"a Guardener on its double start, G(2), stands on both "
+                    f"{' and '.join(GUARDENER_START[p.color])}; found one on {self.name(sq)}"
+                )
+        if any(self.material(pos, c).count("G") > 1 for c in (WHITE, BLACK)):
+            raise ValueError("each side may have only one Guardener on the board")
+        return pos
+
+
+__all__ = ["BLACK", "BOARD", "GUARDENER", "Guardener", "TERRACES", "WHITE"]
