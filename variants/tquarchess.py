@@ -30,6 +30,11 @@ KNIGHT_RESURRECTION_SQUARES = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c
 
 ENTRY_MARK = "/T"
 
+# FEN extras for "FIDE chess inside Tquarchess": both Tquarcs are waiting but
+# every entry square has lapsed, so no Tquarc can ever enter, be resurrected
+# or give the King its two-square step. Append to a six-field FEN (perft, oracles).
+FIDE_EXTRAS = "Tt -/- - - 0"
+
 
 def quad_squares(n: int) -> tuple[int, ...]:
     lo_f, hi_f, lo_r, hi_r = QUADS[n]
@@ -256,8 +261,13 @@ class Tquarchess(ChessLike):
     # ----- end of game -------------------------------------------------------------
 
     def is_insufficient(self, pos: Position) -> bool:
-        if any(pos.extra["hand"]) or any(p is not None and p.kind == "T" for p in pos.board):
+        # A Tquarc on the board, one that can still enter, or one a Knight can
+        # resurrect is material (a lapsed entry is not).
+        if any(p is not None and p.kind == "T" for p in pos.board):
             return False
+        for c in (WHITE, BLACK):
+            if self.can_enter(pos, c) or (self.tquarc_lost(pos, c) and pos.count("N", c)):
+                return False
         return super().is_insufficient(pos)
 
     # ----- FEN ---------------------------------------------------------------------
