@@ -47,6 +47,7 @@ Looking (anyone may look)::
         # image is PNG bytes; raises RenderUnavailable if no renderer.
     view(*, location_id=None, game_id=None) -> GameView
     legal_moves(*, location_id=None, game_id=None) -> tuple[str, ...]
+    position(*, location_id=None, game_id=None) -> str       # FEN-like text of the position
     history(*, location_id=None, game_id=None) -> History     # .record is variants.replay-able
     list_games(*, location_id=None, guild_id=None, player_id=None,
                statuses=None, limit=25) -> tuple[GameSummary, ...]

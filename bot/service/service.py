@@ -436,6 +436,16 @@ class GameService(ServiceCore):
             live = await self._live_read(row)
             return tuple(live.game.legal_moves())
 
+    async def position(self, *, location_id: int | None = None, game_id: int | None = None) -> str:
+        """The position as text (FEN-like; on 8x8 boards the first field is FEN placement)."""
+        row = await self._find(location_id, game_id, live_only=False)
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            try:
+                return str(live.game.fen())
+            except (NotImplementedError, AttributeError, ValueError):
+                return f"(no position text for {row.variant})"
+
     async def history(
         self, *, location_id: int | None = None, game_id: int | None = None
     ) -> History:
