@@ -1,0 +1,229 @@
+"""The SQLite repository: migrations, constraints, transactions, append-only log."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import (
+    LATEST_VERSION,
+    ConflictError,
+    GameChanges,
+    GameQuery,
+    NewAction,
+    NewGame,
+    SchemaError,
+    SqliteRepository,
+    StorageError,
+    open_repository,
+    resolve_db_path,
+)
+
+
+def new_game(location: int = 10, **kw: object) -> NewGame:
+    fields: dict[str, object] = dict(
+        variant="guardener",
+        options={"x": 1},
+        status="challenge",
+        location_id=location,
+        guild_id=7,
+        challenger_id=1,
+        opponent_id=2,
+        challenger_colour="white",
+        seed="seed",
+        commitment="commitment",
+    )
+    fields.update(kw)
+    return NewGame(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def repo(tmp_path: Path):
+    repository = await open_repository(tmp_path / "db.sqlite3")
+    yield repository
+    await repository.close()
+
+
+async def make_game(repo: SqliteRepository, location: int = 10, **kw: object) -> int:
+    async with repo.write() as tx:
+        await tx.upsert_player(1)
+        await tx.upsert_player(2)
+        row = await tx.insert_game(new_game(location, **kw))
+    return row.id
+
+
+async def test_migrates_an_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite3"
+    path.touch()  # an empty file is a valid, empty SQLite database
+    repo = await open_repository(path)
+    try:
+        assert await repo.schema_version() == LATEST_VERSION
+    finally:
+        await repo.close()
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert {"games", "actions", "players"} <= tables
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_reopening_keeps_data_and_does_not_migrate_again(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    repo = await open_repository(path)
+    gid = await make_game(repo)
+    await repo.close()
+    repo = await open_repository(path)
+    try:
+        assert await repo.schema_version() == LATEST_VERSION
+        game = await repo.get_game(gid)
+        assert game is not None and game.options == {"x": 1}
+    finally:
+        await repo.close()
+
+
+async def test_refuses_a_newer_schema(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    with pytest.raises(SchemaError, match="newer"):
+        await open_repository(path)
+
+
+async def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="folder"):
+        await open_repository(tmp_path / "no" / "such" / "db.sqlite3")
+
+
+def test_db_path_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CHESSGARDEN_DB", raising=False)
+    assert resolve_db_path(None) == "chessgarden.sqlite3"
+    monkeypatch.setenv("CHESSGARDEN_DB", "/tmp/x.sqlite3")
+    assert resolve_db_path(None) == "/tmp/x.sqlite3"
+    assert resolve_db_path("given.sqlite3") == "given.sqlite3"
+
+
+async def test_pragmas(repo: SqliteRepository) -> None:
+    async with repo.write() as tx:
+        conn = tx._conn  # noqa: SLF001 - checking the connection settings themselves
+        assert (await conn.execute_fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
+        assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
+
+
+async def test_one_live_game_per_location(repo: SqliteRepository) -> None:
+    gid = await make_game(repo, 10)
+    with pytest.raises(ConflictError) as info:
+        await make_game(repo, 10)
+    assert info.value.what == "location"
+    await make_game(repo, 11)  # another location is fine
+    async with repo.write() as tx:
+        await tx.update_game(gid, GameChanges(status="finished", result="1-0"))
+    await make_game(repo, 10)  # the location is free again once the game has ended
+    live = await repo.live_game_at(10)
+    assert live is not None and live.id != gid
+
+
+async def test_action_slots_and_request_ids_are_unique(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    async with repo.write() as tx:
+        await tx.append_action(NewAction(gid, 1, "move", 1, "e4", ((4, 2), (4, 3)), "r1"))
+    with pytest.raises(ConflictError) as info:
+        async with repo.write() as tx:
+            await tx.append_action(NewAction(gid, 1, "move", 2, "e5", (), "r2"))
+    assert info.value.what == "seq"
+    with pytest.raises(ConflictError) as info:
+        async with repo.write() as tx:
+            await tx.append_action(NewAction(gid, 2, "move", 2, "e5", (), "r1"))
+    assert info.value.what == "request"
+    actions = await repo.actions(gid)
+    assert [(a.seq, a.text, a.rolls) for a in actions] == [(1, "e4", ((4, 2), (4, 3)))]
+    assert await repo.last_seq(gid) == 1
+    async with repo.write() as tx:
+        found = await tx.action_by_request(gid, "r1")
+        assert found is not None and found.text == "e4"
+        assert await tx.action_by_request(gid, "r2") is None
+
+
+async def test_an_exception_rolls_the_whole_transaction_back(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    with pytest.raises(RuntimeError):
+        async with repo.write() as tx:
+            await tx.append_action(NewAction(gid, 1, "move", 1, "e4"))
+            await tx.update_game(gid, GameChanges(status="active"))
+            raise RuntimeError("boom")
+    assert await repo.actions(gid) == []
+    game = await repo.get_game(gid)
+    assert game is not None and game.status == "challenge"
+
+
+async def test_the_log_is_append_only(tmp_path: Path, repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    async with repo.write() as tx:
+        await tx.append_action(NewAction(gid, 1, "move", 1, "e4", ((4, 1),)))
+    with sqlite3.connect(repo.path) as conn:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("UPDATE actions SET rolls = '[[4, 2]]'")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("DELETE FROM actions")
+
+
+async def test_start_rolls_are_written_once(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    async with repo.write() as tx:
+        await tx.set_start_rolls(gid, ((4, 1), (4, 2)))
+    with pytest.raises(StorageError):
+        async with repo.write() as tx:
+            await tx.set_start_rolls(gid, ((4, 3), (4, 3)))
+    game = await repo.get_game(gid)
+    assert game is not None and game.start_rolls == ((4, 1), (4, 2))
+
+
+async def test_game_request_ids_are_unique(repo: SqliteRepository) -> None:
+    await make_game(repo, 10, request_id="abc")
+    with pytest.raises(ConflictError) as info:
+        await make_game(repo, 11, request_id="abc")
+    assert info.value.what == "game_request"
+    async with repo.write() as tx:
+        found = await tx.game_by_request("abc")
+    assert found is not None and found.location_id == 10
+
+
+async def test_listing_filters(repo: SqliteRepository) -> None:
+    a = await make_game(repo, 10)
+    b = await make_game(repo, 11, guild_id=8)
+    async with repo.write() as tx:
+        await tx.upsert_player(3, "Carol")
+        c = (await tx.insert_game(new_game(12, challenger_id=3, opponent_id=None))).id
+        await tx.update_game(a, GameChanges(status="active", white_id=1, black_id=2))
+    ids = lambda rows: [r.id for r in rows]  # noqa: E731
+    assert ids(await repo.list_games(GameQuery())) == [c, b, a]
+    assert ids(await repo.list_games(GameQuery(guild_id=8))) == [b]
+    assert ids(await repo.list_games(GameQuery(player_id=3))) == [c]
+    assert ids(await repo.list_games(GameQuery(statuses=("active",)))) == [a]
+    assert ids(await repo.list_games(GameQuery(statuses=()))) == []
+    assert ids(await repo.list_games(GameQuery(limit=1))) == [c]
+    assert ids(await repo.list_games(GameQuery(location_id=11))) == [b]
+    player = await repo.get_player(3)
+    assert player is not None and player.name == "Carol"
+    async with repo.write() as tx:
+        await tx.upsert_player(3)  # no name given: the stored one stays
+    player = await repo.get_player(3)
+    assert player is not None and player.name == "Carol"
+
+
+async def test_two_repositories_on_one_file_see_each_others_commits(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite3"
+    first = await open_repository(path)
+    second = await open_repository(path)
+    try:
+        gid = await make_game(first)
+        async with second.write() as tx:
+            await tx.append_action(NewAction(gid, 1, "move", 1, "e4"))
+        assert await first.last_seq(gid) == 1
+        with pytest.raises(ConflictError):
+            async with first.write() as tx:
+                await tx.append_action(NewAction(gid, 1, "move", 1, "d4"))
+    finally:
+        await first.close()
+        await second.close()
