@@ -126,7 +126,9 @@ class Guardener(ChessLike):
     def __init__(self) -> None:
         super().__init__()
         g = self.geometry
-        self.terraces = {n: tuple(g.parse_square(s) for s in names) for n, names in TERRACES.items()}
+        self.terraces = {
+            n: tuple(g.parse_square(s) for s in names) for n, names in TERRACES.items()
+        }
         self.start_squares = {
             c: (g.parse_square(a), g.parse_square(b)) for c, (a, b) in GUARDENER_START.items()
         }
@@ -282,7 +284,9 @@ class Guardener(ChessLike):
             if p.kind == self.royal:
                 new.kings[color] = move.to
                 home = self.geometry.rank_of(move.frm)
-                new.castling = frozenset(s for s in new.castling if self.geometry.rank_of(s) != home)
+                new.castling = frozenset(
+                    s for s in new.castling if self.geometry.rank_of(s) != home
+                )
             new.castling = new.castling - {move.frm}
         else:
             lifted = self.partner(pos, move.frm)
@@ -333,12 +337,12 @@ class Guardener(ChessLike):
             return super().parse(pos, text, legal, texts)
         except IllegalMove:
             found = self.parse_teleport(pos, self.normalize(text), legal)
-            if found is None:
+            if not found:
                 raise
             return self.pick(found, text.strip(), pos, legal, texts)
 
     def parse_teleport(self, pos: Position, text: str, legal: Sequence[Move]) -> list[Move] | None:
-        """Forgiving teleport and resurrection forms: ``Nf3z4``, ``Nfz4``, ``G@z4``."""
+        """Forgiving teleport and resurrection forms: ``Nf3z4``, ``f3z4``, ``Nfz4``, ``G@z4``."""
         drop = re.fullmatch(r"G@([a-z]\d)\s*(?:\{\s*T\d\s*\})?", text)
         if drop:
             return [m for m in legal if m.flag == DROP and self.name(m.to) == drop.group(1)]
@@ -354,8 +358,10 @@ class Guardener(ChessLike):
                 continue
             t = self.types[p.kind]
             origins = [mv.frm, self.partner(pos, mv.frm)]
-            if (letter or "P") != t.letter or (not letter and not t.is_pawn):
+            if letter and letter != t.letter:
                 continue
+            if not letter and not t.is_pawn and not (file_ and rank):
+                continue  # a piece needs its letter, unless written from-square to-square
             if file_ and not any(o >= 0 and g.file_letter(o) == file_ for o in origins):
                 continue
             if rank and not any(o >= 0 and str(g.rank_label(o)) == rank for o in origins):
@@ -396,8 +402,10 @@ class Guardener(ChessLike):
         parts = text.split()
         dice = re.fullmatch(r"-|([1-4])([1-4])(r?)", parts[0])
         if len(parts) != 2 or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
-            raise ValueError("Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
-                             "('-', 'w', 'b' or 'wb')")
+            raise ValueError(
+                "Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
+                "('-', 'w', 'b' or 'wb')"
+            )
         if dice.group(1):
             pos.dice = (int(dice.group(1)), int(dice.group(2)))
             pos.extra["rerolled"] = bool(dice.group(3))
