@@ -67,7 +67,9 @@ def random_walk(
         if rules.outcome(pos, history) is not None:
             return
         moves = [
-            m for m in rules.legal_moves(pos) if is_fide_move(m) or (relocate and m.flag == "relocate")
+            m
+            for m in rules.legal_moves(pos)
+            if is_fide_move(m) or (relocate and m.flag == "relocate")
         ]
         pick = rng.random()
         if pick < CHECKING:
