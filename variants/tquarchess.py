@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
+from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
@@ -241,7 +242,9 @@ class Tquarchess(ChessLike):
         if move.flag == "king2":
             return "K" + ("x" if pos.board[move.to] is not None else "") + self.name(move.to)
         if move.flag == "kres":
-            base = super().san(pos, move._replace(flag="", promo=""), [m for m in legal if m.flag != "kres"])
+            base = super().san(
+                pos, move._replace(flag="", promo=""), [m for m in legal if m.flag != "kres"]
+            )
             return base + ENTRY_MARK + "%"
         text = super().san(pos, move._replace(gate=-1), [m for m in legal if m.gate < 0])
         if move.promo == "T":
@@ -254,9 +257,24 @@ class Tquarchess(ChessLike):
                 text += "%"
         return text
 
-    def normalize(self, text: str) -> str:
-        # The '%' is decided by the position, never by the player: forgive it.
-        return super().normalize(text).replace("%", "")
+    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
+        """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``
+        (an ordinary move) stay apart. A missing '%' is forgiven when only one
+        action can be meant: ``Bg5/T`` for ``Bg5/T%``, ``roll`` for ``roll%``."""
+        try:
+            return super().parse(pos, text, legal, texts)
+        except (BadNotation, NotLegalHere):
+            if not isinstance(text, str) or "%" in text:
+                raise
+            norm = self.normalize(text)
+            rolled = [
+                m
+                for m, t in zip(legal, texts, strict=True)
+                if "%" in t and _unrolled(self.normalize(t)) == norm
+            ]
+            if len(rolled) != 1:
+                raise
+            return rolled[0]
 
     # ----- end of game -------------------------------------------------------------
 
@@ -327,6 +345,8 @@ class Tquarchess(ChessLike):
         return (e["hand"], e["gates"], e["king2"], e["last_tq"], e["rolled"])
 
 
+def _unrolled(text: str) -> str:
+    return text.replace("%", "")
 
 
 __all__ = ["Tquarchess", "TQUARC", "QUADS", "Leap"]
