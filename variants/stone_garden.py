@@ -32,7 +32,7 @@ from typing import Any
 
 from .base import Result, Roller, draw, win
 from .chess import KING, ChessLike
-from .errors import BadNotation, IllegalMove, NotLegalHere
+from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import (
     DIAGONAL,
@@ -92,7 +92,8 @@ READINGS = (
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
     f"demotion number {DEMOTIONS_TO_DRAW} of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
-    "side to move and what the Ravens' turning rules allow; the third occurrence ends the game "
+    "side to move and, for a side with a Raven, what the turning rules allow; the third "
+    "occurrence ends the game "
     "and the player who made it loses. Mate and stalemate are judged first, then repetition, "
     "then the draws.",
 )
@@ -334,8 +335,13 @@ class StoneGarden(ChessLike):
         return None
 
     def repetition_key(self, pos: Position) -> Any:
+        # The turning counters only matter to a side that has a Raven.
         e = pos.extra
-        turning = tuple((min(e["moves"][c], NO_TURN_MOVES), e["rest"][c]) for c in (WHITE, BLACK))
+        ravens = {p.color for p in pos.board if p is not None and p.kind == RAVEN.id}
+        turning = tuple(
+            (min(e["moves"][c], NO_TURN_MOVES), e["rest"][c]) if c in ravens else None
+            for c in (WHITE, BLACK)
+        )
         return (tuple(pos.board), pos.turn, turning)
 
     # ----- notation ----------------------------------------------------------------------
@@ -351,11 +357,10 @@ class StoneGarden(ChessLike):
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
         """Text ending ``^X`` names a turn to X; any other text names a move without one."""
-        norm = self.normalize(text) if isinstance(text, str) else ""
-        m = _TURN_SUFFIX.search(norm)
+        m = _TURN_SUFFIX.search(self.normalize(text)) if text and len(text) <= 64 else None
         if m:
             facing = m.group(1).upper()
-            body = norm[: m.start()]
+            body = self.normalize(text)[: m.start()]
             keep = [i for i, mv in enumerate(legal) if mv.flag == TURN and mv.facing == facing]
         else:
             body = text
@@ -364,14 +369,15 @@ class StoneGarden(ChessLike):
             return super().parse(
                 pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
             )
-        except (BadNotation, NotLegalHere) as err:
-            # Say what is legal among all actions, not only those of the same kind.
+        except NotLegalHere:
+            # Name what is legal among all actions, not only those of the same kind.
+            head = f"{text.strip()!r} is not legal here"
+            raise NotLegalHere(f"{head}; {self.legal_hint(texts)}") from None
+        except BadNotation as err:
             msg = str(err)
             cut = max(msg.rfind("; legal now: "), msg.rfind("; there is no legal action now"))
-            head = msg[:cut] if cut >= 0 else msg
-            raise type(err)(f"{head}; {self.legal_hint(texts)}") from None
-        except IllegalMove:
-            raise
+            head = f"cannot read {text.strip()!r} as a move" if m or cut < 0 else msg[:cut]
+            raise BadNotation(f"{head}; {self.legal_hint(texts)}") from None
 
     # ----- FEN -----------------------------------------------------------------------------
 
