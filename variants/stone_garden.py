@@ -203,14 +203,18 @@ class StoneGarden(ChessLike):
     def __init__(self) -> None:
         super().__init__()
         self._promoted_reach = reach_table(self.geometry, PROMOTED_KING, "N")
+        self._reach_by_piece: dict[Piece, tuple[Reach | None, ...]] = {}
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         return self.from_fen(START_FEN)
 
     def reach(self, p: Piece) -> tuple[Reach | None, ...]:
-        if p.kind == KING.id and p.state == PROMOTED:
-            return self._promoted_reach
-        return super().reach(p)
+        table = self._reach_by_piece.get(p)
+        if table is None:
+            promoted = p.kind == KING.id and p.state == PROMOTED
+            table = self._promoted_reach if promoted else super().reach(p)
+            self._reach_by_piece[p] = table
+        return table
 
     # ----- halves and Raven turning ---------------------------------------------
 
@@ -316,6 +320,16 @@ class StoneGarden(ChessLike):
             new.fullmove += 1
         new.turn = other(old.turn)
 
+    def has_legal_move(self, pos: Position) -> bool:
+        """Stop at the first move that leaves the King safe (mate and stalemate tests)."""
+        color = pos.turn
+        for m in self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos):
+            new = self.make(pos, m, _no_dice)
+            k = new.kings[color]
+            if k < 0 or not self.is_attacked(new, k, other(color)):
+                return True
+        return False
+
     # ----- end of game -----------------------------------------------------------------
 
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
@@ -413,6 +427,11 @@ class StoneGarden(ChessLike):
         if max(values[1]) > _REST_CAP:
             raise ValueError(f"the Raven rest counter goes up to {_REST_CAP}")
         pos.extra = dict(zip(("moves", "rest", "demotions"), values, strict=True))
+
+
+def _no_dice(sides: int) -> int:
+    """Stone Garden rolls no dice; ``make`` takes a roller only to fit the core's hook."""
+    return 1
 
 
 def _bump(pair: tuple[int, int], color: int, by: int) -> tuple[int, int]:

@@ -777,7 +777,9 @@ def random_game(seed: int, plies: int = 300) -> Game:
     rng = random.Random(seed)
     g = variants.new_game("stone_garden", seed=seed)
     while g.result is None and len(g.history) < plies:
-        g.play(rng.choice(g.legal_moves()))
+        legal = g.legal_moves()
+        assert len(set(legal)) == len(legal), legal
+        g.play(rng.choice(legal))
     return g
 
 
