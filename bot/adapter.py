@@ -1,0 +1,406 @@
+"""Translate service results into Discord messages, and Discord input into service input.
+
+Nothing here decides a rule: legality, turns and results all come from ``bot.service``.
+This module only formats (embeds, files, mentions) and parses (the ``options`` string
+of ``/play``, the ranking of autocomplete suggestions).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.service import GameSummary, GameView, History, Outcome, ServiceError, VerifyReport
+
+BOARD_FILE = "board.png"
+DICE_FILE = "dice.png"
+PIECES_FILE = "pieces.png"
+MAX_CHOICES = 25  # Discord's limit for autocomplete suggestions
+MAX_CHOICE_TEXT = 100
+MAX_EMBED_TEXT = 4000
+MAX_FIELD_TEXT = 1024
+MAX_CONTENT = 2000
+LEGAL_HINT_COUNT = 30
+
+MENTION_USERS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+
+COLOUR_ACTIVE = discord.Colour.green()
+COLOUR_CHALLENGE = discord.Colour.blurple()
+COLOUR_OVER = discord.Colour.gold()
+COLOUR_CLOSED = discord.Colour.light_grey()
+COLOUR_ERROR = discord.Colour.red()
+
+
+def mention(user_id: int | None) -> str:
+    """How the bot names a user in text: a mention (``label=`` for the service)."""
+    return f"<@{user_id}>" if user_id is not None else "anyone"
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ----- options of /play ---------------------------------------------------------
+
+
+class OptionsError(ValueError):
+    """The ``options`` text of ``/play`` cannot be read. One line, for the user."""
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def parse_options(text: str | None) -> dict[str, Any]:
+    """``"free_play"`` or ``"free_play=true, other=3"`` -> ``{"free_play": True, "other": 3}``.
+
+    A bare name means true. Values are read as booleans, then whole numbers, then text.
+    Items are separated by commas or spaces. Whether a name is allowed is the variant's
+    business (``variants.rules(key).check_options``), not this function's.
+    """
+    options: dict[str, Any] = {}
+    if not text or not text.strip():
+        return options
+    for item in text.replace(",", " ").replace(";", " ").split():
+        name, sep, raw = item.partition("=")
+        name = name.strip().lower().replace("-", "_")
+        if not name or not name.replace("_", "").isalnum():
+            raise OptionsError(f"cannot read the option {item!r}; write name or name=value")
+        if name in options:
+            raise OptionsError(f"the option {name} is given twice")
+        if not sep:
+            options[name] = True
+            continue
+        value = raw.strip()
+        if not value:
+            raise OptionsError(f"the option {name} needs a value after '='")
+        lowered = value.lower()
+        if lowered in _TRUE:
+            options[name] = True
+        elif lowered in _FALSE:
+            options[name] = False
+        else:
+            try:
+                options[name] = int(value)
+            except ValueError:
+                options[name] = value
+    return options
+
+
+def options_text(options: dict[str, Any]) -> str:
+    if not options:
+        return "none"
+    return ", ".join(
+        name
+        if value is True
+        else f"{name}={str(value).lower() if isinstance(value, bool) else value}"
+        for name, value in sorted(options.items())
+    )
+
+
+# ----- autocomplete -------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    """Notation without the decorations the parser forgives: capture marks, checks, dashes."""
+    return "".join(ch for ch in text if ch not in "x+#!?- ")
+
+
+def rank_actions(legal: Sequence[str], typed: str, limit: int = MAX_CHOICES) -> list[str]:
+    """The legal actions that match what was typed, best first, at most ``limit``.
+
+    Order: an exact match, then actions starting with the text as typed (case matters:
+    ``B`` is a Bishop, ``b`` a file), then starting with it in any case, then containing
+    it. Within a group the engine's order is kept. Nothing typed: the first ``limit``.
+    """
+    wanted = _squash(typed.strip())
+    if not wanted:
+        return list(legal[:limit])
+    lowered = wanted.lower()
+    groups: list[list[str]] = [[], [], [], []]
+    for action in legal:
+        squashed = _squash(action)
+        if squashed == wanted:
+            groups[0].append(action)
+        elif squashed.startswith(wanted):
+            groups[1].append(action)
+        elif squashed.lower().startswith(lowered):
+            groups[2].append(action)
+        elif lowered in squashed.lower():
+            groups[3].append(action)
+    ranked = [action for group in groups for action in group]
+    return ranked[:limit]
+
+
+def legal_hint(legal: Sequence[str], count: int = LEGAL_HINT_COUNT) -> str:
+    """``Legal now: e4, d4, … (20 in all).`` for error messages."""
+    if not legal:
+        return ""
+    shown = ", ".join(legal[:count])
+    more = f", … ({len(legal)} in all)" if len(legal) > count else ""
+    return f"Legal now: {shown}{more}."
+
+
+def error_text(error: ServiceError | ValueError, legal: Sequence[str] = ()) -> str:
+    """The one-line error, plus what would have been legal when that helps."""
+    text = str(error) or "that did not work"
+    text = text[0].upper() + text[1:]
+    if not text.endswith((".", "!", "?")):
+        text += "."
+    hint = legal_hint(legal)
+    if hint and "legal now" not in text.lower():  # the engine's messages often list them already
+        text = f"{text}\n{hint}"
+    return clip(text, MAX_CONTENT)
+
+
+def error_embed(text: str) -> discord.Embed:
+    return discord.Embed(description=clip(text, MAX_EMBED_TEXT), colour=COLOUR_ERROR)
+
+
+# ----- dice -----------------------------------------------------------------------
+
+
+def dice_text(dice: Sequence[int] | None) -> str:
+    if not dice:
+        return ""
+    return " ".join(f"**{value}**" for value in dice)
+
+
+def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:
+    """The faces to draw: the variant's die, or the smallest common die that fits."""
+    top = max(dice)
+    if variant_sides >= top:
+        return variant_sides
+    for sides in (4, 6, 8, 10, 12, 20):
+        if sides >= top:
+            return sides
+    return top
+
+
+# ----- messages -----------------------------------------------------------------
+
+
+@dataclass
+class Post:
+    """One message to send: content (mentions), an embed, files and buttons."""
+
+    embed: discord.Embed
+    content: str | None = None
+    files: list[discord.File] = field(default_factory=list)
+    view: discord.ui.View | None = None
+    ephemeral: bool = False
+
+    def kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"embed": self.embed, "allowed_mentions": MENTION_USERS}
+        if self.content:
+            out["content"] = clip(self.content, MAX_CONTENT)
+        if self.files:
+            out["files"] = self.files
+        if self.view is not None:
+            out["view"] = self.view
+        if self.ephemeral:
+            out["ephemeral"] = True
+        return out
+
+
+def png_file(data: bytes, filename: str) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=filename)
+
+
+def status_colour(view: GameView) -> discord.Colour:
+    if view.status == "active":
+        return COLOUR_ACTIVE
+    if view.status == "challenge":
+        return COLOUR_CHALLENGE
+    if view.status == "finished":
+        return COLOUR_OVER
+    return COLOUR_CLOSED
+
+
+def result_line(view: GameView) -> str:
+    if view.status != "finished":
+        return view.status
+    outcome = "draw" if view.winner is None else f"{view.winner} wins"
+    return f"{view.result} · {outcome} ({view.result_reason})"
+
+
+def board_embed(
+    view: GameView,
+    messages: Iterable[str],
+    *,
+    image: bool,
+    dice_image: bool,
+    show_commitment: bool = False,
+    orientation: str | None = None,
+) -> discord.Embed:
+    """The embed of a board message: what happened, who plays, whose move, dice, result."""
+    description = "\n".join(messages) or f"Game {view.id}."
+    embed = discord.Embed(
+        title=f"{view.variant_title} · game {view.id}",
+        description=clip(description, MAX_EMBED_TEXT),
+        colour=status_colour(view),
+    )
+    embed.add_field(name="White", value=mention(view.white_id), inline=True)
+    embed.add_field(name="Black", value=mention(view.black_id), inline=True)
+    if view.status == "active":
+        embed.add_field(
+            name="To move", value=f"{view.turn} {mention(view.to_move_id)}", inline=True
+        )
+        if view.dice:
+            embed.add_field(name="Dice", value=dice_text(view.dice), inline=True)
+        if view.draw_offer:
+            embed.add_field(name="Draw offer", value=f"from {view.draw_offer}", inline=True)
+    else:
+        embed.add_field(name="Result", value=result_line(view), inline=True)
+    if view.last_move:
+        embed.add_field(name="Last move", value=view.last_move, inline=True)
+    if view.options:
+        embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    if show_commitment or view.seed is None:
+        embed.add_field(
+            name="Dice commitment (SHA-256 of the secret seed)",
+            value=f"`{view.commitment}`",
+            inline=False,
+        )
+    if view.seed is not None:
+        embed.add_field(name="Dice seed, revealed", value=f"`{view.seed}`", inline=False)
+    if image:
+        embed.set_image(url=f"attachment://{BOARD_FILE}")
+    if dice_image:
+        embed.set_thumbnail(url=f"attachment://{DICE_FILE}")
+    side = f" · {orientation} at the bottom" if orientation else ""
+    hint = " · /move to play, /verify after the end" if view.status == "active" else ""
+    embed.set_footer(text=f"ply {view.ply}{side}{hint}")
+    return embed
+
+
+def mover_content(view: GameView) -> str | None:
+    """The mention that pings whoever must act next."""
+    if view.status == "active" and view.to_move_id is not None:
+        dice = f" Dice: {dice_text(view.dice)}." if view.dice else ""
+        return f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
+    if view.status == "challenge" and view.to_move_id is not None:
+        return f"{mention(view.to_move_id)}, you are challenged by {mention(view.challenger_id)}."
+    return None
+
+
+def challenge_embed(outcome: Outcome) -> discord.Embed:
+    view = outcome.game
+    embed = discord.Embed(
+        title=f"Challenge · {view.variant_title} · game {view.id}",
+        description=clip(outcome.text, MAX_EMBED_TEXT),
+        colour=COLOUR_CHALLENGE,
+    )
+    embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
+    embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
+    embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    embed.add_field(
+        name="Dice commitment (SHA-256 of the secret seed)",
+        value=f"`{view.commitment}`",
+        inline=False,
+    )
+    embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
+    return embed
+
+
+def closed_embed(outcome: Outcome) -> discord.Embed:
+    """A challenge that was declined, cancelled or aborted, or any plain status change."""
+    view = outcome.game
+    return discord.Embed(
+        title=f"{view.variant_title} · game {view.id}",
+        description=clip(outcome.text, MAX_EMBED_TEXT),
+        colour=status_colour(view),
+    )
+
+
+# ----- looking ------------------------------------------------------------------
+
+
+def history_text(history: History) -> str:
+    """A readable log: one line per entry, with the rolls."""
+    view = history.game
+    lines = [
+        f"{view.variant_title}, game {view.id}: white {view.white_id}, black {view.black_id}",
+        f"status: {result_line(view)}",
+        f"dice commitment: {view.commitment}",
+    ]
+    if view.seed is not None:
+        lines.append(f"dice seed: {view.seed}")
+    if history.start_rolls:
+        lines.append("start rolls: " + " ".join(f"d{s}={v}" for s, v in history.start_rolls))
+    for entry in history.entries:
+        rolls = " ".join(f"d{s}={v}" for s, v in entry.rolls)
+        lines.append(
+            f"{entry.seq:>4}. {entry.kind:<12} {entry.text}" + (f"  [{rolls}]" if rolls else "")
+        )
+    return "\n".join(lines)
+
+
+def history_post(history: History) -> Post:
+    view = history.game
+    moves = [e.text for e in history.entries if e.kind == "move"]
+    shown = " ".join(moves) or "(no moves yet)"
+    embed = discord.Embed(
+        title=f"History · {view.variant_title} · game {view.id}",
+        description=clip(f"```\n{clip(shown, MAX_EMBED_TEXT - 200)}\n```", MAX_EMBED_TEXT),
+        colour=status_colour(view),
+    )
+    embed.add_field(name="Status", value=result_line(view), inline=True)
+    embed.add_field(name="Moves", value=str(len(moves)), inline=True)
+    embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
+    data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
+    file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
+    return Post(embed=embed, files=[file])
+
+
+def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.Embed:
+    embed = discord.Embed(title="Games in progress", colour=COLOUR_ACTIVE)
+    if not games:
+        embed.description = "No games or open challenges here. Start one with /play."
+        return embed
+    lines = []
+    for game in games:
+        where = (
+            f"https://discord.com/channels/{guild_id}/{game.location_id}"
+            if guild_id is not None
+            else f"<#{game.location_id}>"
+        )
+        if game.status == "challenge":
+            who = f"{mention(game.challenger_id)} challenges {mention(game.opponent_id)}"
+        else:
+            who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
+        lines.append(f"**{game.id}** · {game.variant} · {game.status} · {who} · [jump]({where})")
+    embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
+    return embed
+
+
+def verify_embed(report: VerifyReport) -> discord.Embed:
+    embed = discord.Embed(
+        title=f"Dice check · game {report.game_id}",
+        description=clip("\n".join(report.messages), MAX_EMBED_TEXT) or None,
+        colour=COLOUR_ACTIVE if report.ok else COLOUR_ERROR,
+    )
+    embed.add_field(
+        name="Verdict", value="all rolls check out" if report.ok else "MISMATCH", inline=True
+    )
+    embed.add_field(
+        name="Seed matches commitment", value="yes" if report.seed_matches else "no", inline=True
+    )
+    embed.add_field(name="Rolls checked", value=str(report.rolls_checked), inline=True)
+    embed.add_field(name="Commitment", value=f"`{report.commitment}`", inline=False)
+    embed.add_field(name="Seed", value=f"`{report.seed}`", inline=False)
+    if report.mismatches:
+        text = "\n".join(
+            f"roll {m.index + 1} ({m.where}, d{m.sides}): stored {m.stored}, expected {m.expected}"
+            for m in report.mismatches[:10]
+        )
+        embed.add_field(name="Mismatches", value=clip(text, MAX_FIELD_TEXT), inline=False)
+    if report.replay_error:
+        embed.add_field(
+            name="Replay", value=clip(report.replay_error, MAX_FIELD_TEXT), inline=False
+        )
+    return embed

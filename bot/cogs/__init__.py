@@ -1,0 +1,9 @@
+"""The bot's cogs: games (play and act), info (rules, history, games, verify), dice (/roll).
+
+Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads it with
+``load_extension``.
+"""
+
+from __future__ import annotations
+
+EXTENSIONS = ("bot.cogs.game", "bot.cogs.info", "bot.cogs.dice")

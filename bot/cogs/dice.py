@@ -1,0 +1,55 @@
+"""/roll: general dice expressions (``2d4``, ``d20+3``, ``4d6kh3``), answered in the channel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import adapter, flows
+from bot.adapter import Post
+from bot.cogs.game import report_command_error
+from bot.service import DiceExpressionError, roll_dice
+from bot.service.dice_expr import DieRoller
+
+if TYPE_CHECKING:
+    from bot.discord_app import ChessGardenBot
+
+Interaction = discord.Interaction[Any]
+
+
+class DiceCog(commands.Cog, name="Dice"):
+    """Roll dice for anything; game dice are rolled by the games themselves."""
+
+    def __init__(self, bot: ChessGardenBot, rng: DieRoller | None = None) -> None:
+        self.bot = bot
+        self.rng = rng  # None: the roller's default, drawn from ``secrets``
+
+    @app_commands.command(name="roll", description="Roll dice: 2d4, d20+3, 4d6kh3, d%, 3d8+1d6-2")
+    @app_commands.describe(
+        expression="Dice expression: NdS, +/- numbers, kh/kl/dh/dl to keep or drop (4d6kh3)"
+    )
+    async def roll(self, interaction: Interaction, expression: str) -> None:
+        try:
+            result = roll_dice(expression, self.rng)
+        except DiceExpressionError as error:
+            await flows.fail(interaction, adapter.error_text(error))
+            return
+        embed = discord.Embed(
+            title=f"🎲 {result.expression} = {result.total}",
+            description=adapter.clip(result.breakdown, adapter.MAX_EMBED_TEXT),
+            colour=adapter.COLOUR_CHALLENGE,
+        )
+        embed.set_footer(text=f"rolled for {interaction.user.display_name}")
+        await flows.reply(interaction, Post(embed=embed))
+
+    async def cog_app_command_error(
+        self, interaction: Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_command_error(interaction, error)
+
+
+async def setup(bot: ChessGardenBot) -> None:
+    await bot.add_cog(DiceCog(bot))

@@ -1,0 +1,130 @@
+"""The Discord bot: settings from the environment and the ``commands.Bot`` subclass.
+
+The bot gets its dependencies (the game service, the settings) through its constructor
+and loads its cogs in ``setup_hook``. It syncs slash commands only when asked
+(``chessgarden run --sync``), globally or, with ``CHESSGARDEN_DEV_GUILD``, to one
+server at once (global sync can take a while to show up).
+
+It asks for no privileged intent: slash commands and buttons need none.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.cogs import EXTENSIONS
+from bot.service import GameService
+from bot.views import DYNAMIC_ITEMS
+
+log = logging.getLogger(__name__)
+
+TOKEN_VAR = "DISCORD_TOKEN"
+DB_VAR = "CHESSGARDEN_DB"
+DEV_GUILD_VAR = "CHESSGARDEN_DEV_GUILD"
+
+
+class SettingsError(ValueError):
+    """A setting in the environment is malformed. One line, for the operator."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the bot needs from its operator.
+
+    - ``token``: ``DISCORD_TOKEN``, the bot token from the Developer Portal;
+    - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``);
+    - ``dev_guild_id``: ``CHESSGARDEN_DEV_GUILD``, a server id to sync commands to at once;
+    - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them.
+    """
+
+    token: str | None = None
+    db_path: str | None = None
+    dev_guild_id: int | None = None
+    sync_commands: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, *, sync: bool = False) -> Settings:
+        env = os.environ if env is None else env
+        token = (env.get(TOKEN_VAR) or "").strip() or None
+        db_path = (env.get(DB_VAR) or "").strip() or None
+        raw_guild = (env.get(DEV_GUILD_VAR) or "").strip()
+        guild: int | None = None
+        if raw_guild:
+            if not raw_guild.isdigit():
+                raise SettingsError(
+                    f"{DEV_GUILD_VAR} must be a server id (a number), not {raw_guild!r}"
+                )
+            guild = int(raw_guild)
+        return cls(token=token, db_path=db_path, dev_guild_id=guild, sync_commands=sync)
+
+
+def bot_intents() -> discord.Intents:
+    """Guilds only: no members, presences or message content (all privileged)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    return intents
+
+
+class ChessGardenBot(commands.Bot):
+    """Chess Garden on Discord. ``service`` plays the games; the bot only translates."""
+
+    def __init__(
+        self,
+        service: GameService,
+        settings: Settings,
+        *,
+        intents: discord.Intents | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents or bot_intents(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            **options,
+        )
+        self.service = service
+        self.settings = settings
+
+    async def load_cogs(self) -> None:
+        for name in EXTENSIONS:
+            if name not in self.extensions:
+                await self.load_extension(name)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
+        await self.load_cogs()
+        if self.settings.sync_commands:
+            await self.sync_commands()
+
+    async def sync_commands(self) -> list[Any]:
+        """Push the slash commands to Discord: to the dev server if set, else globally."""
+        guild_id = self.settings.dev_guild_id
+        if guild_id is not None:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to server %s", len(synced), guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands (they may take a while to appear)", len(synced))
+        return synced
+
+    async def on_ready(self) -> None:
+        log.info("logged in as %s; in %d servers", self.user, len(self.guilds))
+
+
+def service_label(user_id: int) -> str:
+    """How the service names users on Discord: a mention."""
+    return f"<@{user_id}>"
+
+
+async def open_service(settings: Settings) -> GameService:
+    return await GameService.open(settings.db_path, label=service_label)

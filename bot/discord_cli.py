@@ -1,0 +1,175 @@
+"""``chessgarden run`` (start the Discord bot) and ``chessgarden commands`` (list the
+slash commands from the real command tree). ``bot.cli`` calls ``add_subcommands``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any, cast
+
+from bot.discord_app import DEV_GUILD_VAR, TOKEN_VAR, Settings, SettingsError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+log = logging.getLogger(__name__)
+
+
+def add_subcommands(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="start the Discord bot (needs DISCORD_TOKEN)",
+        description=(
+            f"Start the Discord bot. Reads {TOKEN_VAR} (required), CHESSGARDEN_DB (the SQLite "
+            f"file) and {DEV_GUILD_VAR} (optional: a server id for fast command sync)."
+        ),
+    )
+    p.add_argument(
+        "--sync",
+        action="store_true",
+        help=(
+            "push the slash commands to Discord on start (do it after installing or "
+            f"upgrading; to {DEV_GUILD_VAR} only, if set)"
+        ),
+    )
+    p.add_argument("--log-level", default="INFO", help="logging level (default: INFO)")
+    p.set_defaults(func=run)
+
+    p = subparsers.add_parser(
+        "commands",
+        help="print every slash command with its options",
+        description="Print every slash command and option, read from the bot's command tree.",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=print_commands)
+
+
+# ----- run ------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_env(sync=bool(getattr(args, "sync", False)))
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not settings.token:
+        print(
+            f"error: {TOKEN_VAR} is not set. Create a bot in the Discord Developer Portal "
+            f"(Applications > your app > Bot > Reset Token) and run:\n"
+            f"    {TOKEN_VAR}=<token> chessgarden run --sync\n"
+            "See docs/discord.md.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    import discord
+
+    discord.utils.setup_logging(level=_level(getattr(args, "log_level", "INFO")))
+    try:
+        asyncio.run(_serve(settings))
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except discord.LoginFailure:
+        print(
+            f"error: Discord refused the token in {TOKEN_VAR}; reset it and try again.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    except discord.PrivilegedIntentsRequired:  # we ask for none; kept for clarity
+        print("error: Discord says a privileged intent is missing.", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _level(name: str) -> int:
+    value = logging.getLevelName(str(name).upper())
+    return value if isinstance(value, int) else logging.INFO
+
+
+async def _serve(settings: Settings) -> None:
+    from bot.discord_app import ChessGardenBot, open_service
+
+    service = await open_service(settings)
+    try:
+        async with ChessGardenBot(service, settings) as bot:
+            assert settings.token is not None
+            await bot.start(settings.token)
+    finally:
+        await service.close()
+
+
+# ----- commands -------------------------------------------------------------------
+
+
+def _option_row(param: Any) -> dict[str, Any]:
+    return {
+        "name": param.display_name,
+        "type": param.type.name,
+        "required": bool(param.required),
+        "description": param.description,
+        "choices": [c.value for c in param.choices],
+        "autocomplete": bool(param.autocomplete),
+    }
+
+
+def command_table() -> list[dict[str, Any]]:
+    """Every slash command of the bot, from its command tree (cogs loaded, nothing started)."""
+
+    async def build() -> list[dict[str, Any]]:
+        from discord import app_commands
+
+        from bot.discord_app import ChessGardenBot
+
+        bot = ChessGardenBot(cast(Any, None), Settings())
+        await bot.load_cogs()
+        rows: list[dict[str, Any]] = []
+        for command in bot.tree.walk_commands():
+            if not isinstance(command, app_commands.Command):
+                continue
+            perms = command.default_permissions
+            rows.append(
+                {
+                    "name": command.qualified_name,
+                    "description": command.description,
+                    "guild_only": bool(command.guild_only),
+                    "default_permissions": [name for name, on in perms if on] if perms else [],
+                    "options": [_option_row(p) for p in command.parameters],
+                }
+            )
+        return sorted(rows, key=lambda row: row["name"])
+
+    return asyncio.run(build())
+
+
+def format_commands(rows: list[dict[str, Any]]) -> str:
+    lines: list[str] = []
+    for row in rows:
+        notes = []
+        if row["guild_only"]:
+            notes.append("servers only")
+        if row["default_permissions"]:
+            notes.append("needs " + ", ".join(row["default_permissions"]))
+        extra = f"  [{'; '.join(notes)}]" if notes else ""
+        lines.append(f"/{row['name']} - {row['description']}{extra}")
+        for option in row["options"]:
+            need = "required" if option["required"] else "optional"
+            how = [option["type"], need]
+            if option["autocomplete"]:
+                how.append("autocomplete")
+            lines.append(f"    {option['name']} ({', '.join(how)}): {option['description']}")
+            if option["choices"]:
+                lines.append(f"        choices: {', '.join(map(str, option['choices']))}")
+    return "\n".join(lines)
+
+
+def print_commands(args: argparse.Namespace) -> int:
+    rows = command_table()
+    if getattr(args, "json", False):
+        print(json.dumps(rows, indent=2))
+    else:
+        print(format_commands(rows))
+    return EXIT_OK

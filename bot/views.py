@@ -1,0 +1,238 @@
+"""Buttons that survive restarts: ``discord.ui.DynamicItem``s whose ``custom_id`` carries
+the game id (and, where it matters, the ply or the side the board was drawn from).
+
+The bot registers ``DYNAMIC_ITEMS`` with ``Client.add_dynamic_items`` in ``setup_hook``;
+discord.py then rebuilds the right item from any matching ``custom_id`` (``from_custom_id``)
+and calls its ``callback``, with no view kept in memory.
+
+Custom ids (at most 100 characters, all well under)::
+
+    cg:accept:<game>          cg:decline:<game>
+    cg:reroll:<game>:<ply>    cg:draw:<game>        cg:resign:<game>     cg:flip:<game>:<w|b>
+    cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Self
+
+import discord
+
+from bot.service import GameView
+
+Interaction = discord.Interaction[Any]
+Button = discord.ui.Button[Any]
+
+GAME = r"(?P<game>[0-9]{1,19})"
+
+
+class _GameButton(discord.ui.DynamicItem[Button], template=r"cg:never:" + GAME):
+    """Base: a button for one game. Subclasses set ``PREFIX``, ``LABEL``, ``STYLE``."""
+
+    PREFIX = "never"
+    LABEL = "?"
+    STYLE = discord.ButtonStyle.secondary
+    EMOJI: str | None = None
+
+    def __init__(self, game_id: int) -> None:
+        self.game_id = game_id
+        super().__init__(
+            discord.ui.Button(
+                label=self.LABEL,
+                style=self.STYLE,
+                emoji=self.EMOJI,
+                custom_id=f"cg:{self.PREFIX}:{game_id}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]))
+
+
+class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
+    PREFIX = "accept"
+    LABEL = "Accept"
+    STYLE = discord.ButtonStyle.success
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.accept(interaction, self.game_id)
+
+
+class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
+    PREFIX = "decline"
+    LABEL = "Decline"
+    STYLE = discord.ButtonStyle.danger
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.decline(interaction, self.game_id)
+
+
+class DrawButton(_GameButton, template=r"cg:draw:" + GAME):
+    PREFIX = "draw"
+    LABEL = "Offer draw"
+    EMOJI = "🤝"
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.player_command(interaction, "offer_draw", game_id=self.game_id)
+
+
+class AcceptDrawButton(_GameButton, template=r"cg:draw-yes:" + GAME):
+    PREFIX = "draw-yes"
+    LABEL = "Accept draw"
+    STYLE = discord.ButtonStyle.success
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.player_command(interaction, "accept_draw", game_id=self.game_id)
+
+
+class DeclineDrawButton(_GameButton, template=r"cg:draw-no:" + GAME):
+    PREFIX = "draw-no"
+    LABEL = "Decline draw"
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.player_command(interaction, "decline_draw", game_id=self.game_id)
+
+
+class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
+    """Asks first: an ephemeral "really resign?" with a confirming button."""
+
+    PREFIX = "resign"
+    LABEL = "Resign"
+    STYLE = discord.ButtonStyle.danger
+    EMOJI = "🏳️"
+
+    async def callback(self, interaction: Interaction) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(ConfirmResignButton(self.game_id))
+        await interaction.response.send_message(
+            f"Resign game {self.game_id}? This cannot be undone.", view=view, ephemeral=True
+        )
+
+
+class ConfirmResignButton(_GameButton, template=r"cg:resign-yes:" + GAME):
+    PREFIX = "resign-yes"
+    LABEL = "Yes, resign"
+    STYLE = discord.ButtonStyle.danger
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.player_command(interaction, "resign", game_id=self.game_id)
+
+
+class RerollButton(
+    discord.ui.DynamicItem[Button], template=r"cg:reroll:" + GAME + r":(?P<ply>[0-9]{1,9})"
+):
+    """Re-roll, for the ply the board showed: a stale button cannot re-roll a later turn."""
+
+    def __init__(self, game_id: int, ply: int) -> None:
+        self.game_id = game_id
+        self.ply = ply
+        super().__init__(
+            discord.ui.Button(
+                label="Re-roll",
+                style=discord.ButtonStyle.primary,
+                emoji="🎲",
+                custom_id=f"cg:reroll:{game_id}:{ply}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]), int(match["ply"]))
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.act(interaction, "reroll", game_id=self.game_id, expected_ply=self.ply)
+
+
+class FlipButton(discord.ui.DynamicItem[Button], template=r"cg:flip:" + GAME + r":(?P<side>[wb])"):
+    """Show the clicker (only) the board from the other side than this message's."""
+
+    def __init__(self, game_id: int, side: str) -> None:
+        self.game_id = game_id
+        self.side = "white" if side in ("w", "white") else "black"
+        super().__init__(
+            discord.ui.Button(
+                label="Flip",
+                style=discord.ButtonStyle.secondary,
+                emoji="🔄",
+                custom_id=f"cg:flip:{game_id}:{self.side[0]}",
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["game"]), match["side"])
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.show_board(
+            interaction, game_id=self.game_id, flip=True, ephemeral=True, from_side=self.side
+        )
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    AcceptButton,
+    DeclineButton,
+    RerollButton,
+    DrawButton,
+    AcceptDrawButton,
+    DeclineDrawButton,
+    ResignButton,
+    ConfirmResignButton,
+    FlipButton,
+)
+
+
+def challenge_view(game_id: int) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(AcceptButton(game_id))
+    view.add_item(DeclineButton(game_id))
+    return view
+
+
+def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.View:
+    """Buttons under a board: Re-roll when the side to act may, draw, resign, flip.
+
+    Whether a re-roll is allowed is the engine's word: ``reroll`` among the legal actions.
+    """
+    view = discord.ui.View(timeout=None)
+    if game.status == "active":
+        if "reroll" in legal:
+            view.add_item(RerollButton(game.id, game.ply))
+        if game.draw_offer is not None:
+            view.add_item(AcceptDrawButton(game.id))
+            view.add_item(DeclineDrawButton(game.id))
+        else:
+            view.add_item(DrawButton(game.id))
+        view.add_item(ResignButton(game.id))
+    view.add_item(FlipButton(game.id, side))
+    return view
+
+
+def flip_view(game: GameView, side: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(FlipButton(game.id, side))
+    return view

@@ -1,0 +1,115 @@
+"""The bot class, settings, the CLI (run without a token, commands from the real tree),
+and the layering rule."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from typing import Any, cast
+
+import discord
+import pytest
+
+from bot import discord_cli
+from bot.cogs import EXTENSIONS
+from bot.discord_app import ChessGardenBot, Settings, SettingsError, bot_intents
+from bot.views import DYNAMIC_ITEMS
+
+EXPECTED_COMMANDS = {
+    "play", "move", "board", "resign", "draw", "pass", "reroll",
+    "history", "rules", "games", "verify", "roll", "abort",
+}  # fmt: skip
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    discord_cli.add_subcommands(parser.add_subparsers())
+    return parser.parse_args(list(argv))
+
+
+def test_settings_from_env() -> None:
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": " abc ",
+            "CHESSGARDEN_DB": "/data/x.sqlite3",
+            "CHESSGARDEN_DEV_GUILD": "42",
+        }
+    )
+    assert settings == Settings("abc", "/data/x.sqlite3", 42, False)
+    assert Settings.from_env({}, sync=True) == Settings(None, None, None, True)
+    with pytest.raises(SettingsError, match="CHESSGARDEN_DEV_GUILD"):
+        Settings.from_env({"CHESSGARDEN_DEV_GUILD": "my server"})
+
+
+def test_no_privileged_intents() -> None:
+    intents = bot_intents()
+    assert intents.guilds
+    assert not (intents.members or intents.presences or intents.message_content)
+
+
+async def test_setup_hook_loads_cogs_and_buttons_and_syncs_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service = cast(Any, object())
+    bot = ChessGardenBot(service, Settings())
+    assert bot.service is service and bot.settings == Settings()
+    synced: list[Any] = []
+
+    async def fake_sync(*, guild: Any = None) -> list[Any]:
+        synced.append(guild)
+        return []
+
+    monkeypatch.setattr(bot.tree, "sync", fake_sync)
+    await bot.setup_hook()
+    assert set(bot.extensions) == set(EXTENSIONS)
+    assert {c.name for c in bot.tree.get_commands()} == EXPECTED_COMMANDS
+    assert set(bot._connection._view_store._dynamic_items.values()) == set(DYNAMIC_ITEMS)
+    assert synced == []  # no sync on an ordinary start
+
+    dev = ChessGardenBot(service, Settings(dev_guild_id=42, sync_commands=True))
+    monkeypatch.setattr(dev.tree, "sync", fake_sync)
+    await dev.setup_hook()
+    assert [g.id for g in synced] == [42]
+    assert {c.name for c in dev.tree.get_commands(guild=discord.Object(42))} == EXPECTED_COMMANDS
+
+
+def test_run_without_a_token_fails_clearly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISCORD_TOKEN", raising=False)
+    args = parse("run", "--sync")
+    assert args.func(args) == 2
+    err = capsys.readouterr().err
+    assert "DISCORD_TOKEN is not set" in err and "docs/discord.md" in err
+
+
+def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse("commands", "--json")
+    assert args.func(args) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {row["name"] for row in rows} == EXPECTED_COMMANDS
+    by_name = {row["name"]: row for row in rows}
+    play = {o["name"]: o for o in by_name["play"]["options"]}
+    assert list(play) == ["variant", "opponent", "colour", "thread", "options"]
+    assert play["variant"]["required"] and len(play["variant"]["choices"]) == 5
+    assert by_name["move"]["options"][0]["autocomplete"]
+    assert by_name["abort"]["default_permissions"] == ["manage_messages"]
+    for row in rows:  # Discord's limits: every command and option described, <= 100 characters
+        assert 0 < len(row["description"]) <= 100, row["name"]
+        for option in row["options"]:
+            assert 0 < len(option["description"]) <= 100, (row["name"], option["name"])
+            assert "…" not in option["description"]
+    args = parse("commands")
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "/play - " in text and "    notation (string, required, autocomplete)" in text
+
+
+def test_layering_service_engine_storage_renderers_do_not_import_discord() -> None:
+    code = (
+        "import sys, variants, renderers, storage, bot.service\n"
+        "assert 'discord' not in sys.modules, sorted(m for m in sys.modules if 'discord' in m)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
