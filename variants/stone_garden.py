@@ -92,10 +92,9 @@ READINGS = (
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
     f"demotion number {DEMOTIONS_TO_DRAW} of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
-    "side to move and, for a side with a Raven, what the turning rules allow; the third "
-    "occurrence ends the game "
-    "and the player who made it loses. Mate and stalemate are judged first, then repetition, "
-    "then the draws.",
+    "side to move and, for a side with a Raven, what the turning rules allow. The third "
+    "occurrence ends the game and the player who made it loses. Mate and stalemate are "
+    "judged first, then repetition, then the draws.",
 )
 
 # ----- pieces ------------------------------------------------------------------
@@ -177,7 +176,6 @@ RAVEN = PieceType(
 PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
 
 _FORWARD = {WHITE: "N", BLACK: "S"}
-_FACING_OF_STEP = {facing_vector(f): f for f in FACINGS}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")
 
@@ -229,7 +227,8 @@ class StoneGarden(ChessLike):
         return p is not None and p.state == PROMOTED
 
     def may_turn(self, pos: Position, color: int) -> bool:
-        """Not in the side's first five moves, and not within the cooldown window."""
+        """Not in the side's first five moves, and not within the cooldown window
+        (RULES.md section 4, "Raven turning")."""
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return False
         window = (
@@ -264,7 +263,8 @@ class StoneGarden(ChessLike):
         return out
 
     def special_moves(self, pos: Position) -> list[Move]:
-        """Raven turns: 90° in place, or a sideways step turning to face that way."""
+        """Raven turns: 90° in place, or a sideways step turning to face that way
+        (RULES.md section 4, reading)."""
         color = pos.turn
         if not self.may_turn(pos, color):
             return []
@@ -333,6 +333,7 @@ class StoneGarden(ChessLike):
     # ----- end of game -----------------------------------------------------------------
 
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        """RULES.md section 4, "End": the stalemated player wins, the repeater loses."""
         mover = other(pos.turn)  # who made the last move
         if not self.has_legal_move(pos):
             if self.in_check(pos):
