@@ -1,0 +1,364 @@
+"""Board pictures of any variant, composed from cached palette-mode layers.
+
+    render_png(game, *, size=800, orientation=None, theme="classic") -> bytes
+
+Layers, each drawn once and cached:
+
+- the empty board per (variant, theme, size, orientation): squares, holes left as
+  background, terraces shaded and labelled, Tquads outlined and numbered, coordinates;
+- piece sprites per (piece, colour, size) (``sprites.py``);
+- square tiles: one square's background with its highlight and its piece, keyed by
+  (square, highlight, piece, colour, badge, offset), so drawing a square is one lookup
+  and one paste;
+- the status strip and the player bars, keyed by what they say.
+
+Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
+composed and saved in palette mode. Layout and orientation come from ``layout.py``;
+what the picture shows comes from ``scene.py``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from variants.geometry import Geometry
+
+from .dice import bundled_font, value_badge
+from .layout import Box, Layout, layout
+from .palette import colours, over, palette_image, to_palette
+from .panels import crisp_icon, draw_side, draw_status
+from .scene import CHECK, LAST, NEXT, CellKey, Scene, Side, Status, scene
+from .themes import RGB, Theme, get_theme
+
+PNG_COMPRESS_LEVEL = 6
+TILE_CACHE = 4096
+PANEL_CACHE = 256
+BADGE = 0.4  # a Tquarc's value badge, in squares
+PIECE = 0.88  # a piece sprite, in squares
+
+
+class _Lru(OrderedDict[Hashable, Image.Image]):
+    """A small least-recently-used cache of images."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def fetch(self, key: Hashable, make: Callable[[], Image.Image]) -> Image.Image:
+        im = self.get(key)
+        if im is None:
+            im = make()
+            self[key] = im
+            if len(self) > self.limit:
+                self.popitem(last=False)
+        else:
+            self.move_to_end(key)
+        return im
+
+
+class BoardArt:
+    """The cached layers of one (variant, theme, size, orientation)."""
+
+    def __init__(
+        self,
+        geometry: Geometry,
+        zones: dict[str, tuple[int, ...]],
+        theme: Theme,
+        size: int,
+        flipped: bool,
+    ) -> None:
+        self.theme = theme
+        self.lay: Layout = layout(geometry, size, flipped)
+        self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
+        self.rgb = _empty_board(self.lay, zones, theme)
+        self.p = self.quantize(self.rgb)
+        self.tiles = _Lru(TILE_CACHE)
+        self.panels = _Lru(PANEL_CACHE)
+
+    def quantize(self, im: Image.Image) -> Image.Image:
+        return to_palette(im, self.palette)
+
+    # ----- layers ------------------------------------------------------------
+
+    def tile(self, sq: int, key: CellKey | None) -> Image.Image:
+        """Square ``sq`` showing ``key`` (None: the empty square), in palette mode."""
+        box = self.lay.cells[sq]
+        if key is None:
+            return self.tiles.fetch((sq, None), lambda: self.p.crop(box))
+        return self.tiles.fetch((sq, key), lambda: self._draw_tile(box, key))
+
+    def _draw_tile(self, box: Box, key: CellKey) -> Image.Image:
+        hl, sprite, color, badge, shift = key
+        th, c, sq = self.theme, colours(self.theme), self.lay.sq
+        im = self.rgb.crop(box)
+        if hl in (LAST, CHECK):
+            tint = c.last_move if hl == LAST else c.check
+            im.paste(tint[:3], (0, 0, sq, sq), Image.new("L", (sq, sq), tint[3]))
+        elif hl == NEXT:
+            w = max(2, round(sq * 0.08))
+            ImageDraw.Draw(im).rectangle([0, 0, sq - 1, sq - 1], outline=c.next_ring, width=w)
+        if sprite:
+            spr = crisp_icon(sprite, color, round(sq * PIECE), th)
+            inset = (sq - spr.width) // 2
+            im.paste(spr, (shift + inset, inset), spr)
+            if badge:
+                b = value_badge(badge, max(8, round(sq * BADGE)), th)
+                inset = max(1, sq // 40)
+                im.paste(b, (sq - b.width - inset, sq - b.height - inset), b)
+        return self.quantize(im)
+
+    def status_strip(self, st: Status) -> Image.Image:
+        x0, y0, x1, y1 = self.lay.strip
+        return self.panels.fetch(
+            ("status", st), lambda: self.quantize(draw_status(st, x1 - x0, y1 - y0, self.theme))
+        )
+
+    def side_bar(self, side: Side) -> Image.Image:
+        x0, y0, x1, y1 = self.lay.top_bar
+        return self.panels.fetch(
+            ("side", side), lambda: self.quantize(draw_side(side, x1 - x0, y1 - y0, self.theme))
+        )
+
+    # ----- composing ---------------------------------------------------------------
+
+    def new_frame(self) -> Image.Image:
+        return self.p.copy()
+
+    def paint(self, frame: Image.Image, sc: Scene, prev: Scene | None = None) -> int:
+        """Bring ``frame`` from showing ``prev`` (None: the empty board) to showing ``sc``.
+
+        Only squares whose look changed are repainted; returns how many were.
+        """
+        cells = self.lay.cells
+        before = prev.cells if prev is not None else {}
+        painted = 0
+        for sq, key in sc.cells.items():
+            if before.get(sq) != key:
+                x0, y0, _, _ = cells[sq]
+                frame.paste(self.tile(sq, key), (x0, y0))
+                painted += 1
+        for sq in before:
+            if sq not in sc.cells:
+                x0, y0, _, _ = cells[sq]
+                frame.paste(self.tile(sq, None), (x0, y0))
+                painted += 1
+        lay = self.lay
+        if prev is None or prev.status != sc.status:
+            frame.paste(self.status_strip(sc.status), lay.strip[:2])
+        if prev is None or prev.top != sc.top:
+            frame.paste(self.side_bar(sc.top), lay.top_bar[:2])
+        if prev is None or prev.bottom != sc.bottom:
+            frame.paste(self.side_bar(sc.bottom), lay.bottom_bar[:2])
+        return painted
+
+
+@lru_cache(maxsize=32)
+def _art(
+    key: str,
+    geometry: Geometry,
+    zones: tuple[tuple[str, tuple[int, ...]], ...],
+    theme: Theme,
+    size: int,
+    flipped: bool,
+) -> BoardArt:
+    return BoardArt(geometry, dict(zones), theme, size, flipped)
+
+
+def board_art(rules: Any, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
+    """The cached layers for a variant's rules object."""
+    zones = tuple(sorted((str(k), tuple(v)) for k, v in rules.zones().items()))
+    return _art(rules.key, rules.geometry, zones, get_theme(theme), size, flipped)
+
+
+def is_flipped(game: Any, orientation: str | None) -> bool:
+    """Black at the bottom? ``orientation`` None means the side to move."""
+    if orientation is None:
+        return bool(game.pos.turn == 1)
+    if orientation not in ("white", "black"):
+        raise ValueError(f"orientation must be 'white', 'black' or None, not {orientation!r}")
+    return orientation == "black"
+
+
+# ----- the empty board ------------------------------------------------------------------
+
+
+def _empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Image.Image:
+    g, c = lay.geometry, colours(theme)
+    im = Image.new("RGB", (lay.width, lay.height), c.page)
+    d = ImageDraw.Draw(im)
+    terraces = {s for label, squares in zones.items() if _is_terrace(label) for s in squares}
+    for s in g.squares:
+        base = c.dark if g.dark[s] else c.light
+        if s in terraces:
+            base = over(base, c.terrace)
+        x0, y0, x1, y1 = lay.cells[s]
+        d.rectangle([x0, y0, x1 - 1, y1 - 1], fill=base)
+    for label, squares in zones.items():
+        if _is_terrace(label):
+            _terrace_label(d, lay, label, squares, theme)
+        else:
+            _outline_zone(d, lay, label, squares, zones, theme)
+    _coordinates(d, lay, theme)
+    return im
+
+
+def _is_terrace(label: str) -> bool:
+    return label.startswith("T")
+
+
+def _by_cell(lay: Layout) -> dict[tuple[int, int], int]:
+    """Box square at each (column, row) on screen."""
+    x0, y0, sq = lay.board[0], lay.board[1], lay.sq
+    return {((b[0] - x0) // sq, (b[1] - y0) // sq): s for s, b in enumerate(lay.cells)}
+
+
+def _cell(lay: Layout, s: int) -> tuple[int, int]:
+    b = lay.cells[s]
+    return (b[0] - lay.board[0]) // lay.sq, (b[1] - lay.board[1]) // lay.sq
+
+
+def _terrace_label(
+    d: ImageDraw.ImageDraw, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
+) -> None:
+    """The label goes in a hole at one end of the terrace, or else in its first square."""
+    g, sq, c = lay.geometry, lay.sq, colours(theme)
+    cells = sorted(_cell(lay, s) for s in squares)
+    cols = {col for col, _ in cells}
+    rows = {row for _, row in cells}
+    ends: list[tuple[int, int]] = []
+    if len(rows) == 1:
+        row = cells[0][1]
+        ends = [(min(cols) - 1, row), (max(cols) + 1, row)]
+    elif len(cols) == 1:
+        col = cells[0][0]
+        ends = [(col, min(rows) - 1), (col, max(rows) + 1)]
+    where = _by_cell(lay)
+    spot = next((e for e in ends if e in where and not g.on_board[where[e]]), None)
+    if spot is None:
+        box = lay.cells[squares[0]]
+        t = max(8, round(sq * 0.34))
+        d.rounded_rectangle(
+            [box[0], box[1], box[0] + t * 2, box[1] + t], radius=t // 3, fill=c.zone_line
+        )
+        d.text(
+            (box[0] + t, box[1] + t / 2),
+            label,
+            fill=_ink(c.zone_line),
+            font=bundled_font(t - 2),
+            anchor="mm",
+        )
+        return
+    box = lay.cell_at(*spot)
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    pill = c.label
+    hw, hh = sq * 0.36, sq * 0.24
+    d.rounded_rectangle([cx - hw, cy - hh, cx + hw, cy + hh], radius=round(hh * 0.6), fill=pill)
+    d.text(
+        (cx, cy), label, fill=_ink(pill), font=bundled_font(max(7, round(sq * 0.3))), anchor="mm"
+    )
+
+
+def _ink(bg: RGB) -> RGB:
+    """Black or white, whichever reads on ``bg``."""
+    lum = 0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2]
+    return (0, 0, 0) if lum > 150 else (255, 255, 255)
+
+
+def _outline_zone(
+    d: ImageDraw.ImageDraw,
+    lay: Layout,
+    label: str,
+    squares: tuple[int, ...],
+    zones: dict[str, tuple[int, ...]],
+    theme: Theme,
+) -> None:
+    """A line round the zone's edge, and its number in a tab at its outermost corner."""
+    sq, c = lay.sq, colours(theme)
+    lw = max(2, round(sq * 0.05))
+    h = lw // 2
+    inside = {_cell(lay, s) for s in squares}
+    for col, row in inside:
+        x0, y0, x1, y1 = lay.cell_at(col, row)
+        if (col, row - 1) not in inside:
+            d.rectangle([x0 - h, y0 - h, x1 + h - 1, y0 - h + lw - 1], fill=c.zone_line)
+        if (col, row + 1) not in inside:
+            d.rectangle([x0 - h, y1 - h, x1 + h - 1, y1 - h + lw - 1], fill=c.zone_line)
+        if (col - 1, row) not in inside:
+            d.rectangle([x0 - h, y0 - h, x0 - h + lw - 1, y1 + h - 1], fill=c.zone_line)
+        if (col + 1, row) not in inside:
+            d.rectangle([x1 - h, y0 - h, x1 - h + lw - 1, y1 + h - 1], fill=c.zone_line)
+    # the corner farthest from the middle of all the zones
+    every = [_cell(lay, s) for group in zones.values() for s in group]
+    mx = sum(col for col, _ in every) / len(every)
+    my = sum(row for _, row in every) / len(every)
+    col, row = max(inside, key=lambda cr: (cr[0] - mx) ** 2 + (cr[1] - my) ** 2)
+    x0, y0, x1, y1 = lay.cell_at(col, row)
+    t = max(9, round(sq * 0.3))
+    left = col < mx
+    top = row < my
+    tx = x0 if left else x1 - t
+    ty = y0 if top else y1 - t
+    d.rectangle([tx, ty, tx + t - 1, ty + t - 1], fill=c.zone_line)
+    number = "".join(ch for ch in label if ch.isdigit()) or label[:2]
+    d.text(
+        (tx + t / 2, ty + t / 2),
+        number,
+        fill=_ink(c.zone_line),
+        font=bundled_font(max(7, round(t * 0.8))),
+        anchor="mm",
+    )
+
+
+def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
+    g, c = lay.geometry, colours(theme)
+    font = bundled_font(max(7, round(lay.sq * 0.3)))
+    files: dict[int, str] = {}
+    ranks: dict[int, str] = {}
+    for s in range(g.size):
+        col, row = _cell(lay, s)
+        files[col] = g.files[g.file_of(s)]
+        ranks[row] = str(g.rank_label(s))
+    fx0, fy0, _, fy1 = lay.file_band
+    for col, letter in files.items():
+        x0, _, x1, _ = lay.cell_at(col, 0)
+        d.text(((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
+    rx0, _, rx1, _ = lay.rank_band
+    for row, label in ranks.items():
+        _, y0, _, y1 = lay.cell_at(0, row)
+        d.text(((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
+
+
+# ----- public ---------------------------------------------------------------------------
+
+
+def render_image(
+    game: Any, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+) -> Image.Image:
+    """The picture of ``game`` as a palette-mode ('P') image."""
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation))
+    frame = art.new_frame()
+    art.paint(frame, scene(game, art.lay))
+    return frame
+
+
+def encode_png(image: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return buf.getvalue()
+
+
+def render_png(
+    game: Any, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+) -> bytes:
+    """A palette-mode PNG of ``game``, ``size`` pixels wide.
+
+    ``orientation`` is 'white' (White at the bottom), 'black', or None for the side
+    to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
+    """
+    return encode_png(render_image(game, size=size, orientation=orientation, theme=theme))

@@ -1,0 +1,172 @@
+"""One fixed palette per theme, so board pictures are composed and encoded in palette mode.
+
+Every layer (the empty board, square tiles, the status strip, the player bars) is
+drawn in RGB once, then mapped onto the theme's palette. Because all layers share one
+palette, composing a picture is plain pasting of palette indices, and the GIF replay
+needs a single global palette.
+
+The palette is adaptive: the theme's flat colours (squares, highlights, page, text)
+are put in exactly, and the rest is a median-cut of a sample of everything the
+renderer draws: every sprite in both colours on every kind of square, dice, badges
+and text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from .dice import bundled_font, draw_die, value_badge
+from .sprites import piece_kinds, piece_sprite
+from .themes import RGB, RGBA, Theme
+
+CUT_COLORS = 12  # median-cut colours besides the exact ones: few keep the PNG small
+NEAR = 8  # a cut colour this close (per channel) to an exact one is left out
+
+
+def mix(a: RGB, b: RGB, t: float) -> RGB:
+    """``a`` moved a share ``t`` of the way toward ``b``."""
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
+
+
+def over(base: RGB, overlay: RGBA) -> RGB:
+    """``overlay`` blended over ``base`` by its alpha."""
+    return mix(base, overlay[:3], overlay[3] / 255)
+
+
+@dataclass(frozen=True)
+class Colours:
+    """The flat colours of a picture, derived from a theme."""
+
+    page: RGB  # background, holes, bars
+    bar_turn: RGB  # the bar of the side to move
+    text: RGB
+    dim_text: RGB  # captions
+    coord: RGB
+    light: RGB
+    dark: RGB
+    last_move: RGBA
+    check: RGBA
+    terrace: RGBA
+    zone_line: RGB
+    next_ring: RGB  # the square a Jepps setup fills next
+    offered: RGB  # backdrop of a piece the dice offer
+    label: RGB  # the pill behind a terrace's label
+
+    def square_bases(self, terraces: bool = False) -> list[RGB]:
+        """Every flat colour a square can have: plain (or terrace), and with each highlight."""
+        out = []
+        for sq in (self.light, self.dark):
+            for base in (sq, over(sq, self.terrace)) if terraces else (sq,):
+                out += [base, over(base, self.last_move), over(base, self.check)]
+        return out
+
+
+@lru_cache(maxsize=8)
+def colours(theme: Theme) -> Colours:
+    return Colours(
+        page=theme.background,
+        bar_turn=mix(theme.background, theme.text, 0.16),
+        text=theme.text,
+        dim_text=mix(theme.background, theme.text, 0.7),
+        coord=theme.coord_text,
+        light=theme.light_square,
+        dark=theme.dark_square,
+        last_move=theme.last_move,
+        check=theme.check,
+        terrace=theme.terrace_shade,
+        zone_line=theme.quad_outline,
+        next_ring=theme.last_move[:3],
+        offered=mix(theme.background, theme.last_move[:3], 0.55),
+        label=over(theme.background, theme.terrace_shade[:3] + (200,)),
+    )
+
+
+def _sample(theme: Theme, terraces: bool) -> Image.Image:
+    """Everything the renderer draws, small, for the median cut."""
+    c = colours(theme)
+    bases = c.square_bases(terraces) + [c.page, c.bar_turn, c.offered]
+    kinds = piece_kinds()
+    cell = 44
+    w = cell * len(kinds) * 2
+    im = Image.new("RGB", (w, cell * len(bases) + 120), c.page)
+    for row, base in enumerate(bases):
+        y = row * cell
+        im.paste(base, (0, y, w, y + cell))
+        for i, kind in enumerate(kinds):
+            for j, color in enumerate(("white", "black")):
+                spr = piece_sprite(kind, color, cell, theme)
+                im.paste(spr, ((2 * i + j) * cell, y), spr)
+    y = cell * len(bases)
+    x = 0
+    for v in (1, 2, 3, 4):
+        for sides in (4, 6):
+            die = draw_die(v, sides, 40, theme)
+            im.paste(die, (x, y), die)
+            x += 42
+        badge = value_badge(v, 24, theme)
+        im.paste(badge, (x, y), badge)
+        x += 26
+    d = ImageDraw.Draw(im)
+    for i, (text, fill) in enumerate(
+        (("White to move abcdefgh 0123456789", c.text), ("lost waiting T1 Q2", c.dim_text))
+    ):
+        d.text((4, y + 44 + 18 * i), text, fill=fill, font=bundled_font(14))
+        d.text((400, y + 44 + 18 * i), text, fill=c.coord, font=bundled_font(14))
+    return im
+
+
+@lru_cache(maxsize=8)
+def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
+    """A 'P' image holding the palette of boards in ``theme`` (with terrace colours or
+    not), for ``Image.quantize(palette=...)``."""
+    c = colours(theme)
+    exact: list[RGB] = []
+    for col in [
+        c.page,
+        c.bar_turn,
+        c.text,
+        c.dim_text,
+        c.coord,
+        c.zone_line,
+        c.next_ring,
+        theme.badge_fill,
+        theme.badge_outline,
+        theme.piece_white_fill,
+        theme.piece_white_outline,
+        theme.piece_black_fill,
+        theme.piece_black_outline,
+        *c.square_bases(terraces),
+        *([c.label] if terraces else []),
+    ]:
+        if col not in exact:
+            exact.append(col)
+    cut = _sample(theme, terraces).quantize(
+        CUT_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
+    flat = cut.getpalette() or []
+    rest = [tuple(flat[i : i + 3]) for i in range(0, 3 * CUT_COLORS, 3)]
+    entries: list[int] = []
+    # Cut colours next to an exact one would steal its pixels: Pillow maps colours to a
+    # palette through a coarse colour cache, so near-twins are dropped.
+    rest = [
+        r
+        for r in rest
+        if all(max(abs(a - b) for a, b in zip(r, e, strict=True)) > NEAR for e in exact)
+    ]
+    for col in exact + rest:
+        entries.extend(col)
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(entries)
+    return pal
+
+
+def to_palette(image: Image.Image, palette: Image.Image) -> Image.Image:
+    """``image`` (RGB) mapped onto ``palette``, without dithering (crisp)."""
+    return image.quantize(palette=palette, dither=Image.Dither.NONE)

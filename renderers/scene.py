@@ -1,0 +1,219 @@
+"""What a picture of a game shows, as plain hashable values, without drawing anything.
+
+A ``Scene`` says, for every square that is not simply empty, which piece it shows
+and how the square is highlighted; and what the status strip and the two player
+bars say. Two scenes can be compared square by square, which is how the GIF replay
+repaints only what changed.
+
+All the variant-specific reading of ``game.pos.extra`` is here, in ``side_info`` and
+``status``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from variants.geometry import color_name
+from variants.position import Move, Piece
+
+from .layout import Layout, screen_facing
+
+# Highlights of a square
+NONE, LAST, CHECK, NEXT = "", "last", "check", "next"
+
+# How a square looks: (highlight, sprite key or "", colour 0/1, badge text, sprite x offset)
+CellKey = tuple[str, str, int, str, int]
+
+# Captured and stock pieces are listed most valuable first.
+_ORDER = ("KP", "Q", "T", "R", "G", "B", "N", "O", "I", "PO", "RA", "H", "P", "K")
+
+# Actions that change nothing on the board: the picture keeps the move before them.
+_BOARDLESS = frozenset({"roll", "reroll"})
+
+
+@dataclass(frozen=True)
+class Side:
+    """One player's bar."""
+
+    color: int
+    to_move: bool
+    waiting: tuple[str, ...]  # sprite keys of pieces waiting off the board
+    waiting_badge: str  # a die value shown on the waiting piece ('' if none)
+    stock: tuple[str, ...]  # kinds still to place (Jepps Random setup)
+    offered: frozenset[str]  # kinds the dice offer to place now
+    lost: tuple[str, ...]  # sprite keys of the pieces this side has lost
+
+
+@dataclass(frozen=True)
+class Status:
+    """The status strip."""
+
+    text: str
+    disc: int  # colour of the disc before the text: 0/1, or -1 for none
+    alert: bool  # check or game over: the text stands out
+    dice: tuple[int, ...]
+    sides: int
+    dice_caption: str
+    offered: tuple[str, ...]  # sprite keys the dice offer (Jepps setup)
+    offered_color: int
+
+
+@dataclass(frozen=True)
+class Scene:
+    cells: dict[int, CellKey]
+    status: Status
+    top: Side
+    bottom: Side
+
+
+def sprite_key(p: Piece, flipped: bool) -> str:
+    """The sprite that draws ``p``: a promoted King is 'KP'; a Raven carries its facing."""
+    if p.kind == "K" and p.state == "+":
+        return "KP"
+    if p.kind == "RA":
+        facing = p.state if p.state in ("N", "E", "S", "W") else ("N" if p.color == 0 else "S")
+        return "RA:" + screen_facing(facing, flipped)
+    return p.kind
+
+
+def _rank(key: str) -> int:
+    return _ORDER.index(key) if key in _ORDER else len(_ORDER)
+
+
+def last_board_move(game: Any) -> Move | None:
+    """The last action that changed the board (a roll or re-roll changes nothing)."""
+    for m in reversed(game.moves):
+        if m.flag not in _BOARDLESS:
+            return m
+    return None
+
+
+def _placements(game: Any) -> list[Move]:
+    """The placements open now, while a setup is in progress."""
+    if game.pos.extra.get("phase") != "setup" or game.result is not None:
+        return []
+    return [m for m, _ in game.legal_actions() if m.flag == "place"]
+
+
+def scene(game: Any, lay: Layout) -> Scene:
+    g = lay.geometry
+    pos = game.pos
+    board = pos.board
+    flipped = lay.flipped
+    highlight: dict[int, str] = {}
+    last = last_board_move(game)
+    if last is not None:
+        for s in (last.frm, last.to, last.gate):
+            if s >= 0:
+                highlight[s] = LAST
+    places = _placements(game)
+    for m in places:
+        highlight[m.to] = NEXT
+    king = game.checked_king()  # also after the game ends: the mated King stays marked
+    if king >= 0:
+        highlight[king] = CHECK
+
+    cells: dict[int, CellKey] = {}
+    doubles: dict[int, list[int]] = {}
+    for s in g.squares:
+        p = board[s]
+        if p is None:
+            if s in highlight:
+                cells[s] = (highlight[s], "", 0, "", 0)
+            continue
+        if p.kind == "G" and p.state == "2":
+            doubles.setdefault(p.color, []).append(s)
+        badge = p.state if p.kind == "T" else ""
+        cells[s] = (highlight.get(s, NONE), sprite_key(p, flipped), p.color, badge, 0)
+    # A Guardener on its double start is drawn once, centred between its two squares.
+    for squares in doubles.values():
+        if len(squares) == 2:
+            a, b = (lay.cells[s] for s in squares)
+            mid_x, mid_y = (a[0] + b[0]) // 2, (a[1] + b[1]) // 2
+            for s, box in zip(squares, (a, b), strict=True):
+                h, key, color, badge, _ = cells[s]
+                shift = (mid_x - box[0]) if mid_y == box[1] else 0
+                cells[s] = (h, key, color, badge, shift)
+
+    offered = frozenset(m.promo for m in places)
+    placer = pos.turn if places else -1
+    sides = [side_info(game, c, offered if c == placer else frozenset()) for c in (0, 1)]
+    top = lay.top_color
+    return Scene(cells, status(game, offered), sides[top], sides[1 - top])
+
+
+def side_info(game: Any, color: int, offered: frozenset[str]) -> Side:
+    extra = game.pos.extra
+    waiting: tuple[str, ...] = ()
+    badge = ""
+    hand = extra.get("hand")  # Tquarchess: (White, Black) Tquarc still waiting to enter
+    if isinstance(hand, tuple) and len(hand) == 2 and hand[color]:
+        waiting = ("T",)
+        if game.dice and game.pos.turn == color and game.rules.dice_sides == 0:
+            badge = str(game.dice[0])  # the entry roll it would enter with
+    stock: tuple[str, ...] = ()
+    if extra.get("phase") == "setup":  # Jepps Random: kinds still to place
+        stock = tuple(sorted(str(extra.get("stock", ("", ""))[color]), key=_rank))
+    lost = tuple(sorted((k for c, k in game.captured if c == color), key=_rank))
+    return Side(
+        color=color,
+        to_move=game.result is None and game.pos.turn == color,
+        waiting=waiting,
+        waiting_badge=badge,
+        stock=stock,
+        offered=offered,
+        lost=lost,
+    )
+
+
+def status(game: Any, offered: frozenset[str]) -> Status:
+    pos = game.pos
+    turn = pos.turn
+    who = color_name(turn).capitalize()
+    result = game.result
+    dice: tuple[int, ...] = tuple(game.dice or ()) if result is None else ()
+    sides = game.rules.dice_sides or 4  # a die shown in a variant without turn dice: the d4
+    if dice:
+        sides = max(sides, *dice)
+    caption = ""
+    alert = False
+    if result is not None:
+        winner = result.winner
+        text = f"{winner.capitalize()} wins" if winner else "Draw"
+        text += f": {result.reason}" if result.reason else ""
+        disc = -1 if winner is None else (0 if winner == "white" else 1)
+        alert = True
+    elif pos.extra.get("phase") == "setup":
+        disc = turn
+        if pos.extra.get("mediator") == "pending":
+            text = f"Setup: mediator roll, {who} chooses"
+            caption = "mediator"
+        else:
+            nxt = sorted({m.to for m in _placements(game)})
+            where = game.rules.name(nxt[0]) if len(nxt) == 1 else "next square"
+            text = f"Setup: {who} places on {where}"
+            caption = "setup dice"
+    else:
+        disc = turn
+        text = f"{who} to move"
+        if game.checked_king() >= 0:
+            text += ": check"
+            alert = True
+        if dice:
+            if game.rules.dice_sides == 0:
+                caption = "Tquarc die"
+            elif len(dice) == 2 and dice[0] == dice[1]:
+                caption = "double"
+            else:
+                caption = "roll"
+    return Status(
+        text=text,
+        disc=disc,
+        alert=alert,
+        dice=dice,
+        sides=sides,
+        dice_caption=caption,
+        offered=tuple(sorted(offered, key=_rank)),
+        offered_color=turn,
+    )
