@@ -65,6 +65,25 @@ class Settings:
         return cls(token=token, db_path=db_path, dev_guild_id=guild, sync_commands=sync)
 
 
+def invite_permissions() -> discord.Permissions:
+    """What the bot needs in a channel (docs/discord.md lists the same five)."""
+    return discord.Permissions(
+        send_messages=True,
+        embed_links=True,
+        attach_files=True,
+        create_public_threads=True,
+        send_messages_in_threads=True,
+    )
+
+
+def invite_url(application_id: int) -> str:
+    return discord.utils.oauth_url(
+        application_id,
+        permissions=invite_permissions(),
+        scopes=("bot", "applications.commands"),
+    )
+
+
 def bot_intents() -> discord.Intents:
     """Guilds only: no members, presences or message content (all privileged)."""
     intents = discord.Intents.none()
@@ -119,6 +138,8 @@ class ChessGardenBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("logged in as %s; in %d servers", self.user, len(self.guilds))
+        if self.application_id is not None:
+            log.info("invite link: %s", invite_url(self.application_id))
 
 
 def service_label(user_id: int) -> str:

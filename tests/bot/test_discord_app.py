@@ -7,6 +7,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any, cast
 
 import discord
@@ -14,7 +15,14 @@ import pytest
 
 from bot import discord_cli
 from bot.cogs import EXTENSIONS
-from bot.discord_app import ChessGardenBot, Settings, SettingsError, bot_intents
+from bot.discord_app import (
+    ChessGardenBot,
+    Settings,
+    SettingsError,
+    bot_intents,
+    invite_permissions,
+    invite_url,
+)
 from bot.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
@@ -41,6 +49,14 @@ def test_settings_from_env() -> None:
     assert Settings.from_env({}, sync=True) == Settings(None, None, None, True)
     with pytest.raises(SettingsError, match="CHESSGARDEN_DEV_GUILD"):
         Settings.from_env({"CHESSGARDEN_DEV_GUILD": "my server"})
+
+
+def test_invite_asks_for_the_documented_permissions_and_scopes() -> None:
+    assert invite_permissions().value == 309237696512
+    docs = Path(__file__).parents[2] / "docs" / "discord.md"
+    assert "permissions=309237696512" in docs.read_text()
+    url = invite_url(123)
+    assert "client_id=123" in url and "scope=bot+applications.commands" in url
 
 
 def test_no_privileged_intents() -> None:
