@@ -23,10 +23,10 @@ import io
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import lru_cache
-from typing import Any
 
 from PIL import Image, ImageDraw
 
+from variants import Game, Variant
 from variants.geometry import Geometry
 
 from .dice import bundled_font, value_badge
@@ -170,13 +170,13 @@ def _art(
     return BoardArt(geometry, dict(zones), theme, size, flipped)
 
 
-def board_art(rules: Any, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
+def board_art(rules: Variant, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
     """The cached layers for a variant's rules object."""
     zones = tuple(sorted((str(k), tuple(v)) for k, v in rules.zones().items()))
     return _art(rules.key, rules.geometry, zones, get_theme(theme), size, flipped)
 
 
-def is_flipped(game: Any, orientation: str | None) -> bool:
+def is_flipped(game: Game, orientation: str | None) -> bool:
     """Black at the bottom? ``orientation`` None means the side to move."""
     if orientation is None:
         return bool(game.pos.turn == 1)
@@ -338,7 +338,7 @@ def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
 
 
 def render_image(
-    game: Any, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+    game: Game, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
 ) -> Image.Image:
     """The picture of ``game`` as a palette-mode ('P') image."""
     art = board_art(game.rules, theme, size, is_flipped(game, orientation))
@@ -354,7 +354,7 @@ def encode_png(image: Image.Image) -> bytes:
 
 
 def render_png(
-    game: Any, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+    game: Game, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
 ) -> bytes:
     """A palette-mode PNG of ``game``, ``size`` pixels wide.
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
 
 from PIL import Image, ImageChops
 
@@ -27,7 +26,7 @@ FRAME_MS = 900
 LAST_FRAME_MS = 3000
 
 
-def replay_frames(record: str) -> list[Any]:
+def replay_frames(record: str) -> list[variants.Game]:
     """The game after 0, 1, 2 ... n actions of ``record`` (independent copies)."""
     headers, actions, rolls = variants.parse_record(record)
     key = headers["Variant"]

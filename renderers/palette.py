@@ -142,6 +142,10 @@ def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
         theme.piece_white_outline,
         theme.piece_black_fill,
         theme.piece_black_outline,
+        # the anti-aliased edge between a piece's light and dark parts
+        mix(theme.piece_white_fill, theme.piece_black_fill, 0.25),
+        mix(theme.piece_white_fill, theme.piece_black_fill, 0.5),
+        mix(theme.piece_white_fill, theme.piece_black_fill, 0.75),
         *c.square_bases(terraces),
         *([c.label] if terraces else []),
     ]:
@@ -151,7 +155,7 @@ def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
         CUT_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
     )
     flat = cut.getpalette() or []
-    rest = [tuple(flat[i : i + 3]) for i in range(0, 3 * CUT_COLORS, 3)]
+    rest: list[RGB] = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, 3 * CUT_COLORS, 3)]
     entries: list[int] = []
     # Cut colours next to an exact one would steal its pixels: Pillow maps colours to a
     # palette through a coarse colour cache, so near-twins are dropped.

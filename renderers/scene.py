@@ -12,8 +12,8 @@ All the variant-specific reading of ``game.pos.extra`` is here, in ``side_info``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from variants import Game
 from variants.geometry import color_name
 from variants.position import Move, Piece
 
@@ -81,7 +81,7 @@ def _rank(key: str) -> int:
     return _ORDER.index(key) if key in _ORDER else len(_ORDER)
 
 
-def last_board_move(game: Any) -> Move | None:
+def last_board_move(game: Game) -> Move | None:
     """The last action that changed the board (a roll or re-roll changes nothing)."""
     for m in reversed(game.moves):
         if m.flag not in _BOARDLESS:
@@ -89,14 +89,14 @@ def last_board_move(game: Any) -> Move | None:
     return None
 
 
-def _placements(game: Any) -> list[Move]:
+def _placements(game: Game) -> list[Move]:
     """The placements open now, while a setup is in progress."""
     if game.pos.extra.get("phase") != "setup" or game.result is not None:
         return []
     return [m for m, _ in game.legal_actions() if m.flag == "place"]
 
 
-def scene(game: Any, lay: Layout) -> Scene:
+def scene(game: Game, lay: Layout) -> Scene:
     g = lay.geometry
     pos = game.pos
     board = pos.board
@@ -143,7 +143,7 @@ def scene(game: Any, lay: Layout) -> Scene:
     return Scene(cells, status(game, offered), sides[top], sides[1 - top])
 
 
-def side_info(game: Any, color: int, offered: frozenset[str]) -> Side:
+def side_info(game: Game, color: int, offered: frozenset[str]) -> Side:
     extra = game.pos.extra
     waiting: tuple[str, ...] = ()
     badge = ""
@@ -167,7 +167,7 @@ def side_info(game: Any, color: int, offered: frozenset[str]) -> Side:
     )
 
 
-def status(game: Any, offered: frozenset[str]) -> Status:
+def status(game: Game, offered: frozenset[str]) -> Status:
     pos = game.pos
     turn = pos.turn
     who = color_name(turn).capitalize()
