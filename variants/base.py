@@ -420,6 +420,8 @@ class Variant:
             raise BadNotation("empty move; " + self.legal_hint(texts))
         if len(text) > 64:
             raise BadNotation("that is too long to be a move; " + self.legal_hint(texts))
+        if text in texts:  # the canonical text names its own action
+            return legal[texts.index(text)]
         norm = self.normalize(text)
         plain = [self.normalize(t) for t in texts]
 
