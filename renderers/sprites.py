@@ -282,12 +282,17 @@ def _promoted_king(p: _Pen) -> None:
 
 
 def _guardener(p: _Pen) -> None:
-    """A de-crowned King, shorter, with an opposite-dyed half-sphere glued on top."""
+    """A de-crowned King, shorter, with a half-sphere glued on top.
+
+    The seed's set dyes the dome in the opposite colour; on a board image that
+    made a Black Guardener read as White, so the dome keeps the piece's colour
+    (shaded) and only a small knob is in the opposite colour."""
     _crown_body(p, 58)
     p.rect(27, 46, 73, 60, r=3)
     p.line([(31, 57), (69, 57)], width=3)
     p.draws["body"].pieslice(p._box(23, 18, 77, 74), 180, 360, fill=255)
-    p.draws["accent"].pieslice(p._box(23, 18, 77, 74), 180, 360, fill=255)
+    p.draws["shade"].pieslice(p._box(31, 26, 69, 66), 180, 360, fill=255)
+    p.draws["accent"].ellipse(p._box(44, 13, 56, 25), fill=255)
     p.line([(27, 45.5), (73, 45.5)], width=3)
 
 
