@@ -478,6 +478,9 @@ class Variant:
         promo_letter = (m.group(3) or "").upper()
         out = []
         for mv in legal:
+            # An entering piece (gate) is always written out, never implied.
+            if mv.gate >= 0:
+                continue
             if mv.frm == frm and mv.to == to and mv.flag not in ("teleport", "drop"):
                 promo = self.types[mv.promo].letter if mv.promo else ""
                 if promo == promo_letter or (not promo_letter and not mv.promo):
@@ -495,7 +498,9 @@ class Variant:
         to = g.parse_square(dest)
         out = []
         for mv in legal:
-            if mv.to != to or mv.frm < 0 or mv.flag in ("teleport", "drop", "place", "relocate"):
+            if mv.to != to or mv.frm < 0 or mv.gate >= 0:
+                continue
+            if mv.flag in ("teleport", "drop", "place", "relocate"):
                 continue
             p = pos.board[mv.frm]
             if p is None:
