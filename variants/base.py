@@ -65,6 +65,9 @@ class Variant:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
+        # id(piece) -> (piece, table). The entry holds the piece, so its id cannot
+        # be reused while cached; pieces are shared values (``position.piece``).
+        self._reach_of: dict[int, tuple[Piece, tuple[Reach | None, ...]]] = {}
 
     def zones(self) -> dict[str, tuple[int, ...]]:
         """Labelled groups of special squares the picture shows (terraces, Tquads)."""
@@ -95,12 +98,16 @@ class Variant:
     # ----- geometry helpers ---------------------------------------------
 
     def reach(self, p: Piece) -> tuple[Reach | None, ...]:
+        entry = self._reach_of.get(id(p))
+        if entry is not None and entry[0] is p:
+            return entry[1]
         facing = p.state if self.types[p.kind].facing_relative else ("N" if p.color == WHITE else "S")
         k = (p.kind, p.color, facing)
         table = self._reach.get(k)
         if table is None:
             table = reach_table(self.geometry, self.types[p.kind], facing)
             self._reach[k] = table
+        self._reach_of[id(p)] = (p, table)
         return table
 
     def name(self, sq: int) -> str:
@@ -129,13 +136,11 @@ class Variant:
 
     def is_attacked(self, pos: Position, sq: int, by: int) -> bool:
         board = pos.board
+        reach_of = self.reach
         for frm, p in enumerate(board):
             if p is None or p.color != by:
                 continue
-            reach = self.reach(p)[frm]
-            if reach is None:
-                continue
-            paths = reach.captures.get(sq)
+            paths = reach_of(p)[frm].captures.get(sq)  # type: ignore[union-attr]
             if not paths:
                 continue
             for path in paths:
@@ -159,6 +164,29 @@ class Variant:
                 out.update(path)
         return out
 
+    def lone_blockers(self, pos: Position, sq: int, by: int) -> set[int]:
+        """Squares whose piece alone stands on some capture path of a ``by``
+        piece to ``sq``: moving that piece away could expose ``sq``."""
+        out: set[int] = set()
+        board = pos.board
+        for frm, p in enumerate(board):
+            if p is None or p.color != by:
+                continue
+            paths = self.reach(p)[frm].captures.get(sq)  # type: ignore[union-attr]
+            if not paths:
+                continue
+            for path in paths:
+                blocker = -1
+                for s in path:
+                    if board[s] is not None:
+                        if blocker >= 0:
+                            blocker = -1
+                            break
+                        blocker = s
+                if blocker >= 0:
+                    out.add(blocker)
+        return out
+
     def in_check(self, pos: Position, color: int | None = None) -> bool:
         if not self.has_check:
             return False
@@ -174,21 +202,22 @@ class Variant:
         assert reach is not None
         board = pos.board
         color = p.color
+        # Modes are the three Mode members: compare by identity (IntFlag '&' is slow).
         for to, mode in reach.leaps:
             t = board[to]
             if t is None:
-                if mode & Mode.MOVE:
+                if mode is not _CAPTURE_ONLY:
                     out.append(Move(frm, to))
-            elif t.color != color and mode & Mode.CAPTURE:
+            elif t.color != color and mode is not _MOVE_ONLY:
                 out.append(Move(frm, to))
         for ray, mode in reach.rays:
             for to in ray:
                 t = board[to]
                 if t is None:
-                    if mode & Mode.MOVE:
+                    if mode is not _CAPTURE_ONLY:
                         out.append(Move(frm, to))
                     continue
-                if t.color != color and mode & Mode.CAPTURE:
+                if t.color != color and mode is not _MOVE_ONLY:
                     out.append(Move(frm, to))
                 break
         for path, to, mode in reach.lames:
@@ -198,9 +227,9 @@ class Variant:
             else:
                 t = board[to]
                 if t is None:
-                    if mode & Mode.MOVE:
+                    if mode is not _CAPTURE_ONLY:
                         out.append(Move(frm, to))
-                elif t.color != color and mode & Mode.CAPTURE:
+                elif t.color != color and mode is not _MOVE_ONLY:
                     out.append(Move(frm, to))
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
@@ -237,7 +266,7 @@ class Variant:
             return moves
         enemy = other(color)
         in_check = self.is_attacked(pos, king, enemy)
-        exposed = self.checkers_paths(pos, king, enemy) if not in_check else set()
+        exposed = self.lone_blockers(pos, king, enemy) if not in_check else set()
         out = []
         for m in moves:
             if m.frm < 0 and m.to < 0:  # a roll or a pass leaves the board alone
@@ -591,6 +620,9 @@ class Variant:
                 raise ValueError(f"FEN rank {r + g.first_rank} has {f} files, expected {g.width}")
         return board
 
+
+_MOVE_ONLY = Mode.MOVE
+_CAPTURE_ONLY = Mode.CAPTURE
 
 _PLACEMENT_TOKEN = re.compile(r"(\d+)|\*|([A-Za-z])(?:\(([^)]*)\))?")
 

@@ -42,6 +42,13 @@ class ChessLike(Variant):
     home_ranks: ClassVar[tuple[int, int]] = (1, 8)  # rank labels of the back ranks
     pawn_ranks: ClassVar[tuple[int, int]] = (2, 7)
 
+    def __init__(self) -> None:
+        super().__init__()
+        g = self.geometry
+        # Cached geometry for the hot paths of move generation.
+        self._double_starts = (g.rank_squares(self.pawn_ranks[0]), g.rank_squares(self.pawn_ranks[1]))
+        self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+
     # ----- setup ---------------------------------------------------------
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
@@ -80,10 +87,9 @@ class ChessLike(Variant):
         g = self.geometry
         color = pos.turn
         board = pos.board
-        step = forward(color) * g.width
+        step = forward(color) * len(g.files)
         if self.double_step:
-            start = self.pawn_ranks[0] if color == WHITE else self.pawn_ranks[1]
-            for sq in g.rank_squares(start):
+            for sq in self._double_starts[color]:
                 p = board[sq]
                 if p is None or p.color != color or p.kind != "P":
                     continue
@@ -128,23 +134,38 @@ class ChessLike(Variant):
         king = pos.kings[color]
         if king < 0:
             return out
-        g = self.geometry
+        board = pos.board
         for rook in sorted(pos.castling):
-            rp = pos.board[rook]
-            if rp is None or rp.color != color or g.rank_of(rook) != g.rank_of(king):
+            rp = board[rook]
+            if rp is None or rp.color != color:
                 continue
-            kingside = g.file_of(rook) > g.file_of(king)
-            label = g.rank_label(king)
-            k_to = g.parse_square(f"{'g' if kingside else 'c'}{label}")
-            r_to = g.parse_square(f"{'f' if kingside else 'd'}{label}")
-            lo = min(king, rook, k_to, r_to)
-            hi = max(king, rook, k_to, r_to)
-            if any(pos.board[s] is not None for s in range(lo, hi + 1) if s not in (king, rook)):
+            path = self._castle_paths.get((king, rook))
+            if path is None:
+                path = self._castle_path(king, rook)
+                self._castle_paths[king, rook] = path
+            k_to, r_to, between = path
+            if k_to < 0:
+                continue
+            if any(board[s] is not None for s in between):
                 continue
             if not self.castling_safe(pos, king, k_to):
                 continue
             out.append(Move(king, k_to, "castle", aux=rook))
         return out
+
+    def _castle_path(self, king: int, rook: int) -> tuple[int, int, tuple[int, ...]]:
+        """King and rook destinations and the squares that must be empty
+        (k_to is -1 when king and rook do not share a rank)."""
+        g = self.geometry
+        if g.rank_of(rook) != g.rank_of(king):
+            return (-1, -1, ())
+        kingside = g.file_of(rook) > g.file_of(king)
+        label = g.rank_label(king)
+        k_to = g.parse_square(f"{'g' if kingside else 'c'}{label}")
+        r_to = g.parse_square(f"{'f' if kingside else 'd'}{label}")
+        lo = min(king, rook, k_to, r_to)
+        hi = max(king, rook, k_to, r_to)
+        return (k_to, r_to, tuple(s for s in range(lo, hi + 1) if s not in (king, rook)))
 
     def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
         if not self.has_check:
