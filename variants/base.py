@@ -137,10 +137,14 @@ class Variant:
     def is_attacked(self, pos: Position, sq: int, by: int) -> bool:
         board = pos.board
         reach_of = self.reach
+        # Read the per-piece cache inline unless a subclass decides reach itself.
+        cache = self._reach_of if type(self).reach is Variant.reach else {}
         for frm, p in enumerate(board):
             if p is None or p.color != by:
                 continue
-            paths = reach_of(p)[frm].captures.get(sq)  # type: ignore[union-attr]
+            entry = cache.get(id(p))
+            table = entry[1] if entry is not None and entry[0] is p else reach_of(p)
+            paths = table[frm].captures.get(sq)  # type: ignore[union-attr]
             if not paths:
                 continue
             for path in paths:
