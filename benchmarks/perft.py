@@ -52,7 +52,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one depth less everywhere")
     args = parser.parse_args()
-    print(f"{'position':<12} {'depth':>5} {'nodes':>8} {'ours n/s':>11} {'p-chess n/s':>12} {'ratio':>6}")
+    print(
+        f"{'position':<12} {'depth':>5} {'nodes':>8} {'ours n/s':>11} {'p-chess n/s':>12} {'ratio':>6}"
+    )
     total_ours = total_theirs = 0.0
     total_nodes = 0
     for name, fen, depth, expected in POSITIONS:

@@ -21,10 +21,20 @@ from hypothesis import strategies as st
 
 import variants
 
-# Games per variant and the ply cap per game. SWEEP_GAMES raises the count
-# (e.g. 200 for a long run) without touching the test.
-GAMES = int(os.environ.get("SWEEP_GAMES", "30"))
+# Seeded games per variant, at most MAX_PLIES plies each. Guardener and Stone
+# Garden play 200 (their issue asks for it); the FIDE-based three are also
+# covered by the python-chess oracle. SWEEP_GAMES sets one count for all.
+GAMES = {"guardener": 200, "stone_garden": 200}
+DEFAULT_GAMES = 40
 MAX_PLIES = 80
+
+
+def games_for(key: str) -> int:
+    if "SWEEP_GAMES" in os.environ:
+        return int(os.environ["SWEEP_GAMES"])
+    return GAMES.get(key, DEFAULT_GAMES)
+
+
 SAMPLE = 3  # listed actions re-parsed in forgiving forms at each ply
 DEEP_EVERY = 8  # copies, rejections and sample plays every this many plies
 
@@ -44,6 +54,11 @@ def as_listed(recorded: str) -> str:
 
 def snapshot(g: variants.Game) -> tuple[str, str, list[str], str | None, tuple[int, ...] | None]:
     return g.fen(), g.record(), g.legal_moves(), g.turn, g.dice
+
+
+def options_for(key: str, seed: int) -> dict[str, object]:
+    """Every other Jepps Random game uses the Free Play setup."""
+    return {"free_play": True} if key == "jepps_random" and seed % 2 else {}
 
 
 def check_rejection(g: variants.Game, rng: random.Random) -> None:
@@ -82,7 +97,7 @@ def check_copy(g: variants.Game, rng: random.Random) -> None:
 
 def playout(key: str, seed: int) -> variants.Game:
     rng = random.Random(f"{key}:{seed}")
-    g = variants.new_game(key, seed=seed)
+    g = variants.new_game(key, seed=seed, options=options_for(key, seed))
     rules = g.rules
     for ply in range(MAX_PLIES):
         if g.result is not None:
@@ -112,7 +127,7 @@ def playout(key: str, seed: int) -> variants.Game:
 
 @pytest.mark.parametrize("key", KEYS)
 def test_random_playouts(key: str) -> None:
-    for seed in range(GAMES):
+    for seed in range(games_for(key)):
         g = playout(key, seed)
         again = variants.replay(g.record())
         assert again.fen() == g.fen(), (key, seed)
