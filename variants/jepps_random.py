@@ -25,6 +25,11 @@ ARMY = "KQRRBBNN"
 PAWNS_ONLY = "8/pppppppp/8/8/8/8/PPPPPPPP/8"
 FREE_PLAY = "free_play"
 
+# (reading) When every piece still to place is of one kind (the last piece, or
+# e.g. two Knights), nothing is left to choose: the bot places them without a roll.
+# The seed says "a maximum of 7 rolls are required".
+ONE_KIND_LEFT_IS_FORCED = True
+
 MIRROR = "Mirror"
 REVERSE = "Reverse"
 
@@ -41,6 +46,7 @@ class JeppsRandom(ChessLike):
     readings = (
         "On a double during setup you may take an offered piece or `reroll`.",
         "When the dice offer nothing you can place, the bot re-rolls by itself.",
+        "When every piece left to place is of one kind, the bot places them without a roll.",
         "On a double mediator roll Black may `reroll` or accept the parity result.",
     )
     geometry = STANDARD
@@ -137,11 +143,12 @@ class JeppsRandom(ChessLike):
         return [Move(-1, sq, "place", promo=k) for k in kinds if self.feasible(pos, color, k, sq)]
 
     def forced_placement(self, pos: Position, color: int) -> Move | None:
-        """The last piece, or a bishop with exactly one square of its colour left."""
+        """The last piece, or a bishop with exactly one square of its colour left,
+        or (reading, ONE_KIND_LEFT_IS_FORCED) any piece when all left are of one kind."""
         stock = pos.extra["stock"][color]
         empties = [s for s in self.order(pos, color) if pos.board[s] is None]
-        if len(stock) == 1 and len(empties) == 1:
-            return Move(-1, empties[0], "place", promo=stock)
+        if stock and (len(set(stock)) == 1 if ONE_KIND_LEFT_IS_FORCED else len(stock) == 1):
+            return Move(-1, empties[0], "place", promo=stock[0])
         placed = [s for s in self.order(pos, color) if _kind(pos, s) == "B"]
         if stock.count("B") == 1 and len(placed) == 1:
             dark = self.geometry.dark
@@ -322,8 +329,9 @@ class JeppsRandom(ChessLike):
         t = super().normalize(text)
         return t.capitalize() if t.lower() in ("mirror", "reverse") else t
 
-    def setup_string(self, history: Sequence[str], color: int) -> str:
-        """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``."""
+    def setup_string(self, history: Sequence[str], color: int, free_play: bool = False) -> str:
+        """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``,
+        in the order the side fills its rank (a to h; Black h to a with Free Play)."""
         rank = "1" if color == WHITE else "8"
         items = []
         for text in history:
@@ -332,7 +340,8 @@ class JeppsRandom(ChessLike):
                     return tok
                 if len(tok) == 3 and tok[0] in "KQRBN" and tok[2] == rank:
                     items.append(tok)
-        return ", ".join(items)
+        files = "hgfedcba" if color == BLACK and free_play else "abcdefgh"
+        return ", ".join(sorted(items, key=lambda tok: files.index(tok[1])))
 
     # ----- end of game / FEN --------------------------------------------------------
 

@@ -39,7 +39,7 @@ def placement(g: variants.Game) -> str:
 def test_the_setup_string() -> None:
     g = white_set_up([2, 4])
     assert JeppsRandom().setup_string(g.history, WHITE) == (
-        "Na1, Bb1, Kc1, Qd1, Re1, Bg1, Nf1, Rh1"
+        "Na1, Bb1, Kc1, Qd1, Re1, Nf1, Bg1, Rh1"
     )
     assert g.play("Mirror") == "Mirror"
     assert JeppsRandom().setup_string(g.history, BLACK) == "Mirror"
@@ -257,3 +257,23 @@ def test_a_mid_setup_game_replays_and_its_fen_says_setup() -> None:
     assert g.fen().endswith(" setup")
     again = variants.replay(g.record())
     assert again.fen() == g.fen() and again.legal_moves() == g.legal_moves()
+
+
+def test_no_roll_is_asked_for_when_one_kind_is_left() -> None:
+    """Reading ONE_KIND_LEFT_IS_FORCED: with only Knights (or only the last piece)
+    left, the bot places them itself; a player is only ever asked to choose
+    between at least two kinds still in stock."""
+    import random
+
+    asked = 0
+    for seed in range(30):
+        g = variants.new_game("jepps_random", seed=seed, options={"free_play": seed % 2 == 1})
+        rng = random.Random(seed)
+        while g.pos.extra["phase"] == "setup":
+            if g.pos.extra["mediator"] != "pending":
+                stock = g.pos.extra["stock"][g.pos.turn]
+                assert len(set(stock)) >= 2, (seed, stock, g.history)
+                asked += 1
+            g.play(rng.choice(g.legal_moves()))
+        assert all(sq is not None for sq in g.pos.board[:8] + g.pos.board[56:])
+    assert asked > 100
