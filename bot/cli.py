@@ -36,6 +36,25 @@ def _variants(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rules(args: argparse.Namespace) -> int:
+    import variants
+
+    try:
+        rules = variants.rules(args.variant)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(rules.title)
+    print()
+    print(rules.summary)
+    if rules.readings:
+        print()
+        print("Readings in force (our interpretation where the rule page is unclear):")
+        for reading in rules.readings:
+            print(f"  - {reading}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chessgarden",
@@ -46,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("variants", help="list the variants")
     p.set_defaults(func=_variants)
+
+    p = sub.add_parser("rules", help="a variant's summary and the readings in force")
+    p.add_argument("variant", help="variant key, see `chessgarden variants`")
+    p.set_defaults(func=_rules)
 
     p = sub.add_parser("moves", help="print the legal actions after some moves")
     p.add_argument("variant", help="variant key, see `chessgarden variants`")
