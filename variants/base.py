@@ -123,16 +123,7 @@ class Variant:
         reach = self.reach(p)[frm]
         assert reach is not None
         paths = reach.captures.get(to)
-        if not paths:
-            return False
-        board = pos.board
-        for path in paths:
-            for s in path:
-                if board[s] is not None:
-                    break
-            else:
-                return True
-        return False
+        return paths is not None and _any_open(pos.board, paths)
 
     def is_attacked(self, pos: Position, sq: int, by: int) -> bool:
         board = pos.board
@@ -145,28 +136,9 @@ class Variant:
             entry = cache.get(id(p))
             table = entry[1] if entry is not None and entry[0] is p else reach_of(p)
             paths = table[frm].captures.get(sq)  # type: ignore[union-attr]
-            if not paths:
-                continue
-            for path in paths:
-                for s in path:
-                    if board[s] is not None:
-                        break
-                else:
-                    return True
+            if paths and _any_open(board, paths):
+                return True
         return False
-
-    def checkers_paths(self, pos: Position, sq: int, by: int) -> set[int]:
-        """Every square on some capture path from a ``by`` piece to ``sq``."""
-        out: set[int] = set()
-        for frm, p in enumerate(pos.board):
-            if p is None or p.color != by:
-                continue
-            reach = self.reach(p)[frm]
-            if reach is None:
-                continue
-            for path in reach.captures.get(sq, ()):
-                out.update(path)
-        return out
 
     def lone_blockers(self, pos: Position, sq: int, by: int) -> set[int]:
         """Squares whose piece alone stands on some capture path of a ``by``
@@ -629,6 +601,17 @@ _MOVE_ONLY = Mode.MOVE
 _CAPTURE_ONLY = Mode.CAPTURE
 
 _PLACEMENT_TOKEN = re.compile(r"(\d+)|\*|([A-Za-z])(?:\(([^)]*)\))?")
+
+
+def _any_open(board: Sequence[Piece | None], paths: Iterable[tuple[int, ...]]) -> bool:
+    """Is any of these paths free of pieces?"""
+    for path in paths:
+        for s in path:
+            if board[s] is not None:
+                break
+        else:
+            return True
+    return False
 
 
 def _no_roll(sides: int) -> int:
