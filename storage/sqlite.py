@@ -181,11 +181,12 @@ class _Reads:
         )
         return _game_from_row(row) if row else None
 
-    async def actions(self, game_id: int) -> list[ActionRow]:
+    async def actions(self, game_id: int, after: int = 0) -> list[ActionRow]:
+        """The game's log in order; only entries with ``seq > after`` if given."""
         rows = await _fetchall(
             self._conn,
-            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? ORDER BY seq",
-            (game_id,),
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND seq > ? ORDER BY seq",
+            (game_id, after),
         )
         return [_action_from_row(r) for r in rows]
 

@@ -27,6 +27,7 @@ from bot.service.errors import (
 from bot.service.live import (
     Live,
     Renderer,
+    catch_up,
     dice_text,
     make_view,
     rebuild,
@@ -185,21 +186,30 @@ class ServiceCore:
 
     async def _live_in(self, tx: WriteTx, row: GameRow) -> Live:
         """The engine state, checked against the log inside the transaction."""
-        seq = await tx.last_seq(row.id)
-        live = self._cache.get(row.id)
-        if live is None or live.seq != seq:
-            live = rebuild(row, await tx.actions(row.id))
-            self._remember(row.id, live)
-        self._cache.move_to_end(row.id)
-        return live
+        return await self._fresh(tx, row, remember=True)
 
     async def _live_read(self, row: GameRow) -> Live:
-        seq = await self.repo.last_seq(row.id)
+        return await self._fresh(self.repo, row, remember=row.is_live)
+
+    async def _fresh(self, source: WriteTx | Repository, row: GameRow, *, remember: bool) -> Live:
+        """The cached engine state if it matches the log, caught up or rebuilt if not.
+
+        Another process sharing the file may have appended entries: those are
+        replayed onto the cached game (whose dice continue from the same seed), and
+        anything unexpected falls back to a full rebuild from the log.
+        """
+        seq = await source.last_seq(row.id)
         live = self._cache.get(row.id)
+        if live is not None and live.seq < seq:
+            try:
+                catch_up(row, live, await source.actions(row.id, after=live.seq))
+            except (ServiceError, ValueError):
+                self._cache.pop(row.id, None)
+                live = None
         if live is None or live.seq != seq:
-            live = rebuild(row, await self.repo.actions(row.id))
-            if row.is_live:
-                self._remember(row.id, live)
+            live = rebuild(row, await source.actions(row.id))
+        if remember:
+            self._remember(row.id, live)
         return live
 
     async def _active_live(self, tx: WriteTx, row: GameRow) -> Live:
@@ -301,10 +311,10 @@ class ServiceCore:
         self, tx: WriteTx, row: GameRow, seq: int, render: bool, orientation: str | None
     ) -> Outcome:
         """The original result of an action already in the log, recomputed from the log."""
-        actions = await tx.actions(row.id)
-        live = rebuild(row, actions[:seq])
-        action = actions[seq - 1]
-        if seq < len(actions):  # later entries exist: show the game as it was then
+        live = await self._live_in(tx, row)
+        action = (await tx.actions(row.id, after=seq - 1))[0]
+        if seq < live.seq:  # later entries exist: show the game as it was then
+            live = rebuild(row, (await tx.actions(row.id))[:seq])
             result = live.game.result
             row = replace(
                 row,

@@ -87,8 +87,21 @@ def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
         raise CorruptGame(f"game {row.id} cannot be set up again: {error}") from error
     if tuple(game.rolls) != tuple(row.start_rolls):
         raise CorruptGame(f"game {row.id}: the start rolls do not replay")
-    ply = 0
+    live = Live(game=game, seq=0, ply=0)
+    catch_up(row, live, actions)
+    return live
+
+
+def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
+    """Apply log entries ``live.seq + 1 ...`` to the engine state, checking each one.
+
+    The engine's dice must already hold the entries' rolls: a full rebuild scripts
+    them; a cached game whose dice continue from the seed draws the same values.
+    """
+    game = live.game
     for action in actions:
+        if action.seq != live.seq + 1:
+            raise CorruptGame(f"game {row.id}: log entry {live.seq + 1} is missing")
         if action.kind == "move":
             before = len(game.rolls)
             try:
@@ -101,11 +114,11 @@ def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
                 raise CorruptGame(
                     f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
                 )
-            ply += 1
+            live.ply += 1
         elif action.kind in END_KINDS and game.result is None:
             winner, reason = end_of(row, action)
             game.end(winner, reason)
-    return Live(game=game, seq=len(actions), ply=ply)
+        live.seq = action.seq
 
 
 def end_of(row: GameRow, action: ActionRow) -> tuple[str | None, str]:
