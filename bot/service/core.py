@@ -9,7 +9,7 @@ import random
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 import variants
@@ -37,6 +37,7 @@ from bot.service.live import (
 from bot.service.results import GameView, Outcome
 from storage import (
     ActionKind,
+    Colour,
     ConflictError,
     GameChanges,
     GameQuery,
@@ -50,7 +51,7 @@ from variants.dice import new_secret_seed
 
 MAX_TEXT = 200
 MAX_REQUEST_ID = 200
-COLOURS = ("white", "black")
+COLOURS: tuple[Colour, Colour] = ("white", "black")
 
 
 def other_colour(colour: str) -> str:
@@ -92,6 +93,12 @@ def clean_text(text: Any) -> str:
 
 
 @dataclass
+class _Lock:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+@dataclass
 class Step:
     """What a player command does to a game, decided inside the transaction."""
 
@@ -122,8 +129,8 @@ class ServiceCore:
         self._seed_factory = seed_factory
         self._cache: OrderedDict[int, Live] = OrderedDict()
         self._cache_size = cache_size
-        self._game_locks: dict[int, asyncio.Lock] = {}
-        self._location_locks: dict[int, asyncio.Lock] = {}
+        self._game_locks: dict[int, _Lock] = {}
+        self._location_locks: dict[int, _Lock] = {}
         self._owns_repository = False
 
     @classmethod
@@ -152,12 +159,19 @@ class ServiceCore:
             ) from error
 
     @asynccontextmanager
-    async def _lock(self, table: dict[int, asyncio.Lock], key: int) -> AsyncIterator[None]:
-        lock = table.get(key)
-        if lock is None:
-            lock = table[key] = asyncio.Lock()
-        async with lock:
-            yield
+    async def _lock(self, table: dict[int, _Lock], key: int) -> AsyncIterator[None]:
+        """Hold the lock for ``key``; the entry is dropped when nobody holds or awaits it."""
+        entry = table.get(key)
+        if entry is None:
+            entry = table[key] = _Lock()
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0 and table.get(key) is entry:
+                del table[key]
 
     async def _find(
         self, location_id: int | None, game_id: int | None, *, live_only: bool

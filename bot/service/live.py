@@ -10,7 +10,7 @@ from typing import Any
 import variants
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
-from storage import ActionRow, GameRow, Roll
+from storage import ActionRow, GameRow, ResultText, Roll
 from variants.dice import ScriptedDice, VerifiableDice
 
 Renderer = Callable[[Any, str], bytes]
@@ -149,8 +149,9 @@ def variant_title(key: str) -> str:
         return key
 
 
-def result_text(winner: str | None) -> str:
-    return {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[winner]
+def result_text(winner: str | None) -> ResultText:
+    scores: dict[str | None, ResultText] = {"white": "1-0", "black": "0-1", None: "1/2-1/2"}
+    return scores[winner]
 
 
 def winner_of(result: str | None) -> str | None:

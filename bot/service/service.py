@@ -304,7 +304,7 @@ class GameService(ServiceCore):
                     status="finished",
                     result=result_text(winner),
                     result_reason="resignation",
-                    draw_offer=None,  # type: ignore[arg-type]
+                    draw_offer=None,
                 ),
                 [f"{colour.capitalize()} resigns."],
                 (winner, "resignation"),

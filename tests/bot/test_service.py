@@ -450,3 +450,9 @@ def test_service_imports_no_discord() -> None:
         "assert 'discord' not in sys.modules, 'discord imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_locks_are_not_kept_for_idle_games(service: GameService) -> None:
+    await play_random(service, await start(service, "guardener"), 5, random.Random(1))
+    await service.view(location_id=1)
+    assert service._game_locks == {} and service._location_locks == {}  # noqa: SLF001
