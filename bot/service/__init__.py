@@ -34,10 +34,12 @@ Commands (keyword-only; all return ``Outcome`` unless noted)::
         # any notation, including 'reroll', 'pass', 'roll'. Only the side to move.
         # request_id: a retry with the same id returns the original Outcome (repeated=True).
         # expected_ply: the GameView.ply the user saw; if someone acted first -> StaleAction.
-    resign(*, user_id, location_id=None, game_id=None, request_id=None)
-    offer_draw(*, user_id, ...)     # offering when the opponent has offered = agreeing
-    accept_draw(*, user_id, ...)
-    decline_draw(*, user_id, ...)
+    resign(*, user_id, location_id=None, game_id=None, request_id=None)   # either player, any time
+    offer_draw(*, user_id, location_id=None, game_id=None, request_id=None)
+        # offering when the opponent has offered = agreeing. An offer stands until the
+        # other side answers; the other side moving instead declines it.
+    accept_draw(*, user_id, location_id=None, game_id=None, request_id=None)
+    decline_draw(*, user_id, location_id=None, game_id=None, request_id=None)
     abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None)
         # moderator=True is required; works on a challenge or an active game.
 
@@ -84,6 +86,12 @@ General dice roller (``bot.service.dice_expr``)::
 
     roll_dice(text, rng=None) -> DiceResult(expression, total, terms) .breakdown
     parse_dice(text) -> DiceExpression; DiceExpressionError(ValueError), one-line message
+
+Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, synchronous=FULL,
+``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each game row holds the seed
+(secret until the game ends) and its SHA-256 commitment; the append-only ``actions`` log
+holds every move, resignation, draw offer/answer and abort with the ``(sides, value)`` rolls
+it drew. The engine state is only a cache, rebuilt from that log.
 
 Guarantees: one live game (challenge or active) per location; every action runs under
 a per-game lock inside one ``BEGIN IMMEDIATE`` transaction; rolls are stored before
