@@ -40,6 +40,11 @@ class Live:
     ply: int
 
 
+def dice_drawn(game: Any) -> int:
+    """How many dice the game's source has produced (-1 if it does not say)."""
+    return int(getattr(getattr(game, "dice_source", None), "count", -1))
+
+
 def engine_dice(row: GameRow, stored: Sequence[Roll]) -> ScriptedDice:
     """Stored rolls first, then the game's verifiable dice from where they stopped."""
     values = [v for _, v in stored]

@@ -39,6 +39,7 @@ from bot.service.errors import (
 )
 from bot.service.live import (
     Live,
+    dice_drawn,
     illegal,
     make_summary,
     make_view,
@@ -248,11 +249,17 @@ class GameService(ServiceCore):
                             f"the game moved on (ply {live.ply}, you saw {expected_ply}); look again"
                         )
                     before = len(game.rolls)
+                    drawn = dice_drawn(game)
                     try:
                         recorded = game.play(text)
                     except ValueError as error:
-                        dirty = len(game.rolls) != before
+                        # The engine leaves the game unchanged; if it ever did not, the
+                        # cached state is dropped and rebuilt from the log next time.
+                        dirty = len(game.rolls) != before or dice_drawn(game) != drawn
                         raise illegal(error) from error
+                    except BaseException:
+                        dirty = True
+                        raise
                     dirty = True
                     rolls = tuple(game.rolls[before:])
                     changes: dict[str, Any] = {}
