@@ -367,10 +367,12 @@ class Variant:
             and _kind_at(pos, m.frm) == p.kind
         ]
         if t.is_pawn:
-            # Pawn captures always name the file they come from (FIDE).
-            prefix = self.name(move.frm)[0] if capture else ""
-            if rivals:
-                prefix = self.disambiguate(move.frm, rivals, pawn=bool(capture))
+            # A pawn stepping along its own file is written bare (e4); one that
+            # leaves its file names it (exd5, and King's Guard's sideways de3).
+            g = self.geometry
+            prefix = "" if g.file_of(move.frm) == g.file_of(move.to) and not capture else g.file_letter(move.frm)
+            if any(g.file_of(r) == g.file_of(move.frm) for r in rivals):
+                prefix = self.name(move.frm)
         else:
             prefix = t.letter + (self.disambiguate(move.frm, rivals) if rivals else "")
         text = f"{prefix}{capture}{dest}"
@@ -378,15 +380,11 @@ class Variant:
             text += "=" + self.types[move.promo].letter
         return text
 
-    def disambiguate(self, frm: int, rivals: Iterable[int], pawn: bool = False) -> str:
+    def disambiguate(self, frm: int, rivals: Iterable[int]) -> str:
         g = self.geometry
         rivals = list(rivals)
         file_ = g.file_letter(frm)
         rank = str(g.rank_label(frm))
-        if pawn:
-            if all(g.file_of(r) != g.file_of(frm) for r in rivals):
-                return file_
-            return file_ + rank
         if all(g.file_of(r) != g.file_of(frm) for r in rivals):
             return file_
         if all(g.rank_of(r) != g.rank_of(frm) for r in rivals):

@@ -310,23 +310,9 @@ class Guardener(ChessLike):
         if move.flag == DROP:
             return f"G@{self.name(move.to)} {{T{self.terrace_number(move.to)}}}"
         if move.flag == TELEPORT:
-            p = pos.board[move.frm]
-            assert p is not None
-            rivals = [
-                m.frm
-                for m in legal
-                if m.flag == TELEPORT
-                and m.to == move.to
-                and m.frm != move.frm
-                and (q := pos.board[m.frm]) is not None
-                and q.kind == p.kind
-            ]
-            t = self.types[p.kind]
-            if t.is_pawn:
-                prefix = self.disambiguate(move.frm, rivals, pawn=True)
-            else:
-                prefix = t.letter + (self.disambiguate(move.frm, rivals) if rivals else "")
-            return f"{prefix}{self.name(move.to)} {{T{self.terrace_number(move.to)}}}"
+            # Written as the move itself, disambiguated against every piece of the
+            # same type that could teleport there, then the terrace: Nfz4 {T3}.
+            return f"{super().san(pos, move, legal)} {{T{self.terrace_number(move.to)}}}"
         return super().san(pos, move, legal)
 
     def terrace_number(self, sq: int) -> int:

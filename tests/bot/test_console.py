@@ -210,8 +210,8 @@ async def test_in_process_session_with_a_prompt(tmp_path: Path) -> None:
         variant="kings_guard", db=str(tmp_path / "p.sqlite3"), game=None, seed=1, images=None
     )
     out = io.StringIO()
-    code = await console._play(args, Terminal("help\nee3\n"), out)  # noqa: SLF001
+    code = await console._play(args, Terminal("help\ne3\n"), out)  # noqa: SLF001
     assert code == 0
     text = out.getvalue()
     assert text.startswith("game 1\nwhite to move\n> commands: ")
-    assert "> ee3\n" in text
+    assert "> e3\n" in text

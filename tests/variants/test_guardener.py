@@ -357,7 +357,7 @@ def test_pawns_may_not_teleport_behind_their_own_promotion_rank() -> None:
     white_t4 = moves(diagram(position, "w - - 0 1 44r -"))
     assert "Kc9 {T4}" in white_t4 and not any(m.startswith("d") and "{T4}" in m for m in white_t4)
     white_t1 = moves(diagram(position, "w - - 0 1 11r -"))
-    assert {"dc0 {T1}", "dd0 {T1}", "de0 {T1}", "df0 {T1}"} <= white_t1
+    assert {"dc0 {T1}", "d0 {T1}", "de0 {T1}", "df0 {T1}"} <= white_t1
     black_t1 = moves(diagram(position, "b - - 0 1 11r -"))
     assert "Kc0 {T1}" in black_t1 and not any(m.startswith("d") and "{T1}" in m for m in black_t1)
     assert "dc9 {T4}" in moves(diagram(position, "b - - 0 1 44r -"))
