@@ -1,0 +1,98 @@
+"""SIGKILL the console in the middle of hot-seat play, then resume with ``--game``.
+
+Every action the console printed is in the record, and the resumed game shows the
+dice of the last printed action (unless the killed command had already committed,
+in which case the record holds exactly one more action).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import variants
+
+KILLS = 15  # per variant
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.console", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def ask(proc: subprocess.Popen[str], command: str) -> str:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(command + "\n")
+    proc.stdin.flush()
+    return proc.stdout.readline().rstrip("\n")
+
+
+def dice_of(line: str) -> str:
+    match = re.search(r"(\[[\d ]+\])$", line)
+    return match.group(1) if match else ""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+@pytest.mark.parametrize("variant", ["guardener", "tquarchess"])
+def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
+    db = str(tmp_path / "console.sqlite3")
+    rng = random.Random(variant)
+    printed: list[str] = []  # every action line the console printed, in order
+    for run in range(KILLS):
+        args = ["play", variant, "--db", db] if run == 0 else ["play", "--db", db, "--game", "1"]
+        proc = start(*args)
+        assert proc.stdout is not None and proc.stdin is not None
+        assert proc.stdout.readline().strip() == "game 1"
+        status = proc.stdout.readline().strip()
+        if printed:
+            record = subprocess.run(
+                [sys.executable, "-m", "bot.console", "record", "--db", db, "1"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            stored = variants.replay(record).history
+            texts = [line.split(" [")[0] for line in printed]
+            assert stored[: len(texts)] == texts, "a printed action is missing"
+            assert len(stored) in (len(texts), len(texts) + 1)
+            if status.startswith("result"):  # the killed command committed and ended the game
+                assert len(stored) == len(texts) + 1
+                proc.kill()
+                proc.communicate()
+                break
+            assert status.startswith(("white to move", "black to move")), status
+            if len(stored) == len(texts):
+                assert dice_of(status) == dice_of(printed[-1])
+            else:  # the killed command had committed: take its line from the record
+                printed.append(stored[-1] + (f" {dice_of(status)}" if dice_of(status) else ""))
+        over = False
+        legal = ask(proc, "moves").split()
+        for _ in range(rng.randint(0, 6)):
+            line = ask(proc, rng.choice(legal))
+            assert not line.startswith("error"), line
+            printed.append(line)
+            reply = ask(proc, "moves")
+            if reply.startswith("result"):  # printed after the action that ended the game
+                over = True
+                break
+            legal = reply.split()
+        # Kill while the next command is in flight, or between commands.
+        if not over and rng.random() < 0.6:
+            proc.stdin.write(rng.choice(legal) + "\n")
+            proc.stdin.flush()
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        if over:
+            break
