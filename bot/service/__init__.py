@@ -34,6 +34,7 @@ Commands (keyword-only; all return ``Outcome`` unless noted)::
         # any notation, including 'reroll', 'pass', 'roll'. Only the side to move.
         # request_id: a retry with the same id returns the original Outcome (repeated=True).
         # expected_ply: the GameView.ply the user saw; if someone acted first -> StaleAction.
+        # render: draw the board after the action (orientation None = the side now to move).
     resign(*, user_id, location_id=None, game_id=None, request_id=None)   # either player, any time
     offer_draw(*, user_id, location_id=None, game_id=None, request_id=None)
         # offering when the opponent has offered = agreeing. An offer stands until the

@@ -222,6 +222,7 @@ class GameService(ServiceCore):
     ) -> Outcome:
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
+        text = clean_text(text)  # a retry carries the same text, so this may come first
         if expected_ply is not None:
             expected_ply = check_id(expected_ply, "the expected ply")
         self._check_orientation(orientation)
@@ -239,7 +240,6 @@ class GameService(ServiceCore):
                                     "this request id was used for another command"
                                 )
                             return await self._repeat(tx, row, earlier.seq, render, orientation)
-                    text = clean_text(text)
                     live = await self._active_live(tx, row)
                     game = live.game
                     colour = game.turn
