@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -134,7 +135,7 @@ class ServiceCore:
         self._owns_repository = False
 
     @classmethod
-    async def open(cls, db: str | None = None, **kwargs: Any) -> Self:
+    async def open(cls, db: str | os.PathLike[str] | None = None, **kwargs: Any) -> Self:
         """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it."""
         service = cls(await SqliteRepository.open(db), **kwargs)
         service._owns_repository = True

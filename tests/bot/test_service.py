@@ -456,3 +456,15 @@ async def test_locks_are_not_kept_for_idle_games(service: GameService) -> None:
     await play_random(service, await start(service, "guardener"), 5, random.Random(1))
     await service.view(location_id=1)
     assert service._game_locks == {} and service._location_locks == {}  # noqa: SLF001
+
+
+async def test_verify_catches_a_rewritten_move(service: GameService, db: Path) -> None:
+    gid = await finished_guardener(service, db)
+    (text,) = raw(db, "SELECT text FROM actions WHERE game_id = ? AND seq = 2", (gid,))[0]
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER actions_no_update")
+        conn.execute("UPDATE actions SET text = 'pass' WHERE game_id = ? AND seq = 2", (gid,))
+    report = await service.verify(game_id=gid)
+    assert not report.ok and not report.mismatches
+    assert report.replay_error is not None and "action 2" in report.replay_error
+    assert text != "pass"
