@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -140,7 +141,11 @@ async def _record(args: argparse.Namespace) -> int:
 
 
 def main_play(args: argparse.Namespace) -> int:
-    return asyncio.run(_play(args, sys.stdin, sys.stdout))
+    try:
+        return asyncio.run(_play(args, sys.stdin, sys.stdout))
+    except KeyboardInterrupt:  # Ctrl-C while an action was being stored: it is either in or out
+        print()
+        return 130
 
 
 async def _open(db: str | None) -> GameService | None:
@@ -244,7 +249,11 @@ class _Session:
             if interactive:
                 self.stdout.write("> ")
                 self.stdout.flush()
-            line = self.stdin.readline()
+            try:
+                line = _readline(self.stdin)
+            except KeyboardInterrupt:
+                self.say("")
+                return 130
             if not line:
                 return 0
             command = line.strip()
@@ -328,6 +337,19 @@ class _Session:
             path.write_bytes(image or b"")
         except OSError as error:
             self.error(f"cannot write the image: {error}")
+
+
+def _readline(stdin: TextIO) -> str:
+    """One line of input; Ctrl-C interrupts the wait at once (asyncio's own handler would
+    only cancel the task once the blocking read returned)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        return stdin.readline()
+    try:
+        return stdin.readline()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def raise_over(view: GameView) -> None:
