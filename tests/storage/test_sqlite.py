@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -227,3 +228,16 @@ async def test_two_repositories_on_one_file_see_each_others_commits(tmp_path: Pa
     finally:
         await first.close()
         await second.close()
+
+
+async def test_concurrent_first_opens_migrate_once(tmp_path: Path) -> None:
+    path = tmp_path / "race.sqlite3"
+    repos = await asyncio.gather(*(open_repository(path) for _ in range(4)))
+    try:
+        for repo in repos:
+            assert await repo.schema_version() == LATEST_VERSION
+        await make_game(repos[0])
+        assert len(await repos[3].list_games(GameQuery())) == 1
+    finally:
+        for repo in repos:
+            await repo.close()
