@@ -15,7 +15,7 @@ from pathlib import Path
 import variants
 from bot.service import GameService, Outcome, ServiceError
 
-PAIRS = int(__import__("os").environ.get("RACE_PAIRS", "1000"))
+PAIRS = 1000
 GAMES = 8
 ALICE, BOB = 11, 22
 
@@ -55,18 +55,30 @@ async def test_racing_pairs_apply_at_most_one(tmp_path: Path) -> None:
             kinds[kind] = kinds.get(kind, 0) + 1
             a_svc, b_svc = (one, two) if pair % 8 < 4 else (one, one)
             if kind == 0:  # the side to move sends two moves, both from what it saw
-                a = a_svc.act(location_id=location, user_id=mover, text=first, expected_ply=view.ply)
-                b = b_svc.act(location_id=location, user_id=mover, text=second, expected_ply=view.ply)
+                a = a_svc.act(
+                    location_id=location, user_id=mover, text=first, expected_ply=view.ply
+                )
+                b = b_svc.act(
+                    location_id=location, user_id=mover, text=second, expected_ply=view.ply
+                )
             elif kind == 1:  # one command delivered twice
                 rid = f"req-{pair}"
                 a = a_svc.act(location_id=location, user_id=mover, text=first, request_id=rid)
                 b = b_svc.act(location_id=location, user_id=mover, text=first, request_id=rid)
             elif kind == 2:  # both players press at once on the board they both see
-                a = a_svc.act(location_id=location, user_id=mover, text=first, expected_ply=view.ply)
-                b = b_svc.act(location_id=location, user_id=other, text=second, expected_ply=view.ply)
+                a = a_svc.act(
+                    location_id=location, user_id=mover, text=first, expected_ply=view.ply
+                )
+                b = b_svc.act(
+                    location_id=location, user_id=other, text=second, expected_ply=view.ply
+                )
             else:  # a double click with the same text
-                a = a_svc.act(location_id=location, user_id=mover, text=first, expected_ply=view.ply)
-                b = b_svc.act(location_id=location, user_id=mover, text=first, expected_ply=view.ply)
+                a = a_svc.act(
+                    location_id=location, user_id=mover, text=first, expected_ply=view.ply
+                )
+                b = b_svc.act(
+                    location_id=location, user_id=mover, text=first, expected_ply=view.ply
+                )
             before = await one.repo.last_seq(view.id)
             results = await asyncio.gather(a, b, return_exceptions=True)
             after = await one.repo.last_seq(view.id)
