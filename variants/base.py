@@ -409,7 +409,9 @@ class Variant:
 
     def normalize(self, text: str) -> str:
         """Strip what the parser forgives: annotations, check marks, roll values."""
-        t = text.strip()
+        # The record's own additions read back too: automatic notes "(Rh1)" and the
+        # values a re-roll drew "[6 4]" (they are decided by the game, not the player).
+        t = re.sub(r"\(\S*\)|\[[\d\s]*\]", " ", text).strip()
         t = re.sub(r"[!?]+$", "", t)
         t = re.sub(r"[+#]+$", "", t)
         t = t.replace("0-0-0", CASTLE_QUEENSIDE).replace("0-0", CASTLE_KINGSIDE)

@@ -62,26 +62,6 @@ def all_rolls(row: GameRow, actions: Sequence[ActionRow]) -> list[Roll]:
     return rolls
 
 
-def replay_action(game: Any, text: str) -> str:
-    """Play a stored, recorded action again and return what the engine records now.
-
-    The engine promises that a recorded text plays back as itself. Where a variant
-    appends things to the record that its parser does not read back (forced
-    placements, a re-roll's new values), the longest leading part of the text that
-    plays is used; the caller still insists the new record equals the stored one.
-    """
-    try:
-        return str(game.play(text))
-    except ValueError:
-        words = text.split(" ")
-        for end in range(len(words) - 1, 0, -1):
-            try:
-                return str(game.play(" ".join(words[:end])))
-            except ValueError:
-                continue
-        raise
-
-
 def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
     """Replay the stored log; every roll and every recorded text must come out the same."""
     try:
@@ -110,7 +90,7 @@ def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
         if action.kind == "move":
             before = len(game.rolls)
             try:
-                recorded = replay_action(game, action.text)
+                recorded = game.play(action.text)
             except ValueError as error:
                 raise CorruptGame(
                     f"game {row.id}: stored action {action.seq} ({action.text}) does not replay: {error}"

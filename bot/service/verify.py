@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import variants
 from bot.service.errors import SeedNotRevealed
-from bot.service.live import replay_action
 from bot.service.results import RollMismatch, VerifyReport
 from storage import ActionRow, GameRow
 from variants.dice import VerifiableDice, seed_commitment, verifiable_roll
@@ -79,7 +78,7 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> str | None:
             continue
         before = len(game.rolls)
         try:
-            recorded = replay_action(game, action.text)
+            recorded = game.play(action.text)
         except ValueError as error:
             return f"action {action.seq} ({action.text}) is not legal with the seed's dice: {error}"
         if recorded != action.text or tuple(game.rolls[before:]) != action.rolls:
