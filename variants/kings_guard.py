@@ -37,15 +37,9 @@ class KingsGuard(ChessLike):
     insufficient_material = False
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
-        color = pos.turn
+        # Non-pawn pieces never capture; pawns capture only with an assist.
         board = pos.board
-        out: list[Move] = []
-        raw: list[Move] = []
-        for frm, p in enumerate(board):
-            if p is not None and p.color == color:
-                self.piece_moves(pos, frm, p, raw)
-        # Non-pawn pieces never capture.
-        out = [m for m in raw if board[m.to] is None]
+        out = [m for m in super().pseudo_moves(pos) if board[m.to] is None]
         out.extend(self.pawn_captures(pos))
         return out
 
