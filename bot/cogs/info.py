@@ -13,8 +13,8 @@ import variants
 from bot import adapter, flows
 from bot.adapter import Post
 from bot.cogs.game import report_command_error, variant_choices
-from bot.diagram import piece_diagram_png
 from bot.service import SeedNotRevealed, ServiceError
+from renderers.diagram import piece_diagram_png
 
 if TYPE_CHECKING:
     from bot.discord_app import ChessGardenBot

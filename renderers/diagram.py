@@ -1,7 +1,6 @@
 """The piece diagram of ``/rules``: every piece of a variant, white and black, with its
 name and notation letter. Composed from ``renderers.piece_sprite``; Pillow only.
 
-(A candidate to move into ``renderers/`` later; it lives here because only /rules uses it.)
 """
 
 from __future__ import annotations
@@ -9,23 +8,19 @@ from __future__ import annotations
 import io
 from functools import lru_cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 import variants
-from renderers import get_theme, piece_kinds, piece_sprite
+
+from .dice import bundled_font
+from .sprites import piece_kinds, piece_sprite
+from .themes import get_theme
 
 SPRITE = 72
 CELL_W = 2 * SPRITE + 24
 CELL_H = SPRITE + 44
 COLUMNS = 4
 MARGIN = 12
-
-
-def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=px)
-    except (ImportError, OSError, TypeError):  # Pillow without FreeType
-        return ImageFont.load_default()
 
 
 def variant_pieces(key: str) -> list[tuple[str, str, str]]:
@@ -56,7 +51,7 @@ def piece_diagram_png(key: str, theme: str = "classic") -> bytes:
     height = 2 * MARGIN + rows * CELL_H
     image = Image.new("RGB", (width, height), palette.light_square)
     draw = ImageDraw.Draw(image)
-    font = _font(15)
+    font = bundled_font(15)
     for index, (kind, name, letter) in enumerate(pieces):
         x = MARGIN + (index % COLUMNS) * CELL_W
         y = MARGIN + (index // COLUMNS) * CELL_H
