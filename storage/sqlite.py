@@ -166,20 +166,20 @@ class _Reads:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
 
-    async def get_game(self, game_id: int) -> GameRow | None:
+    async def _game_where(self, where: str, params: tuple[Any, ...]) -> GameRow | None:
+        """The one game matching the ``WHERE`` clause ``where``, or ``None``."""
         row = await _fetchone(
-            self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
+            self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params
         )
         return _game_from_row(row) if row else None
 
+    async def get_game(self, game_id: int) -> GameRow | None:
+        return await self._game_where("id = ?", (game_id,))
+
     async def live_game_at(self, location_id: int) -> GameRow | None:
-        row = await _fetchone(
-            self._conn,
-            f"SELECT {_GAME_COLUMNS} FROM games "
-            "WHERE location_id = ? AND status IN ('challenge', 'active')",
-            (location_id,),
+        return await self._game_where(
+            "location_id = ? AND status IN ('challenge', 'active')", (location_id,)
         )
-        return _game_from_row(row) if row else None
 
     async def actions(self, game_id: int, after: int = 0) -> list[ActionRow]:
         """The game's log in order; only entries with ``seq > after`` if given."""
@@ -206,10 +206,7 @@ class SqliteWriteTx(_Reads):
         self._now = clock
 
     async def game_by_request(self, request_id: str) -> GameRow | None:
-        row = await _fetchone(
-            self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE request_id = ?", (request_id,)
-        )
-        return _game_from_row(row) if row else None
+        return await self._game_where("request_id = ?", (request_id,))
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(
