@@ -350,20 +350,8 @@ class SqliteRepository(_Reads):
     async def write(self) -> AsyncIterator[SqliteWriteTx]:
         if self._closed:
             raise StorageError("the repository is closed")
-        async with self._write_lock:
-            await self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                yield SqliteWriteTx(self._writer, self._now)
-            except BaseException:
-                with suppress(sqlite3.Error, ValueError):
-                    await self._writer.execute("ROLLBACK")
-                raise
-            try:
-                await self._writer.execute("COMMIT")
-            except BaseException:
-                with suppress(sqlite3.Error, ValueError):
-                    await self._writer.execute("ROLLBACK")
-                raise
+        async with self._write_lock, _immediate(self._writer):
+            yield SqliteWriteTx(self._writer, self._now)
 
     async def list_games(self, query: GameQuery) -> list[GameRow]:
         where: list[str] = []
@@ -424,8 +412,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
     row = await _fetchone(conn, "PRAGMA user_version")
     if int(row[0]) == LATEST_VERSION:
         return
-    await conn.execute("BEGIN IMMEDIATE")
-    try:
+    async with _immediate(conn):
         # Read again inside the lock: another process may have migrated meanwhile.
         row = await _fetchone(conn, "PRAGMA user_version")
         version = int(row[0])
@@ -438,8 +425,17 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
             for statement in MIGRATIONS[number - 1]:
                 await conn.execute(statement)
             await conn.execute(f"PRAGMA user_version = {number}")
+
+
+@asynccontextmanager
+async def _immediate(conn: aiosqlite.Connection) -> AsyncIterator[None]:
+    """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends normally; rolled
+    back when the block or the ``COMMIT`` raises (the error then goes on)."""
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        await conn.execute("COMMIT")
     except BaseException:
         with suppress(sqlite3.Error, ValueError):
             await conn.execute("ROLLBACK")
         raise
-    await conn.execute("COMMIT")
