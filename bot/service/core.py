@@ -274,16 +274,11 @@ class ServiceCore:
             try:
                 async with self._write() as tx:
                     row = await self._reload(tx, row.id)
-                    if request_id is not None:
-                        earlier = await tx.action_by_request(row.id, request_id)
-                        if earlier is not None:
-                            if earlier.kind != kind and not (
-                                kind == "draw_offer" and earlier.kind == "draw_accept"
-                            ):
-                                raise RequestConflict(
-                                    "this request id was used for another command"
-                                )
-                            return await self._repeat(tx, row, earlier.seq, False, None)
+                    # an offer that met the other side's offer was logged as an agreement
+                    kinds = (kind, "draw_accept") if kind == "draw_offer" else (kind,)
+                    repeated = await self._repeat_request(tx, row, request_id, kinds, False, None)
+                    if repeated is not None:
+                        return repeated
                     live = await self._active_live(tx, row)
                     colour = self._colour_of(row, user_id, live)
                     step = decide(row, colour, live)
@@ -322,12 +317,27 @@ class ServiceCore:
         if row.draw_offer == colour:
             raise InvalidState(f"you cannot {verb} your own draw offer")
 
-    async def _repeat(
-        self, tx: WriteTx, row: GameRow, seq: int, render: bool, orientation: str | None
-    ) -> Outcome:
-        """The original result of an action already in the log, recomputed from the log."""
+    async def _repeat_request(
+        self,
+        tx: WriteTx,
+        row: GameRow,
+        request_id: str | None,
+        kinds: tuple[str, ...],
+        render: bool,
+        orientation: str | None,
+    ) -> Outcome | None:
+        """``None`` unless ``request_id`` already applied an action to this game; then the
+        original result, recomputed from the log (``RequestConflict`` if that action was
+        not of one of ``kinds``)."""
+        if request_id is None:
+            return None
+        action = await tx.action_by_request(row.id, request_id)
+        if action is None:
+            return None
+        if action.kind not in kinds:
+            raise RequestConflict("this request id was used for another command")
+        seq = action.seq
         live = await self._live_in(tx, row)
-        action = (await tx.actions(row.id, after=seq - 1))[0]
         if seq < live.seq:  # later entries exist: show the game as it was then
             live = rebuild(row, (await tx.actions(row.id))[:seq])
             result = live.game.result

@@ -33,7 +33,6 @@ from bot.service.errors import (
     InvalidInput,
     InvalidState,
     NotAllowed,
-    RequestConflict,
     StaleAction,
     UnknownVariant,
 )
@@ -232,14 +231,11 @@ class GameService(ServiceCore):
             try:
                 async with self._write() as tx:
                     row = await self._reload(tx, row.id)
-                    if request_id is not None:
-                        earlier = await tx.action_by_request(row.id, request_id)
-                        if earlier is not None:
-                            if earlier.kind != "move":
-                                raise RequestConflict(
-                                    "this request id was used for another command"
-                                )
-                            return await self._repeat(tx, row, earlier.seq, render, orientation)
+                    repeated = await self._repeat_request(
+                        tx, row, request_id, ("move",), render, orientation
+                    )
+                    if repeated is not None:
+                        return repeated
                     live = await self._active_live(tx, row)
                     game = live.game
                     colour = game.turn
