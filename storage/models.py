@@ -7,7 +7,7 @@ values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 GameStatus = Literal["challenge", "active", "finished", "aborted", "declined", "cancelled"]
@@ -110,15 +110,8 @@ class GameChanges:
     draw_offer: Colour | None = _UNSET
 
     def items(self) -> list[tuple[str, Any]]:
-        names = (
-            "status",
-            "white_id",
-            "black_id",
-            "opponent_id",
-            "result",
-            "result_reason",
-            "draw_offer",
-        )
+        """The ``(column, value)`` pairs to set, in field order."""
+        names = [f.name for f in fields(self)]
         return [(n, getattr(self, n)) for n in names if getattr(self, n) is not _UNSET]
 
 
