@@ -42,6 +42,11 @@ def location_of(interaction: Interaction) -> int:
     return channel_id
 
 
+def location_unless(interaction: Interaction, game_id: int | None) -> int | None:
+    """``None`` when a game is named by id, else this channel: the service takes one of them."""
+    return None if game_id is not None else location_of(interaction)
+
+
 def request_id(interaction: Interaction) -> str:
     """Discord redelivers an interaction with the same id; the service applies it once."""
     return f"discord:{interaction.id}"
@@ -199,7 +204,7 @@ async def act(
 ) -> Outcome | None:
     """Play ``text`` (any notation, ``pass``, ``reroll`` ...) for the caller."""
     service = service_of(interaction)
-    location_id = None if game_id is not None else location_of(interaction)
+    location_id = location_unless(interaction, game_id)
     try:
         outcome = await service.act(
             user_id=interaction.user.id,
@@ -227,7 +232,7 @@ async def player_command(
     if name not in PLAYER_COMMANDS:
         raise ValueError(f"unknown player command {name!r}")
     service = service_of(interaction)
-    location_id = None if game_id is not None else location_of(interaction)
+    location_id = location_unless(interaction, game_id)
     try:
         outcome: Outcome = await getattr(service, name)(
             user_id=interaction.user.id,
@@ -296,7 +301,7 @@ async def show_board(
     ``flip`` turns it round; ``from_side`` is the side the caller was looking from.
     """
     service = service_of(interaction)
-    location_id = None if game_id is not None else location_of(interaction)
+    location_id = location_unless(interaction, game_id)
     try:
         view = await service.view(location_id=location_id, game_id=game_id)
     except ServiceError as error:

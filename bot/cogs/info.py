@@ -85,7 +85,7 @@ class InfoCog(commands.Cog, name="Info"):
         service = flows.service_of(interaction)
         try:
             history = await service.history(
-                location_id=None if game is not None else flows.location_of(interaction),
+                location_id=flows.location_unless(interaction, game),
                 game_id=game,
             )
         except ServiceError as error:
@@ -121,7 +121,7 @@ class InfoCog(commands.Cog, name="Info"):
         service = flows.service_of(interaction)
         try:
             report = await service.verify(
-                location_id=None if game is not None else flows.location_of(interaction),
+                location_id=flows.location_unless(interaction, game),
                 game_id=game,
             )
         except SeedNotRevealed as error:
