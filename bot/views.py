@@ -54,6 +54,17 @@ class _GameButton(discord.ui.DynamicItem[Button], template=r"cg:never:" + GAME):
         return cls(int(match["game"]))
 
 
+class _CommandButton(_GameButton, template=r"cg:never:" + GAME):
+    """Base: a button that runs the player command ``COMMAND`` (``flows.player_command``)."""
+
+    COMMAND = "never"
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.player_command(interaction, self.COMMAND, game_id=self.game_id)
+
+
 class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
     PREFIX = "accept"
     LABEL = "Accept"
@@ -76,36 +87,24 @@ class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
         await flows.decline(interaction, self.game_id)
 
 
-class DrawButton(_GameButton, template=r"cg:draw:" + GAME):
+class DrawButton(_CommandButton, template=r"cg:draw:" + GAME):
     PREFIX = "draw"
     LABEL = "Offer draw"
     EMOJI = "🤝"
-
-    async def callback(self, interaction: Interaction) -> None:
-        from bot import flows
-
-        await flows.player_command(interaction, "offer_draw", game_id=self.game_id)
+    COMMAND = "offer_draw"
 
 
-class AcceptDrawButton(_GameButton, template=r"cg:draw-yes:" + GAME):
+class AcceptDrawButton(_CommandButton, template=r"cg:draw-yes:" + GAME):
     PREFIX = "draw-yes"
     LABEL = "Accept draw"
     STYLE = discord.ButtonStyle.success
-
-    async def callback(self, interaction: Interaction) -> None:
-        from bot import flows
-
-        await flows.player_command(interaction, "accept_draw", game_id=self.game_id)
+    COMMAND = "accept_draw"
 
 
-class DeclineDrawButton(_GameButton, template=r"cg:draw-no:" + GAME):
+class DeclineDrawButton(_CommandButton, template=r"cg:draw-no:" + GAME):
     PREFIX = "draw-no"
     LABEL = "Decline draw"
-
-    async def callback(self, interaction: Interaction) -> None:
-        from bot import flows
-
-        await flows.player_command(interaction, "decline_draw", game_id=self.game_id)
+    COMMAND = "decline_draw"
 
 
 class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
@@ -124,15 +123,11 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
         )
 
 
-class ConfirmResignButton(_GameButton, template=r"cg:resign-yes:" + GAME):
+class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):
     PREFIX = "resign-yes"
     LABEL = "Yes, resign"
     STYLE = discord.ButtonStyle.danger
-
-    async def callback(self, interaction: Interaction) -> None:
-        from bot import flows
-
-        await flows.player_command(interaction, "resign", game_id=self.game_id)
+    COMMAND = "resign"
 
 
 class RerollButton(
