@@ -228,6 +228,12 @@ def result_line(view: GameView) -> str:
     return f"{view.result} · {outcome} ({view.result_reason})"
 
 
+def _add_commitment(embed: discord.Embed, commitment: str) -> None:
+    embed.add_field(
+        name="Dice commitment (SHA-256 of the secret seed)", value=f"`{commitment}`", inline=False
+    )
+
+
 def board_embed(
     view: GameView,
     messages: Iterable[str],
@@ -261,11 +267,7 @@ def board_embed(
     if view.options:
         embed.add_field(name="Options", value=options_text(view.options), inline=True)
     if show_commitment or view.seed is None:
-        embed.add_field(
-            name="Dice commitment (SHA-256 of the secret seed)",
-            value=f"`{view.commitment}`",
-            inline=False,
-        )
+        _add_commitment(embed, view.commitment)
     if view.seed is not None:
         embed.add_field(name="Dice seed, revealed", value=f"`{view.seed}`", inline=False)
     if image:
@@ -298,11 +300,7 @@ def challenge_embed(outcome: Outcome) -> discord.Embed:
     embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
     embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
     embed.add_field(name="Options", value=options_text(view.options), inline=True)
-    embed.add_field(
-        name="Dice commitment (SHA-256 of the secret seed)",
-        value=f"`{view.commitment}`",
-        inline=False,
-    )
+    _add_commitment(embed, view.commitment)
     embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
     return embed
 
