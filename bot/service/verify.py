@@ -10,6 +10,7 @@ Three checks, all reported:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import variants
 from bot.service.errors import SeedNotRevealed
@@ -49,9 +50,7 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         )
     if replay_error:
         messages.append(f"replay: {replay_error}")
-    ok = seed_matches and not mismatches and replay_error is None
-    messages.append("verified: every roll is honest" if ok else "NOT verified")
-    return VerifyReport(
+    report = VerifyReport(
         game_id=row.id,
         commitment=row.commitment,
         seed=row.seed,
@@ -59,8 +58,9 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         rolls_checked=index,
         mismatches=tuple(mismatches),
         replay_error=replay_error,
-        messages=tuple(messages),
     )
+    messages.append("verified: every roll is honest" if report.ok else "NOT verified")
+    return replace(report, messages=tuple(messages))
 
 
 def _replay(row: GameRow, actions: Sequence[ActionRow]) -> str | None:
