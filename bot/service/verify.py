@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import variants
 from bot.service.errors import SeedNotRevealed
+from bot.service.live import new_engine_game
 from bot.service.results import RollMismatch, VerifyReport
 from storage import ActionRow, GameRow
-from variants.dice import VerifiableDice, seed_commitment, verifiable_roll
+from variants.dice import seed_commitment, verifiable_roll
 
 
 def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
@@ -66,9 +66,7 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
 def _replay(row: GameRow, actions: Sequence[ActionRow]) -> str | None:
     """Play the stored texts on dice drawn from the seed alone; report the first difference."""
     try:
-        game = variants.new_game(
-            row.variant, options=row.options, dice=VerifiableDice(row.seed, row.id)
-        )
+        game = new_engine_game(row.variant, row.options, row.seed, row.id)
     except ValueError as error:
         return f"the game cannot be set up: {error}"
     if tuple(game.rolls) != tuple(row.start_rolls):
