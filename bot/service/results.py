@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from storage import Colour, GameStatus, ResultText, Roll
+from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class GameView:
 
     @property
     def is_over(self) -> bool:
-        return self.status in ("finished", "aborted", "declined", "cancelled")
+        return self.status in ENDED_STATUSES
 
     def colour_of(self, user_id: int) -> Colour | None:
         """The side ``user_id`` plays (white first if they play both), else ``None``."""
