@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
@@ -338,7 +339,7 @@ class SqliteRepository(_Reads):
         writer = await _connect(resolved)
         try:
             if not memory:
-                await writer.execute("PRAGMA journal_mode = WAL")
+                await _enable_wal(writer)
             await _migrate(writer)
             reader = writer if memory else await _connect(resolved)
         except BaseException:
@@ -406,6 +407,23 @@ async def _connect(path: str) -> aiosqlite.Connection:
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
     await conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+async def _enable_wal(conn: aiosqlite.Connection) -> None:
+    """Switch the file to WAL. The switch needs the file to itself for a moment, and
+    SQLite may answer "database is locked" at once instead of waiting on the busy
+    timeout while another process opens the same file, so retry within that timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + delay > deadline:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.2)
 
 
 async def _migrate(conn: aiosqlite.Connection) -> None:
