@@ -15,7 +15,6 @@ of its bytes. The baseline needs the test extra (``pip install -e '.[test]'``).
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
@@ -34,16 +33,7 @@ BYTES_TARGET = 1 / 3
 
 def busy_midgame(key: str, seed: int = 7, plies: int = 40) -> variants.Game:
     """A random game ``plies`` actions in (past any setup), keeping most pieces on."""
-    game = variants.new_game(key, seed=seed)
-    rng = random.Random(seed)
-    played = 0
-    while played < plies + (20 if key == "jepps_random" else 0):
-        moves = game.legal_moves()
-        if game.result is not None or not moves:
-            break
-        game.play(rng.choice(moves))
-        played += 1
-    return game
+    return variants.random_playout(key, plies + (20 if key == "jepps_random" else 0), seed)
 
 
 def baseline(size: int) -> Callable[[], bytes]:

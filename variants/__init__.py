@@ -10,6 +10,7 @@ Pure rules: no I/O, no asyncio, stdlib only.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import Any
 
@@ -91,6 +92,20 @@ def replay(record: str, *, dice: DiceSource | None = None) -> Game:
     return replay_record(rules, record, dice)
 
 
+def random_playout(
+    key: str, plies: int, seed: int | str, *, options: dict[str, Any] | None = None
+) -> Game:
+    """A game ``plies`` seeded random legal actions in (fewer if it ends first).
+    The same seed drives the dice and the choices, so the game is reproducible."""
+    rng = random.Random(seed)
+    game = new_game(key, seed=seed, options=options)
+    for _ in range(plies):
+        if game.result is not None:
+            break
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
 def perft(game: Game, depth: int) -> int:
     """Number of legal action sequences of ``depth`` actions from ``game``."""
     if game.result is not None:
@@ -116,6 +131,7 @@ __all__ = [
     "new_game",
     "parse_record",
     "perft",
+    "random_playout",
     "replay",
     "rules",
 ]

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import io
-import random
 
 import pytest
 from PIL import Image
@@ -20,14 +19,7 @@ TOLERANCE = 6  # per channel: the palette keeps flat colours exact, allow a litt
 
 
 def playout(key: str, plies: int, seed: int) -> variants.Game:
-    game = variants.new_game(key, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        moves = game.legal_moves()
-        if game.result is not None or not moves:
-            break
-        game.play(rng.choice(moves))
-    return game
+    return variants.random_playout(key, plies, seed)
 
 
 def decode(png: bytes) -> Image.Image:

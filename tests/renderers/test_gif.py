@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import io
-import random
 
 import pytest
 from PIL import Image, ImageChops
@@ -14,14 +13,7 @@ SIZE = 320
 
 
 def played(key: str, plies: int, seed: int) -> variants.Game:
-    game = variants.new_game(key, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        moves = game.legal_moves()
-        if game.result is not None or not moves:
-            break
-        game.play(rng.choice(moves))
-    return game
+    return variants.random_playout(key, plies, seed)
 
 
 @pytest.mark.parametrize("key", variants.names())

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import random
 from pathlib import Path
 
 import pytest
@@ -91,10 +90,7 @@ def test_an_unknown_variant_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_gif_from_a_record_file(tmp_path: Path) -> None:
-    game = variants.new_game("jepps_random", seed=8)
-    rng = random.Random(8)
-    for _ in range(20):
-        game.play(rng.choice(game.legal_moves()))
+    game = variants.random_playout("jepps_random", 20, 8)
     record = tmp_path / "game.txt"
     record.write_text(game.record(), "utf-8")
     out = tmp_path / "game.gif"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 import variants
@@ -16,13 +14,7 @@ START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 def played(key: str, seed: int = 1, plies: int = 10) -> variants.Game:
     """A game some seeded random plies in."""
-    rng = random.Random(seed)
-    g = variants.new_game(key, seed=seed)
-    for _ in range(plies):
-        if g.is_over:
-            break
-        g.play(rng.choice(g.legal_moves()))
-    return g
+    return variants.random_playout(key, plies, seed)
 
 
 def test_names() -> None:
