@@ -237,9 +237,13 @@ class Variant:
         """Do the dice (or other turn rules) allow this move now?"""
         return True
 
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        """Every action the pieces could make, before the dice (``permits``) and the
+        check filter decide: the list the explanations search when a text is refused."""
+        return self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
+
     def legal_moves(self, pos: Position) -> list[Move]:
-        moves = self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
-        moves = [m for m in moves if self.permits(pos, m)]
+        moves = [m for m in self.candidate_moves(pos) if self.permits(pos, m)]
         if self.has_check:
             moves = self.filter_checks(pos, moves)
         return moves

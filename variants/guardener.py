@@ -15,6 +15,11 @@ Six FIDE fields, then two of our own::
   ``r`` says the roll came from a ``reroll`` (so ``33r`` is a Double x2).
   A FEN that carries dice keeps them; a FEN with ``-`` rolls at the start.
 - Passes spent: ``-``, ``w``, ``b`` or ``wb``.
+- Only when there are any: the pawns standing on their double-step rank (rank 2
+  for White, 7 for Black) that have moved before, comma-separated, e.g. ``c2``.
+  Such a pawn (one that teleported c2-c0 and walked back c1, c2) may not step
+  two squares: the double step belongs to a pawn that has not yet moved. A FEN
+  without this field says every pawn on its double-step rank is unmoved.
 The two extra fields may be left out together (no dice yet, no pass spent).
 
 Dice turn: ``start_turn`` rolls 2d4 into ``pos.dice`` when no dice are
@@ -95,6 +100,9 @@ DROP = "drop"
 _TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\s*\})?$")
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 def _look_ahead(sides: int) -> int:
     return 1
 
@@ -149,11 +157,12 @@ class Guardener(ChessLike):
         return kinds
 
     # ----- state ---------------------------------------------------------
-    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll.
+    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll;
+    # 'moved': squares of pawns on their double-step rank that have moved before.
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         pos = super().initial_position(options, roll)
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         return pos
 
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
@@ -188,6 +197,13 @@ class Guardener(ChessLike):
         """Only a type the side has lost; with none, the pawn may not reach the last rank."""
         color = pos.turn
         return [k for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+
+    def pseudo_moves(self, pos: Position) -> list[Move]:
+        out = super().pseudo_moves(pos)
+        moved = pos.extra["moved"]
+        if moved:  # the double step belongs to a pawn that has not yet moved
+            out = [m for m in out if m.flag != "double" or m.frm not in moved]
+        return out
 
     def special_moves(self, pos: Position) -> list[Move]:
         out = super().special_moves(pos)  # castling, permitted on a 4 or a double
@@ -401,6 +417,13 @@ class Guardener(ChessLike):
                     board[sq] = None  # the double start empties both squares at once
             if lifted >= 0:
                 board[move.to] = piece("G", color)
+        moved = pos.extra["moved"]
+        mover = pos.board[move.frm] if move.frm >= 0 else None
+        back_home = mover is not None and mover.kind == "P" and not move.promo
+        if back_home and move.to in self._double_starts[color]:
+            new.extra["moved"] = (moved - {move.to}) | {move.to}
+        elif moved and (move.frm in moved or move.to in moved):
+            new.extra["moved"] = moved - {move.frm, move.to}
         new.dice = None
         new.extra["rerolled"] = False
         self.finish(new, move, pos)
@@ -483,23 +506,39 @@ class Guardener(ChessLike):
         if pos.dice is not None:
             dice = "".join(str(v) for v in pos.dice) + ("r" if pos.extra["rerolled"] else "")
         passed = "".join(c for c, used in zip("wb", pos.extra["passed"], strict=True) if used)
-        return f"{dice} {passed or '-'}"
+        moved = ",".join(sorted(self.name(sq) for sq in pos.extra["moved"]))
+        return f"{dice} {passed or '-'}" + (f" {moved}" if moved else "")
 
     def parse_fen_extra(self, pos: Position, text: str) -> None:
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         if not text:
             return
         parts = text.split()
         dice = re.fullmatch(r"-|([1-4])([1-4])(r?)", parts[0])
-        if len(parts) != 2 or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
+        if len(parts) not in (2, 3) or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
             raise ValueError(
-                "Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
-                "('-', 'w', 'b' or 'wb')"
+                "Guardener FEN extras: dice ('-', '23' or '33r'), passes spent "
+                "('-', 'w', 'b' or 'wb') and, if any, moved pawns on their double-step rank ('c2')"
             )
+        if len(parts) == 3:
+            pos.extra["moved"] = self.parse_moved(pos, parts[2])
         if dice.group(1):
             pos.dice = (int(dice.group(1)), int(dice.group(2)))
             pos.extra["rerolled"] = bool(dice.group(3))
         pos.extra["passed"] = ("w" in parts[1], "b" in parts[1])
+
+    def parse_moved(self, pos: Position, text: str) -> frozenset[int]:
+        """The FEN's moved pawns: each must be a pawn on its own double-step rank."""
+        out = set()
+        for name in text.split(","):
+            sq = self.geometry.parse_square(name) if self.geometry.is_square_name(name) else -1
+            p = pos.board[sq] if sq >= 0 else None
+            if p is None or p.kind != "P" or sq not in self._double_starts[p.color]:
+                raise ValueError(
+                    f"Guardener FEN moved pawns: {name!r} is not a pawn on its double-step rank"
+                )
+            out.add(sq)
+        return frozenset(out)
 
     def from_fen(self, fen: str) -> Position:
         pos = super().from_fen(fen)

@@ -6,7 +6,7 @@ FEN
 ---
 Six fields as in FIDE, then three Stone Garden counters::
 
-    or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 2/2 0/0
+    or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 - 0/0
 
 - Letters: H Horse, O Ox, I Index, P Policeman, R Raven, K King; upper case White.
 - A Raven carries its facing in brackets: ``R(E)`` is a White Raven facing east
@@ -16,12 +16,16 @@ Six fields as in FIDE, then three Stone Garden counters::
 - The halfmove clock counts plies since the last capture or Horse promotion.
 - Counter 1, ``moves``: how many moves White/Black have made (for "no Raven
   turns during a side's first five moves").
-- Counter 2, ``rest``: how many moves White/Black have made since their Ravens
-  last turned, counted up to 2 (2 also means "never turned").
+- Counter 2, ``cooling``: the Ravens still cooling down after a turn, each as
+  ``square:moves``, the moves her side has made since she turned (``d4:0`` she
+  turned on her side's last move), comma-separated; ``-`` when none. The limit
+  counts per Raven (RULES.md section 4): a Raven not listed may turn as far as
+  the cooldown goes. The older form ``w/b`` (moves since *any* Raven of that
+  side turned, up to 2) is still read, as that count for each of the side's Ravens.
 - Counter 3, ``demotions``: how many times the White/Black King has demoted.
 
 When the counters are left out, ``moves`` follows from the fullmove number,
-``rest`` is 2/2 and ``demotions`` 0/0.
+no Raven is cooling down and ``demotions`` is 0/0.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ from .status import TurnFacts
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
 # (reading) The setup: one constant. Black mirrors White across the middle, file for file.
-START_FEN = "or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 2/2 0/0"
+START_FEN = "or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 - 0/0"
 
 # The Policeman's middle leg: "two further steps of d" (seed); the current page says one.
 POLICEMAN_MIDDLE_STEPS = 2
@@ -63,7 +67,8 @@ POLICEMAN_MIDDLE_STEPS = 2
 # Horses promote on the last rank to one of these, never to a King.
 HORSE_PROMOTIONS = ("PO", "O", "I", "RA")
 
-# (reading) Raven turning: at most once in this many of the player's consecutive moves...
+# (reading) Raven turning: each Raven at most once in this many of her side's consecutive
+# moves (the limit counts per Raven: "*she* can turn once in 3 moves")...
 TURN_WINDOW = 3
 # ...or in this many while the opponent's King is promoted.
 TURN_WINDOW_ENEMY_PROMOTED = 2
@@ -86,10 +91,11 @@ READINGS = (
     f"Policeman: the middle leg is {POLICEMAN_MIDDLE_STEPS} steps (the seed's version).",
     "Raven turning (reading): turn 90° in place as the whole move, or step sideways and turn "
     "to face the way she stepped (that step may capture).",
-    f"Raven cooldown (reading): a player's Ravens turn at most once in any {TURN_WINDOW} of that "
-    f"player's consecutive moves, once in {TURN_WINDOW_ENEMY_PROMOTED} while the opponent's King "
-    "is promoted (judged when turning); none during the side's first "
-    f"{NO_TURN_MOVES} moves. A Raven made by promotion faces forward.",
+    f"Raven cooldown (reading): each Raven turns at most once in any {TURN_WINDOW} consecutive "
+    f"moves of her side, once in {TURN_WINDOW_ENEMY_PROMOTED} while the opponent's King is "
+    "promoted (judged when turning). The limit counts per Raven: two different Ravens of one "
+    f"side may turn on consecutive moves. No Raven turns during her side's first {NO_TURN_MOVES} "
+    "moves. A Raven made by promotion faces forward.",
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
     f"demotion number {DEMOTIONS_TO_DRAW} of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
@@ -227,12 +233,22 @@ class StoneGarden(ChessLike):
         p = pos.board[k] if k >= 0 else None
         return p is not None and p.state == PROMOTED
 
-    def may_turn(self, pos: Position, color: int) -> bool:
-        """Not in the side's first five moves, and not within the cooldown window
-        (RULES.md section 4, "Raven turning")."""
+    def may_turn(self, pos: Position, sq: int) -> bool:
+        """May the Raven on ``sq`` turn: not in her side's first five moves, and not
+        within her own cooldown window (RULES.md section 4, "Raven turning")."""
+        p = pos.board[sq]
+        assert p is not None
+        color = p.color
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return False
-        return bool(pos.extra["rest"][color] >= self.turn_window(pos, color) - 1)
+        return self.rest(pos, sq) >= self.turn_window(pos, color) - 1
+
+    def rest(self, pos: Position, sq: int) -> int:
+        """Her side's moves since the Raven on ``sq`` turned, counted up to the cap."""
+        for s, r in pos.extra["cooling"]:
+            if s == sq:
+                return int(r)
+        return _REST_CAP
 
     def turn_wait(self, pos: Position, sq: int) -> tuple[int, str]:
         """How many more of her side's moves the Raven on ``sq`` must wait before
@@ -246,14 +262,14 @@ class StoneGarden(ChessLike):
                 NO_TURN_MOVES - done,
                 f"no Raven may turn during her side's first {NO_TURN_MOVES} moves",
             )
-        if self.may_turn(pos, color):
+        if self.may_turn(pos, sq):
             return 0, ""
         window = self.turn_window(pos, color)
-        rest = pos.extra["rest"][color]
-        ago = "on the last move" if rest == 0 else f"{rest + 1} moves ago"
+        rest = self.rest(pos, sq)
+        ago = "on her side's last move" if rest == 0 else f"{_NUMBERS[rest + 1]} moves ago"
         return (
             window - 1 - rest,
-            f"a Raven turned {ago}; a Raven may turn once in {window} moves",
+            f"this Raven turned {ago}; a Raven may turn once in {_NUMBERS[window]} moves",
         )
 
     def turn_window(self, pos: Position, color: int) -> int:
@@ -333,11 +349,13 @@ class StoneGarden(ChessLike):
         """Raven turns: 90° in place, or a sideways step turning to face that way
         (RULES.md section 4, reading)."""
         color = pos.turn
-        if not self.may_turn(pos, color):
+        if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
         out: list[Move] = []
         for sq, p in enumerate(pos.board):
             if p is None or p.color != color or p.kind != RAVEN.id:
+                continue
+            if not self.may_turn(pos, sq):
                 continue
             i = FACINGS.index(p.state)
             sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
@@ -372,10 +390,29 @@ class StoneGarden(ChessLike):
                 new.extra["demotions"] = _bump(new.extra["demotions"], color, 1)
             board[move.to] = piece(KING.id, color, state)
         new.extra["moves"] = _bump(new.extra["moves"], color, 1)
-        rest = 0 if move.flag == TURN else min(pos.extra["rest"][color] + 1, _REST_CAP)
-        new.extra["rest"] = _bump(new.extra["rest"], color, rest - pos.extra["rest"][color])
+        if pos.extra["cooling"] or move.flag == TURN:
+            new.extra["cooling"] = self.cooling_after(pos, move)
         self.finish(new, move, pos)
         return new
+
+    def cooling_after(self, pos: Position, move: Move) -> tuple[tuple[int, int], ...]:
+        """Each Raven's cooldown after ``move``: the mover's Ravens count one more move
+        (and leave the list when free), a Raven that moves takes her count along, one
+        that turns starts at 0, and a captured Raven leaves the list."""
+        color = pos.turn
+        board = pos.board
+        out: dict[int, int] = {}
+        for sq, r in pos.extra["cooling"]:
+            p = board[sq]
+            assert p is not None
+            if p.color != color:
+                if not (sq == move.to and move.frm != move.to):  # unless captured now
+                    out[sq] = r
+            elif not (move.flag == TURN and sq == move.frm) and r + 1 < _REST_CAP:
+                out[move.to if sq == move.frm else sq] = r + 1
+        if move.flag == TURN:
+            out[move.to] = 0
+        return tuple(sorted(out.items()))
 
     def finish(self, new: Position, move: Move, old: Position) -> None:
         """The clock restarts on a capture or a Horse promotion."""
@@ -420,11 +457,8 @@ class StoneGarden(ChessLike):
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
         ravens = {p.color for p in pos.board if p is not None and p.kind == RAVEN.id}
-        turning = tuple(
-            (min(e["moves"][c], NO_TURN_MOVES), e["rest"][c]) if c in ravens else None
-            for c in (WHITE, BLACK)
-        )
-        return (tuple(pos.board), pos.turn, turning)
+        early = tuple(min(e["moves"][c], NO_TURN_MOVES) if c in ravens else None for c in (WHITE, BLACK))
+        return (tuple(pos.board), pos.turn, early, e["cooling"])
 
     # ----- notation ----------------------------------------------------------------------
 
@@ -465,7 +499,9 @@ class StoneGarden(ChessLike):
 
     def fen_extra(self, pos: Position) -> str:
         e = pos.extra
-        return " ".join(f"{e[k][WHITE]}/{e[k][BLACK]}" for k in ("moves", "rest", "demotions"))
+        cooling = ",".join(f"{self.name(sq)}:{r}" for sq, r in e["cooling"]) or "-"
+        pair = "{0[0]}/{0[1]}".format
+        return f"{pair(e['moves'])} {cooling} {pair(e['demotions'])}"
 
     def parse_fen_extra(self, pos: Position, text: str) -> None:
         for sq, p in enumerate(pos.board):
@@ -483,18 +519,50 @@ class StoneGarden(ChessLike):
             done = pos.fullmove - 1
             pos.extra = {
                 "moves": (done + (pos.turn == BLACK), done),
-                "rest": (_REST_CAP, _REST_CAP),
+                "cooling": (),
                 "demotions": (0, 0),
             }
             return
         fields = text.split()
-        pairs = [f.split("/") for f in fields]
-        if len(fields) != 3 or any(len(p) != 2 or not all(v.isdigit() for v in p) for p in pairs):
-            raise ValueError("Stone Garden FEN counters: moves rest demotions, each as white/black")
-        values = [(int(a), int(b)) for a, b in pairs]
-        if max(values[1]) > _REST_CAP:
-            raise ValueError(f"the Raven rest counter goes up to {_REST_CAP}")
-        pos.extra = dict(zip(("moves", "rest", "demotions"), values, strict=True))
+        usage = (
+            "Stone Garden FEN counters: moves (white/black), cooling Ravens ('-' or "
+            "'d4:0,b1:1') and demotions (white/black)"
+        )
+        if len(fields) != 3:
+            raise ValueError(usage)
+        pairs = [fields[0].split("/"), fields[2].split("/")]
+        if any(len(p) != 2 or not all(v.isdigit() for v in p) for p in pairs):
+            raise ValueError(usage)
+        moves, demotions = ((int(a), int(b)) for a, b in pairs)
+        pos.extra = {"moves": moves, "cooling": self.parse_cooling(pos, fields[1]), "demotions": demotions}
+
+    def parse_cooling(self, pos: Position, text: str) -> tuple[tuple[int, int], ...]:
+        """The cooling field: ``-``, ``d4:0,b1:1``, or the older per-side ``w/b``."""
+        out: dict[int, int] = {}
+        legacy = re.fullmatch(r"(\d+)/(\d+)", text)
+        if legacy:
+            per_side = (int(legacy.group(1)), int(legacy.group(2)))
+            if max(per_side) > _REST_CAP:
+                raise ValueError(f"the Raven rest counter goes up to {_REST_CAP}")
+            for sq, p in enumerate(pos.board):
+                if p is not None and p.kind == RAVEN.id and per_side[p.color] < _REST_CAP:
+                    out[sq] = per_side[p.color]
+            return tuple(sorted(out.items()))
+        if text == "-":
+            return ()
+        for item in text.split(","):
+            m = re.fullmatch(r"([a-h][1-8]):(\d+)", item)
+            sq = self.geometry.parse_square(m.group(1)) if m else -1
+            p = pos.board[sq] if sq >= 0 else None
+            if m is None or p is None or p.kind != RAVEN.id:
+                raise ValueError(f"Stone Garden FEN cooling: {item!r} is not a Raven's square:moves")
+            if int(m.group(2)) >= _REST_CAP:
+                raise ValueError(f"a cooling Raven has made fewer than {_REST_CAP} moves since turning")
+            out[sq] = int(m.group(2))
+        return tuple(sorted(out.items()))
+
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
 
 
 def _no_dice(sides: int) -> int:

@@ -255,8 +255,10 @@ class Tquarchess(ChessLike):
                     out.append(Move(king, far, "king2"))
         return out
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        moves = super().legal_moves(pos)
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        """The ordinary candidates plus entries and Knight resurrections. They are
+        filtered like any move: an entering Tquarc may block a check or a pin."""
+        moves = super().candidate_moves(pos)
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -267,14 +269,20 @@ class Tquarchess(ChessLike):
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
         if self.tquarc_lost(pos, color):
+            board = pos.board
+            targets = self.knight_targets[color]
             for m in moves:
-                p = pos.board[m.frm] if m.frm >= 0 else None
-                if p is not None and p.kind == "N" and m.to in self.knight_targets[color]:
+                p = board[m.frm] if m.frm >= 0 else None
+                if p is not None and p.kind == "N" and m.to in targets:
                     extra.append(m._replace(flag="kres", promo="T"))
-        # Entering or resurrecting only adds a piece to a legal move, so these stay legal.
-        if any(m.gate >= 0 for m in extra) and not pos.extra["rolled"]:
-            extra.append(Move(-1, -1, "roll"))
         return moves + extra
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        moves = super().legal_moves(pos)
+        # The entry attempt: roll the Tquarc die first, while an entry is legal.
+        if not pos.extra["rolled"] and any(m.gate >= 0 for m in moves):
+            moves.append(Move(-1, -1, "roll"))
+        return moves
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
