@@ -18,8 +18,9 @@ from typing import Any
 from .base import Result, Variant
 from .dice import DiceSource, ScriptedDice, SeededDice, VerifiableDice
 from .errors import AmbiguousMove, BadNotation, GameOver, IllegalMove, NotLegalHere
-from .game import Game, parse_record, replay_record
+from .game import Game, replay_record
 from .game import perft as _perft
+from .record import parse_record
 from .status import Status, TurnFacts, describe
 
 _REGISTRY: dict[str, Variant] = {}

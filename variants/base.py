@@ -17,6 +17,7 @@ from .errors import AmbiguousMove, BadNotation, NotLegalHere
 from .geometry import BLACK, WHITE, Geometry, color_name
 from .pieces import Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
+from .record import Token, numbered
 from .status import TurnFacts
 
 Roller = Callable[[int], int]
@@ -339,6 +340,24 @@ class Variant:
         """Actions the rules made by themselves after the last one, for the record,
         each in parentheses, e.g. ``(Rh1)``; replay skips them."""
         return ""
+
+    def in_setup(self, pos: Position) -> bool:
+        """Is ``pos`` in a setup phase (the record may write those actions apart)?"""
+        return False
+
+    def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
+        """The record's body: numbered moves with every roll (``1. [2 3] Nf3 [1 4] e5``)."""
+        return [" ".join(numbered(tokens))]
+
+    def record_text(self, pos: Position, san: str, move: Move, values: Sequence[int]) -> str:
+        """The action as the record shows it, given the position it was made in and
+        the values rolled while making it."""
+        return self.recorded(san, move, values)
+
+    def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
+        """When ``move`` carries a value rolled by an earlier action of the same turn:
+        that action's recorded text and how the record writes it now, else None."""
+        return None
 
     def recorded(self, san: str, move: Move, values: Sequence[int]) -> str:
         """The action as the record shows it: each '%' takes the value rolled,

@@ -9,6 +9,7 @@ says "setup" and the placements so far): replay its record instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
+from .record import ROMAN, Token, numbered
 from .status import SEPARATOR, TurnFacts, dice_text, either
 
 SETUP_DIE = 6
@@ -33,6 +35,13 @@ ONE_KIND_LEFT_IS_FORCED = True
 
 # The setup dice in words.
 FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
+
+# (reading) Free Play numbering. The rule page writes the entries "as a regular first
+# move" (1. Na1 Kh8 2. Bb1 Rg8 ...) with play from move 9, or, optionally, labels them
+# i-viii so that play starts at move 1. We use the labels: the game proper then counts
+# from 1, as the FEN does. "moves" would number the entries 1, 2, ... and play from 9.
+FREE_PLAY_NUMBERING = "roman"
+FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
 
 MIRROR = "Mirror"
 REVERSE = "Reverse"
@@ -209,7 +218,8 @@ class JeppsRandom(ChessLike):
         if not w and not b:
             pos.extra["phase"] = "play"
             pos.turn = WHITE
-            pos.fullmove = 1
+            free_moves = pos.extra["free"] and FREE_PLAY_NUMBERING == "moves"
+            pos.fullmove = FREE_PLAY_FIRST_MOVE if free_moves else 1
             pos.halfmove = 0
             pos.dice = None
 
@@ -451,6 +461,62 @@ class JeppsRandom(ChessLike):
         t = super().normalize(text)
         return t.capitalize() if t.lower() in ("mirror", "reverse") else t
 
+    # ----- the record ----------------------------------------------------------------
+
+    def in_setup(self, pos: Position) -> bool:
+        return bool(pos.extra["phase"] == "setup")
+
+    def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
+        """The setup as the rule page writes it, then the game from move 1.
+
+        Standard setup: White's placements on one line, comma-separated in file
+        order (``[2 4] Na1, [3 5] Bb1, ..., Bg1, Rh1``), Black's ``Mirror``,
+        ``Reverse`` or own string on the line below. Each roll stands in brackets
+        before the piece it placed, so the record replays exactly; a piece with no
+        roll before it was placed by itself (forced). Free Play: the entries are
+        moves labelled i, ii, ... (``FREE_PLAY_NUMBERING``)."""
+        setup = [t for t in tokens if t.setup]
+        play = [t for t in tokens if not t.setup]
+        if options.get(FREE_PLAY):
+            setup = [Token(t.actor, _pairs(t.text), t.setup) for t in setup]
+            if FREE_PLAY_NUMBERING == "roman":
+                body = numbered(setup, labels=ROMAN) + numbered(play)
+            else:
+                body = numbered(setup) + numbered(play, first=FREE_PLAY_FIRST_MOVE)
+            return [" ".join(body)]
+        lines = self.setup_lines(setup)
+        if play:
+            lines.append(" ".join(numbered(play)))
+        return lines
+
+    def setup_lines(self, tokens: Sequence[Token]) -> list[str]:
+        items: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
+        pending: tuple[list[str], list[str]] = ([], [])
+        for tok in tokens:
+            text = _pairs(tok.text)
+            if tok.is_roll:
+                pending[tok.actor].append(text)
+                continue
+            action = _NOTE.sub("", text).strip()
+            pending[tok.actor].append(action)
+            if action in (MIRROR, REVERSE) or _PLACEMENT.fullmatch(action):
+                items[tok.actor].append((self._item_order(action), " ".join(pending[tok.actor])))
+                pending[tok.actor].clear()
+            for note in _NOTE.findall(text):
+                color = WHITE if note.endswith("1") else BLACK
+                items[color].append((self._item_order(note), note))
+        lines = []
+        for color in (WHITE, BLACK):
+            if pending[color]:
+                items[color].append((99, " ".join(pending[color])))
+            if items[color]:
+                lines.append(", ".join(text for _, text in sorted(items[color], key=lambda i: i[0])))
+        return lines
+
+    def _item_order(self, action: str) -> int:
+        """Setup items stand in file order (a to h)."""
+        return "abcdefgh".index(action[1]) if _PLACEMENT.fullmatch(action) else -1
+
     def setup_string(self, history: Sequence[str], color: int, free_play: bool = False) -> str:
         """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``,
         in the order the side fills its rank (a to h; Black h to a with Free Play)."""
@@ -506,6 +572,21 @@ class JeppsRandom(ChessLike):
 
     def extra_key(self, pos: Position) -> Any:
         return (pos.extra["phase"], pos.extra["stock"], pos.extra["mediator"], pos.extra["relocate"])
+
+
+_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
+_NOTE = re.compile(r"\s*\(([^)]*)\)")
+
+
+def _pairs(text: str) -> str:
+    """Several rolls in one bracket written as one bracket per roll of the two dice:
+    ``[1 1 5 3]`` -> ``[1 1] [5 3]``."""
+
+    def split(m: re.Match[str]) -> str:
+        values = m.group(1).split()
+        return " ".join(f"[{' '.join(values[i : i + 2])}]" for i in range(0, len(values), 2))
+
+    return re.sub(r"\[([\d ]+)\]", split, text)
 
 
 def _kind(pos: Position, sq: int) -> str | None:

@@ -366,12 +366,27 @@ class Tquarchess(ChessLike):
         if move.promo == "T":
             text += "%"
         if move.gate >= 0:
+            # '%' marks the die value the entry carries; after an entry-attempt
+            # ``roll`` it is the value already rolled.
             text += ENTRY_MARK
             if move.flag == "castle":
                 text += self.name(move.gate)
-            if not pos.extra["rolled"]:
-                text += "%"
+            text += "%"
         return text
+
+    def record_text(self, pos: Position, san: str, move: Move, values: Sequence[int]) -> str:
+        """An entry after ``roll`` carries that value, as the rule page writes an
+        entry: ``Bg5/T%3`` (RULES.md section 2, notation)."""
+        if move.gate >= 0 and pos.extra["rolled"]:
+            values = [pos.extra["rolled"], *values]
+        return self.recorded(san, move, values)
+
+    def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
+        """``roll`` then ``Bg5/T`` is recorded ``roll Bg5/T%3``: the value stands on the entry."""
+        rolled = pos.extra["rolled"]
+        if move.gate >= 0 and rolled:
+            return f"roll%{rolled}", "roll"
+        return None
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
         """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``

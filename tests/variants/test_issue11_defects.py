@@ -3,7 +3,15 @@ the issue gives (numbered as in the issue)."""
 
 from __future__ import annotations
 
+import random
+import re
+
+import pytest
+
 import variants
+from variants import jepps_random
+from variants.geometry import BLACK, WHITE
+from variants.jepps_random import JeppsRandom
 
 # ----- 4. Tquarchess: an entering Tquarc can block a check or a pin ------------------
 
@@ -79,3 +87,115 @@ def test_6_two_ravens_of_one_side_may_turn_on_consecutive_moves() -> None:
     turns = {m for m in g.legal_moves() if "^" in m}
     assert turns and all(m.startswith(("Rd4^", "Rc4^", "Re4^", "Rd5^", "Rd3^")) for m in turns)
     assert g.fen().split()[7] == "a2:1"
+
+
+# ----- 1 and 2. Jepps Random: numbering and the setup record ------------------------------
+
+# White: a1 (2,4) N or R; b1 (3,5) B or Q; c1 (1,2) K or N; d1 (3,5) Q (d1 is light like
+# b1); e1 (4,6); the Bishop is then forced onto g1; f1 (2,4); the Rook forced onto h1.
+WHITE_ROLLS = [2, 4, 3, 5, 1, 2, 3, 5, 4, 6, 2, 4]
+WHITE_CHOICES = ["Na1", "Bb1", "Kc1", "Qd1", "Re1", "Nf1"]
+
+
+def body_lines(g: variants.Game) -> list[str]:
+    return g.record().split("\n\n", 1)[1].strip().splitlines()
+
+
+def without_dice(line: str) -> str:
+    return re.sub(r"\[[\d ]+\]\s*", "", line)
+
+
+def test_1_standard_mode_play_starts_at_move_one() -> None:
+    g = variants.new_game("jepps_random", rolls=WHITE_ROLLS + [2, 4])
+    for choice in WHITE_CHOICES + ["Mirror", "e4", "e5"]:
+        g.play(choice)
+    lines = body_lines(g)
+    assert lines[-1] == "1. e4 e5"  # not "... [2 4] Mirror 2. e4 e5"
+    assert g.fen().split()[5] == "2"  # the FEN counts the game from move 1 too
+    assert variants.replay(g.record()).record() == g.record()
+
+
+def free_play_game() -> variants.Game:
+    """The seed's entries 1. Na1 Kh8 2. Bb1 Rg8 3. Qc1 Nf8, then whatever the dice offer."""
+    rolls = [2, 4, 1, 4, 3, 5, 4, 2, 5, 1, 2, 3]
+    dice = variants.ScriptedDice(rolls, then=variants.SeededDice(8))
+    g = variants.new_game("jepps_random", dice=dice, options={"free_play": True})
+    for move in ("Na1", "Kh8", "Bb1", "Rg8", "Qc1", "Nf8"):
+        g.play(move)
+    while g.pos.extra["phase"] == "setup":
+        g.play([m for m in g.legal_moves() if m != "reroll"][0])
+    g.play("e4")
+    g.play("e5")
+    return g
+
+
+def test_1_free_play_setup_is_labelled_in_roman_numerals_and_play_is_numbered() -> None:
+    g = free_play_game()
+    (line,) = body_lines(g)
+    assert line.startswith("i. [")
+    assert " ii. " in line and " iii. " in line
+    assert line.endswith(" 1. e4 e5")  # the game proper is numbered from 1
+    assert g.fen().split()[5] == "2"
+    assert variants.replay(g.record()).record() == g.record()
+
+
+def test_1_the_numbering_is_one_constant(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jepps_random, "FREE_PLAY_NUMBERING", "moves")
+    g = free_play_game()
+    (line,) = body_lines(g)
+    assert line.startswith("1. [") and " 2. " in line and " i. " not in line
+    assert line.endswith(" 9. e4 e5")  # play from move 9, as the rule page says
+    assert g.fen().split()[5] == "10"
+    assert variants.replay(g.record()).record() == g.record()
+
+
+def test_2_the_setup_is_recorded_as_the_rule_page_writes_it() -> None:
+    g = variants.new_game("jepps_random", rolls=WHITE_ROLLS + [2, 4])
+    for choice in WHITE_CHOICES + ["Mirror", "e4"]:
+        g.play(choice)
+    white, black, play = body_lines(g)
+    # White's comma-separated string, with each roll kept before the piece it placed.
+    assert white == "[2 4] Na1, [3 5] Bb1, [1 2] Kc1, [3 5] Qd1, [4 6] Re1, [2 4] Nf1, Bg1, Rh1"
+    assert without_dice(white) == "Na1, Bb1, Kc1, Qd1, Re1, Nf1, Bg1, Rh1"
+    assert without_dice(white) == JeppsRandom().setup_string(g.history, WHITE)
+    # Black's answer on the line below.
+    assert black == "[2 4] Mirror" and without_dice(black) == "Mirror"
+    assert play == "1. e4"
+    again = variants.replay(g.record())
+    assert again.record() == g.record() and again.fen() == g.fen()
+    assert again.history == g.history and again.rolls == g.rolls
+
+
+def test_2_a_randomized_black_setup_has_its_own_string() -> None:
+    rng = random.Random(2)
+    for seed in range(40):  # find a game whose mediator roll came out mixed
+        g = variants.new_game("jepps_random", seed=seed)
+        while g.pos.extra["phase"] == "setup":
+            g.play(rng.choice(g.legal_moves()))
+        if g.pos.extra["mediator"] == "random":
+            break
+    assert g.pos.extra["mediator"] == "random"
+    white, black = body_lines(g)[:2]
+    assert without_dice(black) == JeppsRandom().setup_string(g.history, BLACK)
+    assert len(without_dice(black).split(", ")) == 8
+    assert variants.replay(g.record()).record() == g.record()
+
+
+# ----- 3. Tquarchess: the entry after `roll` carries the value --------------------------------
+
+
+def test_3_roll_then_entry_is_recorded_with_the_value_on_the_entry() -> None:
+    g = variants.new_game("tquarchess", rolls=[3])
+    assert [g.play(t) for t in ("d4", "d5", "roll")] == ["d4", "d5", "roll%3"]
+    assert g.play("Bg5/T") == "Bg5/T%3"
+    body = body_lines(g)
+    assert body == ["1. d4 d5 2. roll Bg5/T%3"]  # not "roll%3 Bg5/T"
+    again = variants.replay(g.record())
+    assert again.record() == g.record() and again.fen() == g.fen()
+    assert again.history == g.history == ["d4", "d5", "roll%3", "Bg5/T%3"]
+    # A roll that is not followed by an entry keeps its value.
+    g = variants.new_game("tquarchess", rolls=[4])
+    for t in ("d4", "d5", "roll", "e3"):
+        g.play(t)
+    assert body_lines(g) == ["1. d4 d5 2. roll%4 e3"]
+    assert variants.replay(g.record()).record() == g.record()
