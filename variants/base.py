@@ -62,6 +62,9 @@ class Variant:
     royal: ClassVar[str] = "K"
     dice_sides: ClassVar[int] = 0  # sides of the dice shown for the side to act, 0 if none
     option_names: ClassVar[tuple[str, ...]] = ()
+    # Kinds that come back from the lost pieces when they return to the board
+    # (a resurrection): the lost-pieces bars drop them again (``Game.captured``).
+    returns_from_lost: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}

@@ -204,14 +204,26 @@ class Game:
         return recorded
 
     def _note_captures(self, old: Position, new: Position) -> None:
-        """Pieces the opponent lost in this action, for the captured-pieces tray."""
-        enemy = 1 - old.turn
+        """Pieces the opponent lost in this action, for the lost-pieces bars; and
+        a lost piece the mover brought back (``Variant.returns_from_lost``) leaves them."""
+        mover = old.turn
+        enemy = 1 - mover
         after = list(self.rules.material(new, enemy))
         for kind in self.rules.material(old, enemy):
             if kind in after:
                 after.remove(kind)
             else:
                 self.captured.append((enemy, kind))
+        back = self.rules.returns_from_lost
+        if any((mover, kind) in self.captured for kind in back):
+            gained = list(self.rules.material(new, mover))
+            for kind in self.rules.material(old, mover):
+                if kind in gained:
+                    gained.remove(kind)
+            for kind in gained:
+                if kind in back and (mover, kind) in self.captured:
+                    at = len(self.captured) - 1 - self.captured[::-1].index((mover, kind))
+                    del self.captured[at]
 
     def checked_king(self) -> int:
         """The square of the side to move's King when it stands in check, else -1."""

@@ -92,6 +92,10 @@ START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
 DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
 DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
 
+# (reading) A pawn may promote only to a type its side has lost, so the promoted piece
+# is that lost piece coming back: it leaves the lost-pieces list, like a resurrected Guardener.
+PROMOTION_BRINGS_BACK = True
+
 REROLL = "reroll"
 PASS = "pass"
 TELEPORT = "teleport"
@@ -129,6 +133,9 @@ class Guardener(ChessLike):
     )
     geometry = BOARD
     piece_types = FIDE_PIECES + (GUARDENER,)
+    # A resurrected Guardener leaves the lost pieces; so does a promotion, which may only
+    # choose a lost type (PROMOTION_BRINGS_BACK, a reading).
+    returns_from_lost = ("G", "Q", "R", "B", "N") if PROMOTION_BRINGS_BACK else ("G",)
     has_check = False
     dice_sides = DIE
     fifty_move_rule = False

@@ -63,6 +63,7 @@ class Tquarchess(ChessLike):
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
+    returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
 
     def __init__(self) -> None:
         super().__init__()

@@ -199,3 +199,39 @@ def test_3_roll_then_entry_is_recorded_with_the_value_on_the_entry() -> None:
         g.play(t)
     assert body_lines(g) == ["1. d4 d5 2. roll%4 e3"]
     assert variants.replay(g.record()).record() == g.record()
+
+
+# ----- Lost-piece bars: a resurrected piece leaves Game.captured ----------------------------
+
+
+def test_a_resurrected_guardener_leaves_the_lost_pieces() -> None:
+    fen = "***4***/*4k3*/*8*/10/10/10/10/*8*/*K3r3*/***2G1*** b - - 0 1 42 -"
+    g = variants.from_fen("guardener", fen, rolls=[1, 1, 1, 1, 2, 3])
+    g.play("Rxe0")
+    assert g.captured == [(WHITE, "G")]
+    g.play("reroll")  # [1 1] then [1 1]: a Double x2 of 1s
+    assert g.play("G@c0 {T1}") == "G@c0 {T1}"
+    assert g.captured == []
+
+
+def test_a_promotion_in_guardener_brings_a_lost_piece_back() -> None:
+    fen = "***4***/*4k3*/*1P6*/10/10/10/10/*8*/*K3r3*/***2N1*** b - - 0 1 42 -"
+    g = variants.from_fen("guardener", fen, rolls=[1, 2, 1, 2])
+    g.play("Rxe0")
+    assert g.captured == [(WHITE, "N")]
+    assert g.play("b8=N") == "b8=N"  # a 1: the pawn may move past the centre
+    assert g.captured == []
+
+
+def test_a_resurrected_tquarc_leaves_the_lost_pieces() -> None:
+    fen = "3rk3/1P6/1N6/8/8/8/8/3T(2)K3 w - - 0 1 - -/- - - 0"
+    g = variants.from_fen("tquarchess", fen, rolls=[3, 4])
+    g.play("Kf2")
+    g.play("Rxd1")
+    assert g.captured == [(WHITE, "T")]
+    by_pawn = g.copy()
+    assert by_pawn.play("b8=T") == "b8=T%3"
+    assert by_pawn.captured == []
+    by_knight = g.copy()
+    assert by_knight.play("Na8/T").startswith("Na8/T%3")
+    assert by_knight.captured == []
