@@ -4,6 +4,7 @@
     g = variants.new_game(key, *, rolls=None, seed=None, options=None, dice=None)
     g.legal_moves(); g.play(text); g.result; g.record(); variants.replay(record)
     variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
+    variants.explain(g, text) -> Refusal | None: why a text is refused, naming the rule
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
 
 Pure rules: no I/O, no asyncio, stdlib only.
@@ -18,9 +19,11 @@ from typing import Any
 from .base import Result, Variant
 from .dice import DiceSource, ScriptedDice, SeededDice, VerifiableDice
 from .errors import AmbiguousMove, BadNotation, GameOver, IllegalMove, NotLegalHere
+from .explain import explain
 from .game import Game, replay_record
 from .game import perft as _perft
 from .record import parse_record
+from .refusal import Refusal
 from .status import Status, TurnFacts, describe
 
 _REGISTRY: dict[str, Variant] = {}
@@ -124,6 +127,7 @@ __all__ = [
     "GameOver",
     "IllegalMove",
     "NotLegalHere",
+    "Refusal",
     "Result",
     "ScriptedDice",
     "Status",
@@ -132,6 +136,7 @@ __all__ = [
     "VerifiableDice",
     "Variant",
     "describe",
+    "explain",
     "from_fen",
     "names",
     "new_game",

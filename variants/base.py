@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .errors import AmbiguousMove, BadNotation, NotLegalHere
+from .errors import AmbiguousMove, BadNotation, NotLegalHere, legal_hint
 from .geometry import BLACK, WHITE, Geometry, color_name
 from .pieces import Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
+from .refusal import Blocked
 from .status import TurnFacts
 
 Roller = Callable[[int], int]
@@ -61,6 +62,8 @@ class Variant:
     has_check: ClassVar[bool] = True
     royal: ClassVar[str] = "K"
     dice_sides: ClassVar[int] = 0  # sides of the dice shown for the side to act, 0 if none
+    # How actions are written, for the 'not an action in this notation' refusal.
+    notation_examples: ClassVar[str] = "e4, Nf3, Bxc6, O-O, e8=Q"
     option_names: ClassVar[tuple[str, ...]] = ()
     # Kinds that come back from the lost pieces when they return to the board
     # (a resurrection): the lost-pieces bars drop them again (``Game.captured``).
@@ -274,6 +277,28 @@ class Variant:
             if k < 0 or not self.is_attacked(new, k, enemy):
                 out.append(m)
         return out
+
+    # ----- explanations (``explain.py``): hooks for what differs -------------
+
+    def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
+        """The rule by which ``permits`` refuses ``move``: (cause code, message)."""
+        return "not-allowed", "that move is not allowed now"
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Moves the variant's own rules take away before ``permits`` and the check
+        filter (an assist missing, a Raven cooling down, a teleport out of turn...),
+        each with the rule; generated only when a text is refused."""
+        return []
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """A refusal for a whole word or phrase (castling, a setup word), if any."""
+        return None
+
+    def reach_refusal(self, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
+        """Why the piece on ``frm`` cannot go to ``to`` by its movement, or None."""
+        from .explain import reach_refusal
+
+        return reach_refusal(self, pos, frm, to)
 
     def has_legal_move(self, pos: Position) -> bool:
         return bool(self.legal_moves(pos))
@@ -496,14 +521,12 @@ class Variant:
         if not matches:
             raise NotLegalHere(f"{text!r} is not legal here; " + self.legal_hint(texts))
         names = sorted({texts[legal.index(m)] for m in matches})
-        raise AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
+        err = AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
+        err.choices = tuple(names)
+        raise err
 
     def legal_hint(self, texts: Sequence[str]) -> str:
-        if not texts:
-            return "there is no legal action now"
-        shown = list(texts[:40])
-        more = f" (and {len(texts) - len(shown)} more)" if len(texts) > len(shown) else ""
-        return "legal now: " + ", ".join(shown) + more
+        return legal_hint(texts)
 
     _COORD = re.compile(r"^([a-z]\d)-?([a-z]\d)(?:=?([A-Za-z]))?$")
     _SAN = re.compile(r"^([A-Z])?([a-z])?(\d)?x?([a-z]\d)(?:=?([A-Z]))?$")

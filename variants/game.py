@@ -9,10 +9,11 @@ from typing import Any
 
 from .base import Result, Variant, _no_roll
 from .dice import DiceSource, ScriptedDice
-from .errors import GameOver, IllegalMove
+from .errors import GameOver, IllegalMove, refusal_error
 from .geometry import color_name
 from .position import Move, Position
 from .record import Token, parse_record, squash
+from .refusal import Refusal
 
 
 class Game:
@@ -77,15 +78,39 @@ class Game:
         return list(zip(moves, texts, strict=True))
 
     def play(self, text: str) -> str:
-        """Play one action written in notation; return it as recorded."""
-        if not isinstance(text, str):
-            raise IllegalMove(f"a move is text, not {type(text).__name__}")
-        if self.result is not None:
-            raise GameOver(f"the game is over: {self.result}")
+        """Play one action written in notation; return it as recorded.
+
+        A refused text raises ``IllegalMove`` (by cause: ``BadNotation``,
+        ``NotLegalHere``, ``AmbiguousMove``, ``GameOver``) carrying the
+        explanation as ``.refusal``; the game is left unchanged."""
+        if not isinstance(text, str) or self.result is not None:
+            raise self._refused(text)
         moves, texts = self._legal_pairs()
-        move = self.rules.parse(self.pos, text, moves, texts)
+        try:
+            move = self.rules.parse(self.pos, text, moves, texts)
+        except IllegalMove as err:
+            raise self._refused(text, err) from None
         san = texts[moves.index(move)]
         return self._apply(move, san)
+
+    def explain(self, text: str) -> Refusal | None:
+        """Why ``text`` cannot be played now, or None when it can (``variants.explain``)."""
+        from .explain import explain
+
+        return explain(self, text)
+
+    def _refused(self, text: str, err: IllegalMove | None = None) -> IllegalMove:
+        """The error for a refused text, with its explanation."""
+        try:
+            refusal = self.explain(text)
+        except Exception:  # an explanation must never hide the refusal itself
+            refusal = None
+        if refusal is None:
+            if err is not None:
+                return err
+            refusal = Refusal("not-legal", "that is not a legal action now", (), str(text))
+        legal = self._legal_pairs()[1] if self.result is None else []
+        return refusal_error(refusal, legal)
 
     def end(self, winner: str | None, reason: str) -> None:
         """End the game by the players' or a moderator's decision."""

@@ -39,6 +39,7 @@ from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts, dice_text, either
 
 FILES = "wabcdefghz"
@@ -67,7 +68,14 @@ def _holes() -> frozenset[str]:
 BOARD = Geometry(files=FILES, height=10, first_rank=0, holes=_holes(), colour_base=0)
 
 # One diagonal step, or a leap to the second square orthogonally; moves and captures alike.
-GUARDENER = PieceType("G", "G", "Guardener", (F, D))
+GUARDENER = PieceType(
+    "G",
+    "G",
+    "Guardener",
+    (F, D),
+    words="moves or captures one square diagonally, or leaps to the second square "
+    "orthogonally, over anything between (so it keeps to one colour of squares)",
+)
 
 # It stands on both squares until its first move (reading: both count as occupied).
 GUARDENER_START = {WHITE: ("d0", "e0"), BLACK: ("d9", "e9")}
@@ -113,6 +121,7 @@ def _look_ahead(sides: int) -> int:
 
 class Guardener(ChessLike):
     key = "guardener"
+    notation_examples = "e4, Nf3, Bxc6, O-O, e8=Q, Nfz4 {T3} (teleport), G@z4 {T3}, reroll, pass"
     title = "Guardener Chess"
     summary = (
         "FIDE army plus a Guardener (G: one step diagonally or a leap of two orthogonally) on an "
@@ -280,6 +289,138 @@ class Guardener(ChessLike):
             return False
         new = self.make(pos, move, _look_ahead)
         return self.is_attacked(new, new.kings[p.color], other(p.color))
+
+    # ----- explanations --------------------------------------------------
+
+    def dice_allow(self, pos: Position) -> str:
+        """'a Knight or a Bishop': what the dice showing let move, in words."""
+        dice = pos.dice or ()
+        if self.is_double(pos):
+            return "any piece"
+        words = {
+            1: "a capture by a pawn, the King or the Guardener",
+            2: "a Knight",
+            3: "a Bishop",
+            4: "a Rook",
+        }
+        return either(words[v] for v in sorted(set(dice)))
+
+    def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
+        """The dice table (RULES.md section 1): which die the move would need."""
+        shown = dice_text(pos.dice)
+        allowed = f"the dice {shown} allow {self.dice_allow(pos)}"
+        if move.flag == REROLL:
+            return "reroll", f"you may re-roll only after a double; the dice show {shown}"
+        if move.flag in (TELEPORT, DROP):
+            return "dice", f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}"
+        p = pos.board[move.frm]
+        assert p is not None
+        if move.flag == "castle":
+            return "dice", f"castling needs a 4 or a double; {allowed}"
+        if p.kind == "Q":
+            return "dice", f"the Queen moves only on a double; {allowed}"
+        name = "pawn" if p.kind == "P" else self.types[p.kind].name
+        if p.kind in FREE_KINDS + ("P",) and self.is_capture(pos, move):
+            return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
+        if p.kind == "P":
+            return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
+        return "dice", allowed
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Teleports and resurrections out of place, a pass or re-roll not allowed,
+        promotion to a type not lost, the double step of a pawn that has moved."""
+        out: list[Blocked] = []
+        if pos.dice is None:
+            return out
+        color = pos.turn
+        board = pos.board
+        for n, squares in self.terraces.items():
+            for to in squares:
+                for frm, p in enumerate(board):
+                    if p is None or p.color != color:
+                        continue
+                    if frm == self.start_squares[color][1] and self.partner(pos, frm) >= 0:
+                        continue
+                    why = self.teleport_refusal(pos, p, n, to)
+                    if why is not None:
+                        out.append(Blocked(Move(frm, to, TELEPORT), *why))
+                why = self.teleport_refusal(pos, None, n, to)
+                if why is not None:
+                    out.append(Blocked(Move(-1, to, DROP, promo="G"), *why))
+        shown = dice_text(pos.dice)
+        if pos.extra["passed"][color]:
+            out.append(Blocked(Move(-1, -1, PASS), "pass", "you have passed already: one pass per game"))
+        else:
+            out.append(
+                Blocked(
+                    Move(-1, -1, PASS),
+                    "pass",
+                    "you may pass only when every move you have puts your King on an attacked "
+                    "square, or you have none",
+                )
+            )
+        out.append(
+            Blocked(
+                Move(-1, -1, REROLL),
+                "reroll",
+                f"you may re-roll only after a double; the dice show {shown}",
+            )
+        )
+        moved = pos.extra["moved"]
+        last = self.last_rank(color)
+        lost = [self.types[k].name for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+        have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
+        for m in ChessLike.pseudo_moves(self, pos):
+            p = board[m.frm]
+            assert p is not None
+            if m.flag == "double" and m.frm in moved:
+                out.append(
+                    Blocked(
+                        m,
+                        "double-step",
+                        f"the pawn on {self.name(m.frm)} has moved before: only a pawn that has "
+                        "not yet moved may step two squares",
+                    )
+                )
+            elif p.kind == "P" and self.geometry.rank_label(m.to) == last:
+                rule = f"a pawn may promote only to a piece type its side has lost; {have_lost}"
+                if not lost:
+                    out.append(Blocked(m, "promotion-choice", rule))
+                out.extend(
+                    Blocked(m._replace(promo=k), "promotion-choice", rule)
+                    for k in self.promotion_kinds
+                    if self.types[k].name not in lost
+                )
+        return out
+
+    def teleport_refusal(
+        self, pos: Position, p: Piece | None, n: int, to: int
+    ) -> tuple[str, str] | None:
+        """Why ``p`` may not teleport to ``to`` on terrace ``n`` now (``p`` None: the
+        Guardener resurrecting there), or None."""
+        shown = dice_text(pos.dice)
+        color = pos.turn
+        if p is None and self.has_guardener(pos, color):
+            return "resurrection", "only a captured Guardener resurrects, and yours is on the board"
+        if not self.is_double_x2(pos):
+            what = "a resurrection" if p is None else "a teleport"
+            return (
+                "dice",
+                f"{what} needs a Double x2 (a double rolled by re-rolling a double); "
+                f"the dice show {shown}",
+            )
+        value = pos.dice[0] if pos.dice else 0
+        if n != value:
+            squares = ", ".join(self.name(s) for s in self.terraces[value])
+            return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
+        if pos.board[to] is not None:
+            return "occupied", f"a teleport lands on a vacant square; {self.name(to)} is occupied"
+        if p is not None and p.kind == "P" and n == NO_PAWN_TERRACE[color]:
+            return (
+                "terrace",
+                f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
+            )
+        return None
 
     # ----- in words ------------------------------------------------------
 

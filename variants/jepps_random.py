@@ -18,6 +18,7 @@ from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
 from .record import ROMAN, Token, numbered
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts, dice_text, either
 
 SETUP_DIE = 6
@@ -49,6 +50,7 @@ REVERSE = "Reverse"
 
 class JeppsRandom(ChessLike):
     key = "jepps_random"
+    notation_examples = "Na1 (a setup placement), reroll, Mirror, Reverse; then e4, Nf3, Kg1"
     title = "Jepps Random Chess"
     summary = (
         "White fills a1-h1 one square at a time, choosing between the two pieces two d6 "
@@ -254,6 +256,157 @@ class JeppsRandom(ChessLike):
         moves = self.placements(pos, dice)
         return moves + ([Move(-1, -1, "reroll")] if double else [])
 
+    # ----- explanations ------------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_refusals(pos)
+        return self.relocation_refusals(pos)
+
+    def setup_refusals(self, pos: Position) -> list[Blocked]:
+        """Placements out of order, not offered, not in stock or breaking the bishops'
+        colours; the mediator's answers; a re-roll without a double."""
+        e = pos.extra
+        color = pos.turn
+        dice = pos.dice or ()
+        shown = dice_text(dice)
+        side = "White" if color == WHITE else "Black"
+        out: list[Blocked] = []
+        reroll = Move(-1, -1, "reroll")
+        out.append(Blocked(reroll, "reroll", f"you may re-roll only on a double; the dice show {shown}"))
+        if e["mediator"] == "pending":
+            answer = "Mirror" if dice and dice[0] % 2 == 0 else "Reverse"
+            parity = "both even" if answer == "Mirror" else "both odd"
+            for flag in ("mirror", "reverse"):
+                out.append(
+                    Blocked(
+                        Move(-1, -1, flag),
+                        "mediator",
+                        f"the mediator dice {shown} are {parity}, so Black answers {answer}",
+                    )
+                )
+            for sq in self.geometry.rank_squares(8):
+                for k in "KQRBN":
+                    out.append(
+                        Blocked(
+                            Move(-1, sq, "place", promo=k),
+                            "setup-phase",
+                            f"Black answers the mediator roll first ({answer})",
+                        )
+                    )
+            return out
+        why = (
+            "there is no mediator roll in Free Play"
+            if e["free"]
+            else "Mirror and Reverse answer the mediator roll, once White's rank is set up"
+        )
+        out.extend(Blocked(Move(-1, -1, flag), "setup-phase", why) for flag in ("mirror", "reverse"))
+        nxt = self.next_square(pos, color)
+        order = self.order(pos, color)
+        stock = e["stock"][color]
+        offered = self.offered(dice)
+        names = either(f"a {self.types[k].name}" for k in dict.fromkeys(
+            "".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice)
+        ))
+        mine = set(order)
+        for sq in self.geometry.rank_squares(1) + self.geometry.rank_squares(8):
+            if pos.board[sq] is not None:
+                continue
+            for k in "KQRBN":
+                move = Move(-1, sq, "place", promo=k)
+                name = self.types[k].name
+                if sq not in mine:
+                    rule = ("setup-square", f"{side} sets up rank {self.geometry.rank_label(order[0])}; {self.name(sq)} is the other side's")
+                elif sq != nxt:
+                    rule = (
+                        "setup-square",
+                        f"the next square to fill is {self.name(nxt)}: {side} fills "
+                        f"{self.name(order[0])} to {self.name(order[-1])} in order",
+                    )
+                elif k not in stock:
+                    rule = ("setup-stock", f"no {name} is left to place (still to place: {', '.join(stock)})")
+                elif k not in offered:
+                    rule = ("dice", f"the dice {shown} offer {names}")
+                elif not self.feasible(pos, color, k, sq):
+                    rule = ("bishop-colour", self.bishop_reason(pos, color, sq))
+                else:
+                    continue
+                out.append(Blocked(move, *rule))
+        return out
+
+    def relocation_refusals(self, pos: Position) -> list[Blocked]:
+        """King relocations the rules forbid, each with its condition."""
+        color = pos.turn
+        king = pos.kings[color]
+        out: list[Blocked] = []
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
+        if king < 0:
+            return out
+        enemy = other(color)
+        colour = "dark" if g.dark[king] else "light"
+        for to in home:
+            if to == king or abs(g.file_of(to) - g.file_of(king)) < 2:
+                continue
+            move = Move(king, to, "relocate")
+            t = pos.board[to]
+            if not pos.extra["relocate"][color] or king not in home:
+                rule = (
+                    "relocation",
+                    "a King may relocate only once per game, and only if it has never moved",
+                )
+            elif t is not None:
+                rule = (
+                    "relocation",
+                    f"a King relocates only to a vacant home-rank square; {self.name(to)} is occupied",
+                )
+            elif g.dark[to] != g.dark[king]:
+                rule = (
+                    "relocation",
+                    f"a King relocates only to a square of its own colour ({colour}); "
+                    f"{self.name(to)} is not",
+                )
+            elif self.is_attacked(pos, king, enemy):
+                rule = ("relocation", "the King may not relocate out of check")
+            elif self.is_attacked(pos, to, enemy):
+                rule = ("relocation", f"the King may not relocate onto an attacked square ({self.name(to)})")
+            else:
+                lo, hi = min(king, to), max(king, to)
+                crossed = [s for s in home if lo < s < hi and pos.board[s] is None and self.is_attacked(pos, s, enemy)]
+                if not crossed:
+                    continue
+                rule = (
+                    "relocation",
+                    f"the King may not relocate across an attacked square ({self.name(crossed[0])})",
+                )
+            out.append(Blocked(move, *rule))
+        return out
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        word = self.normalize(text)
+        setup = pos.extra["phase"] == "setup"
+        if not setup and word.lower() in ("mirror", "reverse", "reroll"):
+            return "setup-over", "the setup is over: the game is in play"
+        if setup and not _PLACEMENT.fullmatch(word) and word.lower() not in ("mirror", "reverse", "reroll"):
+            where = self.next_square(pos, pos.turn)
+            side = "White" if pos.turn == WHITE else "Black"
+            if pos.extra["mediator"] == "pending":
+                return "setup-phase", "the setup comes first: Black answers the mediator roll"
+            return (
+                "setup-phase",
+                f"the setup comes first: {side} places a piece on {self.name(where)} "
+                "(written like Na1)",
+            )
+        return super().explain_text(pos, text, legal)
+
+    def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
+        return (
+            "no-castling",
+            "there is no castling in Jepps Random Chess; instead, once per game, a King that "
+            "has never moved may relocate to a vacant home-rank square of its own colour "
+            "(e.g. Kg1)",
+        )
+
     # ----- in words --------------------------------------------------------------
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
@@ -357,6 +510,11 @@ class JeppsRandom(ChessLike):
         return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
     # ----- moves ---------------------------------------------------------------
+
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_actions(pos)
+        return super().candidate_moves(pos)
 
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.extra["phase"] == "setup":

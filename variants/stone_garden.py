@@ -36,7 +36,6 @@ from typing import Any
 
 from .base import Result, Roller, draw, win
 from .chess import KING, ChessLike
-from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import (
     DIAGONAL,
@@ -54,6 +53,7 @@ from .pieces import (
     reach_table,
 )
 from .position import Move, Piece, Position, other, piece
+from .refusal import Blocked
 from .status import TurnFacts
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
@@ -167,10 +167,44 @@ def _xiangqi_horse() -> tuple[Lame, ...]:
     return tuple(Lame((d,), _add(d, d, p)) for d in ORTHOGONAL for p in _perpendiculars(d))
 
 
-HORSE = PieceType("H", "H", "Horse", (Leap(((1, 2), (-1, 2))),))
-OX = PieceType("O", "O", "Ox", _ox_like(ORTHOGONAL, _ox_ends))
-INDEX = PieceType("I", "I", "Index", _ox_like(DIAGONAL, _index_ends))
-POLICEMAN = PieceType("PO", "P", "Policeman", _policeman_atoms())
+HORSE = PieceType(
+    "H",
+    "H",
+    "Horse",
+    (Leap(((1, 2), (-1, 2))),),
+    words="leaps two squares forward and one to the side (a knight that only goes forward), "
+    "over anything between; on the last rank it must promote",
+)
+OX = PieceType(
+    "O",
+    "O",
+    "Ox",
+    _ox_like(ORTHOGONAL, _ox_ends),
+    words="picks an orthogonal direction; when the first two squares that way are empty it "
+    "moves or captures on the third square or on either square beside the third (a T); it "
+    "also captures, but never moves, on the first square, and on the second when the first "
+    "is empty",
+)
+INDEX = PieceType(
+    "I",
+    "I",
+    "Index",
+    _ox_like(DIAGONAL, _index_ends),
+    words="is the Ox turned 45 degrees: it picks a diagonal direction; when the first two "
+    "squares that way are empty it moves or captures on the third, or one square straight on "
+    "from the second (either way); it also captures, but never moves, on the first diagonal "
+    "square, and on the second when the first is empty",
+)
+POLICEMAN = PieceType(
+    "PO",
+    "P",
+    "Policeman",
+    _policeman_atoms(),
+    words="goes one square orthogonally, one square diagonally outward, then "
+    f"{POLICEMAN_MIDDLE_STEPS} squares straight on, all empty, and moves or captures one "
+    "square further, straight on or diagonally; it may also step one square orthogonally "
+    "without capturing",
+)
 # Frame offsets are (right, ahead) of her facing: 1 or 2 ahead, 1 or 2 diagonally back, 1 aside.
 RAVEN = PieceType(
     "RA",
@@ -178,6 +212,8 @@ RAVEN = PieceType(
     "Raven",
     (Leap(((0, 1), (0, 2), (1, -1), (-1, -1), (2, -2), (-2, -2), (1, 0), (-1, 0))),),
     facing_relative=True,
+    words="faces one way: she leaps one or two squares straight ahead, one or two squares "
+    "diagonally backward, or steps one square sideways, moving and capturing alike",
 )
 # Not a piece type of its own: the King's moves while its state is '+'.
 PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
@@ -185,10 +221,12 @@ PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse())
 _FORWARD = {WHITE: "N", BLACK: "S"}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")
+_PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
 
 
 class StoneGarden(ChessLike):
     key = "stone_garden"
+    notation_examples = "Hc3, Oa4, Ie3, Pd5, Re4^E or Rd4^E (a Raven turning), Hd8=P"
     title = "Stone Garden Chess"
     summary = (
         "Forward-leaping Horses, the Ox and Index (T-shaped leapers that capture on their "
@@ -277,6 +315,56 @@ class StoneGarden(ChessLike):
         if self.is_promoted_king(pos, other(color)):
             return TURN_WINDOW_ENEMY_PROMOTED
         return TURN_WINDOW
+
+    # ----- explanations -------------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Raven turns out of time or out of shape, and a Horse promoting to a King."""
+        color = pos.turn
+        board = pos.board
+        out: list[Blocked] = []
+        for sq, p in enumerate(board):
+            if p is None or p.color != color or p.kind != RAVEN.id:
+                continue
+            i = FACINGS.index(p.state)
+            sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
+            wait, why = self.turn_wait(pos, sq)
+            cause = "raven-early" if pos.extra["moves"][color] < NO_TURN_MOVES else "raven-cooldown"
+            shape = (
+                "raven-turn",
+                f"a Raven turns 90 degrees, in place or with a sideways step that she then "
+                f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
+            )
+            steps = {f: self.geometry.offset(sq, *facing_vector(f)) for f in sides}
+            plain: list[Move] = []
+            self.piece_moves(pos, sq, p, plain)
+            targets = {sq} | {m.to for m in plain}
+            for to in sorted(targets):
+                for f in FACINGS:
+                    m = Move(sq, to, TURN, facing=f)
+                    if (to == sq and f in sides) or (to != sq and steps.get(f) == to):
+                        if wait:
+                            out.append(Blocked(m, cause, why))
+                    else:
+                        out.append(Blocked(m, *shape))
+        for m in self.candidate_moves(pos):
+            if m.promo and board[m.frm] is not None:
+                out.append(
+                    Blocked(
+                        m._replace(promo=KING.id),
+                        "promotion-choice",
+                        "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
+                    )
+                )
+        return out
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        norm = self.normalize(text)
+        turn = _TURN_SUFFIX.search(norm)
+        body = norm[: turn.start()] if turn else ""
+        if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(RAVEN.letter):
+            return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
+        return super().explain_text(pos, text, legal)
 
     # ----- in words ------------------------------------------------------------------
 
@@ -481,19 +569,10 @@ class StoneGarden(ChessLike):
         else:
             body = text
             keep = [i for i, mv in enumerate(legal) if mv.flag != TURN]
-        try:
-            return super().parse(
-                pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
-            )
-        except NotLegalHere:
-            # Name what is legal among all actions, not only those of the same kind.
-            head = f"{text.strip()!r} is not legal here"
-            raise NotLegalHere(f"{head}; {self.legal_hint(texts)}") from None
-        except BadNotation as err:
-            msg = str(err)
-            cut = max(msg.rfind("; legal now: "), msg.rfind("; there is no legal action now"))
-            head = f"cannot read {text.strip()!r} as a move" if m or cut < 0 else msg[:cut]
-            raise BadNotation(f"{head}; {self.legal_hint(texts)}") from None
+        # A refused text is explained by ``explain.py`` (which names every legal action).
+        return super().parse(
+            pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
+        )
 
     # ----- FEN -----------------------------------------------------------------------------
 

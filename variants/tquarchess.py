@@ -12,9 +12,18 @@ from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts
 
-TQUARC = PieceType("T", "T", "Tquarc", (F, A, D))
+TQUARC = PieceType(
+    "T",
+    "T",
+    "Tquarc",
+    (F, A, D),
+    words="leaps to the first square of its colour orthogonally (two squares away), or to "
+    "the first or second square of its colour diagonally (one or two squares away), "
+    "capturing as it moves; it keeps to one colour of squares",
+)
 
 TQUARC_DIE = 4
 
@@ -50,6 +59,9 @@ def quad_squares(n: int) -> tuple[int, ...]:
 
 class Tquarchess(ChessLike):
     key = "tquarchess"
+    notation_examples = (
+        "e4, Nf3, Bxc6, O-O, e8=Q, Te4, Tb7% (teleport), Bg5/T (entry), Na8/T, b8=T, roll"
+    )
     title = "Tquarchess"
     summary = (
         "FIDE chess plus the Tquarc (T), a colour-bound FAD leaper carrying a d4 value. It enters "
@@ -220,6 +232,127 @@ class Tquarchess(ChessLike):
             else:
                 out.append(f"{side}'s Tquarc is captured.")
         return out
+
+    # ----- explanations ------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Tquarc actions out of place: a teleport out of turn or to the wrong square,
+        an entry where none may be, a resurrection while the Tquarc lives, the
+        two-square King out of turn, a roll with nothing to roll for."""
+        color = pos.turn
+        board = pos.board
+        g = self.geometry
+        out: list[Blocked] = []
+        t_sq = self.tquarc_square(pos, color)
+        if t_sq >= 0:
+            p = board[t_sq]
+            assert p is not None
+            value = int(p.state)
+            in_turn = pos.extra["last_tq"] == other(color)
+            for to in g.squares:
+                if to == t_sq:
+                    continue
+                if not in_turn:
+                    rule = (
+                        "teleport-timing",
+                        "a Tquarc teleports only on the move right after the enemy Tquarc "
+                        "moved (an ordinary move, a teleport, an entry or a resurrection)",
+                    )
+                elif board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in self.quads[value]:
+                    rule = (
+                        "teleport-square",
+                        f"a Tquarc showing {value} teleports only to an empty square of its own "
+                        f"colour in {self.quad_text(value)}, without capturing",
+                    )
+                else:
+                    continue
+                out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
+        gates = pos.extra["gates"][color]
+        home = self.home[color]
+        base = [m for m in ChessLike.candidate_moves(self, pos) if m.frm in home]
+        for m in base:
+            if m.flag == "castle":
+                squares: tuple[int, ...] = (m.frm, m.aux)
+            elif m.flag in ("", "double"):
+                squares = (m.frm,)
+            else:
+                continue
+            for gate in squares:
+                if self.can_enter(pos, color) and gate in gates:
+                    continue
+                out.append(Blocked(m._replace(gate=gate), "entry", self.entry_refusal(pos, gate)))
+        lost = self.tquarc_lost(pos, color)
+        knights = self.knight_targets[color]
+        last = self.last_rank(color)
+        for m in ChessLike.candidate_moves(self, pos):
+            p = board[m.frm] if m.frm >= 0 else None
+            if p is None:
+                continue
+            if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
+                if lost:
+                    where = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+                    why = f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
+                else:
+                    why = "a Knight becomes a Tquarc only while your Tquarc is captured"
+                out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
+            elif m.promo == "Q" and not lost:
+                out.append(
+                    Blocked(
+                        m._replace(promo="T"),
+                        "resurrection",
+                        "a pawn promotes to a Tquarc only while your Tquarc is captured",
+                    )
+                )
+        king = pos.kings[color]
+        if king >= 0 and (pos.extra["king2"][color] or not lost):
+            if pos.extra["king2"][color]:
+                why = "your King has used its two-square move already (once per game)"
+            else:
+                why = "the King slides two squares only while your Tquarc is captured (once per game)"
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+                mid = g.offset(king, dx, dy)
+                far = g.offset(king, 2 * dx, 2 * dy)
+                if mid is None or far is None or board[mid] is not None:
+                    continue
+                t = board[far]
+                if t is None or t.color != color:
+                    out.append(Blocked(Move(king, far, "king2"), "king2", why))
+        if pos.extra["rolled"]:
+            why = "you have rolled the Tquarc die this turn already"
+        elif pos.extra["hand"][color] and self.can_enter(pos, color):
+            why = "no entry is possible this turn, so there is nothing to roll for"
+        else:
+            why = "your Tquarc can no longer enter, so there is nothing to roll for"
+        out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
+        return out
+
+    def entry_refusal(self, pos: Position, gate: int) -> str:
+        color = pos.turn
+        if not pos.extra["hand"][color]:
+            if self.tquarc_square(pos, color) >= 0:
+                return "your Tquarc has entered already"
+            return "your Tquarc is captured: it comes back only by resurrection, not by entry"
+        if not pos.extra["gates"][color]:
+            return "the right to enter has lapsed: every back-rank square has been left once"
+        return (
+            f"the Tquarc enters only on a back-rank square its original piece is leaving for "
+            f"the first time; {self.name(gate)} has been left before"
+        )
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """A Tquarc move while the Tquarc waits to enter or is captured."""
+        norm = self.normalize(text)
+        color = pos.turn
+        if norm.startswith("T") and self.tquarc_square(pos, color) < 0:
+            if self.can_enter(pos, color):
+                return (
+                    "no-piece",
+                    "your Tquarc has not entered yet: it enters as a back-rank piece first "
+                    "leaves its square (e.g. Nf3/T)",
+                )
+            if self.tquarc_lost(pos, color):
+                return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
+        return super().explain_text(pos, text, legal)
 
     # ----- moves ---------------------------------------------------------------
 
