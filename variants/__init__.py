@@ -5,6 +5,7 @@
     g.legal_moves(); g.play(text); g.result; g.record(); variants.replay(record)
     variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
     variants.explain(g, text) -> Refusal | None: why a text is refused, naming the rule
+    variants.text_board(g, orientation='white') -> str: the board as ASCII text
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
 
 Pure rules: no I/O, no asyncio, stdlib only.
@@ -25,6 +26,7 @@ from .game import perft as _perft
 from .record import parse_record
 from .refusal import Refusal
 from .status import Status, TurnFacts, describe
+from .textboard import text_board
 
 _REGISTRY: dict[str, Variant] = {}
 
@@ -145,4 +147,5 @@ __all__ = [
     "random_playout",
     "replay",
     "rules",
+    "text_board",
 ]
