@@ -139,6 +139,8 @@ class Guardener(ChessLike):
         "Pass once per game, only when every legal move is a King move onto an attacked square "
         "or there is none (a `reroll` is not a move); with the pass spent you walk the plank; "
         "no legal move and no pass left is a drawn stalemate.",
+        "A promotion may only choose a lost type, so the promoted piece leaves the lost-pieces "
+        "list, as a resurrected Guardener does.",
     )
     geometry = BOARD
     piece_types = FIDE_PIECES + (GUARDENER,)

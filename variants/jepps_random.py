@@ -63,6 +63,13 @@ class JeppsRandom(ChessLike):
         "When the dice offer nothing you can place, the bot re-rolls by itself.",
         "When every piece left to place is of one kind, the bot places them without a roll.",
         "On a double mediator roll Black may `reroll` or accept the parity result.",
+        "Free Play numbering: the entries are labelled i, ii, iii ... and the game proper is "
+        "numbered from move 1, as the FEN counts it (the rule page's optional form)."
+        if FREE_PLAY_NUMBERING == "roman"
+        else "Free Play numbering: the entries are numbered 1, 2, 3 ... as regular moves and "
+        f"the game proper starts at move {FREE_PLAY_FIRST_MOVE}.",
+        "The setup record keeps each roll in brackets before the piece it placed "
+        "([2 4] Na1, [3 5] Bb1, ...); a piece with no roll before it was placed by itself.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES

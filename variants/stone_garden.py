@@ -78,6 +78,7 @@ NO_TURN_MOVES = 5
 TURN_STEP_MAY_CAPTURE = True
 # (reading) A King demotes when it moves back into its own half; this many demotions draw.
 DEMOTIONS_TO_DRAW = 3
+ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # 50 moves by each side without a capture or a Horse promotion.
 FIFTY_MOVE_PLIES = 100
 
@@ -97,7 +98,7 @@ READINGS = (
     f"side may turn on consecutive moves. No Raven turns during her side's first {NO_TURN_MOVES} "
     "moves. A Raven made by promotion faces forward.",
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
-    f"demotion number {DEMOTIONS_TO_DRAW} of either King draws.",
+    f"the {ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
     "side to move and, for a side with a Raven, what the turning rules allow. The third "
     "occurrence ends the game and the player who made it loses. Mate and stalemate are "
@@ -399,7 +400,7 @@ class StoneGarden(ChessLike):
         if any(demotions):
             lines.append(
                 f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
-                f"demotion number {DEMOTIONS_TO_DRAW} of either King draws."
+                f"{ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws."
             )
         lines.append(
             "Checkmate wins; a player with no legal move wins; a threefold repetition loses "

@@ -72,6 +72,8 @@ class Tquarchess(ChessLike):
         "Entry attempt: once per turn, while entry is possible, you may `roll` the Tquarc die "
         "first; then enter with that value or make any other move.",
         "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
+        "An entry after `roll` carries the rolled value, written on the entry as the rule page "
+        "writes an entry: roll Bg5/T%3. A roll not followed by an entry is written roll%3.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
