@@ -222,7 +222,6 @@ PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse())
 _FORWARD = {WHITE: "N", BLACK: "S"}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")
-_PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
 
 
 class StoneGarden(ChessLike):
@@ -317,96 +316,24 @@ class StoneGarden(ChessLike):
             return TURN_WINDOW_ENEMY_PROMOTED
         return TURN_WINDOW
 
-    # ----- explanations -------------------------------------------------------------
+    # ----- in words: status and refusals (variants/words/stone_garden.py) ---------
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
         """Raven turns out of time or out of shape, and a Horse promoting to a King."""
-        color = pos.turn
-        board = pos.board
-        out: list[Blocked] = []
-        for sq, p in enumerate(board):
-            if p is None or p.color != color or p.kind != RAVEN.id:
-                continue
-            i = FACINGS.index(p.state)
-            sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
-            wait, why = self.turn_wait(pos, sq)
-            cause = "raven-early" if pos.extra["moves"][color] < NO_TURN_MOVES else "raven-cooldown"
-            shape = (
-                "raven-turn",
-                f"a Raven turns 90 degrees, in place or with a sideways step that she then "
-                f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
-            )
-            steps = {f: self.geometry.offset(sq, *facing_vector(f)) for f in sides}
-            plain: list[Move] = []
-            self.piece_moves(pos, sq, p, plain)
-            targets = {sq} | {m.to for m in plain}
-            for to in sorted(targets):
-                for f in FACINGS:
-                    m = Move(sq, to, TURN, facing=f)
-                    if (to == sq and f in sides) or (to != sq and steps.get(f) == to):
-                        if wait:
-                            out.append(Blocked(m, cause, why))
-                    else:
-                        out.append(Blocked(m, *shape))
-        for m in self.candidate_moves(pos):
-            if m.promo and board[m.frm] is not None:
-                out.append(
-                    Blocked(
-                        m._replace(promo=KING.id),
-                        "promotion-choice",
-                        "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
-                    )
-                )
-        return out
+        from .words.stone_garden import relaxed_moves
+
+        return relaxed_moves(self, pos)
 
     def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
-        norm = self.normalize(text)
-        turn = _TURN_SUFFIX.search(norm)
-        body = norm[: turn.start()] if turn else ""
-        if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(RAVEN.letter):
-            return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
-        return super().explain_text(pos, text, legal)
+        from .words.stone_garden import explain_text
 
-    # ----- in words ------------------------------------------------------------------
+        return explain_text(self, pos, text, legal)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
-        color = pos.turn
-        lines: list[str] = []
-        ready = []
-        for sq, p in enumerate(pos.board):
-            if p is None or p.color != color or p.kind != RAVEN.id:
-                continue
-            wait, why = self.turn_wait(pos, sq)
-            where = f"Your Raven on {self.name(sq)} faces {p.state}"
-            if wait == 0:
-                ready.append(self.name(sq))
-                lines.append(f"{where}; she may turn now (e.g. R{self.name(sq)}^E).")
-            else:
-                plural = "s" if wait > 1 else ""
-                lines.append(f"{where}; she may turn in {wait} more move{plural} ({why}).")
-        allows = short = ""
-        if ready:
-            allows = "a Raven may turn"
-            short = "Raven may turn"
-        if self.is_promoted_king(pos, color):
-            lines.append(
-                "Your King is promoted: it also moves as a xiangqi horse, and demotes when it "
-                "moves back into your half."
-            )
-        if self.is_promoted_king(pos, other(color)):
-            lines.append("The enemy King is promoted: your Ravens may turn once in two moves.")
-        demotions = pos.extra["demotions"]
-        if any(demotions):
-            lines.append(
-                f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
-                f"{ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws."
-            )
-        lines.append(
-            "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
-            "for the player who makes it."
-        )
-        return TurnFacts(allows=allows, short=short, lines=tuple(lines))
+        from .words.stone_garden import turn_facts
+
+        return turn_facts(self, pos, legal)
 
     # ----- moves ---------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
-from .status import SEPARATOR, TurnFacts
+from .status import TurnFacts
 
 TQUARC = PieceType(
     "T",
@@ -135,226 +135,24 @@ class Tquarchess(ChessLike):
         lo_f, hi_f, lo_r, hi_r = QUADS[n]
         return f"Tquad {n} ({lo_f}{lo_r}-{hi_f}{hi_r})"
 
-    # ----- in words ------------------------------------------------------------
+    # ----- in words: status and refusals (variants/words/tquarchess.py) -------
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
-        color = pos.turn
-        allows: list[str] = []
-        shorts: list[str] = []
-        pending = ""
-        lines: list[str] = []
-        rolled = pos.extra["rolled"]
-        entries = sorted({self.name(m.gate) for m in legal if m.gate >= 0})
-        if rolled:
-            allows.append(f"enter the Tquarc with value {rolled}, or make any other move")
-            shorts.append("enter with it, or move")
-            pending = f"Tquarc entry with value {rolled}: it would teleport to {self.quad_text(rolled)}"
-            lines.append(
-                f"You rolled the Tquarc die: {rolled}. Enter now as a back-rank piece first "
-                f"leaves (gating squares: {', '.join(entries) or 'none'}), e.g. "
-                f"{self.entry_example(pos, legal)}; or make any other move and the value is lost."
-            )
-        elif entries:
-            allows.append("the Tquarc may enter (or roll first)")
-            shorts.append("entry · roll")
-            lines.append(
-                "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
-                f"the Tquarc may take it in the same move ({', '.join(entries)}), e.g. "
-                f"{self.entry_example(pos, legal)}. You may roll its die first (roll), then decide."
-            )
-        elif pos.extra["hand"][color]:
-            lines.append("Your Tquarc can no longer enter: every back-rank square has been left.")
-        teleports = [m for m in legal if m.flag == "teleport"]
-        if teleports:
-            t_sq = teleports[0].frm
-            p = pos.board[t_sq]
-            assert p is not None
-            value = int(p.state)
-            allows.append(f"the Tquarc may teleport to Tquad {value}")
-            shorts.append(f"teleport to Tquad {value}")
-            pending = pending or f"Teleport: the enemy Tquarc just moved, so yours may leap to {self.quad_text(value)}"
-            lines.append(
-                f"Teleport: the enemy Tquarc just moved, so your Tquarc on {self.name(t_sq)} "
-                f"(value {value}) may leap to an empty square of its colour in "
-                f"{self.quad_text(value)} without capturing, e.g. "
-                f"T{self.name(teleports[0].to)}%; the die is rolled again."
-            )
-        if any(m.flag == "king2" for m in legal):
-            allows.append("the King may slide two squares (once)")
-            shorts.append("2-square King")
-            lines.append(
-                "Two-square King: your Tquarc is lost, so once per game your King may slide "
-                "two squares in a straight line (the middle square empty)."
-            )
-        if self.tquarc_lost(pos, color):
-            revive = sorted(
-                {self.name(m.to) for m in legal if m.flag == "kres" or m.promo == "T"}
-            )
-            targets = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
-            lines.append(
-                "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight reaching "
-                f"{targets} may become it (/T)"
-                + (f"; possible now on {', '.join(revive)}." if revive else ".")
-            )
-            if revive:
-                allows.append("the Tquarc may be resurrected")
-                shorts.append("resurrect")
-        lines.extend(self.tquarc_lines(pos))
-        return TurnFacts(
-            allows="; ".join(allows),
-            short=SEPARATOR.join(shorts),
-            pending=pending,
-            lines=tuple(lines),
-        )
+        from .words.tquarchess import turn_facts
 
-    def entry_example(self, pos: Position, legal: Sequence[Move]) -> str:
-        """An entry as it is typed, e.g. ``Nf3/T``."""
-        for m in legal:
-            if m.gate >= 0:
-                return self.san(pos, m, legal).replace("%", "")
-        return "Bg5/T"
-
-    def tquarc_lines(self, pos: Position) -> list[str]:
-        """Where each side's Tquarc is and the value it shows."""
-        out = []
-        for c in (WHITE, BLACK):
-            side = "White" if c == WHITE else "Black"
-            sq = self.tquarc_square(pos, c)
-            if sq >= 0:
-                p = pos.board[sq]
-                assert p is not None
-                out.append(
-                    f"{side}'s Tquarc stands on {self.name(sq)} showing {p.state} "
-                    f"(it would teleport to Tquad {p.state})."
-                )
-            elif pos.extra["hand"][c]:
-                state = "waits to enter" if self.can_enter(pos, c) else "can no longer enter"
-                out.append(f"{side}'s Tquarc {state}.")
-            else:
-                out.append(f"{side}'s Tquarc is captured.")
-        return out
-
-    # ----- explanations ------------------------------------------------------
+        return turn_facts(self, pos, legal)
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        """Tquarc actions out of place: a teleport out of turn or to the wrong square,
-        an entry where none may be, a resurrection while the Tquarc lives, the
-        two-square King out of turn, a roll with nothing to roll for."""
-        color = pos.turn
-        board = pos.board
-        g = self.geometry
-        out: list[Blocked] = []
-        t_sq = self.tquarc_square(pos, color)
-        if t_sq >= 0:
-            p = board[t_sq]
-            assert p is not None
-            value = int(p.state)
-            in_turn = pos.extra["last_tq"] == other(color)
-            for to in g.squares:
-                if to == t_sq:
-                    continue
-                if not in_turn:
-                    rule = (
-                        "teleport-timing",
-                        "a Tquarc teleports only on the move right after the enemy Tquarc "
-                        "moved (an ordinary move, a teleport, an entry or a resurrection)",
-                    )
-                elif board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in self.quads[value]:
-                    rule = (
-                        "teleport-square",
-                        f"a Tquarc showing {value} teleports only to an empty square of its own "
-                        f"colour in {self.quad_text(value)}, without capturing",
-                    )
-                else:
-                    continue
-                out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
-        gates = pos.extra["gates"][color]
-        home = self.home[color]
-        base = [m for m in ChessLike.candidate_moves(self, pos) if m.frm in home]
-        for m in base:
-            if m.flag == "castle":
-                squares: tuple[int, ...] = (m.frm, m.aux)
-            elif m.flag in ("", "double"):
-                squares = (m.frm,)
-            else:
-                continue
-            for gate in squares:
-                if self.can_enter(pos, color) and gate in gates:
-                    continue
-                out.append(Blocked(m._replace(gate=gate), "entry", self.entry_refusal(pos, gate)))
-        lost = self.tquarc_lost(pos, color)
-        knights = self.knight_targets[color]
-        last = self.last_rank(color)
-        for m in ChessLike.candidate_moves(self, pos):
-            p = board[m.frm] if m.frm >= 0 else None
-            if p is None:
-                continue
-            if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
-                if lost:
-                    where = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
-                    why = f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
-                else:
-                    why = "a Knight becomes a Tquarc only while your Tquarc is captured"
-                out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
-            elif m.promo == "Q" and not lost:
-                out.append(
-                    Blocked(
-                        m._replace(promo="T"),
-                        "resurrection",
-                        "a pawn promotes to a Tquarc only while your Tquarc is captured",
-                    )
-                )
-        king = pos.kings[color]
-        if king >= 0 and (pos.extra["king2"][color] or not lost):
-            if pos.extra["king2"][color]:
-                why = "your King has used its two-square move already (once per game)"
-            else:
-                why = "the King slides two squares only while your Tquarc is captured (once per game)"
-            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
-                mid = g.offset(king, dx, dy)
-                far = g.offset(king, 2 * dx, 2 * dy)
-                if mid is None or far is None or board[mid] is not None:
-                    continue
-                t = board[far]
-                if t is None or t.color != color:
-                    out.append(Blocked(Move(king, far, "king2"), "king2", why))
-        if pos.extra["rolled"]:
-            why = "you have rolled the Tquarc die this turn already"
-        elif pos.extra["hand"][color] and self.can_enter(pos, color):
-            why = "no entry is possible this turn, so there is nothing to roll for"
-        else:
-            why = "your Tquarc can no longer enter, so there is nothing to roll for"
-        out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
-        return out
+        from .words.tquarchess import relaxed_moves
 
-    def entry_refusal(self, pos: Position, gate: int) -> str:
-        color = pos.turn
-        if not pos.extra["hand"][color]:
-            if self.tquarc_square(pos, color) >= 0:
-                return "your Tquarc has entered already"
-            return "your Tquarc is captured: it comes back only by resurrection, not by entry"
-        if not pos.extra["gates"][color]:
-            return "the right to enter has lapsed: every back-rank square has been left once"
-        return (
-            f"the Tquarc enters only on a back-rank square its original piece is leaving for "
-            f"the first time; {self.name(gate)} has been left before"
-        )
+        return relaxed_moves(self, pos)
 
     def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
         """A Tquarc move while the Tquarc waits to enter or is captured."""
-        norm = self.normalize(text)
-        color = pos.turn
-        if norm.startswith("T") and self.tquarc_square(pos, color) < 0:
-            if self.can_enter(pos, color):
-                return (
-                    "no-piece",
-                    "your Tquarc has not entered yet: it enters as a back-rank piece first "
-                    "leaves its square (e.g. Nf3/T)",
-                )
-            if self.tquarc_lost(pos, color):
-                return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
-        return super().explain_text(pos, text, legal)
+        from .words.tquarchess import explain_text
+
+        return explain_text(self, pos, text, legal)
 
     # ----- moves ---------------------------------------------------------------
 
