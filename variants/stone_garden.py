@@ -96,7 +96,7 @@ READINGS = (
     f"moves of her side, once in {TURN_WINDOW_ENEMY_PROMOTED} while the opponent's King is "
     "promoted (judged when turning). The limit counts per Raven: two different Ravens of one "
     f"side may turn on consecutive moves. No Raven turns during her side's first {NO_TURN_MOVES} "
-    "moves. A Raven made by promotion faces forward.",
+    "moves. A Raven made by promotion faces forward and has not turned yet.",
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
     f"the {ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
