@@ -6,7 +6,7 @@
     variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
     variants.explain(g, text) -> Refusal | None: why a text is refused, naming the rule
     variants.text_board(g, orientation='white') -> str: the board as ASCII text
-    variants.rulebook(key) -> Rulebook; rulebook_text / rulebook_markdown / rulebook_fields
+    variants.rulebook(key) -> Rulebook; rulebook_text / _markdown / _fields / _pages / _docs
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
 
 Pure rules: no I/O, no asyncio, stdlib only.
@@ -26,7 +26,7 @@ from .game import Game, replay_record
 from .game import perft as _perft
 from .record import parse_record
 from .refusal import Refusal
-from .rulebook import Rulebook, as_markdown, as_text, discord_fields
+from .rulebook import Rulebook, as_markdown, as_text, discord_fields, discord_pages
 from .rulebook import build as _build_rulebook
 from .rulebook import docs_files as _docs_files
 from .status import Status, TurnFacts, describe
@@ -139,6 +139,12 @@ def rulebook_fields(key: str) -> tuple[tuple[str, str], ...]:
     return discord_fields(rulebook(key))
 
 
+def rulebook_pages(key: str) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """``rulebook_fields`` grouped into Discord embeds, each under the 6,000-character
+    embed total (with room for a title and footer) and at most 25 fields."""
+    return discord_pages(rulebook(key))
+
+
 def rulebook_docs() -> dict[str, str]:
     """Every ``docs/rules`` page (``<key>.md`` and ``README.md``) as it should read."""
     return _docs_files(rulebook(key) for key in names())
@@ -181,6 +187,7 @@ __all__ = [
     "rulebook_docs",
     "rulebook_fields",
     "rulebook_markdown",
+    "rulebook_pages",
     "rulebook_text",
     "rules",
     "text_board",

@@ -10,7 +10,8 @@ readings in force from ``Variant.readings``. This module assembles them:
 - ``as_markdown(book)``: ``docs/rules/<key>.md``; ``docs_files()`` gives every page
   plus the index, so a test can tell when the committed pages drift;
 - ``discord_fields(book)``: (name, value) pairs within Discord's embed field
-  limits (256 and 1,024 characters), for ``/rules``.
+  limits (256 and 1,024 characters), for ``/rules``; ``discord_pages(book)``
+  groups them into embeds that keep under the 6,000-character embed total.
 """
 
 from __future__ import annotations
@@ -222,6 +223,28 @@ def discord_fields(book: Rulebook, limit: int = FIELD_VALUE_LIMIT) -> tuple[tupl
             name = section.title if n == 1 else f"{section.title} ({n})"
             out.append((name[:FIELD_NAME_LIMIT], chunk))
     return tuple(out)
+
+
+EMBED_TOTAL_LIMIT = 6000  # Discord: all of one embed's text together
+EMBED_FIELDS_LIMIT = 25  # Discord: fields per embed
+
+
+def discord_pages(
+    book: Rulebook, budget: int = EMBED_TOTAL_LIMIT - 1000
+) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """``discord_fields`` grouped into embeds: each group at most ``budget``
+    characters of names and values (leaving room for a title, description and
+    footer under Discord's 6,000-character embed total) and at most 25 fields."""
+    pages: list[list[tuple[str, str]]] = [[]]
+    size = 0
+    for name, value in discord_fields(book):
+        cost = len(name) + len(value)
+        if pages[-1] and (size + cost > budget or len(pages[-1]) >= EMBED_FIELDS_LIMIT):
+            pages.append([])
+            size = 0
+        pages[-1].append((name, value))
+        size += cost
+    return tuple(tuple(page) for page in pages)
 
 
 def _discord_block(block: Block) -> list[str]:

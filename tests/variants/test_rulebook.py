@@ -134,6 +134,10 @@ def test_discord_fields_never_overflow_and_lose_nothing(key: str) -> None:
     joined = "\n".join(value for _, value in fields)
     for reading in variants.rules(key).readings:
         assert reading in joined
+    # Grouped into embeds, each under Discord's 6,000-character total with room to spare.
+    pages = variants.rulebook_pages(key)
+    assert [f for page in pages for f in page] == list(fields)
+    assert all(sum(len(n) + len(v) for n, v in page) <= 5000 and len(page) <= 25 for page in pages)
     # A small limit splits sections into numbered fields, still within the limit.
     small = discord_fields(variants.rulebook(key), limit=200)
     assert all(len(value) <= 200 for _, value in small)
