@@ -15,6 +15,11 @@ Six FIDE fields, then two of our own::
   ``r`` says the roll came from a ``reroll`` (so ``33r`` is a Double x2).
   A FEN that carries dice keeps them; a FEN with ``-`` rolls at the start.
 - Passes spent: ``-``, ``w``, ``b`` or ``wb``.
+- Only when there are any: the pawns standing on their double-step rank (rank 2
+  for White, 7 for Black) that have moved before, comma-separated, e.g. ``c2``.
+  Such a pawn (one that teleported c2-c0 and walked back c1, c2) may not step
+  two squares: the double step belongs to a pawn that has not yet moved. A FEN
+  without this field says every pawn on its double-step rank is unmoved.
 The two extra fields may be left out together (no dice yet, no pass spent).
 
 Dice turn: ``start_turn`` rolls 2d4 into ``pos.dice`` when no dice are
@@ -34,6 +39,8 @@ from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
+from .refusal import Blocked
+from .status import TurnFacts
 
 FILES = "wabcdefghz"
 
@@ -61,7 +68,14 @@ def _holes() -> frozenset[str]:
 BOARD = Geometry(files=FILES, height=10, first_rank=0, holes=_holes(), colour_base=0)
 
 # One diagonal step, or a leap to the second square orthogonally; moves and captures alike.
-GUARDENER = PieceType("G", "G", "Guardener", (F, D))
+GUARDENER = PieceType(
+    "G",
+    "G",
+    "Guardener",
+    (F, D),
+    words="moves or captures one square diagonally, or leaps to the second square "
+    "orthogonally, over anything between (so it keeps to one colour of squares)",
+)
 
 # It stands on both squares until its first move (reading: both count as occupied).
 GUARDENER_START = {WHITE: ("d0", "e0"), BLACK: ("d9", "e9")}
@@ -82,6 +96,14 @@ NO_PAWN_TERRACE = {WHITE: 4, BLACK: 1}
 # Promotion only to a type the side has fewer of than at the start.
 START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
 
+# The dice in words (status line and rules text).
+DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
+DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
+
+# (reading) A pawn may promote only to a type its side has lost, so the promoted piece
+# is that lost piece coming back: it leaves the lost-pieces list, like a resurrected Guardener.
+PROMOTION_BRINGS_BACK = True
+
 REROLL = "reroll"
 PASS = "pass"
 TELEPORT = "teleport"
@@ -90,12 +112,16 @@ DROP = "drop"
 _TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\s*\})?$")
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 def _look_ahead(sides: int) -> int:
     return 1
 
 
 class Guardener(ChessLike):
     key = "guardener"
+    notation_examples = "e4, Nf3, Bxc6, O-O, e8=Q, Nfz4 {T3} (teleport), G@z4 {T3}, reroll, pass"
     title = "Guardener Chess"
     summary = (
         "FIDE army plus a Guardener (G: one step diagonally or a leap of two orthogonally) on an "
@@ -113,9 +139,14 @@ class Guardener(ChessLike):
         "Pass once per game, only when every legal move is a King move onto an attacked square "
         "or there is none (a `reroll` is not a move); with the pass spent you walk the plank; "
         "no legal move and no pass left is a drawn stalemate.",
+        "A promotion may only choose a lost type, so the promoted piece leaves the lost-pieces "
+        "list, as a resurrected Guardener does.",
     )
     geometry = BOARD
     piece_types = FIDE_PIECES + (GUARDENER,)
+    # A resurrected Guardener leaves the lost pieces; so does a promotion, which may only
+    # choose a lost type (PROMOTION_BRINGS_BACK, a reading).
+    returns_from_lost = ("G", "Q", "R", "B", "N") if PROMOTION_BRINGS_BACK else ("G",)
     has_check = False
     dice_sides = DIE
     fifty_move_rule = False
@@ -144,11 +175,12 @@ class Guardener(ChessLike):
         return kinds
 
     # ----- state ---------------------------------------------------------
-    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll.
+    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll;
+    # 'moved': squares of pawns on their double-step rank that have moved before.
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         pos = super().initial_position(options, roll)
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         return pos
 
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
@@ -183,6 +215,13 @@ class Guardener(ChessLike):
         """Only a type the side has lost; with none, the pawn may not reach the last rank."""
         color = pos.turn
         return [k for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+
+    def pseudo_moves(self, pos: Position) -> list[Move]:
+        out = super().pseudo_moves(pos)
+        moved = pos.extra["moved"]
+        if moved:  # the double step belongs to a pawn that has not yet moved
+            out = [m for m in out if m.flag != "double" or m.frm not in moved]
+        return out
 
     def special_moves(self, pos: Position) -> list[Move]:
         out = super().special_moves(pos)  # castling, permitted on a 4 or a double
@@ -253,6 +292,25 @@ class Guardener(ChessLike):
         new = self.make(pos, move, _look_ahead)
         return self.is_attacked(new, new.kings[p.color], other(p.color))
 
+    # ----- in words: status and refusals (variants/words/guardener.py) ----
+
+    def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
+        """The dice table (RULES.md section 1): which die the move would need."""
+        from .words.guardener import why_not_permitted
+
+        return why_not_permitted(self, pos, move)
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        from .words.guardener import relaxed_moves
+
+        return relaxed_moves(self, pos)
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """What the dice showing allow (RULES.md section 1, "Dice")."""
+        from .words.guardener import turn_facts
+
+        return turn_facts(self, pos, legal)
+
     # ----- making moves --------------------------------------------------
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
@@ -297,6 +355,13 @@ class Guardener(ChessLike):
                     board[sq] = None  # the double start empties both squares at once
             if lifted >= 0:
                 board[move.to] = piece("G", color)
+        moved = pos.extra["moved"]
+        mover = pos.board[move.frm] if move.frm >= 0 else None
+        back_home = mover is not None and mover.kind == "P" and not move.promo
+        if back_home and move.to in self._double_starts[color]:
+            new.extra["moved"] = (moved - {move.to}) | {move.to}
+        elif moved and (move.frm in moved or move.to in moved):
+            new.extra["moved"] = moved - {move.frm, move.to}
         new.dice = None
         new.extra["rerolled"] = False
         self.finish(new, move, pos)
@@ -379,23 +444,39 @@ class Guardener(ChessLike):
         if pos.dice is not None:
             dice = "".join(str(v) for v in pos.dice) + ("r" if pos.extra["rerolled"] else "")
         passed = "".join(c for c, used in zip("wb", pos.extra["passed"], strict=True) if used)
-        return f"{dice} {passed or '-'}"
+        moved = ",".join(sorted(self.name(sq) for sq in pos.extra["moved"]))
+        return f"{dice} {passed or '-'}" + (f" {moved}" if moved else "")
 
     def parse_fen_extra(self, pos: Position, text: str) -> None:
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         if not text:
             return
         parts = text.split()
         dice = re.fullmatch(r"-|([1-4])([1-4])(r?)", parts[0])
-        if len(parts) != 2 or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
+        if len(parts) not in (2, 3) or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
             raise ValueError(
-                "Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
-                "('-', 'w', 'b' or 'wb')"
+                "Guardener FEN extras: dice ('-', '23' or '33r'), passes spent "
+                "('-', 'w', 'b' or 'wb') and, if any, moved pawns on their double-step rank ('c2')"
             )
+        if len(parts) == 3:
+            pos.extra["moved"] = self.parse_moved(pos, parts[2])
         if dice.group(1):
             pos.dice = (int(dice.group(1)), int(dice.group(2)))
             pos.extra["rerolled"] = bool(dice.group(3))
         pos.extra["passed"] = ("w" in parts[1], "b" in parts[1])
+
+    def parse_moved(self, pos: Position, text: str) -> frozenset[int]:
+        """The FEN's moved pawns: each must be a pawn on its own double-step rank."""
+        out = set()
+        for name in text.split(","):
+            sq = self.geometry.parse_square(name) if self.geometry.is_square_name(name) else -1
+            p = pos.board[sq] if sq >= 0 else None
+            if p is None or p.kind != "P" or sq not in self._double_starts[p.color]:
+                raise ValueError(
+                    f"Guardener FEN moved pawns: {name!r} is not a pawn on its double-step rank"
+                )
+            out.add(sq)
+        return frozenset(out)
 
     def from_fen(self, fen: str) -> Position:
         pos = super().from_fen(fen)

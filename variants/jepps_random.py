@@ -9,6 +9,7 @@ says "setup" and the placements so far): replay its record instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,9 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
+from .record import ROMAN, Token, numbered
+from .refusal import Blocked
+from .status import TurnFacts
 
 SETUP_DIE = 6
 # Die faces: 1 King, 2 Knight, 3 Bishop, 4 Rook, 5 Queen, 6 free choice.
@@ -30,12 +34,23 @@ FREE_PLAY = "free_play"
 # The seed says "a maximum of 7 rolls are required".
 ONE_KIND_LEFT_IS_FORCED = True
 
+# The setup dice in words.
+FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
+
+# (reading) Free Play numbering. The rule page writes the entries "as a regular first
+# move" (1. Na1 Kh8 2. Bb1 Rg8 ...) with play from move 9, or, optionally, labels them
+# i-viii so that play starts at move 1. We use the labels: the game proper then counts
+# from 1, as the FEN does. "moves" would number the entries 1, 2, ... and play from 9.
+FREE_PLAY_NUMBERING = "roman"
+FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
+
 MIRROR = "Mirror"
 REVERSE = "Reverse"
 
 
 class JeppsRandom(ChessLike):
     key = "jepps_random"
+    notation_examples = "Na1 (a setup placement), reroll, Mirror, Reverse; then e4, Nf3, Kg1"
     title = "Jepps Random Chess"
     summary = (
         "White fills a1-h1 one square at a time, choosing between the two pieces two d6 "
@@ -48,6 +63,13 @@ class JeppsRandom(ChessLike):
         "When the dice offer nothing you can place, the bot re-rolls by itself.",
         "When every piece left to place is of one kind, the bot places them without a roll.",
         "On a double mediator roll Black may `reroll` or accept the parity result.",
+        "Free Play numbering: the entries are labelled i, ii, iii ... and the game proper is "
+        "numbered from move 1, as the FEN counts it (the rule page's optional form)."
+        if FREE_PLAY_NUMBERING == "roman"
+        else "Free Play numbering: the entries are numbered 1, 2, 3 ... as regular moves and "
+        f"the game proper starts at move {FREE_PLAY_FIRST_MOVE}.",
+        "The setup record keeps each roll in brackets before the piece it placed "
+        "([2 4] Na1, [3 5] Bb1, ...); a piece with no roll before it was placed by itself.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES
@@ -189,7 +211,8 @@ class JeppsRandom(ChessLike):
         if not w and not b:
             pos.extra["phase"] = "play"
             pos.turn = WHITE
-            pos.fullmove = 1
+            free_moves = pos.extra["free"] and FREE_PLAY_NUMBERING == "moves"
+            pos.fullmove = FREE_PLAY_FIRST_MOVE if free_moves else 1
             pos.halfmove = 0
             pos.dice = None
 
@@ -224,7 +247,35 @@ class JeppsRandom(ChessLike):
         moves = self.placements(pos, dice)
         return moves + ([Move(-1, -1, "reroll")] if double else [])
 
+    # ----- in words: status and refusals (variants/words/jepps_random.py) -----------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        from .words.jepps_random import relaxed_moves
+
+        return relaxed_moves(self, pos)
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        from .words.jepps_random import explain_text
+
+        return explain_text(self, pos, text, legal)
+
+    def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
+        from .words.jepps_random import castling_refusal
+
+        return castling_refusal(self, pos, kingside)
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
+        from .words.jepps_random import turn_facts
+
+        return turn_facts(self, pos, legal)
+
     # ----- moves ---------------------------------------------------------------
+
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_actions(pos)
+        return super().candidate_moves(pos)
 
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.extra["phase"] == "setup":
@@ -329,6 +380,62 @@ class JeppsRandom(ChessLike):
         t = super().normalize(text)
         return t.capitalize() if t.lower() in ("mirror", "reverse") else t
 
+    # ----- the record ----------------------------------------------------------------
+
+    def in_setup(self, pos: Position) -> bool:
+        return bool(pos.extra["phase"] == "setup")
+
+    def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
+        """The setup as the rule page writes it, then the game from move 1.
+
+        Standard setup: White's placements on one line, comma-separated in file
+        order (``[2 4] Na1, [3 5] Bb1, ..., Bg1, Rh1``), Black's ``Mirror``,
+        ``Reverse`` or own string on the line below. Each roll stands in brackets
+        before the piece it placed, so the record replays exactly; a piece with no
+        roll before it was placed by itself (forced). Free Play: the entries are
+        moves labelled i, ii, ... (``FREE_PLAY_NUMBERING``)."""
+        setup = [t for t in tokens if t.setup]
+        play = [t for t in tokens if not t.setup]
+        if options.get(FREE_PLAY):
+            setup = [Token(t.actor, _pairs(t.text), t.setup) for t in setup]
+            if FREE_PLAY_NUMBERING == "roman":
+                body = numbered(setup, labels=ROMAN) + numbered(play)
+            else:
+                body = numbered(setup) + numbered(play, first=FREE_PLAY_FIRST_MOVE)
+            return [" ".join(body)]
+        lines = self.setup_lines(setup)
+        if play:
+            lines.append(" ".join(numbered(play)))
+        return lines
+
+    def setup_lines(self, tokens: Sequence[Token]) -> list[str]:
+        items: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
+        pending: tuple[list[str], list[str]] = ([], [])
+        for tok in tokens:
+            text = _pairs(tok.text)
+            if tok.is_roll:
+                pending[tok.actor].append(text)
+                continue
+            action = _NOTE.sub("", text).strip()
+            pending[tok.actor].append(action)
+            if action in (MIRROR, REVERSE) or _PLACEMENT.fullmatch(action):
+                items[tok.actor].append((self._item_order(action), " ".join(pending[tok.actor])))
+                pending[tok.actor].clear()
+            for note in _NOTE.findall(text):
+                color = WHITE if note.endswith("1") else BLACK
+                items[color].append((self._item_order(note), note))
+        lines = []
+        for color in (WHITE, BLACK):
+            if pending[color]:
+                items[color].append((99, " ".join(pending[color])))
+            if items[color]:
+                lines.append(", ".join(text for _, text in sorted(items[color], key=lambda i: i[0])))
+        return lines
+
+    def _item_order(self, action: str) -> int:
+        """Setup items stand in file order (a to h)."""
+        return "abcdefgh".index(action[1]) if _PLACEMENT.fullmatch(action) else -1
+
     def setup_string(self, history: Sequence[str], color: int, free_play: bool = False) -> str:
         """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``,
         in the order the side fills its rank (a to h; Black h to a with Free Play)."""
@@ -384,6 +491,21 @@ class JeppsRandom(ChessLike):
 
     def extra_key(self, pos: Position) -> Any:
         return (pos.extra["phase"], pos.extra["stock"], pos.extra["mediator"], pos.extra["relocate"])
+
+
+_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
+_NOTE = re.compile(r"\s*\(([^)]*)\)")
+
+
+def _pairs(text: str) -> str:
+    """Several rolls in one bracket written as one bracket per roll of the two dice:
+    ``[1 1 5 3]`` -> ``[1 1] [5 3]``."""
+
+    def split(m: re.Match[str]) -> str:
+        values = m.group(1).split()
+        return " ".join(f"[{' '.join(values[i : i + 2])}]" for i in range(0, len(values), 2))
+
+    return re.sub(r"\[([\d ]+)\]", split, text)
 
 
 def _kind(pos: Position, sq: int) -> str | None:

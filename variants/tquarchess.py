@@ -12,8 +12,18 @@ from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
+from .refusal import Blocked
+from .status import TurnFacts
 
-TQUARC = PieceType("T", "T", "Tquarc", (F, A, D))
+TQUARC = PieceType(
+    "T",
+    "T",
+    "Tquarc",
+    (F, A, D),
+    words="leaps to the first square of its colour orthogonally (two squares away), or to "
+    "the first or second square of its colour diagonally (one or two squares away), "
+    "capturing as it moves; it keeps to one colour of squares",
+)
 
 TQUARC_DIE = 4
 
@@ -49,6 +59,9 @@ def quad_squares(n: int) -> tuple[int, ...]:
 
 class Tquarchess(ChessLike):
     key = "tquarchess"
+    notation_examples = (
+        "e4, Nf3, Bxc6, O-O, e8=Q, Te4, Tb7% (teleport), Bg5/T (entry), Na8/T, b8=T, roll"
+    )
     title = "Tquarchess"
     summary = (
         "FIDE chess plus the Tquarc (T), a colour-bound FAD leaper carrying a d4 value. It enters "
@@ -59,9 +72,12 @@ class Tquarchess(ChessLike):
         "Entry attempt: once per turn, while entry is possible, you may `roll` the Tquarc die "
         "first; then enter with that value or make any other move.",
         "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
+        "An entry after `roll` carries the rolled value, written on the entry as the rule page "
+        "writes an entry: roll Bg5/T%3. A roll not followed by an entry is written roll%3.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
+    returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
 
     def __init__(self) -> None:
         super().__init__()
@@ -112,6 +128,32 @@ class Tquarchess(ChessLike):
         """Captured and not back on the board (nor waiting to enter)."""
         return not pos.extra["hand"][color] and self.tquarc_square(pos, color) < 0
 
+    def die_sides(self, pos: Position) -> int:
+        return TQUARC_DIE  # the only die showing is an entry-attempt roll of the Tquarc die
+
+    def quad_text(self, n: int) -> str:
+        lo_f, hi_f, lo_r, hi_r = QUADS[n]
+        return f"Tquad {n} ({lo_f}{lo_r}-{hi_f}{hi_r})"
+
+    # ----- in words: status and refusals (variants/words/tquarchess.py) -------
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
+        from .words.tquarchess import turn_facts
+
+        return turn_facts(self, pos, legal)
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        from .words.tquarchess import relaxed_moves
+
+        return relaxed_moves(self, pos)
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """A Tquarc move while the Tquarc waits to enter or is captured."""
+        from .words.tquarchess import explain_text
+
+        return explain_text(self, pos, text, legal)
+
     # ----- moves ---------------------------------------------------------------
 
     def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
@@ -147,8 +189,10 @@ class Tquarchess(ChessLike):
                     out.append(Move(king, far, "king2"))
         return out
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        moves = super().legal_moves(pos)
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        """The ordinary candidates plus entries and Knight resurrections. They are
+        filtered like any move: an entering Tquarc may block a check or a pin."""
+        moves = super().candidate_moves(pos)
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -159,14 +203,20 @@ class Tquarchess(ChessLike):
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
         if self.tquarc_lost(pos, color):
+            board = pos.board
+            targets = self.knight_targets[color]
             for m in moves:
-                p = pos.board[m.frm] if m.frm >= 0 else None
-                if p is not None and p.kind == "N" and m.to in self.knight_targets[color]:
+                p = board[m.frm] if m.frm >= 0 else None
+                if p is not None and p.kind == "N" and m.to in targets:
                     extra.append(m._replace(flag="kres", promo="T"))
-        # Entering or resurrecting only adds a piece to a legal move, so these stay legal.
-        if any(m.gate >= 0 for m in extra) and not pos.extra["rolled"]:
-            extra.append(Move(-1, -1, "roll"))
         return moves + extra
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        moves = super().legal_moves(pos)
+        # The entry attempt: roll the Tquarc die first, while an entry is legal.
+        if not pos.extra["rolled"] and any(m.gate >= 0 for m in moves):
+            moves.append(Move(-1, -1, "roll"))
+        return moves
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
@@ -250,12 +300,27 @@ class Tquarchess(ChessLike):
         if move.promo == "T":
             text += "%"
         if move.gate >= 0:
+            # '%' marks the die value the entry carries; after an entry-attempt
+            # ``roll`` it is the value already rolled.
             text += ENTRY_MARK
             if move.flag == "castle":
                 text += self.name(move.gate)
-            if not pos.extra["rolled"]:
-                text += "%"
+            text += "%"
         return text
+
+    def record_text(self, pos: Position, san: str, move: Move, values: Sequence[int]) -> str:
+        """An entry after ``roll`` carries that value, as the rule page writes an
+        entry: ``Bg5/T%3`` (RULES.md section 2, notation)."""
+        if move.gate >= 0 and pos.extra["rolled"]:
+            values = [pos.extra["rolled"], *values]
+        return self.recorded(san, move, values)
+
+    def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
+        """``roll`` then ``Bg5/T`` is recorded ``roll Bg5/T%3``: the value stands on the entry."""
+        rolled = pos.extra["rolled"]
+        if move.gate >= 0 and rolled:
+            return f"roll%{rolled}", "roll"
+        return None
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
         """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``

@@ -1,0 +1,267 @@
+"""Guardener: what it says about a position (status facts and refusals).
+
+The hooks of ``Guardener`` delegate here, so that the rules module stays about the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..chess import ChessLike
+from ..guardener import (
+    CASTLING_DIE,
+    DIE_PIECES,
+    DIE_SHORT,
+    DROP,
+    FREE_KINDS,
+    GUARDENER_START,
+    NO_PAWN_TERRACE,
+    PASS,
+    REROLL,
+    START_COUNT,
+    TELEPORT,
+    Guardener,
+)
+from ..position import Move, Piece, Position
+from ..refusal import Blocked
+from ..status import SEPARATOR, TurnFacts, dice_text, either
+
+
+def dice_allow(rules: Guardener, pos: Position) -> str:
+    """'a Knight or a Bishop': what the dice showing let move, in words."""
+    dice = pos.dice or ()
+    if rules.is_double(pos):
+        return "any piece"
+    words = {
+        1: "a capture by a pawn, the King or the Guardener",
+        2: "a Knight",
+        3: "a Bishop",
+        4: "a Rook",
+    }
+    return either(words[v] for v in sorted(set(dice)))
+
+
+def why_not_permitted(rules: Guardener, pos: Position, move: Move) -> tuple[str, str]:
+    """The dice table (RULES.md section 1): which die the move would need."""
+    shown = dice_text(pos.dice)
+    allowed = f"the dice {shown} allow {dice_allow(rules, pos)}"
+    if move.flag == REROLL:
+        return "reroll", f"you may re-roll only after a double; the dice show {shown}"
+    if move.flag in (TELEPORT, DROP):
+        return (
+            "dice",
+            f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
+        )
+    p = pos.board[move.frm]
+    assert p is not None
+    if move.flag == "castle":
+        return "dice", f"castling needs a 4 or a double; {allowed}"
+    if p.kind == "Q":
+        return "dice", f"the Queen moves only on a double; {allowed}"
+    name = "pawn" if p.kind == "P" else rules.types[p.kind].name
+    if p.kind in FREE_KINDS + ("P",) and rules.is_capture(pos, move):
+        return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
+    if p.kind == "P":
+        return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
+    return "dice", allowed
+
+
+def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
+    """Teleports and resurrections out of place, a pass or re-roll not allowed,
+    promotion to a type not lost, the double step of a pawn that has moved."""
+    out: list[Blocked] = []
+    if pos.dice is None:
+        return out
+    color = pos.turn
+    board = pos.board
+    for n, squares in rules.terraces.items():
+        for to in squares:
+            for frm, p in enumerate(board):
+                if p is None or p.color != color:
+                    continue
+                if frm == rules.start_squares[color][1] and rules.partner(pos, frm) >= 0:
+                    continue
+                why = teleport_refusal(rules, pos, p, n, to)
+                if why is not None:
+                    out.append(Blocked(Move(frm, to, TELEPORT), *why))
+            why = teleport_refusal(rules, pos, None, n, to)
+            if why is not None:
+                out.append(Blocked(Move(-1, to, DROP, promo="G"), *why))
+    shown = dice_text(pos.dice)
+    if pos.extra["passed"][color]:
+        out.append(
+            Blocked(Move(-1, -1, PASS), "pass", "you have passed already: one pass per game")
+        )
+    else:
+        out.append(
+            Blocked(
+                Move(-1, -1, PASS),
+                "pass",
+                "you may pass only when every move you have puts your King on an attacked "
+                "square, or you have none",
+            )
+        )
+    out.append(
+        Blocked(
+            Move(-1, -1, REROLL),
+            "reroll",
+            f"you may re-roll only after a double; the dice show {shown}",
+        )
+    )
+    moved = pos.extra["moved"]
+    last = rules.last_rank(color)
+    lost = [
+        rules.types[k].name for k in rules.promotion_kinds if pos.count(k, color) < START_COUNT[k]
+    ]
+    have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
+    for m in ChessLike.pseudo_moves(rules, pos):
+        p = board[m.frm]
+        assert p is not None
+        if m.flag == "double" and m.frm in moved:
+            out.append(
+                Blocked(
+                    m,
+                    "double-step",
+                    f"the pawn on {rules.name(m.frm)} has moved before: only a pawn that has "
+                    "not yet moved may step two squares",
+                )
+            )
+        elif p.kind == "P" and rules.geometry.rank_label(m.to) == last:
+            rule = f"a pawn may promote only to a piece type its side has lost; {have_lost}"
+            if not lost:
+                out.append(Blocked(m, "promotion-choice", rule))
+            out.extend(
+                Blocked(m._replace(promo=k), "promotion-choice", rule)
+                for k in rules.promotion_kinds
+                if rules.types[k].name not in lost
+            )
+    return out
+
+
+def teleport_refusal(
+    rules: Guardener, pos: Position, p: Piece | None, n: int, to: int
+) -> tuple[str, str] | None:
+    """Why ``p`` may not teleport to ``to`` on terrace ``n`` now (``p`` None: the
+    Guardener resurrecting there), or None."""
+    shown = dice_text(pos.dice)
+    color = pos.turn
+    if p is None and rules.has_guardener(pos, color):
+        return "resurrection", "only a captured Guardener resurrects, and yours is on the board"
+    if not rules.is_double_x2(pos):
+        what = "a resurrection" if p is None else "a teleport"
+        return (
+            "dice",
+            f"{what} needs a Double x2 (a double rolled by re-rolling a double); "
+            f"the dice show {shown}",
+        )
+    value = pos.dice[0] if pos.dice else 0
+    if n != value:
+        squares = ", ".join(rules.name(s) for s in rules.terraces[value])
+        return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
+    if pos.board[to] is not None:
+        return "occupied", f"a teleport lands on a vacant square; {rules.name(to)} is occupied"
+    if p is not None and p.kind == "P" and n == NO_PAWN_TERRACE[color]:
+        return (
+            "terrace",
+            f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
+        )
+    return None
+
+
+def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+    """What the dice showing allow (RULES.md section 1, "Dice")."""
+    dice = pos.dice
+    if dice is None:
+        return TurnFacts()
+    color = pos.turn
+    lines: list[str] = []
+    pending = ""
+    may_reroll = any(m.flag == REROLL for m in legal)
+    if rules.is_double(pos):
+        v = dice[0]
+        x2 = rules.is_double_x2(pos)
+        name = "Double x2" if x2 else "Double"
+        allows = "any piece may move or capture, the Queen too"
+        short = f"{name}: any piece"
+        lines.append(f"{name} {dice_text(dice)}: any piece may move or capture, the Queen too.")
+        if x2:
+            revive = not rules.has_guardener(pos, color)
+            squares = ", ".join(rules.name(s) for s in rules.terraces[v])
+            pending = f"Double x2: teleport to T{v}" + (
+                " or resurrect the Guardener" if revive else ""
+            )
+            allows += f"; or teleport one piece to T{v}"
+            short = f"Double x2{SEPARATOR}teleport T{v}"
+            lines.append(
+                f"Teleport: instead, any one piece may leap to a vacant square of T{v} "
+                f"({squares}) without capturing, written like Nfz4 {{T{v}}}."
+            )
+            if revive:
+                allows += " or resurrect the Guardener there"
+                lines.append(
+                    f"Resurrection: or your captured Guardener comes back on a vacant "
+                    f"square of T{v}, written like G@{rules.name(rules.terraces[v][0])} {{T{v}}}."
+                )
+        if may_reroll:
+            allows += "; re-roll available"
+            short += f"{SEPARATOR}re-roll"
+            lines.append(
+                "Re-roll: instead of moving you may roll again (reroll); a double rolled "
+                "that way is a Double x2, which also allows a teleport."
+            )
+    else:
+        values = sorted(set(dice))
+        movers = [DIE_PIECES[v] for v in values if v != 1]
+        parts = [f"{either(movers)} may move or capture"] if movers else []
+        shorts = [either(DIE_SHORT[v] for v in values if v != 1)]
+        if 1 in values:
+            parts.append("pawn, King or Guardener may capture, pawns may cross the centre")
+            shorts.append(DIE_SHORT[1])
+        if any(m.flag == "castle" for m in legal):
+            parts.append("the King may castle")
+            shorts.append("castle")
+        allows = "; ".join(parts)
+        short = SEPARATOR.join(s for s in shorts if s)
+        meaning = "; ".join(f"{v} = {die_meaning(rules, v)}" for v in values)
+        lines.append(f"Dice {dice_text(dice)}: {meaning}. Use either die, for one move.")
+        if pos.extra["rerolled"]:
+            lines.append("This roll came from a re-roll: only its two values apply.")
+    lines.append(
+        "Free moves, with or without a die: the King and the Guardener may move without "
+        "capturing, and a pawn may step within its own half (ranks 0-4 for White, "
+        "5-9 for Black)."
+    )
+    if any(m.flag == PASS for m in legal):
+        allows += "; you may pass"
+        short += f"{SEPARATOR}pass"
+        lines.append(
+            "Every move you have puts your King on an attacked square: you may pass "
+            "instead (once per game)."
+        )
+    elif (
+        pos.extra["passed"][color]
+        and legal
+        and all(rules.is_plank(pos, m) for m in legal if m.flag != REROLL)
+    ):
+        allows += "; walk the plank"
+        lines.append(
+            "Walk the plank: your pass is spent, so your King must step onto an attacked square."
+        )
+    start = rules.start_squares[color][0]
+    if rules.partner(pos, start) >= 0:
+        a, b = GUARDENER_START[color]
+        lines.append(
+            f"Your Guardener still stands on both {a} and {b}; its first move may leave "
+            "from either square."
+        )
+    elif not rules.has_guardener(pos, color):
+        lines.append("Your Guardener is captured: a Double x2 can resurrect it.")
+    lines.append("There is no check in Guardener Chess: capturing the King wins.")
+    return TurnFacts(allows=allows, short=short, pending=pending, lines=tuple(lines))
+
+
+def die_meaning(rules: Guardener, value: int) -> str:
+    """One die value in words (RULES.md section 1, the dice table)."""
+    if value == 1:
+        return "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
+    extra = ", or the King may castle" if value == CASTLING_DIE else ""
+    return f"a {DIE_PIECES[value]} may move or capture{extra}"

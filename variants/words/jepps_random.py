@@ -1,0 +1,321 @@
+"""JeppsRandom: what it says about a position (status facts and refusals).
+
+The hooks of ``JeppsRandom`` delegate here, so that the rules module stays about the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..chess import ChessLike
+from ..geometry import WHITE
+from ..jepps_random import (
+    _PLACEMENT,
+    ARMY,
+    FACE_KINDS,
+    FACE_NAMES,
+    FREE_FACE,
+    MIRROR,
+    REVERSE,
+    JeppsRandom,
+    _kind,
+)
+from ..position import Move, Position, other
+from ..refusal import Blocked
+from ..status import SEPARATOR, TurnFacts, dice_text, either
+
+
+def turn_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+    """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
+    e = pos.extra
+    color = pos.turn
+    if e["phase"] != "setup":
+        return play_facts(rules, pos, legal)
+    dice = pos.dice
+    assert dice is not None and len(dice) == 2
+    may_reroll = any(m.flag == "reroll" for m in legal)
+    lines: list[str] = []
+    if e["mediator"] == "pending":
+        a, b = dice
+        answer = MIRROR if a % 2 == 0 else REVERSE
+        parity = "both even" if a % 2 == 0 else "both odd"
+        does = (
+            "mirrors White file by file" if answer == MIRROR else "reverses White's order (a<->h)"
+        )
+        allows = f"{parity}: Black {does}"
+        short = answer
+        lines.append(f"Mediator roll {dice_text(dice)}: {parity}, so Black {does} ({answer}).")
+        if may_reroll:
+            allows += "; a double: Black may re-roll"
+            short += f"{SEPARATOR}re-roll"
+            lines.append(f"A double: Black may accept it ({answer}) or roll again (reroll).")
+        lines.append(
+            "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
+            "Black sets up with the dice."
+        )
+        return TurnFacts(
+            phase="setup",
+            verb="answer the mediator roll",
+            allows=allows,
+            short=short,
+            lines=tuple(lines),
+        )
+    sq = rules.next_square(pos, color)
+    where = rules.name(sq)
+    placeable = {m.promo for m in legal if m.flag == "place"}
+    in_dice_order = "".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice)
+    kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
+    names = [rules.types[k].name for k in kinds]
+    allows = f"{either(names)} on {where}"
+    short = f"{either(names)} on {where}"
+    faces = "; ".join(f"{v} = {FACE_NAMES[v]}" for v in sorted(set(dice)))
+    lines.append(f"Setup dice {dice_text(dice)}: {faces}.")
+    if FREE_FACE in dice:
+        lines.append("A 6 is a free choice of any piece still to place.")
+    stock = e["stock"][color]
+    offered = rules.offered(dice)
+    for k in "KQRBN":
+        if k in offered and k not in stock and FREE_FACE not in dice:
+            lines.append(f"The dice also offer a {rules.types[k].name}, but none is left to place.")
+    if "B" in offered and "B" in stock and "B" not in kinds:
+        lines.append(f"A Bishop may not go on {where}: {bishop_reason(rules, pos, color, sq)}.")
+    if may_reroll:
+        allows += "; re-roll available"
+        short += f"{SEPARATOR}re-roll"
+        lines.append("A double: take an offered piece, or roll again (reroll).")
+    lines.append("Still to place: " + ", ".join(stock) + ".")
+    side = "White" if color == WHITE else "Black"
+    order = rules.order(pos, color)
+    lines.append(
+        f"{side} fills {rules.name(order[0])} to {rules.name(order[-1])} in order, one roll per "
+        "square; a piece that is the only choice left is placed by itself, and dice that "
+        "offer nothing placeable are rolled again by themselves."
+    )
+    if e["auto"]:
+        lines.append(
+            "Placed by itself (forced): " + e["auto"].replace("(", "").replace(")", "") + "."
+        )
+    if e["free"]:
+        lines.append("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+    elif e["mediator"] == "random":
+        lines.append("The mediator dice were mixed: Black sets up with the dice, from a8 to h8.")
+    return TurnFacts(
+        phase="setup",
+        verb=f"place a piece on {where}",
+        allows=allows,
+        short=short,
+        lines=tuple(lines),
+    )
+
+
+def play_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+    color = pos.turn
+    lines = ["There is no castling in Jepps Random Chess."]
+    relocations = [rules.name(m.to) for m in legal if m.flag == "relocate"]
+    allows = short = ""
+    if relocations:
+        targets = ", ".join(f"K{r}" for r in relocations)
+        allows = f"the King may relocate ({targets})"
+        short = "King may relocate"
+        lines.append(
+            "Once per game a King that has never moved may relocate to a vacant home-rank "
+            f"square of its own colour: {targets} now."
+        )
+    elif pos.extra["relocate"][color]:
+        lines.append(
+            "Your King may still relocate once, but not now: never out of check, onto an "
+            "attacked square or across an attacked vacant home-rank square."
+        )
+    return TurnFacts(allows=allows, short=short, lines=tuple(lines))
+
+
+def bishop_reason(rules: JeppsRandom, pos: Position, color: int, sq: int) -> str:
+    """Why a Bishop on ``sq`` would break 'Bishops on opposite colours', in words."""
+    dark = rules.geometry.dark
+    colour = "dark" if dark[sq] else "light"
+    placed = [s for s in rules.order(pos, color) if _kind(pos, s) == "B"]
+    if placed:
+        return (
+            f"the Bishops must stand on opposite colours, and {rules.name(sq)} is {colour} "
+            f"like the Bishop on {rules.name(placed[0])}"
+        )
+    other_colour = "light" if dark[sq] else "dark"
+    return (
+        f"the Bishops must stand on opposite colours, and with one on {rules.name(sq)} "
+        f"no {other_colour} square would be left for the other"
+    )
+
+
+def relaxed_moves(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+    if pos.extra["phase"] == "setup":
+        return setup_refusals(rules, pos)
+    return relocation_refusals(rules, pos)
+
+
+def setup_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+    """Placements out of order, not offered, not in stock or breaking the bishops'
+    colours; the mediator's answers; a re-roll without a double."""
+    e = pos.extra
+    color = pos.turn
+    dice = pos.dice or ()
+    shown = dice_text(dice)
+    side = "White" if color == WHITE else "Black"
+    out: list[Blocked] = []
+    reroll = Move(-1, -1, "reroll")
+    out.append(
+        Blocked(reroll, "reroll", f"you may re-roll only on a double; the dice show {shown}")
+    )
+    if e["mediator"] == "pending":
+        answer = "Mirror" if dice and dice[0] % 2 == 0 else "Reverse"
+        parity = "both even" if answer == "Mirror" else "both odd"
+        for flag in ("mirror", "reverse"):
+            out.append(
+                Blocked(
+                    Move(-1, -1, flag),
+                    "mediator",
+                    f"the mediator dice {shown} are {parity}, so Black answers {answer}",
+                )
+            )
+        for sq in rules.geometry.rank_squares(8):
+            for k in "KQRBN":
+                out.append(
+                    Blocked(
+                        Move(-1, sq, "place", promo=k),
+                        "setup-phase",
+                        f"Black answers the mediator roll first ({answer})",
+                    )
+                )
+        return out
+    why = (
+        "there is no mediator roll in Free Play"
+        if e["free"]
+        else "Mirror and Reverse answer the mediator roll, once White's rank is set up"
+    )
+    out.extend(Blocked(Move(-1, -1, flag), "setup-phase", why) for flag in ("mirror", "reverse"))
+    nxt = rules.next_square(pos, color)
+    order = rules.order(pos, color)
+    stock = e["stock"][color]
+    offered = rules.offered(dice)
+    names = either(
+        f"a {rules.types[k].name}"
+        for k in dict.fromkeys("".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice))
+    )
+    mine = set(order)
+    for sq in rules.geometry.rank_squares(1) + rules.geometry.rank_squares(8):
+        if pos.board[sq] is not None:
+            continue
+        for k in "KQRBN":
+            move = Move(-1, sq, "place", promo=k)
+            name = rules.types[k].name
+            if sq not in mine:
+                rule = (
+                    "setup-square",
+                    f"{side} sets up rank {rules.geometry.rank_label(order[0])}; {rules.name(sq)} is the other side's",
+                )
+            elif sq != nxt:
+                rule = (
+                    "setup-square",
+                    f"the next square to fill is {rules.name(nxt)}: {side} fills "
+                    f"{rules.name(order[0])} to {rules.name(order[-1])} in order",
+                )
+            elif k not in stock:
+                rule = (
+                    "setup-stock",
+                    f"no {name} is left to place (still to place: {', '.join(stock)})",
+                )
+            elif k not in offered:
+                rule = ("dice", f"the dice {shown} offer {names}")
+            elif not rules.feasible(pos, color, k, sq):
+                rule = ("bishop-colour", bishop_reason(rules, pos, color, sq))
+            else:
+                continue
+            out.append(Blocked(move, *rule))
+    return out
+
+
+def relocation_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+    """King relocations the rules forbid, each with its condition."""
+    color = pos.turn
+    king = pos.kings[color]
+    out: list[Blocked] = []
+    g = rules.geometry
+    home = g.rank_squares(1 if color == WHITE else 8)
+    if king < 0:
+        return out
+    enemy = other(color)
+    colour = "dark" if g.dark[king] else "light"
+    for to in home:
+        if to == king or abs(g.file_of(to) - g.file_of(king)) < 2:
+            continue
+        move = Move(king, to, "relocate")
+        t = pos.board[to]
+        if not pos.extra["relocate"][color] or king not in home:
+            rule = (
+                "relocation",
+                "a King may relocate only once per game, and only if it has never moved",
+            )
+        elif t is not None:
+            rule = (
+                "relocation",
+                f"a King relocates only to a vacant home-rank square; {rules.name(to)} is occupied",
+            )
+        elif g.dark[to] != g.dark[king]:
+            rule = (
+                "relocation",
+                f"a King relocates only to a square of its own colour ({colour}); "
+                f"{rules.name(to)} is not",
+            )
+        elif rules.is_attacked(pos, king, enemy):
+            rule = ("relocation", "the King may not relocate out of check")
+        elif rules.is_attacked(pos, to, enemy):
+            rule = (
+                "relocation",
+                f"the King may not relocate onto an attacked square ({rules.name(to)})",
+            )
+        else:
+            lo, hi = min(king, to), max(king, to)
+            crossed = [
+                s
+                for s in home
+                if lo < s < hi and pos.board[s] is None and rules.is_attacked(pos, s, enemy)
+            ]
+            if not crossed:
+                continue
+            rule = (
+                "relocation",
+                f"the King may not relocate across an attacked square ({rules.name(crossed[0])})",
+            )
+        out.append(Blocked(move, *rule))
+    return out
+
+
+def explain_text(
+    rules: JeppsRandom, pos: Position, text: str, legal: Sequence[Move]
+) -> tuple[str, str] | None:
+    word = rules.normalize(text)
+    setup = pos.extra["phase"] == "setup"
+    if not setup and word.lower() in ("mirror", "reverse", "reroll"):
+        return "setup-over", "the setup is over: the game is in play"
+    if (
+        setup
+        and not _PLACEMENT.fullmatch(word)
+        and word.lower() not in ("mirror", "reverse", "reroll")
+    ):
+        where = rules.next_square(pos, pos.turn)
+        side = "White" if pos.turn == WHITE else "Black"
+        if pos.extra["mediator"] == "pending":
+            return "setup-phase", "the setup comes first: Black answers the mediator roll"
+        return (
+            "setup-phase",
+            f"the setup comes first: {side} places a piece on {rules.name(where)} "
+            "(written like Na1)",
+        )
+    return ChessLike.explain_text(rules, pos, text, legal)
+
+
+def castling_refusal(rules: JeppsRandom, pos: Position, kingside: bool) -> tuple[str, str] | None:
+    return (
+        "no-castling",
+        "there is no castling in Jepps Random Chess; instead, once per game, a King that "
+        "has never moved may relocate to a vacant home-rank square of its own colour "
+        "(e.g. Kg1)",
+    )

@@ -1,0 +1,119 @@
+"""StoneGarden: what it says about a position (status facts and refusals).
+
+The hooks of ``StoneGarden`` delegate here, so that the rules module stays about the rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..chess import KING, ChessLike
+from ..geometry import BLACK, WHITE
+from ..pieces import FACINGS, facing_vector
+from ..position import Move, Position, other
+from ..refusal import Blocked
+from ..status import TurnFacts
+from ..stone_garden import (
+    _TURN_SUFFIX,
+    DEMOTIONS_TO_DRAW,
+    NO_TURN_MOVES,
+    ORDINALS,
+    RAVEN,
+    TURN,
+    StoneGarden,
+)
+
+# A piece move written with its letter (the body of a text ending in a turn, ^E).
+_PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
+
+
+def relaxed_moves(rules: StoneGarden, pos: Position) -> list[Blocked]:
+    """Raven turns out of time or out of shape, and a Horse promoting to a King."""
+    color = pos.turn
+    board = pos.board
+    out: list[Blocked] = []
+    for sq, p in enumerate(board):
+        if p is None or p.color != color or p.kind != RAVEN.id:
+            continue
+        i = FACINGS.index(p.state)
+        sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
+        wait, why = rules.turn_wait(pos, sq)
+        cause = "raven-early" if pos.extra["moves"][color] < NO_TURN_MOVES else "raven-cooldown"
+        shape = (
+            "raven-turn",
+            f"a Raven turns 90 degrees, in place or with a sideways step that she then "
+            f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
+        )
+        steps = {f: rules.geometry.offset(sq, *facing_vector(f)) for f in sides}
+        plain: list[Move] = []
+        rules.piece_moves(pos, sq, p, plain)
+        targets = {sq} | {m.to for m in plain}
+        for to in sorted(targets):
+            for f in FACINGS:
+                m = Move(sq, to, TURN, facing=f)
+                if (to == sq and f in sides) or (to != sq and steps.get(f) == to):
+                    if wait:
+                        out.append(Blocked(m, cause, why))
+                else:
+                    out.append(Blocked(m, *shape))
+    for m in rules.candidate_moves(pos):
+        if m.promo and board[m.frm] is not None:
+            out.append(
+                Blocked(
+                    m._replace(promo=KING.id),
+                    "promotion-choice",
+                    "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
+                )
+            )
+    return out
+
+
+def explain_text(
+    rules: StoneGarden, pos: Position, text: str, legal: Sequence[Move]
+) -> tuple[str, str] | None:
+    norm = rules.normalize(text)
+    turn = _TURN_SUFFIX.search(norm)
+    body = norm[: turn.start()] if turn else ""
+    if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(RAVEN.letter):
+        return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
+    return ChessLike.explain_text(rules, pos, text, legal)
+
+
+def turn_facts(rules: StoneGarden, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+    """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
+    color = pos.turn
+    lines: list[str] = []
+    ready = []
+    for sq, p in enumerate(pos.board):
+        if p is None or p.color != color or p.kind != RAVEN.id:
+            continue
+        wait, why = rules.turn_wait(pos, sq)
+        where = f"Your Raven on {rules.name(sq)} faces {p.state}"
+        if wait == 0:
+            ready.append(rules.name(sq))
+            lines.append(f"{where}; she may turn now (e.g. R{rules.name(sq)}^E).")
+        else:
+            plural = "s" if wait > 1 else ""
+            lines.append(f"{where}; she may turn in {wait} more move{plural} ({why}).")
+    allows = short = ""
+    if ready:
+        allows = "a Raven may turn"
+        short = "Raven may turn"
+    if rules.is_promoted_king(pos, color):
+        lines.append(
+            "Your King is promoted: it also moves as a xiangqi horse, and demotes when it "
+            "moves back into your half."
+        )
+    if rules.is_promoted_king(pos, other(color)):
+        lines.append("The enemy King is promoted: your Ravens may turn once in two moves.")
+    demotions = pos.extra["demotions"]
+    if any(demotions):
+        lines.append(
+            f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
+            f"{ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws."
+        )
+    lines.append(
+        "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
+        "for the player who makes it."
+    )
+    return TurnFacts(allows=allows, short=short, lines=tuple(lines))

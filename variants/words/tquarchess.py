@@ -1,0 +1,246 @@
+"""Tquarchess: what it says about a position (status facts and refusals).
+
+The hooks of ``Tquarchess`` delegate here, so that the rules module stays about the rules."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..chess import ChessLike
+from ..geometry import BLACK, WHITE
+from ..position import Move, Position, other
+from ..refusal import Blocked
+from ..status import SEPARATOR, TurnFacts
+from ..tquarchess import KNIGHT_RESURRECTION_SQUARES, Tquarchess
+
+
+def turn_facts(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+    """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
+    color = pos.turn
+    allows: list[str] = []
+    shorts: list[str] = []
+    pending = ""
+    lines: list[str] = []
+    rolled = pos.extra["rolled"]
+    entries = sorted({rules.name(m.gate) for m in legal if m.gate >= 0})
+    if rolled:
+        allows.append(f"enter the Tquarc with value {rolled}, or make any other move")
+        shorts.append("enter with it, or move")
+        pending = (
+            f"Tquarc entry with value {rolled}: it would teleport to {rules.quad_text(rolled)}"
+        )
+        lines.append(
+            f"You rolled the Tquarc die: {rolled}. Enter now as a back-rank piece first "
+            f"leaves (gating squares: {', '.join(entries) or 'none'}), e.g. "
+            f"{entry_example(rules, pos, legal)}; or make any other move and the value is lost."
+        )
+    elif entries:
+        allows.append("the Tquarc may enter (or roll first)")
+        shorts.append("entry · roll")
+        lines.append(
+            "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
+            f"the Tquarc may take it in the same move ({', '.join(entries)}), e.g. "
+            f"{entry_example(rules, pos, legal)}. You may roll its die first (roll), then decide."
+        )
+    elif pos.extra["hand"][color]:
+        lines.append("Your Tquarc can no longer enter: every back-rank square has been left.")
+    teleports = [m for m in legal if m.flag == "teleport"]
+    if teleports:
+        t_sq = teleports[0].frm
+        p = pos.board[t_sq]
+        assert p is not None
+        value = int(p.state)
+        allows.append(f"the Tquarc may teleport to Tquad {value}")
+        shorts.append(f"teleport to Tquad {value}")
+        pending = (
+            pending
+            or f"Teleport: the enemy Tquarc just moved, so yours may leap to {rules.quad_text(value)}"
+        )
+        lines.append(
+            f"Teleport: the enemy Tquarc just moved, so your Tquarc on {rules.name(t_sq)} "
+            f"(value {value}) may leap to an empty square of its colour in "
+            f"{rules.quad_text(value)} without capturing, e.g. "
+            f"T{rules.name(teleports[0].to)}%; the die is rolled again."
+        )
+    if any(m.flag == "king2" for m in legal):
+        allows.append("the King may slide two squares (once)")
+        shorts.append("2-square King")
+        lines.append(
+            "Two-square King: your Tquarc is lost, so once per game your King may slide "
+            "two squares in a straight line (the middle square empty)."
+        )
+    if rules.tquarc_lost(pos, color):
+        revive = sorted({rules.name(m.to) for m in legal if m.flag == "kres" or m.promo == "T"})
+        targets = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+        lines.append(
+            "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight reaching "
+            f"{targets} may become it (/T)"
+            + (f"; possible now on {', '.join(revive)}." if revive else ".")
+        )
+        if revive:
+            allows.append("the Tquarc may be resurrected")
+            shorts.append("resurrect")
+    lines.extend(tquarc_lines(rules, pos))
+    return TurnFacts(
+        allows="; ".join(allows),
+        short=SEPARATOR.join(shorts),
+        pending=pending,
+        lines=tuple(lines),
+    )
+
+
+def entry_example(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> str:
+    """An entry as it is typed, e.g. ``Nf3/T``."""
+    for m in legal:
+        if m.gate >= 0:
+            return rules.san(pos, m, legal).replace("%", "")
+    return "Bg5/T"
+
+
+def tquarc_lines(rules: Tquarchess, pos: Position) -> list[str]:
+    """Where each side's Tquarc is and the value it shows."""
+    out = []
+    for c in (WHITE, BLACK):
+        side = "White" if c == WHITE else "Black"
+        sq = rules.tquarc_square(pos, c)
+        if sq >= 0:
+            p = pos.board[sq]
+            assert p is not None
+            out.append(
+                f"{side}'s Tquarc stands on {rules.name(sq)} showing {p.state} "
+                f"(it would teleport to Tquad {p.state})."
+            )
+        elif pos.extra["hand"][c]:
+            state = "waits to enter" if rules.can_enter(pos, c) else "can no longer enter"
+            out.append(f"{side}'s Tquarc {state}.")
+        else:
+            out.append(f"{side}'s Tquarc is captured.")
+    return out
+
+
+def relaxed_moves(rules: Tquarchess, pos: Position) -> list[Blocked]:
+    """Tquarc actions out of place: a teleport out of turn or to the wrong square,
+    an entry where none may be, a resurrection while the Tquarc lives, the
+    two-square King out of turn, a roll with nothing to roll for."""
+    color = pos.turn
+    board = pos.board
+    g = rules.geometry
+    out: list[Blocked] = []
+    t_sq = rules.tquarc_square(pos, color)
+    if t_sq >= 0:
+        p = board[t_sq]
+        assert p is not None
+        value = int(p.state)
+        in_turn = pos.extra["last_tq"] == other(color)
+        for to in g.squares:
+            if to == t_sq:
+                continue
+            if not in_turn:
+                rule = (
+                    "teleport-timing",
+                    "a Tquarc teleports only on the move right after the enemy Tquarc "
+                    "moved (an ordinary move, a teleport, an entry or a resurrection)",
+                )
+            elif (
+                board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in rules.quads[value]
+            ):
+                rule = (
+                    "teleport-square",
+                    f"a Tquarc showing {value} teleports only to an empty square of its own "
+                    f"colour in {rules.quad_text(value)}, without capturing",
+                )
+            else:
+                continue
+            out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
+    gates = pos.extra["gates"][color]
+    home = rules.home[color]
+    base = [m for m in ChessLike.candidate_moves(rules, pos) if m.frm in home]
+    for m in base:
+        if m.flag == "castle":
+            squares: tuple[int, ...] = (m.frm, m.aux)
+        elif m.flag in ("", "double"):
+            squares = (m.frm,)
+        else:
+            continue
+        for gate in squares:
+            if rules.can_enter(pos, color) and gate in gates:
+                continue
+            out.append(Blocked(m._replace(gate=gate), "entry", entry_refusal(rules, pos, gate)))
+    lost = rules.tquarc_lost(pos, color)
+    knights = rules.knight_targets[color]
+    last = rules.last_rank(color)
+    for m in ChessLike.candidate_moves(rules, pos):
+        p = board[m.frm] if m.frm >= 0 else None
+        if p is None:
+            continue
+        if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
+            if lost:
+                where = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+                why = (
+                    f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
+                )
+            else:
+                why = "a Knight becomes a Tquarc only while your Tquarc is captured"
+            out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
+        elif m.promo == "Q" and not lost:
+            out.append(
+                Blocked(
+                    m._replace(promo="T"),
+                    "resurrection",
+                    "a pawn promotes to a Tquarc only while your Tquarc is captured",
+                )
+            )
+    king = pos.kings[color]
+    if king >= 0 and (pos.extra["king2"][color] or not lost):
+        if pos.extra["king2"][color]:
+            why = "your King has used its two-square move already (once per game)"
+        else:
+            why = "the King slides two squares only while your Tquarc is captured (once per game)"
+        for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+            mid = g.offset(king, dx, dy)
+            far = g.offset(king, 2 * dx, 2 * dy)
+            if mid is None or far is None or board[mid] is not None:
+                continue
+            t = board[far]
+            if t is None or t.color != color:
+                out.append(Blocked(Move(king, far, "king2"), "king2", why))
+    if pos.extra["rolled"]:
+        why = "you have rolled the Tquarc die this turn already"
+    elif pos.extra["hand"][color] and rules.can_enter(pos, color):
+        why = "no entry is possible this turn, so there is nothing to roll for"
+    else:
+        why = "your Tquarc can no longer enter, so there is nothing to roll for"
+    out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
+    return out
+
+
+def entry_refusal(rules: Tquarchess, pos: Position, gate: int) -> str:
+    color = pos.turn
+    if not pos.extra["hand"][color]:
+        if rules.tquarc_square(pos, color) >= 0:
+            return "your Tquarc has entered already"
+        return "your Tquarc is captured: it comes back only by resurrection, not by entry"
+    if not pos.extra["gates"][color]:
+        return "the right to enter has lapsed: every back-rank square has been left once"
+    return (
+        f"the Tquarc enters only on a back-rank square its original piece is leaving for "
+        f"the first time; {rules.name(gate)} has been left before"
+    )
+
+
+def explain_text(
+    rules: Tquarchess, pos: Position, text: str, legal: Sequence[Move]
+) -> tuple[str, str] | None:
+    """A Tquarc move while the Tquarc waits to enter or is captured."""
+    norm = rules.normalize(text)
+    color = pos.turn
+    if norm.startswith("T") and rules.tquarc_square(pos, color) < 0:
+        if rules.can_enter(pos, color):
+            return (
+                "no-piece",
+                "your Tquarc has not entered yet: it enters as a back-rank piece first "
+                "leaves its square (e.g. Nf3/T)",
+            )
+        if rules.tquarc_lost(pos, color):
+            return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
+    return ChessLike.explain_text(rules, pos, text, legal)
