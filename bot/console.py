@@ -38,7 +38,7 @@ from bot.service import (
     roll_dice,
 )
 from bot.service.dice_expr import DiceExpressionError
-from storage import StorageError, resolve_db_path
+from storage import StorageError, StoreOpenError, resolve_db_path
 
 WHITE_ID = 1
 BLACK_ID = 2
@@ -149,11 +149,15 @@ def main_play(args: argparse.Namespace) -> int:
 
 
 async def _open(db: str | None) -> GameService | None:
+    """The service on the store, or ``None`` after printing one ``error:`` line."""
+    path = resolve_db_path(db)
     try:
-        return await GameService.open(resolve_db_path(db), label=_label)
+        return await GameService.open(path, label=_label)
+    except StoreOpenError as error:  # names the file and the cause already
+        print(f"error: {error}", file=sys.stderr)
     except (StorageError, OSError) as error:
-        print(f"error: cannot open the database: {error}", file=sys.stderr)
-        return None
+        print(f"error: cannot open the database {path}: {error}", file=sys.stderr)
+    return None
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:

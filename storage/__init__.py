@@ -35,6 +35,7 @@ from storage.repository import (
     Repository,
     SchemaError,
     StorageError,
+    StoreOpenError,
     WriteTx,
 )
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
@@ -72,6 +73,7 @@ __all__ = [
     "SchemaError",
     "SqliteRepository",
     "StorageError",
+    "StoreOpenError",
     "WriteTx",
     "open_repository",
     "resolve_db_path",

@@ -45,7 +45,11 @@ class ConflictError(StorageError):
         self.what = what
 
 
-class SchemaError(StorageError):
+class StoreOpenError(StorageError):
+    """The store cannot be opened. ``str()`` is one line naming the file and the cause."""
+
+
+class SchemaError(StoreOpenError):
     """The database file has a schema this code does not know (for example a newer version)."""
 
 

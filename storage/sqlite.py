@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -41,7 +42,13 @@ from storage.models import (
     PlayerRow,
     Roll,
 )
-from storage.repository import ConflictError, NotFoundError, SchemaError, StorageError
+from storage.repository import (
+    ConflictError,
+    NotFoundError,
+    SchemaError,
+    StorageError,
+    StoreOpenError,
+)
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
@@ -328,22 +335,36 @@ class SqliteRepository(_Reads):
         path: str | os.PathLike[str] | None = None,
         *,
         clock: Clock = utc_now,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> SqliteRepository:
-        """Open (creating if needed) and migrate the database file."""
+        """Open (creating if needed) and migrate the database file.
+
+        Raises ``StoreOpenError`` (one line: the file and the cause) when it cannot,
+        after closing every connection it made, so that no worker thread is left
+        running to keep the process alive.
+        """
         resolved = resolve_db_path(path)
         memory = resolved == ":memory:"
         if not memory:
-            parent = Path(resolved).parent
-            if not parent.exists():
-                raise StorageError(f"the folder for the database does not exist: {parent}")
-        writer = await _connect(resolved)
+            _check_path(resolved)
+        opened: list[aiosqlite.Connection] = []
         try:
+            writer = await _connect(resolved, busy_timeout_ms, opened)
             if not memory:
-                await _enable_wal(writer)
-            await _migrate(writer)
-            reader = writer if memory else await _connect(resolved)
-        except BaseException:
-            await writer.close()
+                await _enable_wal(writer, busy_timeout_ms)
+            await _migrate(writer, resolved)
+            reader = writer if memory else await _connect(resolved, busy_timeout_ms, opened)
+            if not memory:
+                await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
+        except BaseException as error:
+            for conn in reversed(opened):
+                await _close_fully(conn)
+            if isinstance(error, StoreOpenError):
+                raise
+            if isinstance(error, sqlite3.Error | OSError):
+                raise StoreOpenError(
+                    f"cannot open the database {resolved}: {_open_cause(resolved, error)}"
+                ) from error
             raise
         return cls(writer, reader, resolved, clock)
 
@@ -401,19 +422,86 @@ class SqliteRepository(_Reads):
             await self._writer.close()
 
 
-async def _connect(path: str) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(path, isolation_level=None)
-    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+def _check_path(path: str) -> None:
+    """The causes SQLite would only call "unable to open database file"."""
+    target = Path(path)
+    if not target.parent.exists():
+        raise StoreOpenError(
+            f"cannot open the database {path}: the folder {target.parent} does not exist"
+        )
+    if target.is_dir():
+        raise StoreOpenError(f"cannot open the database {path}: it is a folder, not a file")
+
+
+def _is_read_only(folder: Path) -> bool:
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except (OSError, AttributeError):
+        pass
+    return not os.access(folder, os.W_OK)
+
+
+def _open_cause(path: str, error: BaseException) -> str:
+    """Why ``path`` could not be opened, in words, with SQLite's own words after them."""
+    code = getattr(error, "sqlite_errorcode", None)
+    said = " ".join(str(error).split()) or type(error).__name__
+    folder = Path(path).parent
+    if code == sqlite3.SQLITE_NOTADB:
+        return f"it is not an SQLite database, or it is damaged ({said})"
+    if code == sqlite3.SQLITE_FULL:
+        return f"the disk is full ({said})"
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) or (
+        isinstance(error, PermissionError)
+    ):
+        if _is_read_only(folder):
+            return f"the folder {folder} is read-only ({said})"
+        if Path(path).exists() and not os.access(path, os.W_OK):
+            return f"the file is read-only ({said})"
+        return f"it cannot be created or written ({said})"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"another process holds it locked ({said})"
+    if code == sqlite3.SQLITE_IOERR or (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR):
+        return f"a disk read or write failed ({said})"
+    return said
+
+
+async def _connect(
+    path: str, busy_timeout_ms: int, opened: list[aiosqlite.Connection]
+) -> aiosqlite.Connection:
+    """A connection with our settings, appended to ``opened`` as soon as it exists so
+    that the caller can close it whatever fails next."""
+    conn = aiosqlite.connect(path, isolation_level=None)
+    opened.append(conn)  # before awaiting: a failed connect still has a thread to stop
+    await conn
+    await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
     await conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
-async def _enable_wal(conn: aiosqlite.Connection) -> None:
+async def _close_fully(conn: aiosqlite.Connection, timeout: float = 5.0) -> None:
+    """Close ``conn`` and wait until its worker thread has ended.
+
+    When connecting fails, aiosqlite queues the thread's stop without waiting for it;
+    the thread then reports to an event loop that ``asyncio.run`` may already have
+    closed (a traceback on stderr). Waiting here keeps the loop alive until it is done.
+    """
+    with suppress(Exception):
+        await conn.close()
+    thread = getattr(conn, "_thread", None)
+    if not isinstance(thread, threading.Thread) or thread.ident is None:
+        return
+    deadline = time.monotonic() + timeout
+    while thread.is_alive() and time.monotonic() < deadline:
+        await asyncio.sleep(0.001)
+
+
+async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
     """Switch the file to WAL. The switch needs the file to itself for a moment, and
     SQLite may answer "database is locked" at once instead of waiting on the busy
     timeout while another process opens the same file, so retry within that timeout."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    deadline = time.monotonic() + busy_timeout_ms / 1000
     delay = 0.005
     while True:
         try:
@@ -426,7 +514,7 @@ async def _enable_wal(conn: aiosqlite.Connection) -> None:
         delay = min(delay * 2, 0.2)
 
 
-async def _migrate(conn: aiosqlite.Connection) -> None:
+async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
     row = await _fetchone(conn, "PRAGMA user_version")
     if int(row[0]) == LATEST_VERSION:
         return
@@ -436,8 +524,9 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
         version = int(row[0])
         if version > LATEST_VERSION:
             raise SchemaError(
-                f"the database is at schema version {version}, newer than this code "
-                f"({LATEST_VERSION}); upgrade Chess Garden"
+                f"cannot open the database {path}: it was written by a newer "
+                f"Chess Garden (schema version {version}; this code knows up to "
+                f"{LATEST_VERSION}); upgrade Chess Garden"
             )
         for number in range(version + 1, LATEST_VERSION + 1):
             for statement in MIGRATIONS[number - 1]:
