@@ -35,7 +35,10 @@ from storage.repository import (
     Repository,
     SchemaError,
     StorageError,
+    StoreBusyError,
+    StoreFullError,
     StoreOpenError,
+    StoreUnavailableError,
     WriteTx,
 )
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
@@ -73,7 +76,10 @@ __all__ = [
     "SchemaError",
     "SqliteRepository",
     "StorageError",
+    "StoreBusyError",
+    "StoreFullError",
     "StoreOpenError",
+    "StoreUnavailableError",
     "WriteTx",
     "open_repository",
     "resolve_db_path",

@@ -47,7 +47,10 @@ from storage.repository import (
     NotFoundError,
     SchemaError,
     StorageError,
+    StoreBusyError,
+    StoreFullError,
     StoreOpenError,
+    StoreUnavailableError,
 )
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
@@ -59,9 +62,10 @@ Clock = Callable[[], str]
 _GAME_COLUMNS = (
     "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
-    "commitment, start_rolls, request_id, created_at, updated_at"
+    "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
+    "request_id, created_at, updated_at"
 )
-_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, created_at"
+_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
@@ -102,6 +106,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         seed,
         commitment,
         start_rolls,
+        log_count,
+        roll_count,
+        board_channel_id,
+        board_message_id,
         request_id,
         created_at,
         updated_at,
@@ -124,6 +132,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         seed=seed,
         commitment=commitment,
         start_rolls=_rolls_from_json(start_rolls),
+        log_count=log_count,
+        roll_count=roll_count,
+        board_channel_id=board_channel_id,
+        board_message_id=board_message_id,
         request_id=request_id,
         created_at=created_at,
         updated_at=updated_at,
@@ -131,7 +143,7 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
-    game_id, seq, kind, request_id, actor_id, text, rolls, created_at = tuple(row)
+    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at = tuple(row)
     return ActionRow(
         game_id=game_id,
         seq=seq,
@@ -140,6 +152,7 @@ def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
         actor_id=actor_id,
         text=text,
         rolls=_rolls_from_json(rolls),
+        roll_index=roll_index,
         created_at=created_at,
     )
 
@@ -148,7 +161,7 @@ def _conflict(error: sqlite3.IntegrityError) -> StorageError:
     text = str(error)
     if "games.location_id" in text:
         return ConflictError("location", "there is already a live game in this location")
-    if "actions.game_id, actions.seq" in text:
+    if "actions.game_id, actions.seq" in text or "action out of order" in text:
         return ConflictError("seq", "another action took this place in the log first")
     if "actions.game_id, actions.request_id" in text:
         return ConflictError("request", "this request id was already used in this game")
@@ -157,10 +170,33 @@ def _conflict(error: sqlite3.IntegrityError) -> StorageError:
     return StorageError(f"integrity error: {text}")
 
 
+def _unavailable(error: sqlite3.OperationalError) -> StorageError | None:
+    """A busy or full database as a storage error the service can put in words."""
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreBusyError(f"the database is locked by another connection ({error})")
+    if primary == sqlite3.SQLITE_FULL:
+        return StoreFullError(f"the disk holding the database is full ({error})")
+    return None
+
+
 async def _fetchall(
     conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
 ) -> list[Any]:
-    return list(await conn.execute_fetchall(sql, params))
+    try:
+        return list(await conn.execute_fetchall(sql, params))
+    except sqlite3.OperationalError as error:
+        raise _unavailable(error) or error from error
+
+
+async def _run(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
+    """Execute one statement; the number of rows it changed."""
+    try:
+        cursor = await conn.execute(sql, params)
+    except sqlite3.OperationalError as error:
+        raise _unavailable(error) or error from error
+    return int(cursor.rowcount)
 
 
 async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
@@ -204,6 +240,34 @@ class _Reads:
             self._conn, "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?", (game_id,)
         )
         return int(row[0])
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        where: list[str] = []
+        params: list[Any] = []
+        if query.location_id is not None:
+            where.append("location_id = ?")
+            params.append(query.location_id)
+        if query.guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(query.guild_id)
+        if query.challenger_id is not None:
+            where.append("challenger_id = ?")
+            params.append(query.challenger_id)
+        if query.player_id is not None:
+            where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
+            params.extend([query.player_id] * 4)
+        if query.statuses is not None:
+            if not query.statuses:
+                return []
+            where.append(f"status IN ({', '.join('?' for _ in query.statuses)})")
+            params.extend(query.statuses)
+        sql = f"SELECT {_GAME_COLUMNS} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(max(0, int(query.limit)))
+        rows = await _fetchall(self._conn, sql, tuple(params))
+        return [_game_from_row(r) for r in rows]
 
 
 class SqliteWriteTx(_Reads):
@@ -258,12 +322,14 @@ class SqliteWriteTx(_Reads):
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
         try:
-            cursor = await self._conn.execute(
-                "UPDATE games SET start_rolls = ? WHERE id = ?", (_rolls_json(rolls), game_id)
+            changed = await _run(
+                self._conn,
+                "UPDATE games SET start_rolls = ?, roll_count = roll_count + ? WHERE id = ?",
+                (_rolls_json(rolls), len(rolls), game_id),
             )
         except sqlite3.IntegrityError as error:
             raise StorageError(str(error)) from error
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no game {game_id}")
 
     async def update_game(self, game_id: int, changes: GameChanges) -> GameRow:
@@ -284,7 +350,9 @@ class SqliteWriteTx(_Reads):
             row = await _fetchone(
                 self._conn,
                 "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
-                f"created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_ACTION_COLUMNS}",
+                "roll_index, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "(SELECT roll_count FROM games WHERE id = ?), ?) "
+                f"RETURNING {_ACTION_COLUMNS}",
                 (
                     action.game_id,
                     action.seq,
@@ -293,6 +361,7 @@ class SqliteWriteTx(_Reads):
                     action.actor_id,
                     action.text,
                     _rolls_json(action.rolls),
+                    action.game_id,
                     self._now(),
                 ),
             )
@@ -300,9 +369,21 @@ class SqliteWriteTx(_Reads):
             raise _conflict(error) from error
         return _action_from_row(row)
 
+    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
+        """Remember the game's latest board message (not a change of the game: the
+        game's ``updated_at`` stays)."""
+        changed = await _run(
+            self._conn,
+            "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
+            (channel_id, message_id, game_id),
+        )
+        if changed != 1:
+            raise NotFoundError(f"no game {game_id}")
+
     async def upsert_player(self, player_id: int, name: str | None = None) -> None:
         now = self._now()
-        await self._conn.execute(
+        await _run(
+            self._conn,
             "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET name = COALESCE(excluded.name, players.name), "
             "updated_at = CASE WHEN excluded.name IS NULL THEN players.updated_at "
@@ -361,9 +442,10 @@ class SqliteRepository(_Reads):
                 await _close_fully(conn)
             if isinstance(error, StoreOpenError):
                 raise
-            if isinstance(error, sqlite3.Error | OSError):
+            if isinstance(error, sqlite3.Error | OSError | StoreUnavailableError):
+                cause = error.__cause__ if isinstance(error, StoreUnavailableError) else error
                 raise StoreOpenError(
-                    f"cannot open the database {resolved}: {_open_cause(resolved, error)}"
+                    f"cannot open the database {resolved}: {_open_cause(resolved, cause or error)}"
                 ) from error
             raise
         return cls(writer, reader, resolved, clock)
@@ -374,31 +456,6 @@ class SqliteRepository(_Reads):
             raise StorageError("the repository is closed")
         async with self._write_lock, _immediate(self._writer):
             yield SqliteWriteTx(self._writer, self._now)
-
-    async def list_games(self, query: GameQuery) -> list[GameRow]:
-        where: list[str] = []
-        params: list[Any] = []
-        if query.location_id is not None:
-            where.append("location_id = ?")
-            params.append(query.location_id)
-        if query.guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(query.guild_id)
-        if query.player_id is not None:
-            where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
-            params.extend([query.player_id] * 4)
-        if query.statuses is not None:
-            if not query.statuses:
-                return []
-            where.append(f"status IN ({', '.join('?' for _ in query.statuses)})")
-            params.extend(query.statuses)
-        sql = f"SELECT {_GAME_COLUMNS} FROM games"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(max(0, int(query.limit)))
-        rows = await _fetchall(self._reader, sql, tuple(params))
-        return [_game_from_row(r) for r in rows]
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(
@@ -518,30 +575,47 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
     row = await _fetchone(conn, "PRAGMA user_version")
     if int(row[0]) == LATEST_VERSION:
         return
-    async with _immediate(conn):
-        # Read again inside the lock: another process may have migrated meanwhile.
-        row = await _fetchone(conn, "PRAGMA user_version")
-        version = int(row[0])
-        if version > LATEST_VERSION:
-            raise SchemaError(
-                f"cannot open the database {path}: it was written by a newer "
-                f"Chess Garden (schema version {version}; this code knows up to "
-                f"{LATEST_VERSION}); upgrade Chess Garden"
-            )
-        for number in range(version + 1, LATEST_VERSION + 1):
-            for statement in MIGRATIONS[number - 1]:
-                await conn.execute(statement)
-            await conn.execute(f"PRAGMA user_version = {number}")
+    _check_version(int(row[0]), path)
+    # Foreign keys off while tables are rebuilt (the pragma is a no-op inside a
+    # transaction); every reference is checked before the migration commits.
+    await conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        async with _immediate(conn):
+            # Read again inside the lock: another process may have migrated meanwhile.
+            row = await _fetchone(conn, "PRAGMA user_version")
+            version = int(row[0])
+            _check_version(version, path)
+            for number in range(version + 1, LATEST_VERSION + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    await conn.execute(statement)
+                await conn.execute(f"PRAGMA user_version = {number}")
+            broken = await _fetchall(conn, "PRAGMA foreign_key_check")
+            if broken:
+                raise StoreOpenError(
+                    f"cannot open the database {path}: migrating it would break "
+                    f"{len(broken)} references (first: {tuple(broken[0])}); nothing was changed"
+                )
+    finally:
+        await conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_version(version: int, path: str) -> None:
+    if version > LATEST_VERSION:
+        raise SchemaError(
+            f"cannot open the database {path}: it was written by a newer "
+            f"Chess Garden (schema version {version}; this code knows up to "
+            f"{LATEST_VERSION}); upgrade Chess Garden"
+        )
 
 
 @asynccontextmanager
 async def _immediate(conn: aiosqlite.Connection) -> AsyncIterator[None]:
     """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends normally; rolled
     back when the block or the ``COMMIT`` raises (the error then goes on)."""
-    await conn.execute("BEGIN IMMEDIATE")
+    await _run(conn, "BEGIN IMMEDIATE")
     try:
         yield
-        await conn.execute("COMMIT")
+        await _run(conn, "COMMIT")
     except BaseException:
         with suppress(sqlite3.Error, ValueError):
             await conn.execute("ROLLBACK")
