@@ -223,11 +223,13 @@ class _Session:
                     opponent_id=BLACK_ID,
                     colour="white",
                     variant=variant,
-                    seed=None if seed is None else str(seed),
                 )
                 view = (
                     await self.service.accept(
-                        game_id=created.game.id, user_id=BLACK_ID, render=False
+                        game_id=created.game.id,
+                        user_id=BLACK_ID,
+                        render=False,
+                        seed=None if seed is None else str(seed),
                     )
                 ).game
         except ServiceError as error:
@@ -290,11 +292,8 @@ class _Session:
         elif word == "resign":
             outcome = await service.resign(game_id=gid, user_id=await self.mover())
             self.after(outcome, outcome.messages[0].rstrip("."))
-        elif word == "draw":
-            mover = await self.mover()
-            await service.offer_draw(game_id=gid, user_id=mover)
-            other = BLACK_ID if mover == WHITE_ID else WHITE_ID
-            outcome = await service.accept_draw(game_id=gid, user_id=other)
+        elif word == "draw":  # both players are at this keyboard: one agreement, one commit
+            outcome = await service.agree_draw(game_id=gid, user_id=await self.mover())
             self.after(outcome, "draw agreed")
         else:
             view = await service.view(game_id=gid)

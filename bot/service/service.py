@@ -137,9 +137,11 @@ class GameService(Looking):
         )
         if len(open_ones) >= limit:
             ids = ", ".join(str(g.id) for g in sorted(open_ones, key=lambda g: g.id))
+            many = len(open_ones) != 1
             raise TooManyChallenges(
-                f"you already have {len(open_ones)} open challenges (games {ids}); at most "
-                f"{limit} may wait at once: cancel one or wait for an answer"
+                f"you already have {len(open_ones)} open challenge{'s' if many else ''} "
+                f"(game{'s' if many else ''} {ids}); at most {limit} may wait at once: "
+                "cancel one or wait for an answer"
             )
 
     async def accept(
