@@ -4,7 +4,8 @@ board-message bookkeeping. Part of ``GameService`` (see ``bot.service``).
 Anyone may look at a game they can see (``Viewer``, contract C3); with a viewer, a game
 that is not visible is "not found", like one that does not exist.
 
-Verification of an ended game is computed once and kept, in memory, keyed by a digest
+Verification runs in a worker process (see ``bot.service.core``). The verification of
+an ended game is computed once and kept, in memory, keyed by a digest
 of exactly what it checked (the game row and every log entry). Not in the database:
 a verdict stored beside the data could vouch for that data after it was changed;
 with the digest as the key, any change to the stored game makes the next ``verify``
@@ -27,7 +28,7 @@ from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotReve
 from bot.service.live import make_summary, make_view
 from bot.service.results import GameSummary, GameView, History, HistoryEntry, Outcome, VerifyReport
 from bot.service.verify import log_digest, verify_game
-from storage import STATUSES, GameQuery
+from storage import STATUSES, GameQuery, GameRow
 
 
 class Looking(ServiceCore):
@@ -36,7 +37,7 @@ class Looking(ServiceCore):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._verified: OrderedDict[int, tuple[str, VerifyReport]] = OrderedDict()
-        self._verifying: dict[tuple[int, str], asyncio.Future[VerifyReport]] = {}
+        self._verifying: dict[int, asyncio.Future[VerifyReport]] = {}
 
     async def view(
         self,
@@ -182,7 +183,7 @@ class Looking(ServiceCore):
         viewer: Viewer | None = None,
     ) -> VerifyReport:
         """Check an ended game against its revealed seed (see ``bot.service.verify``).
-        Computed in a worker thread, once per stored state of the game."""
+        Computed in a worker process, once per stored state of the game."""
         row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
         if row.seed is None:
             if row.is_live:
@@ -199,19 +200,22 @@ class Looking(ServiceCore):
                 f"game {row.id} is still in play; its dice seed is revealed when it ends "
                 f"(commitment {row.commitment})"
             )
+        # Calls at the same moment share one reading of the log and one check.
+        running = self._verifying.get(row.id)
+        if running is None:
+            running = asyncio.ensure_future(self._verify_once(row))
+            self._verifying[row.id] = running
+            running.add_done_callback(lambda _: self._verifying.pop(row.id, None))
+        return await asyncio.shield(running)
+
+    async def _verify_once(self, row: GameRow) -> VerifyReport:
         actions = await self.repo.actions(row.id)
         digest = await self._cpu(log_digest, row, actions)
         kept = self._verified.get(row.id)
         if kept is not None and kept[0] == digest:
             self._verified.move_to_end(row.id)
             return kept[1]
-        key = (row.id, digest)
-        running = self._verifying.get(key)
-        if running is None:
-            running = asyncio.ensure_future(self._cpu(verify_game, row, actions))
-            self._verifying[key] = running
-            running.add_done_callback(lambda _: self._verifying.pop(key, None))
-        report = await asyncio.shield(running)
+        report = await self._in_process(verify_game, row, actions)
         self._verified[row.id] = (digest, report)
         self._verified.move_to_end(row.id)
         while len(self._verified) > VERIFIED_KEPT:

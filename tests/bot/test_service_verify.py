@@ -9,6 +9,7 @@ import json
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,18 +230,16 @@ async def test_a_changed_roll_is_told_with_the_dice(service: GameService, db: Pa
 async def test_a_finished_games_verification_is_computed_once(
     service: GameService, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bot.service.looking as looking
-
     gid = await resigned_game(service)
     service._verified.clear()  # noqa: SLF001 - count from a cold start
     calls = []
-    real = looking.verify_game
+    real = service._in_process  # noqa: SLF001
 
-    def counting(*args: object) -> object:
-        calls.append(1)
-        return real(*args)  # type: ignore[arg-type]
+    async def counting(function: Any, *args: Any) -> Any:
+        calls.append(function.__name__)
+        return await real(function, *args)
 
-    monkeypatch.setattr(looking, "verify_game", counting)
+    monkeypatch.setattr(service, "_in_process", counting)
     reports = await asyncio.gather(*(service.verify(game_id=gid) for _ in range(10)))
     reports += [await service.verify(game_id=gid) for _ in range(5)]
     assert all(r.ok for r in reports) and len(calls) == 1
