@@ -13,6 +13,15 @@ would mean a roll that a player has already seen is rolled again after restart,
 which RULES.md section 6 forbids ("each roll is stored with the game before anyone
 sees it"). FULL syncs the WAL on each commit; one commit per action costs far less
 than rendering the board image that follows it.
+
+Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
+file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
+raises ``StoreBusyError`` and a full disk ``StoreFullError`` (both ``StoreUnavailableError``):
+the transaction is rolled back and the same call may be retried.
+
+Log integrity: triggers keep each game's ``log_count`` and ``roll_count`` with every
+append, number each action's first roll (``roll_index``), and refuse an entry out of
+order, an update or a delete of the log, and a second seed.
 """
 
 from __future__ import annotations
@@ -21,12 +30,10 @@ import asyncio
 import json
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import aiosqlite
@@ -42,6 +49,7 @@ from storage.models import (
     PlayerRow,
     Roll,
 )
+from storage.opening import check_path, close_fully, open_cause
 from storage.repository import (
     ConflictError,
     NotFoundError,
@@ -427,7 +435,7 @@ class SqliteRepository(_Reads):
         resolved = resolve_db_path(path)
         memory = resolved == ":memory:"
         if not memory:
-            _check_path(resolved)
+            check_path(resolved)
         opened: list[aiosqlite.Connection] = []
         try:
             writer = await _connect(resolved, busy_timeout_ms, opened)
@@ -439,13 +447,13 @@ class SqliteRepository(_Reads):
                 await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
         except BaseException as error:
             for conn in reversed(opened):
-                await _close_fully(conn)
+                await close_fully(conn)
             if isinstance(error, StoreOpenError):
                 raise
             if isinstance(error, sqlite3.Error | OSError | StoreUnavailableError):
                 cause = error.__cause__ if isinstance(error, StoreUnavailableError) else error
                 raise StoreOpenError(
-                    f"cannot open the database {resolved}: {_open_cause(resolved, cause or error)}"
+                    f"cannot open the database {resolved}: {open_cause(resolved, cause or error)}"
                 ) from error
             raise
         return cls(writer, reader, resolved, clock)
@@ -479,50 +487,6 @@ class SqliteRepository(_Reads):
             await self._writer.close()
 
 
-def _check_path(path: str) -> None:
-    """The causes SQLite would only call "unable to open database file"."""
-    target = Path(path)
-    if not target.parent.exists():
-        raise StoreOpenError(
-            f"cannot open the database {path}: the folder {target.parent} does not exist"
-        )
-    if target.is_dir():
-        raise StoreOpenError(f"cannot open the database {path}: it is a folder, not a file")
-
-
-def _is_read_only(folder: Path) -> bool:
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return True
-    except (OSError, AttributeError):
-        pass
-    return not os.access(folder, os.W_OK)
-
-
-def _open_cause(path: str, error: BaseException) -> str:
-    """Why ``path`` could not be opened, in words, with SQLite's own words after them."""
-    code = getattr(error, "sqlite_errorcode", None)
-    said = " ".join(str(error).split()) or type(error).__name__
-    folder = Path(path).parent
-    if code == sqlite3.SQLITE_NOTADB:
-        return f"it is not an SQLite database, or it is damaged ({said})"
-    if code == sqlite3.SQLITE_FULL:
-        return f"the disk is full ({said})"
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) or (
-        isinstance(error, PermissionError)
-    ):
-        if _is_read_only(folder):
-            return f"the folder {folder} is read-only ({said})"
-        if Path(path).exists() and not os.access(path, os.W_OK):
-            return f"the file is read-only ({said})"
-        return f"it cannot be created or written ({said})"
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return f"another process holds it locked ({said})"
-    if code == sqlite3.SQLITE_IOERR or (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR):
-        return f"a disk read or write failed ({said})"
-    return said
-
-
 async def _connect(
     path: str, busy_timeout_ms: int, opened: list[aiosqlite.Connection]
 ) -> aiosqlite.Connection:
@@ -535,23 +499,6 @@ async def _connect(
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
     await conn.execute("PRAGMA foreign_keys = ON")
     return conn
-
-
-async def _close_fully(conn: aiosqlite.Connection, timeout: float = 5.0) -> None:
-    """Close ``conn`` and wait until its worker thread has ended.
-
-    When connecting fails, aiosqlite queues the thread's stop without waiting for it;
-    the thread then reports to an event loop that ``asyncio.run`` may already have
-    closed (a traceback on stderr). Waiting here keeps the loop alive until it is done.
-    """
-    with suppress(Exception):
-        await conn.close()
-    thread = getattr(conn, "_thread", None)
-    if not isinstance(thread, threading.Thread) or thread.ident is None:
-        return
-    deadline = time.monotonic() + timeout
-    while thread.is_alive() and time.monotonic() < deadline:
-        await asyncio.sleep(0.001)
 
 
 async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:

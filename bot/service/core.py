@@ -1,17 +1,7 @@
 """Internals of ``GameService``: input checks, locks, the engine-state cache, lookups,
-visibility, store faults, off-loop work, messages and drawing. The public commands are
-in ``bot.service.service`` and ``bot.service.looking``.
-
-Work off the event loop, chosen by measurement (``benchmarks/loop_lag.py``):
-- verifying an ended game (a 600-ply replay takes 150-600 ms) runs in a worker
-  PROCESS (``_in_process``): it is a pure function of small, picklable values with a
-  small result. In threads, eight such replays at once held the interpreter lock
-  against the loop: its largest block was 100-250 ms and they ran one at a time
-  (7 s); in two processes it was 15-23 ms and they ran in parallel (3.3 s);
-- rebuilding a game from its log, the legal-move list and the images run in worker
-  THREADS (``_cpu``): they hand back or read a whole engine game, which a process
-  would have to pickle (a 600-ply game: 250-330 kB, 13-20 ms to unpickle, in C code
-  that holds the interpreter lock all along, so a worse block than the replay it saves).
+visibility, store faults, messages and drawing. The public commands are in
+``bot.service.service`` and ``bot.service.looking``; work off the event loop (threads
+and processes, and why) in ``bot.service.workers``.
 """
 
 from __future__ import annotations
@@ -19,14 +9,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import logging
-import multiprocessing
 import os
 import random
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Self, TypeVar
@@ -39,7 +25,6 @@ from bot.service.errors import (
     LocationBusy,
     NotAllowed,
     NotFound,
-    RenderUnavailable,
     RequestConflict,
     ServiceError,
     StaleAction,
@@ -59,6 +44,7 @@ from bot.service.live import (
     result_text,
 )
 from bot.service.results import GameView, Outcome
+from bot.service.workers import Shown, Workers, show
 from storage import (
     ActionKind,
     Colour,
@@ -75,14 +61,11 @@ from storage import (
 )
 from variants.dice import new_secret_seed
 
-log = logging.getLogger(__name__)
-
 MAX_TEXT = 200
 MAX_REQUEST_ID = 200
 COLOURS: tuple[Colour, Colour] = ("white", "black")
 CATCH_UP_INLINE = 4  # log entries replayed on the loop; more go to a worker thread
 VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
-MAX_PROCESS_FAILURES = 3  # worker processes that fail to start or die, before threads only
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -172,16 +155,6 @@ def translate_store_faults(cls: type[T]) -> type[T]:
     return cls
 
 
-@dataclass(frozen=True)
-class Shown:
-    """What ``_present`` computed off the loop for an outcome."""
-
-    legal: tuple[str, ...] = ()
-    image: bytes | None = None
-    dice_image: bytes | None = None
-    failure: ServiceError | None = None  # why the board image is missing, if asked for
-
-
 class ServiceCore:
     """State and internals shared by the commands: locks, cache, lookups, messages."""
 
@@ -214,12 +187,7 @@ class ServiceCore:
         self._location_locks: dict[int, _Lock] = {}
         self._owns_repository = False
         self.max_open_challenges = max_open_challenges
-        self._cpu_workers = max(1, cpu_workers)
-        self._cpu_pool = ThreadPoolExecutor(
-            max_workers=self._cpu_workers, thread_name_prefix="chessgarden-cpu"
-        )
-        self._process_pool: ProcessPoolExecutor | None = None  # made on first use
-        self._process_failures = 0  # after MAX_PROCESS_FAILURES, threads only
+        self._workers = Workers(cpu_workers)
 
     @classmethod
     async def open(
@@ -245,53 +213,17 @@ class ServiceCore:
         return service
 
     async def close(self) -> None:
-        self._cpu_pool.shutdown(wait=False, cancel_futures=True)
-        if self._process_pool is not None:
-            self._process_pool.shutdown(wait=False, cancel_futures=True)
-            self._process_pool = None
+        self._workers.close()
         if self._owns_repository:
             await self.repo.close()
 
     async def _cpu(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run CPU work that reads or returns engine games (rebuilds, legal moves,
-        images) in a worker thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._cpu_pool, functools.partial(function, *args, **kwargs)
-        )
+        """Rebuilds, legal lists, images: in a worker thread (see ``bot.service.workers``)."""
+        return await self._workers.thread(function, *args, **kwargs)
 
     async def _in_process(self, function: Callable[..., T], *args: Any) -> T:
-        """Run a pure, module-level function of picklable values in a worker process,
-        where it does not share the interpreter lock with the event loop. If worker
-        processes cannot be had (or one died), the work runs in a thread instead."""
-        loop = asyncio.get_running_loop()
-        if self._process_failures >= MAX_PROCESS_FAILURES:
-            return await self._cpu(function, *args)
-        try:
-            pool = self._processes()  # only the executor object; no process yet
-            # Submitting may start the fork server or a worker, a blocking wait of up
-            # to half a second: done from a thread, never from the loop.
-            future = await loop.run_in_executor(self._cpu_pool, pool.submit, function, *args)
-            return await asyncio.wrap_future(future)
-        except (BrokenProcessPool, OSError, NotImplementedError) as error:
-            self._process_failures += 1
-            log.warning(
-                "worker process failed (%s); working in a thread%s",
-                error,
-                " from now on" if self._process_failures >= MAX_PROCESS_FAILURES else "",
-            )
-            if self._process_pool is not None:
-                self._process_pool.shutdown(wait=False, cancel_futures=True)
-                self._process_pool = None
-            return await self._cpu(function, *args)
-
-    def _processes(self) -> ProcessPoolExecutor:
-        if self._process_pool is None:
-            self._process_pool = ProcessPoolExecutor(
-                max_workers=min(self._cpu_workers, os.cpu_count() or 1),
-                mp_context=_process_context(),
-            )
-        return self._process_pool
+        """Verification: in a worker process (see ``bot.service.workers``)."""
+        return await self._workers.process(function, *args)
 
     # ----- transactions and locks -------------------------------------------
 
@@ -637,7 +569,7 @@ class ServiceCore:
             return Shown()
         side = orientation or view.turn or "white"
         return await self._cpu(
-            _show,
+            show,
             live.game,
             active,
             view.variant,
@@ -647,48 +579,3 @@ class ServiceCore:
             self._dice_renderer if render else None,
             render,
         )
-
-
-def _process_context() -> Any:
-    """Worker processes forked from a small server that has already imported the
-    verifier (fast to start, and no copy of the bot's threads); spawned where there is
-    no fork server. Like every use of ``multiprocessing``, a program that uses the
-    service must guard its main module with ``if __name__ == "__main__":`` (the
-    ``chessgarden`` commands do); without the guard, verification runs in threads."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["bot.service.verify"])
-        return context
-    return multiprocessing.get_context("spawn")
-
-
-def _show(
-    game: Any,
-    active: bool,
-    variant: str,
-    dice: tuple[int, ...] | None,
-    side: str,
-    renderer: Renderer | None,
-    dice_renderer: DiceRenderer | None,
-    render: bool,
-) -> Shown:
-    """Runs in a worker thread: the legal list, the board and the dice images."""
-    legal = tuple(game.legal_moves()) if active else ()
-    image = dice_image = None
-    failure: ServiceError | None = None
-    if render:
-        if renderer is None:
-            failure = RenderUnavailable("this service draws no images")
-        else:
-            try:
-                image = renderer(game, side)
-            except ServiceError as error:
-                failure = error
-            except Exception as error:
-                failure = RenderUnavailable(f"the board could not be drawn: {error}")
-    if dice_renderer is not None and dice:
-        try:
-            dice_image = dice_renderer(variant, dice)
-        except Exception as error:  # a missing dice picture never fails a move
-            log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
-    return Shown(legal, image, dice_image, failure)

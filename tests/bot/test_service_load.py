@@ -19,6 +19,7 @@ import pytest
 
 import bot.service.core as core
 import bot.service.verify as verify
+import bot.service.workers as workers
 from bot.service import GameService
 from storage import GameChanges, NewAction
 from variants.dice import VerifiableDice
@@ -133,7 +134,7 @@ async def test_twenty_verifies_of_a_long_game_leave_the_loop_free(
     # (the worker imports the real module; this patched copy would note a local run).
     monkeypatch.setattr(verify, "_replay", noting("verify here", verify._replay))  # noqa: SLF001
     monkeypatch.setattr(core, "rebuild", noting("rebuild", core.rebuild))
-    monkeypatch.setattr(core, "_show", noting("draw", core._show))  # noqa: SLF001
+    monkeypatch.setattr(core, "show", noting("draw", core.show))
 
     service = await GameService.open(db)  # a restart: nothing cached
     try:
@@ -197,7 +198,7 @@ async def test_verification_works_in_threads_when_worker_processes_fail(
         attempts.append(1)
         raise OSError("no processes here")
 
-    monkeypatch.setattr(service, "_processes", no_processes)
+    monkeypatch.setattr(service._workers, "processes", no_processes)  # noqa: SLF001
     try:
         await service.challenge(
             location_id=1, challenger_id=ALICE, opponent_id=BOB, variant="guardener"
@@ -207,6 +208,6 @@ async def test_verification_works_in_threads_when_worker_processes_fail(
         for _ in range(5):
             service._verified.clear()  # noqa: SLF001 - verify afresh each time
             assert (await service.verify(location_id=1)).ok
-        assert len(attempts) == core.MAX_PROCESS_FAILURES  # then threads, without trying again
+        assert len(attempts) == workers.MAX_PROCESS_FAILURES  # then threads, without trying again
     finally:
         await service.close()
