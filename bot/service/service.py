@@ -181,8 +181,10 @@ class GameService(Looking):
                     else (user_id, row.challenger_id)
                 )
                 secret = seed if seed is not None else self._seed_factory()
-                try:
-                    game = new_engine_game(row.variant, row.options, secret, row.id)
+                try:  # off the loop: a variant's first game in a process builds its tables
+                    game = await self._cpu(
+                        new_engine_game, row.variant, row.options, secret, row.id
+                    )
                 except ValueError as error:
                     raise InvalidInput(f"cannot set up {row.variant}: {error}") from error
                 await tx.upsert_player(user_id)
