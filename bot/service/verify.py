@@ -195,8 +195,8 @@ class _Replay:
 
 
 def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
-    """Play the stored texts on dice drawn from the seed alone, side by side with a game
-    on the stored dice (to name the dice the log shows); report the first difference."""
+    """Play the stored texts on dice drawn from the seed alone; report the first
+    difference, naming the dice the log shows there and the dice the seed gives."""
     assert row.seed is not None
     out = _Replay()
     try:
@@ -205,16 +205,6 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         out.error = f"the game cannot be set up: {error}"
         return out
     out.game = game
-    stored_values = [v for _, v in row.start_rolls]
-    for action in actions:
-        stored_values += [v for _, v in action.rolls]
-    shadow: Any = None
-    try:
-        shadow = variants.new_game(
-            row.variant, options=row.options, dice=ScriptedDice(stored_values)
-        )
-    except (ValueError, DiceError):
-        shadow = None
     if tuple(game.rolls) != tuple(row.start_rolls):
         out.error = (
             f"the game start is stored with dice {_rolls_text(row.start_rolls)}; the seed's "
@@ -225,34 +215,46 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         if action.kind != "move":
             continue
         seed_dice = dice_text(game.dice) or "(none)"
-        stored_dice = (dice_text(shadow.dice) or "(none)") if shadow is not None else "(unknown)"
         before = len(game.rolls)
         try:
             recorded = game.play(action.text)
         except ValueError as error:
             out.error = (
-                f"action {action.seq} is stored as {action.text} with dice {stored_dice}; "
-                f"the seed's dice are {seed_dice}, with which {action.text} is not legal: "
-                f"{' '.join(str(error).split())}"
+                f"action {action.seq} is stored as {action.text} with dice "
+                f"{_stored_dice(row, actions, action.seq)}; the seed's dice are {seed_dice}, "
+                f"with which {action.text} is not legal: {' '.join(str(error).split())}"
             )
             return out
         drawn = tuple(game.rolls[before:])
         if recorded != action.text or drawn != action.rolls:
             out.error = (
-                f"action {action.seq} is stored as {action.text} with dice {stored_dice}"
-                f"{_then(action.rolls)}; the seed's dice are {seed_dice}, which give "
-                f"{recorded}{_then(drawn)}"
+                f"action {action.seq} is stored as {action.text} with dice "
+                f"{_stored_dice(row, actions, action.seq)}{_then(action.rolls)}; the seed's "
+                f"dice are {seed_dice}, which give {recorded}{_then(drawn)}"
             )
             return out
-        if shadow is not None:
-            try:
-                shadow.play(action.text)
-            except (ValueError, DiceError):
-                shadow = None
         if game.result is not None and out.ended_by is None:
             out.ended_by = action
     out.complete = True
     return out
+
+
+def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:
+    """The dice the stored log shows before entry ``seq``: the stored moves replayed on
+    the stored rolls (only when a difference is reported, so a clean game replays once)."""
+    values = [v for _, v in row.start_rolls]
+    for action in actions:
+        values += [v for _, v in action.rolls]
+    try:
+        game = variants.new_game(row.variant, options=row.options, dice=ScriptedDice(values))
+        for action in actions:
+            if action.seq >= seq:
+                break
+            if action.kind == "move":
+                game.play(action.text)
+    except (ValueError, DiceError):
+        return "(which the stored rolls do not show)"
+    return dice_text(game.dice) or "(none)"
 
 
 def _rolls_text(rolls: tuple[Roll, ...]) -> str:
