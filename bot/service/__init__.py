@@ -7,66 +7,113 @@ any ``ServiceError`` nothing stored has changed.
 
 Opening and closing::
 
-    service = await GameService.open(db_path)        # path, $CHESSGARDEN_DB or ./chessgarden.sqlite3
-    service = GameService(repository, renderer=..., label=..., rng=...)   # inject instead
+    service = await GameService.open(db_path, busy_timeout_ms=None, **options)
+        # path, $CHESSGARDEN_DB or ./chessgarden.sqlite3. A store that cannot be opened
+        # raises storage.StoreOpenError, one line naming the file and the cause, with
+        # every connection closed (the process can exit at once).
+    service = GameService(repository, renderer=..., dice_renderer=..., label=..., rng=...,
+                          seed_factory=..., max_open_challenges=3, cpu_workers=2)
     await service.close()
 
-    # renderer: Callable[[variants.Game, str], bytes], (game, 'white'|'black') -> PNG;
-    #           default renderers.render_png(game, orientation=...).
-    # label:    Callable[[int], str], how messages name a user; default "player <id>".
-    #           Discord: label=lambda uid: f"<@{uid}>".
+    # renderer:      Callable[[variants.Game, str], bytes], (game, 'white'|'black') -> PNG;
+    #                default renderers.render_png(game, orientation=...). None: no boards.
+    # dice_renderer: Callable[[str, tuple[int, ...]], bytes], (variant, dice) -> PNG;
+    #                default renderers.render_dice_png with the variant's die. None: no dice.
+    # label:         Callable[[int], str], how messages name a user; default "player <id>".
+    #                Discord: label=lambda uid: f"<@{uid}>".
+    # max_open_challenges: open challenges one user may have at once (contract C7).
+    # cpu_workers:   worker threads for rebuilds and images, and worker processes for verify.
 
 Addressing a game: every per-game method takes ``location_id=`` (the channel or thread
-id; it finds the live game there) or ``game_id=``. Exactly one of them.
+id; it finds the live game there, or for looking the last game there) or ``game_id=``.
+Exactly one of them.
 
-Commands (keyword-only; all return ``Outcome`` unless noted)::
+Who may see a game (contract C3): every per-game method takes ``viewer=`` (a
+``Viewer(user_id, guild_id, location_id, from_button=False)``). ``None`` is a trusted
+local caller (the console, tests): no check. With a viewer, the game must be in the
+viewer's server; in a DM (``guild_id=None``) only the viewer's own games; for a button
+(``from_button=True``) the game's location must also be the viewer's. Otherwise
+``NotFound("there is no game N here")``, the same words as for a game that does not
+exist. ``list_games(viewer=...)`` lists only the viewer's server (or, in a DM, only the
+viewer's own games).
+
+Commands (keyword-only; all return ``Outcome``)::
 
     challenge(*, location_id, challenger_id, variant, opponent_id=None, colour="random",
-              options=None, guild_id=None, request_id=None, seed=None, render=False)
+              options=None, guild_id=None, request_id=None)
+        # No seed, no engine game and no die until acceptance (C4): the Outcome has no
+        # dice, no image, and GameView.commitment is None.
         # opponent_id None = open to anyone. colour is the challenger's: 'white'|'black'|'random'.
         # options e.g. {"free_play": True} (see variants.rules(key).option_names).
+        # Over max_open_challenges open challenges of this challenger -> TooManyChallenges.
+    accept(*, user_id, location_id=None, game_id=None, render=True, seed=None, viewer=None)
+        # The game starts: the seed is drawn, the engine game made and its first dice
+        # rolled and stored, in one transaction. messages: "Game N begins: ...",
+        # "Dice commitment: <sha256>", then the first to-move line with the dice.
         # seed: only for local/demo play (console --seed); normally a fresh secret.
-    accept(*, user_id, location_id=None, game_id=None, render=True)
-    decline(*, user_id, location_id=None, game_id=None)      # the challenged user
-    cancel(*, user_id, location_id=None, game_id=None)       # the challenger
+    decline(*, user_id, location_id=None, game_id=None, viewer=None)   # the challenged user
+    cancel(*, user_id, location_id=None, game_id=None, viewer=None)    # the challenger
     act(*, user_id, text, location_id=None, game_id=None, request_id=None,
-        expected_ply=None, render=True, orientation=None)
+        expected_ply=None, render=True, orientation=None, viewer=None)
         # any notation, including 'reroll', 'pass', 'roll'. Only the side to move.
         # request_id: a retry with the same id returns the original Outcome (repeated=True).
         # expected_ply: the GameView.ply the user saw; if someone acted first -> StaleAction.
-        # render: draw the board after the action (orientation None = the side now to move).
-    resign(*, user_id, location_id=None, game_id=None, request_id=None)   # either player, any time
-    offer_draw(*, user_id, location_id=None, game_id=None, request_id=None)
+        # render: draw the board and the dice after the action (orientation None = the
+        # side now to move). Outcome.legal always comes with it (C9: one call per move).
+    resign(*, user_id, location_id=None, game_id=None, request_id=None, render=False,
+           viewer=None)                                      # either player, any time
+    offer_draw(*, user_id, ..., request_id=None, render=False, viewer=None)
         # offering when the opponent has offered = agreeing. An offer stands until the
         # other side answers; the other side moving instead declines it.
-    accept_draw(*, user_id, location_id=None, game_id=None, request_id=None)
-    decline_draw(*, user_id, location_id=None, game_id=None, request_id=None)
-    abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None)
-        # moderator=True is required; works on a challenge or an active game.
+    accept_draw(*, user_id, ..., request_id=None, render=False, viewer=None)
+    decline_draw(*, user_id, ..., request_id=None, render=False, viewer=None)
+    agree_draw(*, user_id, location_id=None, game_id=None, request_id=None, render=False)
+        # hot-seat only (the console, both players at one keyboard): the draw is agreed
+        # in ONE transaction, whatever offer stands. No viewer: never for Discord.
+    abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None,
+          viewer=None)
+        # moderator=True is required; works on a challenge or an active game, but a
+        # moderator who plays in a started game gets NotAllowed("you play in this game;
+        # resign instead") (C5). Logged as an 'abort' entry: actor_id = who, text = why.
 
-Looking (anyone may look)::
+Looking (anyone who can see the game)::
 
-    board(*, location_id=None, game_id=None, orientation=None, user_id=None) -> Outcome
-        # image is PNG bytes; raises RenderUnavailable if no renderer.
-    view(*, location_id=None, game_id=None) -> GameView
-    legal_moves(*, location_id=None, game_id=None) -> tuple[str, ...]
-    position(*, location_id=None, game_id=None) -> str       # FEN-like text of the position
-    history(*, location_id=None, game_id=None) -> History     # .record is variants.replay-able
+    board(*, location_id=None, game_id=None, orientation=None, user_id=None,
+          viewer=None) -> Outcome
+        # image and dice_image are PNG bytes, with legal; RenderUnavailable if the board
+        # cannot be drawn; InvalidState for a challenge (no board before the dice exist).
+    view(*, location_id=None, game_id=None, viewer=None) -> GameView
+    legal_moves(*, location_id=None, game_id=None, viewer=None) -> tuple[str, ...]
+    position(*, location_id=None, game_id=None, viewer=None) -> str    # FEN-like text
+    history(*, location_id=None, game_id=None, viewer=None) -> History
+        # .record is variants.replay-able ('' for a game that never started: a
+        # challenge shows no dice); .entries include aborts with who and why.
     list_games(*, location_id=None, guild_id=None, player_id=None,
-               statuses=None, limit=25) -> tuple[GameSummary, ...]
-    verify(*, location_id=None, game_id=None) -> VerifyReport
-        # only once the game has ended (the seed is revealed then); else SeedNotRevealed.
+               statuses=None, limit=25, viewer=None) -> tuple[GameSummary, ...]
+    verify(*, location_id=None, game_id=None, viewer=None) -> VerifyReport
+        # only once the game has ended (the seed is revealed then); else SeedNotRevealed;
+        # InvalidState for a game that never started. Runs in a worker process; kept
+        # per game until the stored game changes (see bot.service.looking).
+
+Board messages (contract C8; no viewer, the Discord layer's own bookkeeping)::
+
+    set_board_message(*, game_id, channel_id, message_id) -> None   # the latest board post
+    board_message(*, game_id) -> tuple[int, int] | None             # (channel id, message id)
 
 Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
-            recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool)
+            recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
+            legal: tuple[str, ...], dice_image: bytes | None)
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
+        # legal: the legal actions for the side now to act ('' tuple unless active);
+        # dice_image: the dice showing, drawn with the board when render=True.
     GameView(id, variant, variant_title, options, status, location_id, guild_id,
              challenger_id, opponent_id, white_id, black_id, turn, to_move_id, dice, ply,
              last_move, result, winner, result_reason, draw_offer, commitment, seed)
         status: 'challenge'|'active'|'finished'|'aborted'|'declined'|'cancelled'
+        commitment: str | None (None for a challenge)   seed: None until the game ended
         .is_over  .colour_of(user_id)
     GameSummary(id, variant, status, location_id, guild_id, challenger_id, opponent_id,
                 white_id, black_id, result, result_reason, created_at, updated_at)
@@ -74,14 +121,18 @@ Result types (``bot.service.results``)::
             created_at), ...], start_rolls)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
                  mismatches: tuple[RollMismatch(index, where, sides, stored, expected)],
-                 replay_error, messages)  .ok
+                 replay_error, messages, problems, log_entries)  .ok
+        # problems: every finding in words (gaps, roll numbers, rolls, replay, result).
 
 Errors (``bot.service.errors``)::
 
     ServiceError > InvalidInput > UnknownVariant; NotFound; NotAllowed;
-    InvalidState > LocationBusy (.game_id), StaleAction, SeedNotRevealed;
+    InvalidState > LocationBusy (.game_id), StaleAction, SeedNotRevealed, TooManyChallenges;
     IllegalAction (.kind: 'syntax'|'illegal'|'ambiguous'|'over'); RequestConflict;
-    RenderUnavailable; CorruptGame
+    RenderUnavailable; CorruptGame;
+    StoreUnavailable > StoreBusy ("The database is busy; try again in a moment."),
+                       StoreFull ("The database disk is full; nothing was saved. Try again later.")
+        # a lock held past the busy timeout, or a full disk: rolled back, retry works.
 
 General dice roller (``bot.service.dice_expr``)::
 
@@ -89,20 +140,24 @@ General dice roller (``bot.service.dice_expr``)::
     parse_dice(text) -> DiceExpression; DiceExpressionError(ValueError), one-line message
 
 Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, synchronous=FULL,
-``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each game row holds the seed
-(secret until the game ends) and its SHA-256 commitment; the append-only ``actions`` log
-holds every move, resignation, draw offer/answer and abort with the ``(sides, value)`` rolls
-it drew. The engine state is only a cache, rebuilt from that log.
+``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each started game's row holds
+the seed (drawn at acceptance, secret until the game ends), its SHA-256 commitment, and
+the count of its log entries and rolls; the append-only ``actions`` log holds every
+move, resignation, draw offer/answer and abort with the ``(sides, value)`` rolls it drew
+and the number of its first roll. The engine state is only a cache, rebuilt from that
+log (in a worker thread).
 
 Guarantees: one live game (challenge or active) per location; every action runs under
 a per-game lock inside one ``BEGIN IMMEDIATE`` transaction; rolls are stored before
 the call returns; a retried request id applies once; two racing commands never apply
 two actions for one turn (pass ``expected_ply`` from buttons to make that strict for
-multi-action turns such as ``reroll``).
+multi-action turns such as ``reroll``); replays, verification and drawing run off the
+event loop.
 """
 
 from __future__ import annotations
 
+from bot.service.access import Viewer
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -117,6 +172,10 @@ from bot.service.errors import (
     SeedNotRevealed,
     ServiceError,
     StaleAction,
+    StoreBusy,
+    StoreFull,
+    StoreUnavailable,
+    TooManyChallenges,
     UnknownVariant,
 )
 from bot.service.results import (
@@ -128,7 +187,7 @@ from bot.service.results import (
     RollMismatch,
     VerifyReport,
 )
-from bot.service.service import GameService, render_board
+from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
     "CorruptGame",
@@ -152,9 +211,15 @@ __all__ = [
     "SeedNotRevealed",
     "ServiceError",
     "StaleAction",
+    "StoreBusy",
+    "StoreFull",
+    "StoreUnavailable",
+    "TooManyChallenges",
     "UnknownVariant",
     "VerifyReport",
+    "Viewer",
     "parse_dice",
     "render_board",
+    "render_dice",
     "roll_dice",
 ]

@@ -47,16 +47,16 @@ async def start_game(
 # ----- /play ------------------------------------------------------------------------
 
 
-async def test_play_posts_a_challenge_with_buttons_and_commitment(table: Table) -> None:
+async def test_play_posts_a_challenge_with_buttons(table: Table) -> None:
     game, _, _ = cogs(table)
     alice, bob = table.member("alice"), table.member("bob")
     await game.play.callback(game, table.interaction(alice), "tquarchess", bob, "black")
     sent = table.last_sent()
     assert sent.how == "send_message" and not sent.ephemeral
     assert bob.mention in (sent.content or "")
-    assert "commitment" in sent.text.lower()
     view = await table.service.view(location_id=table.channel.id)
-    assert view.status == "challenge" and view.commitment in sent.text
+    # No seed before acceptance (contract C4): the commitment is posted with the first board.
+    assert view.status == "challenge" and view.commitment is None
     assert sent.custom_ids() == [f"cg:accept:{view.id}", f"cg:decline:{view.id}"]
 
 
