@@ -1,31 +1,45 @@
 """Interaction flows shared by slash commands and buttons.
 
-Every flow has the same shape:
+Every flow has the same shape (``answer``):
 
-1. **validate**: ask the service (cheap: checks and one SQLite transaction, no drawing);
-   on a ``ServiceError`` answer ephemerally, saying what would have been legal;
-2. **defer**: ``interaction.response.defer()``, so Discord's 3-second clock stops;
-3. **render**: draw the board and the dice in worker threads (the service draws the
-   board with ``asyncio.to_thread``; the dice here the same way);
-4. **send**: one follow-up message with the embed, the images and the buttons.
+1. **work**: ask the service and draw the board (the service's lock and one SQLite
+   transaction, then a few milliseconds of drawing in worker threads). The work never
+   touches the interaction: it returns the ``Post`` to send, which is a private error
+   when the service refused.
+2. **answer**: if the work is done within ``defer_after`` seconds (2 s; Discord allows 3),
+   the post is the interaction's response itself (type 4): a *new* message, so a
+   "your move" mention in it notifies the player, and an error is ephemeral.
+   If the work is slower, the interaction is deferred *privately*; the first follow-up then
+   fills that private "thinking…" message (a one-line note, or the error), and a public
+   post follows as a second, new message, which notifies.
+3. **after**: the buttons come off the game's previous board (a bot-token edit, which
+   works however old the message is), the new board is remembered, and when the game has
+   ended its thread is archived (if the bot made it).
+
+Unexpected exceptions in any command or button end in ``report_failure``: a private
+sentence for the person who pressed or typed, and a log line with the game id.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
 import variants
-from bot import adapter, views
+from bot import adapter, threads, views
 from bot.adapter import Post
 from bot.service import GameService, GameView, IllegalAction, Outcome, ServiceError
 
 log = logging.getLogger(__name__)
 
 Interaction = discord.Interaction[Any]
+DEFER_AFTER = 2.0  # seconds of work before the answer is deferred (Discord allows 3)
+LIVE = ("challenge", "active")
 
 
 def service_of(interaction: Interaction) -> GameService:
@@ -52,32 +66,43 @@ def request_id(interaction: Interaction) -> str:
     return f"discord:{interaction.id}"
 
 
-async def reply(interaction: Interaction, post: Post) -> Any:
-    """Send ``post`` as the response, or as a follow-up once the response is used."""
-    kwargs = post.kwargs()
-    if interaction.response.is_done():
-        return await interaction.followup.send(**kwargs)
-    return await interaction.response.send_message(**kwargs)
+def seen(interaction: Interaction, *, from_button: bool = False) -> dict[str, Any]:
+    """Who is asking, for the service's visibility check (C3: added when the service has it)."""
+    return {}
 
 
-async def fail(interaction: Interaction, text: str) -> None:
-    """An ephemeral error: only the caller sees it."""
-    post = Post(embed=adapter.error_embed(text), ephemeral=True)
-    await reply(interaction, post)
+def bot_user_id(interaction: Interaction) -> int | None:
+    user = interaction.client.user
+    return user.id if user is not None else None
 
 
-async def fail_with(
+# ----- answering -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A public message the bot posted: where, and its id."""
+
+    channel_id: int
+    message_id: int
+
+
+def error_post(text: str) -> Post:
+    return Post(embed=adapter.error_embed(text), ephemeral=True)
+
+
+async def refusal(
     interaction: Interaction,
     error: ServiceError | ValueError,
     *,
     location_id: int | None = None,
     game_id: int | None = None,
-) -> None:
-    """Report a service error; for an illegal action also list the legal ones for the mover."""
+) -> Post:
+    """A service's refusal as a private post; an illegal action lists what is legal now."""
     legal: tuple[str, ...] = ()
     if isinstance(error, IllegalAction) and (location_id is not None or game_id is not None):
         legal = await legal_for(interaction, location_id=location_id, game_id=game_id)
-    await fail(interaction, adapter.error_text(error, legal))
+    return error_post(adapter.error_text(error, legal))
 
 
 async def legal_for(
@@ -86,20 +111,141 @@ async def legal_for(
     """The legal actions, if the caller is the one to act; else nothing."""
     service = service_of(interaction)
     try:
-        view = await service.view(location_id=location_id, game_id=game_id)
+        view = await service.view(location_id=location_id, game_id=game_id, **seen(interaction))
         if view.status != "active" or view.to_move_id != interaction.user.id:
             return ()
-        return await service.legal_moves(game_id=view.id)
+        return await service.legal_moves(game_id=view.id, **seen(interaction))
     except ServiceError:
         return ()
 
 
-async def defer(interaction: Interaction, *, ephemeral: bool = False) -> None:
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+def defer_after(interaction: Interaction) -> float:
+    return float(getattr(interaction.client, "defer_after", DEFER_AFTER))
 
 
-# ----- drawing --------------------------------------------------------------------
+async def answer(
+    interaction: Interaction, work: Coroutine[Any, Any, Post | None]
+) -> tuple[Post | None, Sent | None]:
+    """Run ``work``; send its post as the response if it is quick, else defer privately first."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=defer_after(interaction))
+    if not done and not interaction.response.is_done():
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        except discord.HTTPException as error:  # the work goes on; its answer may still land
+            log.warning("could not defer interaction %s: %s", interaction.id, error)
+    post = await task
+    if post is None:
+        return None, None
+    return post, await deliver(interaction, post)
+
+
+async def refuse(interaction: Interaction, text: str) -> None:
+    """A private one-line refusal, decided before any work."""
+    await deliver(interaction, error_post(text))
+
+
+def _filled(interaction: Interaction) -> bool:
+    """Whether the deferred "thinking…" message has been filled by a first follow-up."""
+    response = interaction.response
+    if response.type is not discord.InteractionResponseType.deferred_channel_message:
+        return True
+    return bool(interaction.extras.get("cg_filled"))
+
+
+async def _followup(interaction: Interaction, **kwargs: Any) -> Any:
+    message = await interaction.followup.send(wait=True, **kwargs)
+    interaction.extras["cg_filled"] = True
+    return message
+
+
+async def deliver(interaction: Interaction, post: Post) -> Sent | None:
+    """Send ``post``: as the response, or as follow-ups (see the module's notes).
+
+    Returns the public message, if one was posted. When Discord refuses a public post,
+    the caller is told privately what did and did not happen (``post.failure``).
+    """
+    try:
+        return await _deliver(interaction, post)
+    except discord.HTTPException as error:
+        if post.ephemeral:
+            raise
+        log.warning("could not post for game %s: %s", post.game_id, error)
+        where = "post here"
+        text = f"{post.failure} {adapter.discord_error_text(error, doing=where)}"
+        await _deliver(interaction, error_post(text))
+        return None
+
+
+async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
+    response = interaction.response
+    if not post.ephemeral:
+        await threads.unarchive(interaction.channel)
+    kwargs = post.kwargs()
+    if not response.is_done():
+        if post.replace and interaction.type is discord.InteractionType.component:
+            kwargs.pop("files", None)
+            kwargs.pop("ephemeral", None)
+            result = await response.edit_message(**kwargs)
+        else:
+            result = await response.send_message(**kwargs)
+        if post.ephemeral or result is None or result.message_id is None:
+            return None
+        return Sent(location_of(interaction), result.message_id)
+    if not _filled(interaction):
+        if post.ephemeral:
+            await _followup(interaction, **kwargs)
+            return None
+        await _followup(interaction, content=post.note, ephemeral=True)
+    if post.replace and interaction.message is not None:
+        kwargs.pop("files", None)
+        kwargs.pop("ephemeral", None)
+        message = await interaction.message.edit(**kwargs)
+        return Sent(message.channel.id, message.id)
+    message = await _followup(interaction, **kwargs)
+    if post.ephemeral:
+        return None
+    return Sent(location_of(interaction), message.id)
+
+
+# ----- failures nobody planned for ----------------------------------------------------------
+
+
+async def guarded(
+    interaction: Interaction, work: Awaitable[Any], *, what: str, game_id: int | None
+) -> None:
+    """Run a button's work; any exception is answered privately and logged with the game id."""
+    if game_id is not None:
+        interaction.extras.setdefault("game_id", game_id)
+    try:
+        await work
+    except Exception as error:  # the presser must get an answer, whatever broke
+        await report_failure(interaction, error, what=what)
+
+
+async def report_failure(interaction: Interaction, error: BaseException, *, what: str) -> None:
+    """Log the traceback with the game id; tell only the person who pressed or typed."""
+    game_id = interaction.extras.get("game_id")
+    log.error(
+        "%s failed (game %s, user %s, channel %s)",
+        what,
+        game_id if game_id is not None else "-",
+        interaction.user.id,
+        interaction.channel_id,
+        exc_info=error,
+    )
+    if isinstance(error, discord.HTTPException):
+        text = adapter.discord_error_text(error, doing="finish that")
+    else:
+        where = f" /board shows where game {game_id} stands." if game_id is not None else ""
+        text = f"Something went wrong on my side, and I have logged it.{where}"
+    try:
+        await _deliver(interaction, error_post(text))
+    except discord.HTTPException as again:
+        log.warning("could not tell user %s about the failure: %s", interaction.user.id, again)
+
+
+# ----- boards ------------------------------------------------------------------------------
 
 
 def _dice_png(view: GameView) -> bytes | None:
@@ -121,24 +267,24 @@ def default_orientation(view: GameView) -> str:
 
 
 async def board_post(
-    service: GameService,
+    interaction: Interaction,
     view: GameView,
     messages: tuple[str, ...] | list[str],
     *,
     orientation: str | None = None,
-    buttons: bool = True,
-    show_commitment: bool = False,
     ephemeral: bool = False,
-    mention_mover: bool = True,
+    prompt: bool = True,
+    show_commitment: bool = False,
 ) -> Post:
     """Draw the board (service, worker thread) and the dice (worker thread); build the post.
 
-    Call only after ``defer()``: this is the slow part.
+    ``prompt``: mention (and ping) the player who must act; never for a private board.
     """
+    service = service_of(interaction)
     side = orientation or default_orientation(view)
     image: bytes | None = None
     try:
-        looked = await service.board(game_id=view.id, orientation=side)
+        looked = await service.board(game_id=view.id, orientation=side, **seen(interaction))
         image = looked.image
         messages = messages or looked.messages
     except ServiceError as error:
@@ -157,42 +303,111 @@ async def board_post(
         show_commitment=show_commitment,
         orientation=side if image is not None else None,
     )
-    content = adapter.mover_content(view) if mention_mover else None
-    item_view: discord.ui.View | None = None
-    if buttons and not ephemeral:
-        legal = await service.legal_moves(game_id=view.id) if view.status == "active" else ()
-        item_view = views.board_view(view, legal, side)
-        if view.status == "active" and view.draw_offer is not None:
-            offered_to = view.black_id if view.draw_offer == "white" else view.white_id
-            content = f"{adapter.mention(offered_to)}, {view.draw_offer} offers a draw."
-    elif buttons:
+    content: str | None = None
+    ping: tuple[int, ...] = ()
+    if prompt and not ephemeral:
+        content, ping = adapter.turn_prompt(view, actor_id=interaction.user.id)
+    if ephemeral:
         item_view = views.flip_view(view, side)
-    return Post(embed=embed, content=content, files=files, view=item_view, ephemeral=ephemeral)
+    else:
+        legal = (
+            await service.legal_moves(game_id=view.id, **seen(interaction))
+            if view.status == "active"
+            else ()
+        )
+        item_view = views.board_view(view, legal, side)
+    return Post(
+        embed=embed,
+        content=content,
+        files=files,
+        view=item_view,
+        ephemeral=ephemeral,
+        ping=ping,
+        game_id=view.id,
+        is_board=not ephemeral,
+        game_over=view.is_over,
+        failure=f"Game {view.id} is updated, but I could not post its board.",
+    )
+
+
+async def remember_board(interaction: Interaction, game_id: int, sent: Sent) -> Sent | None:
+    """Store ``sent`` as the game's board message; return the one it replaces (C8)."""
+    service = service_of(interaction)
+    if hasattr(service, "board_message"):
+        previous = await service.board_message(game_id=game_id)
+        await service.set_board_message(
+            game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
+        )
+        return Sent(*previous) if previous is not None else None
+    store: dict[int, Sent] = interaction.client.__dict__.setdefault("_board_messages", {})
+    previous_sent = store.get(game_id)
+    store[game_id] = sent
+    return previous_sent
+
+
+async def last_board(interaction: Interaction, game_id: int) -> Sent | None:
+    service = service_of(interaction)
+    if hasattr(service, "board_message"):
+        found = await service.board_message(game_id=game_id)
+        return Sent(*found) if found is not None else None
+    store: dict[int, Sent] = interaction.client.__dict__.setdefault("_board_messages", {})
+    return store.get(game_id)
+
+
+async def retire(
+    interaction: Interaction,
+    message: Sent,
+    *,
+    embed: discord.Embed | None = None,
+    keep: discord.ui.View | None = None,
+) -> None:
+    """Take the buttons off an old board (or replace them with ``keep``), with the bot's
+    token: an interaction's token expires after 15 minutes, the bot's does not."""
+    channel = interaction.client.get_partial_messageable(
+        message.channel_id, guild_id=interaction.guild_id
+    )
+    kwargs: dict[str, Any] = {"view": keep}
+    if embed is not None:
+        kwargs["embed"] = embed
+    try:
+        await channel.get_partial_message(message.message_id).edit(**kwargs)
+    except discord.HTTPException as error:  # not fatal: an old button then only answers "over"
+        log.info("could not retire the buttons of message %s: %s", message.message_id, error)
+
+
+async def after_post(
+    interaction: Interaction,
+    post: Post | None,
+    sent: Sent | None,
+    *,
+    retired_embed: discord.Embed | None = None,
+) -> None:
+    """A game's message went out: retire the previous board, remember this one, archive at the end."""
+    if post is None or post.game_id is None:
+        return
+    previous: Sent | None = None
+    if sent is not None and post.is_board:
+        previous = await remember_board(interaction, post.game_id, sent)
+    elif post.game_over:
+        previous = await last_board(interaction, post.game_id)
+    if previous is not None and previous != sent:
+        await retire(interaction, previous, embed=retired_embed)
+    if post.game_over and (sent is not None or post.replace):
+        await threads.archive_if_ours(interaction.channel, bot_user_id(interaction))
 
 
 async def publish(
     interaction: Interaction,
-    outcome: Outcome,
+    work: Coroutine[Any, Any, Post | None],
     *,
-    show_commitment: bool = False,
-    orientation: str | None = None,
-    ephemeral: bool = False,
-) -> Any:
-    """Defer, render, send: the tail of every flow that changed or shows a game."""
-    await defer(interaction, ephemeral=ephemeral)
-    post = await board_post(
-        service_of(interaction),
-        outcome.game,
-        outcome.messages,
-        orientation=orientation,
-        show_commitment=show_commitment,
-        ephemeral=ephemeral,
-        mention_mover=not ephemeral,
-    )
-    return await reply(interaction, post)
+    retired_embed: discord.Embed | None = None,
+) -> tuple[Post | None, Sent | None]:
+    post, sent = await answer(interaction, work)
+    await after_post(interaction, post, sent, retired_embed=retired_embed)
+    return post, sent
 
 
-# ----- playing --------------------------------------------------------------------
+# ----- playing -------------------------------------------------------------------------------
 
 
 async def act(
@@ -201,91 +416,132 @@ async def act(
     *,
     game_id: int | None = None,
     expected_ply: int | None = None,
-) -> Outcome | None:
+    from_button: bool = False,
+) -> None:
     """Play ``text`` (any notation, ``pass``, ``reroll`` ...) for the caller."""
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
-    try:
-        outcome = await service.act(
-            user_id=interaction.user.id,
-            text=text,
-            location_id=location_id,
-            game_id=game_id,
-            request_id=request_id(interaction),
-            expected_ply=expected_ply,
-            render=False,
+
+    async def work() -> Post:
+        try:
+            outcome = await service.act(
+                user_id=interaction.user.id,
+                text=text,
+                location_id=location_id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                expected_ply=expected_ply,
+                render=False,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error, location_id=location_id, game_id=game_id)
+        interaction.extras["game_id"] = outcome.game.id
+        post = await board_post(interaction, outcome.game, outcome.messages)
+        post.note = f"Played {outcome.recorded or text}; the board follows."
+        post.failure = (
+            f"Your action in game {outcome.game.id} is played, but I could not post the board."
         )
-    except ServiceError as error:
-        await fail_with(interaction, error, location_id=location_id, game_id=game_id)
-        return None
-    await publish(interaction, outcome)
-    return outcome
+        return post
+
+    await publish(interaction, work())
 
 
 PLAYER_COMMANDS = ("resign", "offer_draw", "accept_draw", "decline_draw")
 
 
 async def player_command(
-    interaction: Interaction, name: str, *, game_id: int | None = None
-) -> Outcome | None:
+    interaction: Interaction, name: str, *, game_id: int | None = None, from_button: bool = False
+) -> None:
     """Resign, offer, accept or decline a draw for the caller."""
     if name not in PLAYER_COMMANDS:
         raise ValueError(f"unknown player command {name!r}")
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
-    try:
-        outcome: Outcome = await getattr(service, name)(
-            user_id=interaction.user.id,
-            location_id=location_id,
-            game_id=game_id,
-            request_id=request_id(interaction),
-        )
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await publish(interaction, outcome)
-    return outcome
+
+    async def work() -> Post:
+        try:
+            outcome: Outcome = await getattr(service, name)(
+                user_id=interaction.user.id,
+                location_id=location_id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        return await board_post(interaction, outcome.game, outcome.messages)
+
+    await publish(interaction, work())
 
 
-async def accept(interaction: Interaction, game_id: int) -> Outcome | None:
-    """Accept a challenge: the game starts; post the first board and the dice commitment."""
+async def accept(
+    interaction: Interaction,
+    *,
+    game_id: int | None = None,
+    from_button: bool = False,
+) -> None:
+    """Accept a challenge: the game starts; the first board pings the side to move."""
     service = service_of(interaction)
-    try:
-        outcome = await service.accept(user_id=interaction.user.id, game_id=game_id, render=False)
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await defer(interaction)
-    await _retire_buttons(interaction, outcome)
-    await publish(interaction, outcome, show_commitment=True)
-    return outcome
+    location_id = location_unless(interaction, game_id)
+
+    async def work() -> Post:
+        try:
+            outcome = await service.accept(
+                user_id=interaction.user.id,
+                location_id=location_id,
+                game_id=game_id,
+                render=False,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        return await board_post(interaction, outcome.game, outcome.messages, show_commitment=True)
+
+    post, sent = await answer(interaction, work())
+    if post is None or post.game_id is None or sent is None:
+        return
+    previous = await remember_board(interaction, post.game_id, sent)
+    if previous is None and interaction.message is not None:
+        previous = Sent(interaction.message.channel.id, interaction.message.id)
+    if previous is not None:
+        view = await service.view(game_id=post.game_id)
+        closed = adapter.closed_embed(
+            Outcome(
+                view, (f"Accepted by {adapter.mention(interaction.user.id)}; the board is below.",)
+            )
+        )
+        await retire(interaction, previous, embed=closed)
 
 
-async def decline(interaction: Interaction, game_id: int) -> Outcome | None:
+async def decline(interaction: Interaction, game_id: int, *, from_button: bool = False) -> None:
     """The challenged player declines; the challenger's Decline cancels."""
     service = service_of(interaction)
-    try:
-        view = await service.view(game_id=game_id)
-        command = service.cancel if interaction.user.id == view.challenger_id else service.decline
-        outcome = await command(user_id=interaction.user.id, game_id=game_id)
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await defer(interaction)
-    await _retire_buttons(interaction, outcome)
-    await reply(interaction, Post(embed=adapter.closed_embed(outcome)))
-    return outcome
 
+    async def work() -> Post:
+        try:
+            view = await service.view(game_id=game_id, **seen(interaction, from_button=from_button))
+            command = (
+                service.cancel if interaction.user.id == view.challenger_id else service.decline
+            )
+            outcome = await command(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        # The challenge message itself turns into the notice (the button was on it).
+        return Post(
+            embed=adapter.closed_embed(outcome),
+            game_id=game_id,
+            replace=True,
+            game_over=True,
+        )
 
-async def _retire_buttons(interaction: Interaction, outcome: Outcome) -> None:
-    """Take the buttons off the challenge message the button was on (if any)."""
-    message = getattr(interaction, "message", None)
-    if message is None:
-        return
-    try:
-        await message.edit(embed=adapter.closed_embed(outcome), view=None)
-    except discord.HTTPException as error:  # not fatal: the buttons then just answer "over"
-        log.info("could not edit the challenge message: %s", error)
+    await publish(interaction, work())
 
 
 async def show_board(
@@ -295,24 +551,70 @@ async def show_board(
     flip: bool = False,
     ephemeral: bool = False,
     from_side: str | None = None,
-) -> Outcome | None:
+    from_button: bool = False,
+) -> None:
     """The board for anyone: players see their own side, spectators the side to act.
 
-    ``flip`` turns it round; ``from_side`` is the side the caller was looking from.
+    ``flip`` turns it round; ``from_side`` is the side the caller was looking from. A public
+    board (``/board``) pings the side to act only when a player asked for it.
     """
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
+
+    async def work() -> Post:
+        try:
+            view = await service.view(
+                location_id=location_id,
+                game_id=game_id,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = view.id
+        player = view.colour_of(interaction.user.id)
+        side = from_side or player or default_orientation(view)
+        if flip:
+            side = "black" if side == "white" else "white"
+        if view.status == "challenge":
+            return Post(
+                embed=adapter.closed_embed(Outcome(view, ("An open challenge; no board yet.",))),
+                ephemeral=True,
+            )
+        return await board_post(
+            interaction, view, (), orientation=side, ephemeral=ephemeral, prompt=player is not None
+        )
+
+    await publish(interaction, work())
+
+
+async def rematch(interaction: Interaction, game_id: int) -> None:
+    """From a finished game's board: challenge the same opponent, colours swapped."""
+    service = service_of(interaction)
     try:
-        view = await service.view(location_id=location_id, game_id=game_id)
+        view = await service.view(game_id=game_id, **seen(interaction, from_button=True))
     except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    side = from_side or view.colour_of(interaction.user.id) or default_orientation(view)
-    if flip:
-        side = "black" if side == "white" else "white"
-    outcome = Outcome(view)  # no messages: the board's own status lines are used
-    if view.status == "challenge":
-        await reply(interaction, Post(embed=adapter.closed_embed(outcome), ephemeral=ephemeral))
-        return outcome
-    await publish(interaction, outcome, orientation=side, ephemeral=ephemeral)
-    return outcome
+        await deliver(interaction, await refusal(interaction, error))
+        return
+    mine = view.colour_of(interaction.user.id)
+    if mine is None:
+        await refuse(interaction, f"Only the players of game {view.id} can ask for a rematch.")
+        return
+    if view.status != "finished":
+        await refuse(interaction, f"Game {view.id} is not finished.")
+        return
+    opponent = view.black_id if mine == "white" else view.white_id
+    colour = "black" if mine == "white" else "white"
+    from bot import challenges
+
+    made = await challenges.challenge(
+        interaction,
+        variant=view.variant,
+        opponent_id=opponent,
+        colour=colour,
+        options=dict(view.options),
+        want_thread=False,
+        name=f"{view.variant_title}: rematch of game {view.id}",
+    )
+    if made and interaction.message is not None:  # one rematch per board
+        board = Sent(interaction.message.channel.id, interaction.message.id)
+        await retire(interaction, board, keep=views.flip_view(view, "white"))

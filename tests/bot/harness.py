@@ -406,6 +406,9 @@ class World:
         """``/name option=value ...`` by ``person`` in ``channel`` (a name, an id, or None: a DM)."""
         channel_id = self._channel(channel)
         opts, resolved = self._command_options(name, options)
+        command = self.bot.tree.get_command(name)
+        if channel_id is None and getattr(command, "guild_only", False):
+            raise AssertionError(f"/{name} works only in servers: Discord offers it in no DM")
         payload = self._base(person, channel_id, 2)
         data: dict[str, Any] = {
             "id": str(self._command_ids.setdefault(name, snowflake())),
@@ -562,3 +565,59 @@ __all__: Sequence[str] = (
     "prompts",
     "is_ephemeral",
 )
+
+
+# ----- common steps ----------------------------------------------------------------------------
+
+
+async def start_game(
+    world: World,
+    white: Person,
+    black: Person,
+    *,
+    variant: str = "kings_guard",
+    channel: int | str = "chess",
+) -> tuple[Any, Exchange]:
+    """``white`` challenges ``black`` (white chosen), ``black`` presses Accept.
+
+    Returns the game's view and the exchange of the Accept press (its first board).
+    """
+    made = await world.command(
+        white, "play", channel=channel, variant=variant, opponent=black, colour="white"
+    )
+    challenge = next(m for m in made.created if "Accept" in m.buttons())
+    game_id = game_of(challenge)
+    accepted = await world.press(black, challenge, "Accept")
+    view = await world.service.view(game_id=game_id)
+    return view, accepted
+
+
+def game_of(message: StoredMessage) -> int:
+    """The game a message's buttons belong to."""
+    for custom_id in message.buttons().values():
+        return int(custom_id.split(":")[2])
+    raise AssertionError("no game buttons on that message")
+
+
+def latest_board(world: World, game_id: int) -> StoredMessage:
+    """The public message of this game that still has its buttons."""
+    boards = [
+        m
+        for m in world.with_buttons()
+        if any(cid.split(":")[2] == str(game_id) for cid in m.buttons().values())
+    ]
+    assert len(boards) == 1, f"game {game_id} has {len(boards)} messages with buttons"
+    return boards[0]
+
+
+async def assert_no_orphans(world: World) -> None:
+    """Every live game can be seen and answered where it lives: a challenge shows its Accept
+    button there, an active game a board with buttons."""
+    games = await world.service.list_games(statuses=("challenge", "active"), limit=100)
+    for game in games:
+        here = [
+            m
+            for m in world.with_buttons(game.location_id)
+            if any(cid.split(":")[2] == str(game.id) for cid in m.buttons().values())
+        ]
+        assert here, f"game {game.id} ({game.status}) has no message with buttons where it lives"
