@@ -226,6 +226,14 @@ async def guarded(
 async def report_failure(interaction: Interaction, error: BaseException, *, what: str) -> None:
     """Log the traceback with the game id; tell only the person who pressed or typed."""
     game_id = interaction.extras.get("game_id")
+    if game_id is None and interaction.channel_id is not None:
+        try:  # a command names no game: the one here, if any, for the log
+            here = await service_of(interaction).list_games(
+                location_id=interaction.channel_id, statuses=LIVE, limit=1
+            )
+            game_id = here[0].id if here else None
+        except Exception:  # the log line matters more than the lookup
+            log.debug("no game id for the failure report", exc_info=True)
     log.error(
         "%s failed (game %s, user %s, channel %s)",
         what,

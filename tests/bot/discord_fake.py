@@ -276,7 +276,7 @@ def mentions_summary(allowed: dict[str, Any]) -> str:
     if parse:
         bits.append("parse=" + "+".join(parse))
     if users:
-        bits.append("users=" + ",".join(str(u)[-4:] for u in users))
+        bits.append("users=" + ",".join(str(u) for u in users))
     return "{" + (" ".join(bits) or "none") + "}"
 
 

@@ -161,6 +161,7 @@ class World:
         self.exchanges: list[Exchange] = []
         self.render_delay = 0.0
         self._command_ids: dict[str, int] = {}
+        self._roles: list[dict[str, Any]] = []
         self._dm_channels: dict[int, int] = {}
 
     # ----- opening -----------------------------------------------------------------------
@@ -212,8 +213,14 @@ class World:
         await self.bot.close()
         await self.service.close()
 
-    def _create_guild(self) -> None:
+    def _create_guild(self, *, again: bool = False) -> None:
         fake = self.discord
+        if again:  # the same guild, as the gateway describes it after a restart
+            self._guild_create(
+                list(fake.channels.values()),
+                [t for t in fake.threads.values() if not t["thread_metadata"]["archived"]],
+            )
+            return
         fake.guild_id = self.guild_id
         g = self.guild_id
         roles = [
@@ -246,21 +253,34 @@ class World:
             )
             fake.channels[channel_id] = data
             channels.append(data)
+        self._roles = roles
+        self._guild_create(channels, [])
+
+    def _guild_create(self, channels: list[dict[str, Any]], threads: list[dict[str, Any]]) -> None:
+        fake = self.discord
         bot_user = user_payload(fake.bot_id, "chessgarden", bot=True)
         members = [
             member_payload(bot_user, [self.bot_role]),
             member_payload(self.owner.payload(), []),
         ]
         payload = guild_payload(
-            g,
+            self.guild_id,
             "Garden",
-            roles=roles,
+            roles=self._roles,
             channels=channels,
-            threads=[],
+            threads=threads,
             members=members,
             owner_id=self.owner.id,
         )
         fake.dispatch("GUILD_CREATE", payload)
+
+    def grant_bot(self, **perms: bool) -> None:
+        """Give the bot's role more permissions (Discord sends GUILD_ROLE_UPDATE)."""
+        role = next(r for r in self._roles if r["id"] == str(self.bot_role))
+        value = P(int(role["permissions"]))
+        value.update(**perms)
+        role["permissions"] = str(value.value)
+        self.discord.dispatch("GUILD_ROLE_UPDATE", {"guild_id": str(self.guild_id), "role": role})
 
     # ----- people and places -------------------------------------------------------------------
 
@@ -465,6 +485,60 @@ class World:
             return self.channels[channel]
         return channel
 
+    def raw_interaction(
+        self, person: Person, channel: int | str | None = "chess"
+    ) -> discord.Interaction[Any]:
+        """A component interaction built by discord.py from a payload but not dispatched:
+        for checking the fake's model with discord.py's own response calls."""
+        payload = self._base(person, self._channel(channel), 3)
+        payload["data"] = {"custom_id": "harness:probe", "component_type": 2}
+        self._register(payload, None)
+        async_context.set(self.adapter)
+        return discord.Interaction(data=payload, state=self.bot._connection)  # type: ignore[arg-type]
+
+    def _register(self, payload: dict[str, Any], message_id: int | None) -> InteractionState:
+        state = InteractionState(
+            id=int(payload["id"]),
+            token=payload["token"],
+            kind=int(payload["type"]),
+            user_id=int((payload.get("member") or {}).get("user", payload.get("user"))["id"]),
+            channel_id=int(payload["channel_id"]),
+            fed_at=self.discord.now(),
+            message_id=message_id,
+        )
+        self.discord.interactions[state.id] = state
+        self.discord.by_token[state.token] = state
+        return state
+
+    def user_thread(self, parent: str, name: str, owner: Person) -> int:
+        """A thread (a forum post, in a forum) that a member made: Discord tells the bot."""
+        from discord_fake import thread_payload
+
+        thread_id = snowflake()
+        kind = 10 if self.discord.channels[self.channels[parent]]["type"] == 5 else 11
+        data = thread_payload(
+            thread_id, self.guild_id, self.channels[parent], owner.id, name, kind=kind
+        )
+        self.discord.threads[thread_id] = data
+        self.discord.dispatch("THREAD_CREATE", {**data, "newly_created": True})
+        return thread_id
+
+    def advance(self, seconds: float) -> None:
+        """Move Discord's clock on: interaction tokens older than 15 minutes stop working."""
+        self.discord.clock_offset += seconds
+
+    async def restart(self) -> None:
+        """Stop the bot and start a new one on the same database and the same Discord."""
+        await self.bot.close()
+        bot = ChessGardenBot(self.service, self.bot.settings)
+        bot.defer_after = self.bot.defer_after
+        self.bot = bot
+        bot.http.request = self.discord.bot_request  # type: ignore[method-assign]
+        self.discord._state_of = lambda: bot._connection
+        async_context.set(self.adapter)
+        await bot.login("harness-token")
+        self._create_guild(again=True)
+
     async def feed(
         self,
         payload: dict[str, Any],
@@ -474,17 +548,7 @@ class World:
     ) -> Exchange:
         """Hand the payload to discord.py as the gateway would; wait until the bot is done."""
         fake = self.discord
-        state = InteractionState(
-            id=int(payload["id"]),
-            token=payload["token"],
-            kind=int(payload["type"]),
-            user_id=int((payload.get("member") or {}).get("user", payload.get("user"))["id"]),
-            channel_id=int(payload["channel_id"]),
-            fed_at=fake.now(),
-            message_id=message_id,
-        )
-        fake.interactions[state.id] = state
-        fake.by_token[state.token] = state
+        state = self._register(payload, message_id)
         first_request = len(fake.requests)
         before = {m.id: m.edits for m in fake.messages.values()}
         async_context.set(self.adapter)  # the tasks discord.py creates below inherit it
