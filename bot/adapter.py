@@ -44,6 +44,29 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+MAX_EMBED_TOTAL = 6000  # Discord: title, description, fields, footer and author together
+
+
+def fit(embed: discord.Embed) -> discord.Embed:
+    """Shorten the description, then the longest field values, until the whole embed fits
+    Discord's 6,000 characters (``len(embed)`` counts the way Discord does)."""
+    excess = len(embed) - MAX_EMBED_TOTAL
+    if excess > 0 and embed.description:
+        embed.description = clip(embed.description, max(1, len(embed.description) - excess))
+        excess = len(embed) - MAX_EMBED_TOTAL
+    while excess > 0 and embed.fields:
+        index, longest = max(enumerate(embed.fields), key=lambda pair: len(pair[1].value or ""))
+        value = longest.value or ""
+        embed.set_field_at(
+            index,
+            name=longest.name,
+            value=clip(value, max(1, len(value) - excess)),
+            inline=bool(longest.inline),
+        )
+        excess = len(embed) - MAX_EMBED_TOTAL
+    return embed
+
+
 # ----- options of /play ---------------------------------------------------------
 
 
@@ -281,7 +304,7 @@ class Post:
     failure: str = "I could not post that."  # said privately if Discord refuses the post
 
     def kwargs(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"embed": self.embed, "allowed_mentions": pings(self.ping)}
+        out: dict[str, Any] = {"embed": fit(self.embed), "allowed_mentions": pings(self.ping)}
         if self.content:
             out["content"] = clip(self.content, MAX_CONTENT)
         if self.files:

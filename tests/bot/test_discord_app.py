@@ -178,3 +178,22 @@ def test_a_refused_token_appears_in_no_log_line_or_message(
     assert "Discord refused the token" in captured.err
     for text in (captured.out, captured.err, caplog.text):
         assert token not in text and "never-print-me" not in text
+
+
+def test_docs_keep_the_token_in_a_private_environment_file() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "discord.md").read_text()
+    assert "EnvironmentFile=/etc/chessgarden/env" in docs and "install -m 600" in docs
+    assert "--env-file chessgarden.env" in docs and "env_file: chessgarden.env" in docs
+    for leak in (
+        "Environment=DISCORD_TOKEN",
+        "docker run --rm -e DISCORD_TOKEN",
+        "DISCORD_TOKEN: ${",
+    ):
+        assert leak not in docs, leak
+    for name in (
+        "CHESSGARDEN_MAX_CHALLENGES",
+        "CHESSGARDEN_THREADS_PER_HOUR",
+        "/accept",
+        "Rematch",
+    ):
+        assert name in docs, name

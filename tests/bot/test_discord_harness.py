@@ -155,3 +155,14 @@ async def test_permissions_come_from_the_guild(world: World) -> None:
         await thread.delete()
     await thread.edit(archived=True)  # its creator may archive it
     assert world.discord.archived(thread.id)
+
+
+def test_fit_keeps_every_embed_within_6000_characters() -> None:
+    from bot.adapter import fit
+
+    embed = discord.Embed(title="t" * 200, description="d" * 4000)
+    for n in range(4):
+        embed.add_field(name=f"field {n}", value="v" * 1000)
+    assert len(embed) > 6000
+    fitted = fit(embed)
+    assert len(fitted) <= 6000 and not message_problems({"embeds": [fitted.to_dict()]}, new=True)
