@@ -41,12 +41,15 @@ from discord_fake import (
     RecordingWebhookAdapter,
     Request,
     StoredMessage,
+)
+from discord_payloads import (
     channel_payload,
     guild_payload,
     member_payload,
     overwrite,
     role_payload,
     snowflake,
+    thread_payload,
     user_payload,
 )
 from PIL import Image
@@ -512,8 +515,6 @@ class World:
 
     def user_thread(self, parent: str, name: str, owner: Person) -> int:
         """A thread (a forum post, in a forum) that a member made: Discord tells the bot."""
-        from discord_fake import thread_payload
-
         thread_id = snowflake()
         kind = 10 if self.discord.channels[self.channels[parent]]["type"] == 5 else 11
         data = thread_payload(

@@ -182,7 +182,9 @@ def test_a_refused_token_appears_in_no_log_line_or_message(
 
 def test_docs_keep_the_token_in_a_private_environment_file() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "discord.md").read_text()
-    assert "EnvironmentFile=/etc/chessgarden/env" in docs and "install -m 600 -o chessgarden" in docs
+    assert (
+        "EnvironmentFile=/etc/chessgarden/env" in docs and "install -m 600 -o chessgarden" in docs
+    )
     assert "--env-file chessgarden.env" in docs and "env_file: chessgarden.env" in docs
     for leak in (
         "Environment=DISCORD_TOKEN",

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
-from discord_fake import snowflake  # noqa: E402
+from discord_payloads import snowflake  # noqa: E402
 from harness import World, assert_no_orphans, start_game  # noqa: E402
 
 from bot import views  # noqa: E402

@@ -12,7 +12,7 @@ import discord
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
-from discord_fake import choice_problems, message_problems  # noqa: E402
+from discord_payloads import choice_problems, message_problems  # noqa: E402
 from harness import World  # noqa: E402
 
 
