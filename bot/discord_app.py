@@ -131,6 +131,12 @@ class GardenTree(app_commands.CommandTree[Any]):
     "The application did not respond".
     """
 
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        from bot import flows
+
+        flows.stamp(interaction)  # Discord's 3 seconds run from here
+        return True
+
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

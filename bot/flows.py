@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -123,12 +124,24 @@ def defer_after(interaction: Interaction) -> float:
     return float(getattr(interaction.client, "defer_after", DEFER_AFTER))
 
 
+def stamp(interaction: Interaction) -> None:
+    """Note when the bot started on this interaction: Discord's 3 seconds count from there."""
+    interaction.extras.setdefault("cg_started", time.monotonic())
+
+
+def time_left(interaction: Interaction) -> float:
+    """Seconds of work left before the answer must be deferred."""
+    started = interaction.extras.get("cg_started")
+    spent = time.monotonic() - started if started is not None else 0.0
+    return max(0.0, defer_after(interaction) - spent)
+
+
 async def answer(
     interaction: Interaction, work: Coroutine[Any, Any, Post | None]
 ) -> tuple[Post | None, Sent | None]:
     """Run ``work``; send its post as the response if it is quick, else defer privately first."""
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=defer_after(interaction))
+    done, _ = await asyncio.wait({task}, timeout=time_left(interaction))
     if not done and not interaction.response.is_done():
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -215,6 +228,7 @@ async def guarded(
     interaction: Interaction, work: Awaitable[Any], *, what: str, game_id: int | None
 ) -> None:
     """Run a button's work; any exception is answered privately and logged with the game id."""
+    stamp(interaction)
     if game_id is not None:
         interaction.extras.setdefault("game_id", game_id)
     try:

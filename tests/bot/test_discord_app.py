@@ -199,3 +199,25 @@ def test_docs_keep_the_token_in_a_private_environment_file() -> None:
         "Rematch",
     ):
         assert name in docs, name
+
+
+async def test_options_have_discords_bounds() -> None:
+    bot = ChessGardenBot(cast(Any, None), Settings())
+    await bot.load_cogs()
+
+    def option(command: str, name: str) -> Any:
+        found = bot.tree.get_command(command)
+        assert isinstance(found, discord.app_commands.Command)
+        return next(p for p in found.parameters if p.name == name)
+
+    for command in ("history", "verify", "accept"):
+        game = option(command, "game")
+        assert (game.min_value, game.max_value) == (1, 2**53)
+    for command, name, most in (
+        ("play", "options", 200),
+        ("move", "notation", 100),
+        ("abort", "reason", 200),
+        ("roll", "expression", 100),
+    ):
+        text = option(command, name)
+        assert (text.min_value, text.max_value) == (1, most), (command, name)
