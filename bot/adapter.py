@@ -423,13 +423,15 @@ def turn_prompt(
             (view.opponent_id,),
         )
     if view.status == "finished":
-        players = {view.white_id, view.black_id} - {actor_id, None}
+        players = sorted(
+            {p for p in (view.white_id, view.black_id) if p is not None and p != actor_id}
+        )
         if not players:
             return None, ()
         return (
-            f"{' '.join(mention(p) for p in sorted(players))}: game {view.id} is over, "
+            f"{' '.join(mention(p) for p in players)}: game {view.id} is over, "
             f"{result_line(view)}.",
-            tuple(sorted(p for p in players if p is not None)),
+            tuple(players),
         )
     return None, ()
 
