@@ -38,7 +38,7 @@ from bot.service import (
     roll_dice,
 )
 from bot.service.dice_expr import DiceExpressionError
-from storage import StorageError, resolve_db_path
+from storage import StorageError, StoreOpenError, resolve_db_path
 
 WHITE_ID = 1
 BLACK_ID = 2
@@ -149,11 +149,15 @@ def main_play(args: argparse.Namespace) -> int:
 
 
 async def _open(db: str | None) -> GameService | None:
+    """The service on the store, or ``None`` after printing one ``error:`` line."""
+    path = resolve_db_path(db)
     try:
-        return await GameService.open(resolve_db_path(db), label=_label)
+        return await GameService.open(path, label=_label)
+    except StoreOpenError as error:  # names the file and the cause already
+        print(f"error: {error}", file=sys.stderr)
     except (StorageError, OSError) as error:
-        print(f"error: cannot open the database: {error}", file=sys.stderr)
-        return None
+        print(f"error: cannot open the database {path}: {error}", file=sys.stderr)
+    return None
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -219,11 +223,13 @@ class _Session:
                     opponent_id=BLACK_ID,
                     colour="white",
                     variant=variant,
-                    seed=None if seed is None else str(seed),
                 )
                 view = (
                     await self.service.accept(
-                        game_id=created.game.id, user_id=BLACK_ID, render=False
+                        game_id=created.game.id,
+                        user_id=BLACK_ID,
+                        render=False,
+                        seed=None if seed is None else str(seed),
                     )
                 ).game
         except ServiceError as error:
@@ -286,11 +292,8 @@ class _Session:
         elif word == "resign":
             outcome = await service.resign(game_id=gid, user_id=await self.mover())
             self.after(outcome, outcome.messages[0].rstrip("."))
-        elif word == "draw":
-            mover = await self.mover()
-            await service.offer_draw(game_id=gid, user_id=mover)
-            other = BLACK_ID if mover == WHITE_ID else WHITE_ID
-            outcome = await service.accept_draw(game_id=gid, user_id=other)
+        elif word == "draw":  # both players are at this keyboard: one agreement, one commit
+            outcome = await service.agree_draw(game_id=gid, user_id=await self.mover())
             self.after(outcome, "draw agreed")
         else:
             view = await service.view(game_id=gid)

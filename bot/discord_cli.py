@@ -68,11 +68,16 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import discord
 
+    from storage import StoreOpenError
+
     discord.utils.setup_logging(level=_level(getattr(args, "log_level", "INFO")))
     try:
         asyncio.run(_serve(settings))
     except KeyboardInterrupt:
         return EXIT_OK
+    except StoreOpenError as error:  # one line naming the file and the cause; nothing left running
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except discord.LoginFailure:
         print(
             f"error: Discord refused the token in {TOKEN_VAR}; reset it and try again.",
@@ -93,6 +98,8 @@ def _level(name: str) -> int:
 async def _serve(settings: Settings) -> None:
     from bot.discord_app import ChessGardenBot, open_service
 
+    # The store is opened before Discord is contacted: a store that cannot be opened
+    # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
     try:
         async with ChessGardenBot(service, settings) as bot:

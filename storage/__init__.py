@@ -35,6 +35,10 @@ from storage.repository import (
     Repository,
     SchemaError,
     StorageError,
+    StoreBusyError,
+    StoreFullError,
+    StoreOpenError,
+    StoreUnavailableError,
     WriteTx,
 )
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
@@ -72,6 +76,10 @@ __all__ = [
     "SchemaError",
     "SqliteRepository",
     "StorageError",
+    "StoreBusyError",
+    "StoreFullError",
+    "StoreOpenError",
+    "StoreUnavailableError",
     "WriteTx",
     "open_repository",
     "resolve_db_path",

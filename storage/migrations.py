@@ -4,7 +4,9 @@ Migration ``n`` (1-based) brings the schema from version ``n - 1`` to ``n``. App
 new migrations to ``MIGRATIONS``; never edit one that has shipped. Each migration
 is a list of single statements so that it runs inside one ``BEGIN IMMEDIATE``
 transaction together with the ``user_version`` bump (``executescript`` would
-commit half-way).
+commit half-way). Migrations run with foreign keys off (a table can then be rebuilt,
+SQLite's documented way to change a column) and ``PRAGMA foreign_key_check`` must
+find nothing before the transaction commits.
 """
 
 from __future__ import annotations
@@ -84,5 +86,166 @@ _V1: list[str] = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1]
+# Version 2 (issue 9):
+# - no die before acceptance (RULES.md section 6): ``seed`` and ``commitment`` are NULL
+#   while a game is a challenge; they are drawn when it is accepted, and never change
+#   after that. Challenges stored by version 1 drew their seed and start rolls when
+#   they were made; they get a fresh seed at acceptance (their old dice were visible);
+# - the game row counts its log entries and rolls (``log_count``, ``roll_count``) and
+#   every action stores the number of its first roll (``roll_index``), so ``verify``
+#   can tell a complete log from one that lost entries at the end or in the middle.
+#   Triggers keep the counts; the store refuses an action out of order;
+# - the latest board message of a game (``board_channel_id``, ``board_message_id``);
+# - indexes for "the last game in this channel" and "a user's open challenges".
+# SQLite cannot drop NOT NULL from a column, so ``games`` and ``actions`` are rebuilt
+# (create, copy, drop, rename), keeping ids and the AUTOINCREMENT counter.
+_V2_GAMES = """
+    CREATE TABLE games_v2 (
+        id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+        variant            TEXT NOT NULL,
+        options            TEXT NOT NULL DEFAULT '{}',          -- JSON object
+        status             TEXT NOT NULL CHECK (status IN
+                               ('challenge', 'active', 'finished', 'aborted', 'declined', 'cancelled')),
+        location_id        INTEGER NOT NULL,                    -- channel or thread id
+        guild_id           INTEGER,
+        challenger_id      INTEGER NOT NULL REFERENCES players (id),
+        opponent_id        INTEGER REFERENCES players (id),     -- NULL: open challenge
+        challenger_colour  TEXT NOT NULL CHECK (challenger_colour IN ('white', 'black', 'random')),
+        white_id           INTEGER REFERENCES players (id),
+        black_id           INTEGER REFERENCES players (id),
+        result             TEXT CHECK (result IN ('1-0', '0-1', '1/2-1/2')),
+        result_reason      TEXT,
+        draw_offer         TEXT CHECK (draw_offer IN ('white', 'black')),
+        seed               TEXT,        -- drawn at acceptance; secret until the game ends
+        commitment         TEXT,        -- SHA-256 of the seed, public from acceptance
+        start_rolls        TEXT NOT NULL DEFAULT '[]',          -- JSON [[sides, value], ...]
+        log_count          INTEGER NOT NULL DEFAULT 0 CHECK (log_count >= 0),
+        roll_count         INTEGER NOT NULL DEFAULT 0 CHECK (roll_count >= 0),
+        board_channel_id   INTEGER,     -- the latest board message, to take its buttons off
+        board_message_id   INTEGER,
+        request_id         TEXT UNIQUE,
+        created_at         TEXT NOT NULL,
+        updated_at         TEXT NOT NULL,
+        CHECK ((seed IS NULL) = (commitment IS NULL)),
+        CHECK (seed IS NOT NULL OR status IN ('challenge', 'declined', 'cancelled', 'aborted')),
+        CHECK (seed IS NOT NULL OR (start_rolls = '[]' AND roll_count = 0))
+    )
+"""
+
+_V2_ACTIONS = """
+    CREATE TABLE actions_v2 (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
+        kind        TEXT NOT NULL CHECK (kind IN
+                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort')),
+        request_id  TEXT,
+        actor_id    INTEGER,
+        text        TEXT NOT NULL,                              -- canonical notation as recorded
+        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
+        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq),
+        UNIQUE (game_id, request_id)
+    )
+"""
+
+_V2: list[str] = [
+    _V2_GAMES,
+    # A challenge made by version 1 had drawn its seed and first dice: both are dropped,
+    # and acceptance draws a new seed. Everything else is copied as it is.
+    """
+    INSERT INTO games_v2 (id, variant, options, status, location_id, guild_id, challenger_id,
+        opponent_id, challenger_colour, white_id, black_id, result, result_reason, draw_offer,
+        seed, commitment, start_rolls, log_count, roll_count, request_id, created_at, updated_at)
+    SELECT g.id, g.variant, g.options, g.status, g.location_id, g.guild_id, g.challenger_id,
+        g.opponent_id, g.challenger_colour, g.white_id, g.black_id, g.result, g.result_reason,
+        g.draw_offer,
+        CASE WHEN g.status = 'challenge' THEN NULL ELSE g.seed END,
+        CASE WHEN g.status = 'challenge' THEN NULL ELSE g.commitment END,
+        CASE WHEN g.status = 'challenge' THEN '[]' ELSE g.start_rolls END,
+        (SELECT COALESCE(MAX(a.seq), 0) FROM actions a WHERE a.game_id = g.id),
+        CASE WHEN g.status = 'challenge' THEN 0 ELSE json_array_length(g.start_rolls)
+            + (SELECT COALESCE(SUM(json_array_length(a.rolls)), 0)
+               FROM actions a WHERE a.game_id = g.id) END,
+        g.request_id, g.created_at, g.updated_at
+    FROM games g
+    """,
+    # Keep the AUTOINCREMENT counter: a game id is never used twice.
+    """
+    INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'games_v2', seq FROM sqlite_sequence WHERE name = 'games'
+        AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'games_v2')
+    """,
+    """
+    UPDATE sqlite_sequence
+    SET seq = MAX(seq, COALESCE((SELECT s.seq FROM sqlite_sequence s WHERE s.name = 'games'), 0))
+    WHERE name = 'games_v2'
+    """,
+    _V2_ACTIONS,
+    """
+    INSERT INTO actions_v2 (game_id, seq, kind, request_id, actor_id, text, rolls, roll_index,
+        created_at)
+    SELECT a.game_id, a.seq, a.kind, a.request_id, a.actor_id, a.text, a.rolls,
+        COALESCE(json_array_length(g.start_rolls), 0)
+            + COALESCE(SUM(json_array_length(a.rolls)) OVER (
+                PARTITION BY a.game_id ORDER BY a.seq
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0),
+        a.created_at
+    FROM actions a LEFT JOIN games g ON g.id = a.game_id  -- an orphan is kept, and refused below
+    """,
+    "DROP TABLE actions",
+    "DROP TABLE games",
+    "ALTER TABLE games_v2 RENAME TO games",
+    "ALTER TABLE actions_v2 RENAME TO actions",
+    """
+    CREATE UNIQUE INDEX games_one_live_per_location
+        ON games (location_id) WHERE status IN ('challenge', 'active')
+    """,
+    "CREATE INDEX games_by_location ON games (location_id, id)",
+    "CREATE INDEX games_by_guild ON games (guild_id, id)",
+    "CREATE INDEX games_by_white ON games (white_id, id)",
+    "CREATE INDEX games_by_black ON games (black_id, id)",
+    "CREATE INDEX games_by_challenger ON games (challenger_id, id)",
+    "CREATE INDEX games_open_challenges ON games (challenger_id) WHERE status = 'challenge'",
+    # The log is append-only: a roll, once stored, never changes.
+    """
+    CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    # Entries come in order, with no gap: seq n + 1 after n entries, and the first roll
+    # numbered after every roll stored so far.
+    """
+    CREATE TRIGGER actions_in_order BEFORE INSERT ON actions
+    WHEN NEW.seq <> (SELECT log_count FROM games WHERE id = NEW.game_id) + 1
+      OR NEW.roll_index <> (SELECT roll_count FROM games WHERE id = NEW.game_id)
+    BEGIN SELECT RAISE(ABORT, 'action out of order: the log takes entry log_count + 1'); END
+    """,
+    """
+    CREATE TRIGGER actions_counted AFTER INSERT ON actions
+    BEGIN
+        UPDATE games SET log_count = NEW.seq,
+                         roll_count = roll_count + json_array_length(NEW.rolls)
+        WHERE id = NEW.game_id;
+    END
+    """,
+    # Start rolls are written once, when the game starts, and never again.
+    """
+    CREATE TRIGGER games_start_rolls_once BEFORE UPDATE OF start_rolls ON games
+    WHEN OLD.start_rolls <> '[]'
+    BEGIN SELECT RAISE(ABORT, 'start rolls are already stored'); END
+    """,
+    # The seed is drawn once, at acceptance, and never changes.
+    """
+    CREATE TRIGGER games_seed_once BEFORE UPDATE OF seed, commitment ON games
+    WHEN OLD.seed IS NOT NULL
+      AND (NEW.seed IS NOT OLD.seed OR NEW.commitment IS NOT OLD.commitment)
+    BEGIN SELECT RAISE(ABORT, 'the dice seed is already drawn'); END
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2]
 LATEST_VERSION = len(MIGRATIONS)

@@ -42,7 +42,15 @@ Roll = tuple[int, int]
 
 @dataclass(frozen=True)
 class GameRow:
-    """One game as stored. ``start_rolls`` are the rolls drawn when the engine game was created."""
+    """One game as stored.
+
+    ``seed`` and ``commitment`` are ``None`` until the game is accepted (no die exists
+    before that); ``start_rolls`` are the rolls drawn when the engine game was created,
+    at acceptance. ``log_count`` is the number of entries in the game's action log and
+    ``roll_count`` the number of rolls stored (start rolls included); the store keeps
+    both with every append. ``board_channel_id``/``board_message_id``: the latest board
+    message posted for the game, if any.
+    """
 
     id: int
     variant: str
@@ -58,9 +66,13 @@ class GameRow:
     result: ResultText | None
     result_reason: str | None
     draw_offer: Colour | None
-    seed: str
-    commitment: str
+    seed: str | None
+    commitment: str | None
     start_rolls: tuple[Roll, ...]
+    log_count: int
+    roll_count: int
+    board_channel_id: int | None
+    board_message_id: int | None
     request_id: str | None
     created_at: str
     updated_at: str
@@ -86,8 +98,8 @@ class NewGame:
     challenger_id: int
     opponent_id: int | None
     challenger_colour: ColourChoice
-    seed: str
-    commitment: str
+    seed: str | None = None  # a challenge has none: it is drawn at acceptance
+    commitment: str | None = None
     start_rolls: tuple[Roll, ...] = ()
     white_id: int | None = None
     black_id: int | None = None
@@ -108,6 +120,8 @@ class GameChanges:
     result: ResultText | None = _UNSET
     result_reason: str | None = _UNSET
     draw_offer: Colour | None = _UNSET
+    seed: str | None = _UNSET  # set once, at acceptance; the store refuses a change
+    commitment: str | None = _UNSET
 
     def items(self) -> list[tuple[str, Any]]:
         """The ``(column, value)`` pairs to set, in field order."""
@@ -117,7 +131,9 @@ class GameChanges:
 
 @dataclass(frozen=True)
 class ActionRow:
-    """One entry of a game's append-only log. ``seq`` counts from 1 within the game."""
+    """One entry of a game's append-only log. ``seq`` counts from 1 within the game;
+    ``roll_index`` is the game's number (from 0, start rolls first) of the entry's
+    first roll, set by the store."""
 
     game_id: int
     seq: int
@@ -126,6 +142,7 @@ class ActionRow:
     actor_id: int | None
     text: str
     rolls: tuple[Roll, ...]
+    roll_index: int
     created_at: str
 
 
@@ -154,6 +171,7 @@ class GameQuery:
 
     location_id: int | None = None
     guild_id: int | None = None
-    player_id: int | None = None
+    player_id: int | None = None  # plays, challenged or was challenged
+    challenger_id: int | None = None
     statuses: tuple[GameStatus, ...] | None = None
     limit: int = 25

@@ -10,7 +10,8 @@ A PostgreSQL implementation needs the same two shapes:
 
 Uniqueness the store must enforce (and report as ``ConflictError``):
 - at most one live game (challenge or active) per location;
-- ``(game_id, seq)`` for actions, so two actions can never take the same slot;
+- ``(game_id, seq)`` for actions, so two actions can never take the same slot, and
+  entries in order: entry ``n + 1`` after ``n``, none skipped;
 - ``(game_id, request_id)`` for actions and ``request_id`` for games, so a retried
   request applies once.
 
@@ -45,8 +46,24 @@ class ConflictError(StorageError):
         self.what = what
 
 
-class SchemaError(StorageError):
+class StoreOpenError(StorageError):
+    """The store cannot be opened. ``str()`` is one line naming the file and the cause."""
+
+
+class SchemaError(StoreOpenError):
     """The database file has a schema this code does not know (for example a newer version)."""
+
+
+class StoreUnavailableError(StorageError):
+    """The database cannot do it now; the transaction was rolled back, and a retry may work."""
+
+
+class StoreBusyError(StoreUnavailableError):
+    """Another connection held the database past the busy timeout."""
+
+
+class StoreFullError(StoreUnavailableError):
+    """The disk holding the database is full."""
 
 
 class NotFoundError(StorageError):
@@ -74,7 +91,15 @@ class WriteTx(Protocol):
 
     async def update_game(self, game_id: int, changes: GameChanges) -> GameRow: ...
 
-    async def append_action(self, action: NewAction) -> ActionRow: ...
+    async def append_action(self, action: NewAction) -> ActionRow:
+        """Append entry ``action.seq``, which must be the game's ``log_count + 1``
+        (``ConflictError('seq')`` otherwise); the store numbers its first roll and
+        adds to the game's ``log_count`` and ``roll_count``."""
+        ...
+
+    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None: ...
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]: ...
 
     async def upsert_player(self, player_id: int, name: str | None = None) -> None: ...
 

@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -41,7 +42,16 @@ from storage.models import (
     PlayerRow,
     Roll,
 )
-from storage.repository import ConflictError, NotFoundError, SchemaError, StorageError
+from storage.repository import (
+    ConflictError,
+    NotFoundError,
+    SchemaError,
+    StorageError,
+    StoreBusyError,
+    StoreFullError,
+    StoreOpenError,
+    StoreUnavailableError,
+)
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
@@ -52,9 +62,10 @@ Clock = Callable[[], str]
 _GAME_COLUMNS = (
     "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
-    "commitment, start_rolls, request_id, created_at, updated_at"
+    "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
+    "request_id, created_at, updated_at"
 )
-_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, created_at"
+_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
@@ -95,6 +106,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         seed,
         commitment,
         start_rolls,
+        log_count,
+        roll_count,
+        board_channel_id,
+        board_message_id,
         request_id,
         created_at,
         updated_at,
@@ -117,6 +132,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         seed=seed,
         commitment=commitment,
         start_rolls=_rolls_from_json(start_rolls),
+        log_count=log_count,
+        roll_count=roll_count,
+        board_channel_id=board_channel_id,
+        board_message_id=board_message_id,
         request_id=request_id,
         created_at=created_at,
         updated_at=updated_at,
@@ -124,7 +143,7 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
-    game_id, seq, kind, request_id, actor_id, text, rolls, created_at = tuple(row)
+    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at = tuple(row)
     return ActionRow(
         game_id=game_id,
         seq=seq,
@@ -133,6 +152,7 @@ def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
         actor_id=actor_id,
         text=text,
         rolls=_rolls_from_json(rolls),
+        roll_index=roll_index,
         created_at=created_at,
     )
 
@@ -141,7 +161,7 @@ def _conflict(error: sqlite3.IntegrityError) -> StorageError:
     text = str(error)
     if "games.location_id" in text:
         return ConflictError("location", "there is already a live game in this location")
-    if "actions.game_id, actions.seq" in text:
+    if "actions.game_id, actions.seq" in text or "action out of order" in text:
         return ConflictError("seq", "another action took this place in the log first")
     if "actions.game_id, actions.request_id" in text:
         return ConflictError("request", "this request id was already used in this game")
@@ -150,10 +170,33 @@ def _conflict(error: sqlite3.IntegrityError) -> StorageError:
     return StorageError(f"integrity error: {text}")
 
 
+def _unavailable(error: sqlite3.OperationalError) -> StorageError | None:
+    """A busy or full database as a storage error the service can put in words."""
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreBusyError(f"the database is locked by another connection ({error})")
+    if primary == sqlite3.SQLITE_FULL:
+        return StoreFullError(f"the disk holding the database is full ({error})")
+    return None
+
+
 async def _fetchall(
     conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
 ) -> list[Any]:
-    return list(await conn.execute_fetchall(sql, params))
+    try:
+        return list(await conn.execute_fetchall(sql, params))
+    except sqlite3.OperationalError as error:
+        raise _unavailable(error) or error from error
+
+
+async def _run(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
+    """Execute one statement; the number of rows it changed."""
+    try:
+        cursor = await conn.execute(sql, params)
+    except sqlite3.OperationalError as error:
+        raise _unavailable(error) or error from error
+    return int(cursor.rowcount)
 
 
 async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
@@ -197,6 +240,34 @@ class _Reads:
             self._conn, "SELECT COALESCE(MAX(seq), 0) FROM actions WHERE game_id = ?", (game_id,)
         )
         return int(row[0])
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        where: list[str] = []
+        params: list[Any] = []
+        if query.location_id is not None:
+            where.append("location_id = ?")
+            params.append(query.location_id)
+        if query.guild_id is not None:
+            where.append("guild_id = ?")
+            params.append(query.guild_id)
+        if query.challenger_id is not None:
+            where.append("challenger_id = ?")
+            params.append(query.challenger_id)
+        if query.player_id is not None:
+            where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
+            params.extend([query.player_id] * 4)
+        if query.statuses is not None:
+            if not query.statuses:
+                return []
+            where.append(f"status IN ({', '.join('?' for _ in query.statuses)})")
+            params.extend(query.statuses)
+        sql = f"SELECT {_GAME_COLUMNS} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(max(0, int(query.limit)))
+        rows = await _fetchall(self._conn, sql, tuple(params))
+        return [_game_from_row(r) for r in rows]
 
 
 class SqliteWriteTx(_Reads):
@@ -251,12 +322,14 @@ class SqliteWriteTx(_Reads):
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
         try:
-            cursor = await self._conn.execute(
-                "UPDATE games SET start_rolls = ? WHERE id = ?", (_rolls_json(rolls), game_id)
+            changed = await _run(
+                self._conn,
+                "UPDATE games SET start_rolls = ?, roll_count = roll_count + ? WHERE id = ?",
+                (_rolls_json(rolls), len(rolls), game_id),
             )
         except sqlite3.IntegrityError as error:
             raise StorageError(str(error)) from error
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise NotFoundError(f"no game {game_id}")
 
     async def update_game(self, game_id: int, changes: GameChanges) -> GameRow:
@@ -277,7 +350,9 @@ class SqliteWriteTx(_Reads):
             row = await _fetchone(
                 self._conn,
                 "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
-                f"created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_ACTION_COLUMNS}",
+                "roll_index, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "(SELECT roll_count FROM games WHERE id = ?), ?) "
+                f"RETURNING {_ACTION_COLUMNS}",
                 (
                     action.game_id,
                     action.seq,
@@ -286,6 +361,7 @@ class SqliteWriteTx(_Reads):
                     action.actor_id,
                     action.text,
                     _rolls_json(action.rolls),
+                    action.game_id,
                     self._now(),
                 ),
             )
@@ -293,9 +369,21 @@ class SqliteWriteTx(_Reads):
             raise _conflict(error) from error
         return _action_from_row(row)
 
+    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
+        """Remember the game's latest board message (not a change of the game: the
+        game's ``updated_at`` stays)."""
+        changed = await _run(
+            self._conn,
+            "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
+            (channel_id, message_id, game_id),
+        )
+        if changed != 1:
+            raise NotFoundError(f"no game {game_id}")
+
     async def upsert_player(self, player_id: int, name: str | None = None) -> None:
         now = self._now()
-        await self._conn.execute(
+        await _run(
+            self._conn,
             "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET name = COALESCE(excluded.name, players.name), "
             "updated_at = CASE WHEN excluded.name IS NULL THEN players.updated_at "
@@ -328,22 +416,37 @@ class SqliteRepository(_Reads):
         path: str | os.PathLike[str] | None = None,
         *,
         clock: Clock = utc_now,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> SqliteRepository:
-        """Open (creating if needed) and migrate the database file."""
+        """Open (creating if needed) and migrate the database file.
+
+        Raises ``StoreOpenError`` (one line: the file and the cause) when it cannot,
+        after closing every connection it made, so that no worker thread is left
+        running to keep the process alive.
+        """
         resolved = resolve_db_path(path)
         memory = resolved == ":memory:"
         if not memory:
-            parent = Path(resolved).parent
-            if not parent.exists():
-                raise StorageError(f"the folder for the database does not exist: {parent}")
-        writer = await _connect(resolved)
+            _check_path(resolved)
+        opened: list[aiosqlite.Connection] = []
         try:
+            writer = await _connect(resolved, busy_timeout_ms, opened)
             if not memory:
-                await _enable_wal(writer)
-            await _migrate(writer)
-            reader = writer if memory else await _connect(resolved)
-        except BaseException:
-            await writer.close()
+                await _enable_wal(writer, busy_timeout_ms)
+            await _migrate(writer, resolved)
+            reader = writer if memory else await _connect(resolved, busy_timeout_ms, opened)
+            if not memory:
+                await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
+        except BaseException as error:
+            for conn in reversed(opened):
+                await _close_fully(conn)
+            if isinstance(error, StoreOpenError):
+                raise
+            if isinstance(error, sqlite3.Error | OSError | StoreUnavailableError):
+                cause = error.__cause__ if isinstance(error, StoreUnavailableError) else error
+                raise StoreOpenError(
+                    f"cannot open the database {resolved}: {_open_cause(resolved, cause or error)}"
+                ) from error
             raise
         return cls(writer, reader, resolved, clock)
 
@@ -353,31 +456,6 @@ class SqliteRepository(_Reads):
             raise StorageError("the repository is closed")
         async with self._write_lock, _immediate(self._writer):
             yield SqliteWriteTx(self._writer, self._now)
-
-    async def list_games(self, query: GameQuery) -> list[GameRow]:
-        where: list[str] = []
-        params: list[Any] = []
-        if query.location_id is not None:
-            where.append("location_id = ?")
-            params.append(query.location_id)
-        if query.guild_id is not None:
-            where.append("guild_id = ?")
-            params.append(query.guild_id)
-        if query.player_id is not None:
-            where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
-            params.extend([query.player_id] * 4)
-        if query.statuses is not None:
-            if not query.statuses:
-                return []
-            where.append(f"status IN ({', '.join('?' for _ in query.statuses)})")
-            params.extend(query.statuses)
-        sql = f"SELECT {_GAME_COLUMNS} FROM games"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(max(0, int(query.limit)))
-        rows = await _fetchall(self._reader, sql, tuple(params))
-        return [_game_from_row(r) for r in rows]
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(
@@ -401,19 +479,86 @@ class SqliteRepository(_Reads):
             await self._writer.close()
 
 
-async def _connect(path: str) -> aiosqlite.Connection:
-    conn = await aiosqlite.connect(path, isolation_level=None)
-    await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+def _check_path(path: str) -> None:
+    """The causes SQLite would only call "unable to open database file"."""
+    target = Path(path)
+    if not target.parent.exists():
+        raise StoreOpenError(
+            f"cannot open the database {path}: the folder {target.parent} does not exist"
+        )
+    if target.is_dir():
+        raise StoreOpenError(f"cannot open the database {path}: it is a folder, not a file")
+
+
+def _is_read_only(folder: Path) -> bool:
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except (OSError, AttributeError):
+        pass
+    return not os.access(folder, os.W_OK)
+
+
+def _open_cause(path: str, error: BaseException) -> str:
+    """Why ``path`` could not be opened, in words, with SQLite's own words after them."""
+    code = getattr(error, "sqlite_errorcode", None)
+    said = " ".join(str(error).split()) or type(error).__name__
+    folder = Path(path).parent
+    if code == sqlite3.SQLITE_NOTADB:
+        return f"it is not an SQLite database, or it is damaged ({said})"
+    if code == sqlite3.SQLITE_FULL:
+        return f"the disk is full ({said})"
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) or (
+        isinstance(error, PermissionError)
+    ):
+        if _is_read_only(folder):
+            return f"the folder {folder} is read-only ({said})"
+        if Path(path).exists() and not os.access(path, os.W_OK):
+            return f"the file is read-only ({said})"
+        return f"it cannot be created or written ({said})"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"another process holds it locked ({said})"
+    if code == sqlite3.SQLITE_IOERR or (code is not None and code & 0xFF == sqlite3.SQLITE_IOERR):
+        return f"a disk read or write failed ({said})"
+    return said
+
+
+async def _connect(
+    path: str, busy_timeout_ms: int, opened: list[aiosqlite.Connection]
+) -> aiosqlite.Connection:
+    """A connection with our settings, appended to ``opened`` as soon as it exists so
+    that the caller can close it whatever fails next."""
+    conn = aiosqlite.connect(path, isolation_level=None)
+    opened.append(conn)  # before awaiting: a failed connect still has a thread to stop
+    await conn
+    await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
     await conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
-async def _enable_wal(conn: aiosqlite.Connection) -> None:
+async def _close_fully(conn: aiosqlite.Connection, timeout: float = 5.0) -> None:
+    """Close ``conn`` and wait until its worker thread has ended.
+
+    When connecting fails, aiosqlite queues the thread's stop without waiting for it;
+    the thread then reports to an event loop that ``asyncio.run`` may already have
+    closed (a traceback on stderr). Waiting here keeps the loop alive until it is done.
+    """
+    with suppress(Exception):
+        await conn.close()
+    thread = getattr(conn, "_thread", None)
+    if not isinstance(thread, threading.Thread) or thread.ident is None:
+        return
+    deadline = time.monotonic() + timeout
+    while thread.is_alive() and time.monotonic() < deadline:
+        await asyncio.sleep(0.001)
+
+
+async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
     """Switch the file to WAL. The switch needs the file to itself for a moment, and
     SQLite may answer "database is locked" at once instead of waiting on the busy
     timeout while another process opens the same file, so retry within that timeout."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    deadline = time.monotonic() + busy_timeout_ms / 1000
     delay = 0.005
     while True:
         try:
@@ -426,33 +571,51 @@ async def _enable_wal(conn: aiosqlite.Connection) -> None:
         delay = min(delay * 2, 0.2)
 
 
-async def _migrate(conn: aiosqlite.Connection) -> None:
+async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
     row = await _fetchone(conn, "PRAGMA user_version")
     if int(row[0]) == LATEST_VERSION:
         return
-    async with _immediate(conn):
-        # Read again inside the lock: another process may have migrated meanwhile.
-        row = await _fetchone(conn, "PRAGMA user_version")
-        version = int(row[0])
-        if version > LATEST_VERSION:
-            raise SchemaError(
-                f"the database is at schema version {version}, newer than this code "
-                f"({LATEST_VERSION}); upgrade Chess Garden"
-            )
-        for number in range(version + 1, LATEST_VERSION + 1):
-            for statement in MIGRATIONS[number - 1]:
-                await conn.execute(statement)
-            await conn.execute(f"PRAGMA user_version = {number}")
+    _check_version(int(row[0]), path)
+    # Foreign keys off while tables are rebuilt (the pragma is a no-op inside a
+    # transaction); every reference is checked before the migration commits.
+    await conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        async with _immediate(conn):
+            # Read again inside the lock: another process may have migrated meanwhile.
+            row = await _fetchone(conn, "PRAGMA user_version")
+            version = int(row[0])
+            _check_version(version, path)
+            for number in range(version + 1, LATEST_VERSION + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    await conn.execute(statement)
+                await conn.execute(f"PRAGMA user_version = {number}")
+            broken = await _fetchall(conn, "PRAGMA foreign_key_check")
+            if broken:
+                raise StoreOpenError(
+                    f"cannot open the database {path}: migrating it would break "
+                    f"{len(broken)} references (first: {tuple(broken[0])}); nothing was changed"
+                )
+    finally:
+        await conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _check_version(version: int, path: str) -> None:
+    if version > LATEST_VERSION:
+        raise SchemaError(
+            f"cannot open the database {path}: it was written by a newer "
+            f"Chess Garden (schema version {version}; this code knows up to "
+            f"{LATEST_VERSION}); upgrade Chess Garden"
+        )
 
 
 @asynccontextmanager
 async def _immediate(conn: aiosqlite.Connection) -> AsyncIterator[None]:
     """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends normally; rolled
     back when the block or the ``COMMIT`` raises (the error then goes on)."""
-    await conn.execute("BEGIN IMMEDIATE")
+    await _run(conn, "BEGIN IMMEDIATE")
     try:
         yield
-        await conn.execute("COMMIT")
+        await _run(conn, "COMMIT")
     except BaseException:
         with suppress(sqlite3.Error, ValueError):
             await conn.execute("ROLLBACK")

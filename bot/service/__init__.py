@@ -103,6 +103,7 @@ multi-action turns such as ``reroll``).
 
 from __future__ import annotations
 
+from bot.service.access import Viewer
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -117,6 +118,10 @@ from bot.service.errors import (
     SeedNotRevealed,
     ServiceError,
     StaleAction,
+    StoreBusy,
+    StoreFull,
+    StoreUnavailable,
+    TooManyChallenges,
     UnknownVariant,
 )
 from bot.service.results import (
@@ -128,7 +133,7 @@ from bot.service.results import (
     RollMismatch,
     VerifyReport,
 )
-from bot.service.service import GameService, render_board
+from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
     "CorruptGame",
@@ -152,9 +157,15 @@ __all__ = [
     "SeedNotRevealed",
     "ServiceError",
     "StaleAction",
+    "StoreBusy",
+    "StoreFull",
+    "StoreUnavailable",
+    "TooManyChallenges",
     "UnknownVariant",
     "VerifyReport",
+    "Viewer",
     "parse_dice",
     "render_board",
+    "render_dice",
     "roll_dice",
 ]

@@ -1,19 +1,33 @@
 """Internals of ``GameService``: input checks, locks, the engine-state cache, lookups,
-messages and rendering. The public commands are in ``bot.service.service``."""
+visibility, store faults, off-loop work, messages and drawing. The public commands are
+in ``bot.service.service`` and ``bot.service.looking``.
+
+Work off the event loop: rebuilding a game from its log (a 600-ply game takes a few
+hundred milliseconds), verifying, the legal-move list and the images all run in the
+service's worker threads (``_cpu``), so that one heavy request never stalls the
+others. Threads rather than processes: a rebuild hands back a whole engine game, which
+a process would have to pickle back and forth, and with few workers the event loop
+gets the interpreter back within a switch interval; ``benchmarks/loop_lag.py`` measures
+both against the old on-loop code.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import logging
 import os
 import random
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Self
+from typing import Any, ParamSpec, Self, TypeVar
 
 import variants
+from bot.service.access import Viewer, can_see, hidden
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
@@ -24,8 +38,11 @@ from bot.service.errors import (
     RequestConflict,
     ServiceError,
     StaleAction,
+    StoreBusy,
+    StoreFull,
 )
 from bot.service.live import (
+    DiceRenderer,
     Live,
     Renderer,
     catch_up,
@@ -33,6 +50,7 @@ from bot.service.live import (
     make_view,
     rebuild,
     render_board,
+    render_dice,
     result_text,
 )
 from bot.service.results import GameView, Outcome
@@ -46,13 +64,22 @@ from storage import (
     NewAction,
     Repository,
     SqliteRepository,
+    StoreBusyError,
+    StoreFullError,
     WriteTx,
 )
 from variants.dice import new_secret_seed
 
+log = logging.getLogger(__name__)
+
 MAX_TEXT = 200
 MAX_REQUEST_ID = 200
 COLOURS: tuple[Colour, Colour] = ("white", "black")
+CATCH_UP_INLINE = 4  # log entries replayed on the loop; more go to a worker thread
+VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def other_colour(colour: str) -> str:
@@ -110,6 +137,45 @@ class Step:
     end: tuple[str | None, str] | None = None  # engine result to set, if the game ends
 
 
+def translate_store_faults(cls: type[T]) -> type[T]:
+    """Wrap every public coroutine method of ``cls`` (and of its bases) so that a busy or
+    full database reaches the caller as ``StoreBusy``/``StoreFull``: service errors with
+    a plain message, like every other refusal. The store has rolled the transaction
+    back by then, so nothing is half-applied and the same call can simply be retried."""
+
+    def wrap(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+        @functools.wraps(method)
+        async def translated(*args: P.args, **kwargs: P.kwargs) -> T:
+            try:
+                return await method(*args, **kwargs)
+            except StoreBusyError as error:
+                raise StoreBusy() from error
+            except StoreFullError as error:
+                raise StoreFull() from error
+
+        translated.__store_faults__ = True  # type: ignore[attr-defined]
+        return translated
+
+    for klass in cls.__mro__:
+        for name, member in list(vars(klass).items()):
+            if name.startswith("_") or not asyncio.iscoroutinefunction(member):
+                continue
+            if getattr(getattr(cls, name), "__store_faults__", False):
+                continue
+            setattr(cls, name, wrap(getattr(cls, name)))
+    return cls
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What ``_present`` computed off the loop for an outcome."""
+
+    legal: tuple[str, ...] = ()
+    image: bytes | None = None
+    dice_image: bytes | None = None
+    failure: ServiceError | None = None  # why the board image is missing, if asked for
+
+
 class ServiceCore:
     """State and internals shared by the commands: locks, cache, lookups, messages."""
 
@@ -118,13 +184,21 @@ class ServiceCore:
         repository: Repository,
         *,
         renderer: Renderer | None = render_board,
+        dice_renderer: DiceRenderer | None = render_dice,
         label: Callable[[int], str] | None = None,
         rng: random.Random | None = None,
         seed_factory: Callable[[], str] = new_secret_seed,
         cache_size: int = 4096,
+        max_open_challenges: int = 3,
+        cpu_workers: int = 2,
     ) -> None:
+        if isinstance(max_open_challenges, bool) or not isinstance(max_open_challenges, int):
+            raise ValueError("max_open_challenges must be a whole number")
+        if max_open_challenges < 1:
+            raise ValueError("max_open_challenges must be at least 1")
         self.repo = repository
         self._renderer = renderer
+        self._dice_renderer = dice_renderer
         self._label = label or (lambda uid: f"player {uid}")
         self._rng = rng or random.SystemRandom()
         self._seed_factory = seed_factory
@@ -133,19 +207,47 @@ class ServiceCore:
         self._game_locks: dict[int, _Lock] = {}
         self._location_locks: dict[int, _Lock] = {}
         self._owns_repository = False
+        self.max_open_challenges = max_open_challenges
+        self._cpu_pool = ThreadPoolExecutor(
+            max_workers=max(1, cpu_workers), thread_name_prefix="chessgarden-cpu"
+        )
 
     @classmethod
-    async def open(cls, db: str | os.PathLike[str] | None = None, **kwargs: Any) -> Self:
-        """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it."""
-        service = cls(await SqliteRepository.open(db), **kwargs)
+    async def open(
+        cls,
+        db: str | os.PathLike[str] | None = None,
+        *,
+        busy_timeout_ms: int | None = None,
+        **kwargs: Any,
+    ) -> Self:
+        """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it.
+
+        Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot."""
+        store: dict[str, Any] = {}
+        if busy_timeout_ms is not None:
+            store["busy_timeout_ms"] = busy_timeout_ms
+        repository = await SqliteRepository.open(db, **store)
+        try:
+            service = cls(repository, **kwargs)
+        except BaseException:
+            await repository.close()
+            raise
         service._owns_repository = True
         return service
 
     async def close(self) -> None:
+        self._cpu_pool.shutdown(wait=False, cancel_futures=True)
         if self._owns_repository:
             await self.repo.close()
 
-    # ----- creating games -------------------------------------------------
+    async def _cpu(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run CPU work (replays, verification, legal moves, images) in a worker thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._cpu_pool, functools.partial(function, *args, **kwargs)
+        )
+
+    # ----- transactions and locks -------------------------------------------
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[WriteTx]:
@@ -174,23 +276,37 @@ class ServiceCore:
             if entry.users == 0 and table.get(key) is entry:
                 del table[key]
 
+    # ----- finding a game ---------------------------------------------------
+
     async def _find(
-        self, location_id: int | None, game_id: int | None, *, live_only: bool
+        self,
+        location_id: int | None,
+        game_id: int | None,
+        *,
+        live_only: bool,
+        viewer: Viewer | None = None,
     ) -> GameRow:
+        """The game named by id or by location, if ``viewer`` may see it (C3).
+
+        With a viewer, a game that exists but is not visible gets the same ``NotFound``
+        as one that does not exist: "there is no game N here"."""
+        if viewer is not None and not isinstance(viewer, Viewer):
+            raise InvalidInput("viewer must be a bot.service.Viewer")
         if (location_id is None) == (game_id is None):
             raise InvalidInput("name one game: by its location or by its id")
         if game_id is not None:
-            row = await self.repo.get_game(check_id(game_id, "the game id"))
-            if row is None:
-                raise NotFound(f"there is no game {game_id}")
-            return row
+            wanted = check_id(game_id, "the game id")
+            row = await self.repo.get_game(wanted)
+            if row is not None and can_see(row, viewer):
+                return row
+            raise hidden(wanted) if viewer is not None else NotFound(f"there is no game {wanted}")
         location = check_id(location_id, "the location id")
         row = await self.repo.live_game_at(location)
         if row is None and not live_only:
             recent = await self.repo.list_games(GameQuery(location_id=location, limit=1))
             row = recent[0] if recent else None
-        if row is None:
-            raise NotFound("there is no game or challenge here")
+        if row is None or not can_see(row, viewer):
+            raise hidden(None)
         return row
 
     async def _reload(self, tx: WriteTx, game_id: int) -> GameRow:
@@ -199,37 +315,65 @@ class ServiceCore:
             raise NotFound(f"there is no game {game_id}")
         return row
 
-    async def _live_in(self, tx: WriteTx, row: GameRow) -> Live:
-        """The engine state, checked against the log inside the transaction."""
-        return await self._fresh(tx, row, remember=True)
+    # ----- the engine state -------------------------------------------------
 
-    async def _live_read(self, row: GameRow) -> Live:
+    async def _live_in(self, tx: WriteTx, row: GameRow) -> Live:
+        """The engine state of a started game, checked against the log inside the transaction."""
+        live = await self._fresh(tx, row, remember=True)
+        if live is None:
+            raise self._not_started(row)
+        return live
+
+    async def _live_read(self, row: GameRow) -> Live | None:
+        """The engine state for looking; ``None`` for a game that never started."""
         return await self._fresh(self.repo, row, remember=row.is_live)
 
-    async def _fresh(self, source: WriteTx | Repository, row: GameRow, *, remember: bool) -> Live:
-        """The cached engine state if it matches the log, caught up or rebuilt if not.
+    @staticmethod
+    def _not_started(row: GameRow) -> InvalidState:
+        if row.status == "challenge":
+            return InvalidState(
+                f"game {row.id} has not started: the challenge is waiting, and its dice "
+                "are drawn when it is accepted"
+            )
+        return InvalidState(f"game {row.id} never started ({row.status}): it has no board")
+
+    async def _fresh(
+        self, source: WriteTx | Repository, row: GameRow, *, remember: bool
+    ) -> Live | None:
+        """The cached engine state if it matches the log, caught up or rebuilt if not;
+        ``None`` for a game without a seed (a challenge: no engine game exists yet).
 
         Another process sharing the file may have appended entries: those are
         replayed onto the cached game (whose dice continue from the same seed), and
-        anything unexpected falls back to a full rebuild from the log.
+        anything unexpected falls back to a full rebuild from the log. Replays of more
+        than a few entries run in a worker thread; the cached state is taken out of the
+        cache while a thread works on it, so a cancelled call cannot leave it half done.
         """
-        seq = await source.last_seq(row.id)
+        if row.seed is None:
+            return None
+        seq = row.log_count  # the row was read with (or just before) the log
         live = self._cache.get(row.id)
         if live is not None and live.seq < seq:
             try:
-                catch_up(row, live, await source.actions(row.id, after=live.seq))
+                missing = await source.actions(row.id, after=live.seq)
+                if len(missing) <= CATCH_UP_INLINE:
+                    catch_up(row, live, missing)
+                else:
+                    self._cache.pop(row.id, None)
+                    await self._cpu(catch_up, row, live, missing)
             except (ServiceError, ValueError):
                 self._cache.pop(row.id, None)
                 live = None
         if live is None or live.seq != seq:
-            live = rebuild(row, await source.actions(row.id))
+            self._cache.pop(row.id, None)
+            live = await self._cpu(rebuild, row, await source.actions(row.id))
         if remember:
             self._remember(row.id, live)
         return live
 
     async def _active_live(self, tx: WriteTx, row: GameRow) -> Live:
         if row.status == "challenge":
-            raise InvalidState(f"game {row.id} has not started: the challenge is waiting")
+            raise self._not_started(row)
         if row.status != "active":
             raise InvalidState(f"game {row.id} is over ({row.status})")
         return await self._live_in(tx, row)
@@ -239,6 +383,8 @@ class ServiceCore:
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+
+    # ----- who acts -----------------------------------------------------------
 
     def _check_mover(self, row: GameRow, user_id: int, colour: str) -> None:
         if user_id not in (row.white_id, row.black_id):
@@ -265,18 +411,24 @@ class ServiceCore:
         request_id: str | None,
         kind: str,
         decide: Callable[[GameRow, str, Live], Step],
+        *,
+        viewer: Viewer | None = None,
+        render: bool = False,
+        kinds: tuple[str, ...] | None = None,
     ) -> Outcome:
+        """One log entry by a player (resign, draw offers and answers), in one transaction.
+        ``kinds``: the entry kinds a retried ``request_id`` may have logged (default ``kind``)."""
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
-        row = await self._find(location_id, game_id, live_only=True)
+        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
             dirty = False
             try:
                 async with self._write() as tx:
                     row = await self._reload(tx, row.id)
-                    # an offer that met the other side's offer was logged as an agreement
-                    kinds = (kind, "draw_accept") if kind == "draw_offer" else (kind,)
-                    repeated = await self._repeat_request(tx, row, request_id, kinds, False, None)
+                    repeated = await self._repeat_request(
+                        tx, row, request_id, kinds or (kind,), render, None
+                    )
                     if repeated is not None:
                         return repeated
                     live = await self._active_live(tx, row)
@@ -297,12 +449,19 @@ class ServiceCore:
                     self._cache.pop(row.id, None)
                 raise
             view = make_view(row, live)
-        return Outcome(view, tuple(step.messages + self._status_lines(row, view)))
+            shown = await self._present(live, view, render=render)
+        return Outcome(
+            view,
+            tuple(step.messages + self._status_lines(row, view)),
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+        )
 
-    def _agree(self, colour: str) -> Step:
+    def _agree(self, colour: str, text: str | None = None) -> Step:
         return Step(
             "draw_accept",
-            f"{colour} accepts the draw",
+            text or f"{colour} accepts the draw",
             GameChanges(
                 status="finished", result="1/2-1/2", result_reason="agreement", draw_offer=None
             ),
@@ -339,7 +498,7 @@ class ServiceCore:
         seq = action.seq
         live = await self._live_in(tx, row)
         if seq < live.seq:  # later entries exist: show the game as it was then
-            live = rebuild(row, (await tx.actions(row.id))[:seq])
+            live = await self._cpu(rebuild, row, (await tx.actions(row.id))[:seq])
             result = live.game.result
             row = replace(
                 row,
@@ -350,11 +509,20 @@ class ServiceCore:
             )
         view = make_view(row, live)
         messages = ["(already done)", *self._status_lines(row, view)]
-        image = (
-            await self._maybe_render(live, orientation or view.turn or "white") if render else None
-        )
+        shown = await self._present(live, view, render=render, orientation=orientation)
         recorded = action.text if action.kind == "move" else None
-        return Outcome(view, tuple(messages), image, recorded, action.rolls, repeated=True)
+        return Outcome(
+            view,
+            tuple(messages),
+            shown.image,
+            recorded,
+            action.rolls,
+            repeated=True,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+        )
+
+    # ----- messages -----------------------------------------------------------
 
     def _status_lines(self, row: GameRow, view: GameView) -> list[str]:
         if view.status == "active":
@@ -379,6 +547,8 @@ class ServiceCore:
 
     @staticmethod
     def _reveal_lines(row: GameRow) -> list[str]:
+        if row.seed is None:  # never started: no die was ever drawn
+            return []
         return [f"Dice seed revealed: {row.seed} (commitment {row.commitment}); anyone can verify."]
 
     def _busy(self, row: GameRow) -> LocationBusy:
@@ -404,18 +574,62 @@ class ServiceCore:
         if orientation is not None and orientation not in COLOURS:
             raise InvalidInput("the orientation must be white or black")
 
-    async def _render(self, live: Live, orientation: str) -> bytes:
-        if self._renderer is None:
-            raise RenderUnavailable("this service draws no images")
-        try:
-            return await asyncio.to_thread(self._renderer, live.game, orientation)
-        except ServiceError:
-            raise
-        except Exception as error:
-            raise RenderUnavailable(f"the board could not be drawn: {error}") from error
+    # ----- drawing (contract C9) ------------------------------------------------
 
-    async def _maybe_render(self, live: Live, orientation: str) -> bytes | None:
+    async def _present(
+        self,
+        live: Live,
+        view: GameView,
+        *,
+        render: bool,
+        orientation: str | None = None,
+    ) -> Shown:
+        """The legal actions and, if ``render``, the board and dice images: one hop to a
+        worker thread. Call with the game's lock held (the thread reads the engine game)."""
+        active = view.status == "active"
+        if not active and not render:
+            return Shown()
+        side = orientation or view.turn or "white"
+        return await self._cpu(
+            _show,
+            live.game,
+            active,
+            view.variant,
+            view.dice if active else None,
+            side,
+            self._renderer if render else None,
+            self._dice_renderer if render else None,
+            render,
+        )
+
+
+def _show(
+    game: Any,
+    active: bool,
+    variant: str,
+    dice: tuple[int, ...] | None,
+    side: str,
+    renderer: Renderer | None,
+    dice_renderer: DiceRenderer | None,
+    render: bool,
+) -> Shown:
+    """Runs in a worker thread: the legal list, the board and the dice images."""
+    legal = tuple(game.legal_moves()) if active else ()
+    image = dice_image = None
+    failure: ServiceError | None = None
+    if render:
+        if renderer is None:
+            failure = RenderUnavailable("this service draws no images")
+        else:
+            try:
+                image = renderer(game, side)
+            except ServiceError as error:
+                failure = error
+            except Exception as error:
+                failure = RenderUnavailable(f"the board could not be drawn: {error}")
+    if dice_renderer is not None and dice:
         try:
-            return await self._render(live, orientation)
-        except RenderUnavailable:
-            return None
+            dice_image = dice_renderer(variant, dice)
+        except Exception as error:  # a missing dice picture never fails a move
+            log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
+    return Shown(legal, image, dice_image, failure)

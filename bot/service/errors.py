@@ -9,10 +9,14 @@
     |   +-- LocationBusy     one live game (challenge or active) per location
     |   +-- StaleAction      ``expected_ply`` no longer matches: someone acted first
     |   +-- SeedNotRevealed  verify asked for a game still in play
-    +-- IllegalAction        the engine refused the notation; ``cause`` is the engine's error
+    |   +-- TooManyChallenges  the challenger has ``max_open_challenges`` open already
+    +-- IllegalAction        the engine refused the notation; ``kind`` says why
     +-- RequestConflict      a request id reused for a different command
     +-- RenderUnavailable    the board image could not be drawn
     +-- CorruptGame          the stored log does not replay (an operator problem)
+    +-- StoreUnavailable     the database could not do it now; retrying later works
+        +-- StoreBusy        another process held the database past the busy timeout
+        +-- StoreFull        the disk is full
 
 On any ``ServiceError`` nothing stored has changed.
 """
@@ -63,6 +67,10 @@ class SeedNotRevealed(InvalidState):
     pass
 
 
+class TooManyChallenges(InvalidState):
+    pass
+
+
 class IllegalAction(ServiceError):
     """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'."""
 
@@ -81,3 +89,20 @@ class RenderUnavailable(ServiceError):
 
 class CorruptGame(ServiceError):
     pass
+
+
+class StoreUnavailable(ServiceError):
+    """The database could not apply the command now; nothing was saved, and the same
+    command can be sent again."""
+
+
+class StoreBusy(StoreUnavailable):
+    def __init__(self, message: str = "The database is busy; try again in a moment.") -> None:
+        super().__init__(message)
+
+
+class StoreFull(StoreUnavailable):
+    def __init__(
+        self, message: str = "The database disk is full; nothing was saved. Try again later."
+    ) -> None:
+        super().__init__(message)

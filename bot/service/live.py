@@ -16,6 +16,9 @@ from variants.dice import ScriptedDice, VerifiableDice
 Renderer = Callable[[Any, str], bytes]
 """(game, orientation 'white'|'black') -> PNG bytes."""
 
+DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
+"""(variant key, dice showing) -> PNG bytes."""
+
 END_KINDS = ("resign", "draw_accept")
 
 
@@ -26,6 +29,28 @@ def render_board(game: Any, orientation: str = "white") -> bytes:
     except ImportError as error:
         raise RenderUnavailable("the board renderer is not available") from error
     return bytes(render_png(game, orientation=orientation))
+
+
+def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:
+    """The faces to draw: the variant's die, or the smallest common die that fits."""
+    top = max(dice)
+    if variant_sides >= top:
+        return variant_sides
+    for sides in (4, 6, 8, 10, 12, 20):
+        if sides >= top:
+            return sides
+    return top
+
+
+def render_dice(variant: str, dice: tuple[int, ...]) -> bytes:
+    """The one place the service draws dice: ``renderers.render_dice_png`` with the
+    variant's die (Guardener and Tquarchess d4, Jepps d6 for its setup)."""
+    try:
+        from renderers import render_dice_png
+    except ImportError as error:
+        raise RenderUnavailable("the dice renderer is not available") from error
+    sides = dice_sides(int(getattr(variants.rules(variant), "dice_sides", 0)), dice)
+    return bytes(render_dice_png(dice, sides))
 
 
 @dataclass
@@ -47,6 +72,8 @@ def dice_drawn(game: Any) -> int:
 
 def engine_dice(row: GameRow, stored: Sequence[Roll]) -> ScriptedDice:
     """Stored rolls first, then the game's verifiable dice from where they stopped."""
+    if row.seed is None:
+        raise CorruptGame(f"game {row.id} has no dice seed: it never started")
     values = [v for _, v in stored]
     return ScriptedDice(values, then=VerifiableDice(row.seed, row.id, start=len(values)))
 

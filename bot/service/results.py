@@ -12,10 +12,12 @@ from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
 class GameView:
     """A game as a player sees it now.
 
-    ``turn``/``to_move_id``/``dice``/``legal_count`` are about the side to act and are
-    ``None`` unless the game is active (for a challenge, ``to_move_id`` is the
-    challenged user, or ``None`` for an open challenge). ``seed`` is ``None`` until
-    the game has ended; ``commitment`` (its SHA-256) is public from the start.
+    ``turn``/``to_move_id``/``dice`` are about the side to act and are ``None`` unless
+    the game is active (for a challenge, ``to_move_id`` is the challenged user, or
+    ``None`` for an open challenge). No die exists before acceptance: a challenge has
+    no seed and no ``commitment`` (``None``); the seed is drawn at acceptance and its
+    SHA-256 ``commitment`` is public from then on; ``seed`` is ``None`` until the game
+    has ended.
     """
 
     id: int
@@ -38,7 +40,7 @@ class GameView:
     winner: Colour | None
     result_reason: str | None
     draw_offer: Colour | None
-    commitment: str
+    commitment: str | None
     seed: str | None
 
     @property
@@ -62,7 +64,10 @@ class Outcome:
     - ``image``: PNG bytes of the board, when asked for and available;
     - ``recorded``: the action as recorded (``act`` only), e.g. ``Bg5/T%3``;
     - ``rolls``: the ``(sides, value)`` rolls this command drew, already stored;
-    - ``repeated``: a retried request id; this is the original result, nothing new applied.
+    - ``repeated``: a retried request id; this is the original result, nothing new applied;
+    - ``legal``: the legal actions for the side now to act (empty unless the game is active);
+    - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
+      no board was drawn, no dice show, or no dice renderer is configured).
     """
 
     game: GameView
@@ -71,6 +76,8 @@ class Outcome:
     recorded: str | None = None
     rolls: tuple[Roll, ...] = ()
     repeated: bool = False
+    legal: tuple[str, ...] = ()
+    dice_image: bytes | None = None
 
     @property
     def next_user_id(self) -> int | None:
@@ -110,6 +117,9 @@ class GameSummary:
 
 @dataclass(frozen=True)
 class HistoryEntry:
+    """One log entry. An ``abort`` entry's ``actor_id`` is the moderator and its ``text``
+    the reason they gave."""
+
     seq: int
     kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort'
     actor_id: int | None
@@ -120,8 +130,11 @@ class HistoryEntry:
 
 @dataclass(frozen=True)
 class History:
+    """``record`` is the engine record (``variants.replay(record)`` rebuilds the game),
+    or ``''`` for a game that never started: a challenge has no dice and no record."""
+
     game: GameView
-    record: str  # the engine record; ``variants.replay(record)`` rebuilds the game
+    record: str
     entries: tuple[HistoryEntry, ...]
     start_rolls: tuple[Roll, ...]
 
@@ -138,7 +151,10 @@ class RollMismatch:
 @dataclass(frozen=True)
 class VerifyReport:
     """``ok`` is true when the seed matches the commitment, every stored roll equals the
-    roll recomputed from the seed, and the log replays from those rolls alone."""
+    roll recomputed from the seed, the log is complete (no entry and no roll missing,
+    first or last), the log replays on the seed's dice alone, and the stored result
+    follows from the log. ``problems`` says, in words, everything that is not so
+    (the roll mismatches are also in ``mismatches``, one value each)."""
 
     game_id: int
     commitment: str
@@ -148,7 +164,14 @@ class VerifyReport:
     mismatches: tuple[RollMismatch, ...]
     replay_error: str | None
     messages: tuple[str, ...] = field(default=())
+    problems: tuple[str, ...] = field(default=())
+    log_entries: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.seed_matches and not self.mismatches and self.replay_error is None
+        return (
+            self.seed_matches
+            and not self.mismatches
+            and self.replay_error is None
+            and not self.problems
+        )

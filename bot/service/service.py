@@ -1,61 +1,67 @@
-"""``GameService``: challenges, actions, draws, looking and verifying. See ``bot.service``.
+"""``GameService``: challenges, actions, draws and aborts. See ``bot.service``.
 
 Concurrency model:
 - one ``asyncio.Lock`` per game (and one per location for creating challenges), so
   commands on one game run one at a time in this process;
 - every command that changes a game runs in one ``BEGIN IMMEDIATE`` transaction that
-  re-reads the game row and the log length first, so another process sharing the
+  re-reads the game row (with its log length) first, so another process sharing the
   database file is noticed (the cached engine state is then rebuilt from the log);
-- the log's primary key ``(game_id, seq)`` makes a second action for the same slot
-  fail even if everything above were bypassed.
+- the store takes log entries strictly in order (entry ``n + 1`` after ``n``), so a
+  second action for the same slot fails even if everything above were bypassed.
 
 Rolls are drawn by the engine inside the transaction and stored with the action
-before the transaction commits and before anything is returned.
+before the transaction commits and before anything is returned. No die exists before
+a challenge is accepted: the seed is drawn, the engine game made and its first dice
+stored by ``accept``.
+
+Looking (view, board, history, verify, ...) is in ``bot.service.looking``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 import variants
+from bot.service.access import Viewer
 from bot.service.core import (
     COLOURS,
-    ServiceCore,
     Step,
     check_id,
     clean_request,
     clean_text,
     other_colour,
+    translate_store_faults,
 )
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
     NotAllowed,
     StaleAction,
+    TooManyChallenges,
     UnknownVariant,
 )
 from bot.service.live import (
     Live,
     dice_drawn,
     illegal,
-    make_summary,
     make_view,
     new_engine_game,
     render_board,
+    render_dice,
     result_text,
     variant_title,
 )
-from bot.service.results import GameSummary, GameView, History, HistoryEntry, Outcome, VerifyReport
-from bot.service.verify import verify_game
-from storage import STATUSES, GameChanges, GameQuery, GameRow, NewAction, NewGame
+from bot.service.looking import Looking
+from bot.service.results import Outcome
+from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
 from variants.dice import seed_commitment
 
-__all__ = ["GameService", "render_board"]
+__all__ = ["GameService", "render_board", "render_dice"]
 
 
-class GameService(ServiceCore):
+@translate_store_faults
+class GameService(Looking):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(
@@ -69,9 +75,9 @@ class GameService(ServiceCore):
         options: dict[str, Any] | None = None,
         guild_id: int | None = None,
         request_id: str | None = None,
-        seed: str | None = None,
-        render: bool = False,
     ) -> Outcome:
+        """A challenge: no engine game, no seed and no die until it is accepted (C4).
+        At most ``max_open_challenges`` open challenges per challenger (C7)."""
         location_id = check_id(location_id, "the location id")
         challenger_id = check_id(challenger_id, "the challenger id")
         if opponent_id is not None:
@@ -88,21 +94,20 @@ class GameService(ServiceCore):
         if colour not in ("white", "black", "random"):
             raise InvalidInput("the colour must be white, black or random")
         options = self._check_options(variant, options)
-        if seed is not None and (not isinstance(seed, str) or not seed):
-            raise InvalidInput("a seed must be non-empty text")
         async with self._lock(self._location_locks, location_id), self._write() as tx:
             if request_id is not None:
                 earlier = await tx.game_by_request(request_id)
                 if earlier is not None:
-                    live = await self._live_in(tx, earlier)
-                    return Outcome(make_view(earlier, live), ("(already done)",), repeated=True)
+                    # The view without engine state: reading it here could race a
+                    # command on that game, which holds the game's lock, not this one.
+                    return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
             busy = await tx.live_game_at(location_id)
             if busy is not None:
                 raise self._busy(busy)
+            await self._check_challenge_limit(tx, challenger_id)
             await tx.upsert_player(challenger_id)
             if opponent_id is not None:
                 await tx.upsert_player(opponent_id)
-            secret = seed if seed is not None else self._seed_factory()
             row = await tx.insert_game(
                 NewGame(
                     variant=variant,
@@ -113,29 +118,31 @@ class GameService(ServiceCore):
                     challenger_id=challenger_id,
                     opponent_id=opponent_id,
                     challenger_colour=colour,  # type: ignore[arg-type]
-                    seed=secret,
-                    commitment=seed_commitment(secret),
                     request_id=request_id,
                 )
             )
-            try:
-                game = new_engine_game(variant, options, secret, row.id)
-            except ValueError as error:
-                raise InvalidInput(f"cannot set up {variant}: {error}") from error
-            rolls = tuple(game.rolls)
-            if rolls:
-                await tx.set_start_rolls(row.id, rolls)
-            row = replace(row, start_rolls=rolls)
-        live = Live(game, 0, 0)
-        self._remember(row.id, live)
         who = self._label(opponent_id) if opponent_id is not None else "anyone"
         messages = (
             f"Game {row.id}: {self._label(challenger_id)} challenges {who} to "
             f"{variant_title(variant)} (challenger plays {colour}).",
-            f"Dice commitment: {row.commitment}",
+            "The dice are drawn when the challenge is accepted.",
         )
-        image = await self._maybe_render(live, "white") if render else None
-        return Outcome(make_view(row, live), messages, image)
+        return Outcome(make_view(row, None), messages)
+
+    async def _check_challenge_limit(self, tx: WriteTx, challenger_id: int) -> None:
+        """Inside the transaction, so racing challenges (even from two processes) count."""
+        limit = self.max_open_challenges
+        open_ones = await tx.list_games(
+            GameQuery(challenger_id=challenger_id, statuses=("challenge",), limit=limit)
+        )
+        if len(open_ones) >= limit:
+            ids = ", ".join(str(g.id) for g in sorted(open_ones, key=lambda g: g.id))
+            many = len(open_ones) != 1
+            raise TooManyChallenges(
+                f"you already have {len(open_ones)} open challenge{'s' if many else ''} "
+                f"(game{'s' if many else ''} {ids}); at most {limit} may wait at once: "
+                "cancel one or wait for an answer"
+            )
 
     async def accept(
         self,
@@ -144,53 +151,98 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         render: bool = True,
+        seed: str | None = None,
+        viewer: Viewer | None = None,
     ) -> Outcome:
+        """Start the game: the seed is drawn now, the engine game made and its first
+        dice rolled and stored, all in one transaction. The commitment is in the
+        messages before the first dice (C4). ``seed``: only for local/demo play."""
         user_id = check_id(user_id, "the user id")
-        row = await self._find(location_id, game_id, live_only=True)
-        async with self._lock(self._game_locks, row.id), self._write() as tx:
-            row = await self._reload(tx, row.id)
-            if row.status != "challenge":
-                raise InvalidState(f"game {row.id} is not an open challenge (it is {row.status})")
-            if user_id == row.challenger_id:
-                raise NotAllowed("you cannot accept your own challenge; cancel it instead")
-            if row.opponent_id is not None and user_id != row.opponent_id:
-                raise NotAllowed(f"this challenge is for {self._label(row.opponent_id)}")
-            colour = row.challenger_colour
-            if colour == "random":
-                colour = self._rng.choice(COLOURS)
-            white, black = (
-                (row.challenger_id, user_id) if colour == "white" else (user_id, row.challenger_id)
-            )
-            await tx.upsert_player(user_id)
-            row = await tx.update_game(
-                row.id,
-                GameChanges(status="active", white_id=white, black_id=black, opponent_id=user_id),
-            )
-            live = await self._live_in(tx, row)
-        view = make_view(row, live)
+        if seed is not None and (not isinstance(seed, str) or not seed):
+            raise InvalidInput("a seed must be non-empty text")
+        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            async with self._write() as tx:
+                row = await self._reload(tx, row.id)
+                if row.status != "challenge":
+                    raise InvalidState(
+                        f"game {row.id} is not an open challenge (it is {row.status})"
+                    )
+                if user_id == row.challenger_id:
+                    raise NotAllowed("you cannot accept your own challenge; cancel it instead")
+                if row.opponent_id is not None and user_id != row.opponent_id:
+                    raise NotAllowed(f"this challenge is for {self._label(row.opponent_id)}")
+                colour = row.challenger_colour
+                if colour == "random":
+                    colour = self._rng.choice(COLOURS)
+                white, black = (
+                    (row.challenger_id, user_id)
+                    if colour == "white"
+                    else (user_id, row.challenger_id)
+                )
+                secret = seed if seed is not None else self._seed_factory()
+                try:
+                    game = new_engine_game(row.variant, row.options, secret, row.id)
+                except ValueError as error:
+                    raise InvalidInput(f"cannot set up {row.variant}: {error}") from error
+                await tx.upsert_player(user_id)
+                row = await tx.update_game(
+                    row.id,
+                    GameChanges(
+                        status="active",
+                        white_id=white,
+                        black_id=black,
+                        opponent_id=user_id,
+                        seed=secret,
+                        commitment=seed_commitment(secret),
+                    ),
+                )
+                rolls = tuple(game.rolls)
+                if rolls:
+                    await tx.set_start_rolls(row.id, rolls)
+                    row = replace(row, start_rolls=rolls, roll_count=len(rolls))
+            live = Live(game, 0, 0)
+            self._remember(row.id, live)
+            view = make_view(row, live)
+            shown = await self._present(live, view, render=render)
         messages = (
             f"Game {row.id} begins: {variant_title(row.variant)}, white {self._label(white)}, "
             f"black {self._label(black)}.",
+            f"Dice commitment: {row.commitment}",
             self._to_move_line(view),
         )
-        image = await self._maybe_render(live, view.turn or "white") if render else None
-        return Outcome(view, messages, image)
+        return Outcome(view, messages, shown.image, legal=shown.legal, dice_image=shown.dice_image)
 
     async def decline(
-        self, *, user_id: int, location_id: int | None = None, game_id: int | None = None
+        self,
+        *,
+        user_id: int,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
     ) -> Outcome:
-        return await self._close_challenge(user_id, location_id, game_id, "declined")
+        return await self._close_challenge(user_id, location_id, game_id, "declined", viewer)
 
     async def cancel(
-        self, *, user_id: int, location_id: int | None = None, game_id: int | None = None
+        self,
+        *,
+        user_id: int,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
     ) -> Outcome:
-        return await self._close_challenge(user_id, location_id, game_id, "cancelled")
+        return await self._close_challenge(user_id, location_id, game_id, "cancelled", viewer)
 
     async def _close_challenge(
-        self, user_id: int, location_id: int | None, game_id: int | None, status: str
+        self,
+        user_id: int,
+        location_id: int | None,
+        game_id: int | None,
+        status: str,
+        viewer: Viewer | None,
     ) -> Outcome:
         user_id = check_id(user_id, "the user id")
-        row = await self._find(location_id, game_id, live_only=True)
+        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id), self._write() as tx:
             row = await self._reload(tx, row.id)
             if row.status != "challenge":
@@ -218,6 +270,7 @@ class GameService(ServiceCore):
         expected_ply: int | None = None,
         render: bool = True,
         orientation: str | None = None,
+        viewer: Viewer | None = None,
     ) -> Outcome:
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
@@ -225,7 +278,7 @@ class GameService(ServiceCore):
         if expected_ply is not None:
             expected_ply = check_id(expected_ply, "the expected ply")
         self._check_orientation(orientation)
-        row = await self._find(location_id, game_id, live_only=True)
+        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
             dirty = False
             try:
@@ -283,12 +336,16 @@ class GameService(ServiceCore):
             view = make_view(row, live)
             messages = [f"{colour.capitalize()} played {recorded}."]
             messages += self._status_lines(row, view)
-            image = (
-                await self._maybe_render(live, orientation or view.turn or "white")
-                if render
-                else None
-            )
-        return Outcome(view, tuple(messages), image, recorded, rolls)
+            shown = await self._present(live, view, render=render, orientation=orientation)
+        return Outcome(
+            view,
+            tuple(messages),
+            shown.image,
+            recorded,
+            rolls,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+        )
 
     async def resign(
         self,
@@ -297,6 +354,8 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         request_id: str | None = None,
+        render: bool = False,
+        viewer: Viewer | None = None,
     ) -> Outcome:
         def step(row: GameRow, colour: str, live: Live) -> Step:
             winner = other_colour(colour)
@@ -313,7 +372,9 @@ class GameService(ServiceCore):
                 (winner, "resignation"),
             )
 
-        return await self._player_command(user_id, location_id, game_id, request_id, "resign", step)
+        return await self._player_command(
+            user_id, location_id, game_id, request_id, "resign", step, viewer=viewer, render=render
+        )
 
     async def offer_draw(
         self,
@@ -322,6 +383,8 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         request_id: str | None = None,
+        render: bool = False,
+        viewer: Viewer | None = None,
     ) -> Outcome:
         def step(row: GameRow, colour: str, live: Live) -> Step:
             if row.draw_offer == colour:
@@ -335,8 +398,17 @@ class GameService(ServiceCore):
                 [f"{colour.capitalize()} offers a draw."],
             )
 
+        # an offer that met the other side's offer was logged as an agreement
         return await self._player_command(
-            user_id, location_id, game_id, request_id, "draw_offer", step
+            user_id,
+            location_id,
+            game_id,
+            request_id,
+            "draw_offer",
+            step,
+            viewer=viewer,
+            render=render,
+            kinds=("draw_offer", "draw_accept"),
         )
 
     async def accept_draw(
@@ -346,13 +418,22 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         request_id: str | None = None,
+        render: bool = False,
+        viewer: Viewer | None = None,
     ) -> Outcome:
         def step(row: GameRow, colour: str, live: Live) -> Step:
             self._need_offer_from_other(row, colour, "accept")
             return self._agree(colour)
 
         return await self._player_command(
-            user_id, location_id, game_id, request_id, "draw_accept", step
+            user_id,
+            location_id,
+            game_id,
+            request_id,
+            "draw_accept",
+            step,
+            viewer=viewer,
+            render=render,
         )
 
     async def decline_draw(
@@ -362,6 +443,8 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         request_id: str | None = None,
+        render: bool = False,
+        viewer: Viewer | None = None,
     ) -> Outcome:
         def step(row: GameRow, colour: str, live: Live) -> Step:
             self._need_offer_from_other(row, colour, "decline")
@@ -373,7 +456,35 @@ class GameService(ServiceCore):
             )
 
         return await self._player_command(
-            user_id, location_id, game_id, request_id, "draw_decline", step
+            user_id,
+            location_id,
+            game_id,
+            request_id,
+            "draw_decline",
+            step,
+            viewer=viewer,
+            render=render,
+        )
+
+    async def agree_draw(
+        self,
+        *,
+        user_id: int,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        request_id: str | None = None,
+        render: bool = False,
+    ) -> Outcome:
+        """Both players agree to a draw at once, in ONE transaction: for hot-seat play,
+        where both sit at one keyboard (the console). ``user_id`` is the player who
+        typed it. Any standing offer does not matter. A trusted local caller only:
+        there is no ``viewer``, and no Discord command should call this."""
+
+        def step(row: GameRow, colour: str, live: Live) -> Step:
+            return self._agree(colour, f"{colour} and {other_colour(colour)} agree to a draw")
+
+        return await self._player_command(
+            user_id, location_id, game_id, request_id, "draw_accept", step, render=render
         )
 
     async def abort(
@@ -384,113 +495,31 @@ class GameService(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         reason: str | None = None,
+        viewer: Viewer | None = None,
     ) -> Outcome:
+        """A moderator ends a challenge or a game with no result (C5).
+
+        A moderator who plays in a started game may not abort it (a result they do
+        not like would vanish, and the next game gets fresh dice): they may resign.
+        Every abort is a log entry: who did it (``actor_id``) and why (its text)."""
         user_id = check_id(user_id, "the user id")
         if moderator is not True:
             raise NotAllowed("only a moderator can abort a game")
         why = clean_text(reason) if reason else "aborted by a moderator"
-        row = await self._find(location_id, game_id, live_only=True)
+        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id), self._write() as tx:
             row = await self._reload(tx, row.id)
             if not row.is_live:
                 raise InvalidState(f"game {row.id} is already over ({row.status})")
-            seq = await tx.last_seq(row.id)
-            await tx.append_action(NewAction(row.id, seq + 1, "abort", user_id, why))
+            if row.status == "active" and user_id in (row.white_id, row.black_id):
+                raise NotAllowed("you play in this game; resign instead")
+            await tx.append_action(NewAction(row.id, row.log_count + 1, "abort", user_id, why))
             row = await tx.update_game(
                 row.id, GameChanges(status="aborted", result_reason=why, draw_offer=None)
             )
         self._cache.pop(row.id, None)
         view = make_view(row, None)
-        return Outcome(view, (f"Game {row.id} aborted: {why}.", *self._reveal_lines(row)))
-
-    # ----- looking ------------------------------------------------------------
-
-    async def view(self, *, location_id: int | None = None, game_id: int | None = None) -> GameView:
-        row = await self._find(location_id, game_id, live_only=False)
-        async with self._lock(self._game_locks, row.id):
-            return make_view(row, await self._live_read(row))
-
-    async def board(
-        self,
-        *,
-        location_id: int | None = None,
-        game_id: int | None = None,
-        orientation: str | None = None,
-        user_id: int | None = None,
-    ) -> Outcome:
-        self._check_orientation(orientation)
-        row = await self._find(location_id, game_id, live_only=False)
-        async with self._lock(self._game_locks, row.id):
-            live = await self._live_read(row)
-            view = make_view(row, live)
-            side = orientation
-            if side is None and user_id is not None:
-                side = view.colour_of(user_id)
-            image = await self._render(live, side or view.turn or "white")
-        return Outcome(view, tuple(self._status_lines(row, view)), image)
-
-    async def legal_moves(
-        self, *, location_id: int | None = None, game_id: int | None = None
-    ) -> tuple[str, ...]:
-        row = await self._find(location_id, game_id, live_only=False)
-        if row.status != "active":
-            return ()
-        async with self._lock(self._game_locks, row.id):
-            live = await self._live_read(row)
-            return tuple(live.game.legal_moves())
-
-    async def position(self, *, location_id: int | None = None, game_id: int | None = None) -> str:
-        """The position as text (FEN-like; on 8x8 boards the first field is FEN placement)."""
-        row = await self._find(location_id, game_id, live_only=False)
-        async with self._lock(self._game_locks, row.id):
-            live = await self._live_read(row)
-            try:
-                return str(live.game.fen())
-            except (NotImplementedError, AttributeError, ValueError):
-                return f"(no position text for {row.variant})"
-
-    async def history(
-        self, *, location_id: int | None = None, game_id: int | None = None
-    ) -> History:
-        row = await self._find(location_id, game_id, live_only=False)
-        async with self._lock(self._game_locks, row.id):
-            actions = await self.repo.actions(row.id)
-            live = await self._live_read(row)
-            entries = tuple(
-                HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at)
-                for a in actions
-            )
-            return History(make_view(row, live), live.game.record(), entries, row.start_rolls)
-
-    async def list_games(
-        self,
-        *,
-        location_id: int | None = None,
-        guild_id: int | None = None,
-        player_id: int | None = None,
-        statuses: Iterable[str] | None = None,
-        limit: int = 25,
-    ) -> tuple[GameSummary, ...]:
-        chosen: tuple[Any, ...] | None = None
-        if statuses is not None:
-            chosen = tuple(statuses)
-            bad = [s for s in chosen if s not in STATUSES]
-            if bad:
-                raise InvalidInput(f"unknown status {bad[0]!r}; use: {', '.join(STATUSES)}")
-        limit = check_id(limit, "the limit")
-        query = GameQuery(
-            location_id=None if location_id is None else check_id(location_id, "the location id"),
-            guild_id=None if guild_id is None else check_id(guild_id, "the guild id"),
-            player_id=None if player_id is None else check_id(player_id, "the player id"),
-            statuses=chosen,
-            limit=max(1, min(limit, 100)),
+        return Outcome(
+            view,
+            (f"Game {row.id} aborted by {self._label(user_id)}: {why}.", *self._reveal_lines(row)),
         )
-        return tuple(make_summary(r) for r in await self.repo.list_games(query))
-
-    async def verify(
-        self, *, location_id: int | None = None, game_id: int | None = None
-    ) -> VerifyReport:
-        row = await self._find(location_id, game_id, live_only=False)
-        return verify_game(row, await self.repo.actions(row.id))
-
-    # ----- internals ------------------------------------------------------------

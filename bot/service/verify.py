@@ -1,86 +1,372 @@
-"""``verify``: recompute every roll of an ended game from its revealed seed (RULES.md section 6).
+"""``verify``: check an ended game against its revealed seed (RULES.md section 6).
 
-Three checks, all reported:
-1. the revealed seed hashes to the commitment published when the game was created;
-2. roll k, as stored, equals ``verifiable_roll(seed, game id, k, sides)``;
-3. the log replays from the seed alone: a fresh engine game on ``VerifiableDice(seed,
-   game id)`` playing the stored action texts records the same texts and rolls.
+Everything is reported, in words:
+1. the revealed seed hashes to the commitment published when the game started;
+2. the log is complete: its entries are numbered 1, 2, 3, ... with none missing, and
+   there are as many as the game row counts (``log_count``, kept by the store with
+   every append in the same transaction). Deleting the last action leaves the count
+   one higher than the log: caught. (The count and the numbering catch lost or
+   deleted entries; the seed is what makes the dice themselves unforgeable.);
+3. the roll numbers are consecutive: each entry's first roll carries its number
+   (``roll_index``), which must follow the rolls before it, and the game row's
+   ``roll_count`` must equal the rolls stored;
+4. roll k, as stored, equals ``verifiable_roll(seed, game id, k, sides)``;
+5. the log replays on the seed's dice alone: a fresh engine game on
+   ``VerifiableDice(seed, game id)`` plays the stored texts and records the same texts
+   and rolls. Where it does not, the report names the action, what is stored with its
+   dice and what the seed's dice are and give;
+6. the stored result follows from the log: who resigned, which move ended the game,
+   an agreed draw, an abort (by whom, why), and nothing logged after the end.
+
+A pure function of the stored data: the service runs it in a worker thread and keeps
+the report for a finished game (``bot.service.looking``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
-from bot.service.errors import SeedNotRevealed
-from bot.service.live import new_engine_game
+import variants
+from bot.service.live import dice_text, new_engine_game, result_text
 from bot.service.results import RollMismatch, VerifyReport
-from storage import ActionRow, GameRow
-from variants.dice import seed_commitment, verifiable_roll
+from storage import ActionRow, GameRow, Roll
+from variants.dice import DiceError, ScriptedDice, seed_commitment, verifiable_roll
+
+MAX_ROLL_LINES = 10
+END_ENTRIES = ("resign", "draw_accept", "abort")
+
+
+def log_digest(row: GameRow, actions: Sequence[ActionRow]) -> str:
+    """SHA-256 of everything ``verify_game`` reads: a kept report is valid only while
+    the stored game still hashes to the same digest."""
+    data: list[Any] = [
+        row.id,
+        row.variant,
+        row.options,
+        row.status,
+        row.white_id,
+        row.black_id,
+        row.result,
+        row.result_reason,
+        row.seed,
+        row.commitment,
+        row.start_rolls,
+        row.log_count,
+        row.roll_count,
+    ]
+    data += [(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.roll_index) for a in actions]
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
-    if not row.is_ended:
-        raise SeedNotRevealed(
-            f"game {row.id} is still in play; its dice seed is revealed when it ends "
-            f"(commitment {row.commitment})"
-        )
+    """The report for an ended game that has a seed (the caller checks both)."""
+    if row.seed is None or row.commitment is None:
+        raise ValueError(f"game {row.id} has no dice seed")
     seed_matches = seed_commitment(row.seed) == row.commitment
-    mismatches: list[RollMismatch] = []
-    index = 0
-    labelled = [("game start", row.start_rolls)] + [
-        (f"action {a.seq} ({a.text})", a.rolls) for a in actions
-    ]
-    for where, rolls in labelled:
-        for sides, stored in rolls:
-            expected = verifiable_roll(row.seed, row.id, index, sides)
-            if stored != expected:
-                mismatches.append(RollMismatch(index, where, sides, stored, expected))
-            index += 1
-    replay_error = _replay(row, actions)
-    messages = [
-        f"Game {row.id}: seed {row.seed}",
-        f"commitment {row.commitment}: "
-        + ("matches" if seed_matches else "DOES NOT MATCH the seed"),
-        f"{index} rolls checked, {len(mismatches)} mismatched",
-    ]
-    for m in mismatches[:10]:
-        messages.append(
-            f"roll {m.index + 1} at {m.where}: stored {m.stored}, seed gives {m.expected} (d{m.sides})"
+    problems: list[str] = []
+    if not seed_matches:
+        problems.append(
+            f"the revealed seed does not hash to the commitment {row.commitment} "
+            f"published when the game started (it hashes to {seed_commitment(row.seed)})"
         )
-    if replay_error:
-        messages.append(f"replay: {replay_error}")
+    problems += _log_gaps(row, actions)
+    mismatches, numbering, checked = _check_rolls(row, actions)
+    problems += numbering
+    for m in mismatches[:MAX_ROLL_LINES]:
+        problems.append(
+            f"roll {m.index + 1} ({m.where}) is stored as {m.stored} on a d{m.sides}; "
+            f"the seed gives {m.expected}"
+        )
+    if len(mismatches) > MAX_ROLL_LINES:
+        problems.append(f"... and {len(mismatches) - MAX_ROLL_LINES} more rolls differ")
+    replay = _replay(row, actions)
+    if replay.error:
+        problems.append(replay.error)
+    problems += _result_problems(row, actions, replay)
     report = VerifyReport(
         game_id=row.id,
         commitment=row.commitment,
         seed=row.seed,
         seed_matches=seed_matches,
-        rolls_checked=index,
+        rolls_checked=checked,
         mismatches=tuple(mismatches),
-        replay_error=replay_error,
+        replay_error=replay.error,
+        problems=tuple(problems),
+        log_entries=len(actions),
     )
-    messages.append("verified: every roll is honest" if report.ok else "NOT verified")
+    messages = [
+        f"Game {row.id}: seed {row.seed}",
+        f"commitment {row.commitment}: "
+        + ("matches" if seed_matches else "DOES NOT MATCH the seed"),
+        f"{len(actions)} log entries and {checked} rolls checked, "
+        f"{len(mismatches)} rolls mismatched",
+        *problems,
+        "verified: every roll is the seed's, the log is complete and the result follows from it"
+        if report.ok
+        else "NOT verified",
+    ]
     return replace(report, messages=tuple(messages))
 
 
-def _replay(row: GameRow, actions: Sequence[ActionRow]) -> str | None:
-    """Play the stored texts on dice drawn from the seed alone; report the first difference."""
+def _log_gaps(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
+    problems: list[str] = []
+    expected = 1
+    for action in actions:
+        if action.seq > expected:
+            missing = (
+                f"entry {expected} is"
+                if action.seq == expected + 1
+                else f"entries {expected} to {action.seq - 1} are"
+            )
+            problems.append(
+                f"the log jumps from entry {expected - 1} to entry {action.seq}: {missing} missing"
+            )
+        expected = action.seq + 1
+    last = actions[-1].seq if actions else 0
+    if row.log_count > last:
+        lost = row.log_count - last
+        problems.append(
+            f"the game counts {row.log_count} log entries but the log ends at entry {last}: "
+            + ("the last entry is" if lost == 1 else f"the last {lost} entries are")
+            + " missing"
+        )
+    elif row.log_count < last:
+        problems.append(
+            f"the log runs to entry {last} but the game counts only {row.log_count} entries"
+        )
+    return problems
+
+
+def _where(action: ActionRow) -> str:
+    return f"action {action.seq} ({action.text})"
+
+
+def _check_rolls(
+    row: GameRow, actions: Sequence[ActionRow]
+) -> tuple[list[RollMismatch], list[str], int]:
+    """Each stored roll against the seed at its stored number; the numbering itself."""
+    assert row.seed is not None
+    mismatches: list[RollMismatch] = []
+    problems: list[str] = []
+    checked = 0
+
+    def check(first: int, rolls: tuple[Roll, ...], where: str) -> None:
+        nonlocal checked
+        for offset, (sides, stored) in enumerate(rolls):
+            index = first + offset
+            expected = verifiable_roll(row.seed or "", row.id, index, sides)
+            if stored != expected:
+                mismatches.append(RollMismatch(index, where, sides, stored, expected))
+            checked += 1
+
+    check(0, row.start_rolls, "game start")
+    following = len(row.start_rolls)
+    for action in actions:
+        if action.roll_index != following:
+            what = (
+                f"roll numbers {following + 1} to {action.roll_index} are missing"
+                if action.roll_index > following
+                else "roll numbers repeat"
+            )
+            problems.append(
+                f"{_where(action)} numbers its first roll {action.roll_index + 1}, but the "
+                f"rolls before it end at number {following}: {what}"
+            )
+        check(action.roll_index, action.rolls, _where(action))
+        following = action.roll_index + len(action.rolls)
+    if row.roll_count != following:
+        problems.append(
+            f"the game counts {row.roll_count} rolls but the stored rolls end at number {following}"
+        )
+    return mismatches, problems, checked
+
+
+@dataclass
+class _Replay:
+    error: str | None = None
+    game: Any = None  # the engine game on the seed's dice, as far as it got
+    complete: bool = False  # every move of the log replayed
+    ended_by: ActionRow | None = None  # the move after which the engine ended the game
+
+
+def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
+    """Play the stored texts on dice drawn from the seed alone, side by side with a game
+    on the stored dice (to name the dice the log shows); report the first difference."""
+    assert row.seed is not None
+    out = _Replay()
     try:
         game = new_engine_game(row.variant, row.options, row.seed, row.id)
     except ValueError as error:
-        return f"the game cannot be set up: {error}"
+        out.error = f"the game cannot be set up: {error}"
+        return out
+    out.game = game
+    stored_values = [v for _, v in row.start_rolls]
+    for action in actions:
+        stored_values += [v for _, v in action.rolls]
+    shadow: Any = None
+    try:
+        shadow = variants.new_game(
+            row.variant, options=row.options, dice=ScriptedDice(stored_values)
+        )
+    except (ValueError, DiceError):
+        shadow = None
     if tuple(game.rolls) != tuple(row.start_rolls):
-        return "the start rolls differ from the seed's"
+        out.error = (
+            f"the game start is stored with dice {_rolls_text(row.start_rolls)}; the seed's "
+            f"dice are {_rolls_text(tuple(game.rolls))}"
+        )
+        return out
     for action in actions:
         if action.kind != "move":
             continue
+        seed_dice = dice_text(game.dice) or "(none)"
+        stored_dice = (dice_text(shadow.dice) or "(none)") if shadow is not None else "(unknown)"
         before = len(game.rolls)
         try:
             recorded = game.play(action.text)
         except ValueError as error:
-            return f"action {action.seq} ({action.text}) is not legal with the seed's dice: {error}"
-        if recorded != action.text or tuple(game.rolls[before:]) != action.rolls:
-            return (
-                f"action {action.seq} was stored as {action.text}, the seed's dice give {recorded}"
+            out.error = (
+                f"action {action.seq} is stored as {action.text} with dice {stored_dice}; "
+                f"the seed's dice are {seed_dice}, with which {action.text} is not legal: "
+                f"{' '.join(str(error).split())}"
             )
-    return None
+            return out
+        drawn = tuple(game.rolls[before:])
+        if recorded != action.text or drawn != action.rolls:
+            out.error = (
+                f"action {action.seq} is stored as {action.text} with dice {stored_dice}"
+                f"{_then(action.rolls)}; the seed's dice are {seed_dice}, which give "
+                f"{recorded}{_then(drawn)}"
+            )
+            return out
+        if shadow is not None:
+            try:
+                shadow.play(action.text)
+            except (ValueError, DiceError):
+                shadow = None
+        if game.result is not None and out.ended_by is None:
+            out.ended_by = action
+    out.complete = True
+    return out
+
+
+def _rolls_text(rolls: tuple[Roll, ...]) -> str:
+    return dice_text(tuple(v for _, v in rolls)) or "(none)"
+
+
+def _then(rolls: tuple[Roll, ...]) -> str:
+    return f", then rolling {_rolls_text(rolls)}" if rolls else ""
+
+
+def _result_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay) -> list[str]:
+    """Does the stored status and result follow from the log?"""
+    problems: list[str] = []
+    ends = [a for a in actions if a.kind in END_ENTRIES]
+    end = ends[0] if ends else None
+    if replay.ended_by is not None and (end is None or end.seq > replay.ended_by.seq):
+        end = replay.ended_by
+    if end is not None:
+        late = [a for a in actions if a.seq > end.seq]
+        if late:
+            problems.append(
+                f"entry {late[0].seq} ({late[0].kind}: {late[0].text}) comes after the game "
+                f"ended at entry {end.seq} ({end.kind}: {end.text})"
+            )
+    stored = f"{row.status}" + (f" {row.result}" if row.result else "")
+    stored += f" ({row.result_reason})" if row.result_reason else ""
+    last = actions[-1] if actions else None
+    said = f"entry {last.seq}, {last.kind} {last.text}" if last else "no entries"
+
+    if row.status == "finished":
+        if row.result_reason == "resignation":
+            resign = end if end is not None and end.kind == "resign" else None
+            if resign is None:
+                problems.append(
+                    f"the game is stored as {stored}, but nobody resigned in the log "
+                    f"(its last entry: {said})"
+                )
+            else:
+                problems += _resigner_problems(row, resign)
+        elif row.result_reason == "agreement":
+            if end is None or end.kind != "draw_accept":
+                problems.append(
+                    f"the game is stored as {stored}, but the log has no agreed draw "
+                    f"(its last entry: {said})"
+                )
+            elif row.result != "1/2-1/2":
+                problems.append(
+                    f"entry {end.seq} agrees a draw, so the result is 1/2-1/2; "
+                    f"the game is stored as {row.result}"
+                )
+        else:
+            problems += _engine_end_problems(row, replay, stored, said)
+    elif row.status == "aborted":
+        if end is None or end.kind != "abort":
+            problems.append(f"the game is stored as {stored}, but the log has no abort entry")
+        else:
+            if row.result is not None:
+                problems.append(
+                    f"entry {end.seq} aborts the game, which has no result; the game is "
+                    f"stored as {row.result}"
+                )
+            if row.result_reason != end.text:
+                problems.append(
+                    f"entry {end.seq} aborts the game by player {end.actor_id} because "
+                    f"{end.text!r}; the game stores the reason {row.result_reason!r}"
+                )
+        if replay.ended_by is not None and end is not None and end.kind == "abort":
+            problems.append(
+                f"the game ended at move {replay.ended_by.seq} ({replay.ended_by.text}); "
+                f"it cannot be aborted after that"
+            )
+    elif row.status in ("declined", "cancelled") and actions:
+        problems.append(
+            f"the challenge is stored as {row.status}, but the log has {len(actions)} entries"
+        )
+    return problems
+
+
+def _resigner_problems(row: GameRow, resign: ActionRow) -> list[str]:
+    problems: list[str] = []
+    words = resign.text.split()
+    colour = words[0] if words and words[0] in ("white", "black") else None
+    player = {"white": row.white_id, "black": row.black_id}
+    if colour is None:
+        sides = [c for c, uid in player.items() if uid == resign.actor_id]
+        colour = sides[0] if len(sides) == 1 else None
+    if colour is None:
+        return [f"entry {resign.seq} ({resign.text}) does not say who resigned"]
+    if resign.actor_id != player[colour]:
+        problems.append(
+            f"entry {resign.seq} says {colour} resigns, but it was sent by player "
+            f"{resign.actor_id}, who does not play {colour}"
+        )
+    winner = "black" if colour == "white" else "white"
+    if row.result != result_text(winner):
+        problems.append(
+            f"entry {resign.seq}: {colour} resigned, so {winner} won ({result_text(winner)}); "
+            f"the game is stored as {row.result}"
+        )
+    return problems
+
+
+def _engine_end_problems(row: GameRow, replay: _Replay, stored: str, said: str) -> list[str]:
+    if not replay.complete:
+        return []  # the replay already failed and said where
+    result = replay.game.result if replay.game is not None else None
+    if result is None or replay.ended_by is None:
+        return [
+            f"the game is stored as {stored}, but after the log's last entry ({said}) the "
+            "game is not over: the log does not show how it ended"
+        ]
+    move = replay.ended_by
+    outcome = "a draw" if result.winner is None else f"{result.winner} wins"
+    ended = f"move {move.seq} ({move.text}) ends the game: {outcome} ({result.reason})"
+    if row.result != result_text(result.winner) or row.result_reason != result.reason:
+        return [f"{ended}; the game is stored as {stored}"]
+    return []

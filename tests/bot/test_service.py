@@ -83,7 +83,7 @@ async def test_challenge_and_accept(service: GameService) -> None:
     )
     assert made.game.status == "challenge"
     assert made.next_user_id == BOB
-    assert len(made.game.commitment) == 64 and made.game.seed is None
+    assert made.game.commitment is None and made.game.seed is None  # no dice yet (C4)
     with pytest.raises(NotAllowed):
         await service.accept(location_id=1, user_id=CAROL)
     with pytest.raises(NotAllowed):
@@ -93,7 +93,9 @@ async def test_challenge_and_accept(service: GameService) -> None:
     assert (view.status, view.white_id, view.black_id) == ("active", BOB, ALICE)
     assert view.turn == "white" and started.next_user_id == BOB
     assert view.dice is not None and len(view.dice) == 2 and all(1 <= d <= 4 for d in view.dice)
-    assert view.seed is None
+    assert view.seed is None and view.commitment is not None and len(view.commitment) == 64
+    commitment_line = started.messages.index(f"Dice commitment: {view.commitment}")
+    assert commitment_line < len(started.messages) - 1  # before the line with the first dice
     with pytest.raises(InvalidState):
         await service.accept(location_id=1, user_id=BOB)
 
@@ -405,6 +407,7 @@ async def test_verify_catches_a_tampered_start_roll_and_seed(
     assert not report.ok and report.mismatches[0].index == 1
     assert report.mismatches[0].where == "game start"
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER games_seed_once")
         conn.execute("UPDATE games SET seed = 'not the seed' WHERE id = ?", (gid,))
     report = await service.verify(game_id=gid)
     assert not report.seed_matches and not report.ok

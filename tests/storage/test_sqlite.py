@@ -241,3 +241,67 @@ async def test_concurrent_first_opens_migrate_once(tmp_path: Path) -> None:
     finally:
         for repo in repos:
             await repo.close()
+
+
+async def test_the_game_counts_its_log_and_rolls(repo: SqliteRepository) -> None:
+    gid = await make_game(repo, seed=None, commitment=None)
+    game = await repo.get_game(gid)
+    assert game is not None and (game.seed, game.log_count, game.roll_count) == (None, 0, 0)
+    async with repo.write() as tx:
+        await tx.update_game(gid, GameChanges(status="active", seed="s", commitment="c"))
+        await tx.set_start_rolls(gid, ((4, 1), (4, 2)))
+        first = await tx.append_action(NewAction(gid, 1, "move", 1, "e4", ((4, 3), (4, 4))))
+        second = await tx.append_action(NewAction(gid, 2, "draw_offer", 2, "black offers"))
+        third = await tx.append_action(NewAction(gid, 3, "move", 2, "e5", ((4, 1),)))
+    assert (first.roll_index, second.roll_index, third.roll_index) == (2, 4, 4)
+    game = await repo.get_game(gid)
+    assert game is not None and (game.log_count, game.roll_count) == (3, 5)
+    with pytest.raises(ConflictError) as info:  # entry 5 would leave entry 4 out
+        async with repo.write() as tx:
+            await tx.append_action(NewAction(gid, 5, "move", 1, "d4"))
+    assert info.value.what == "seq"
+    with pytest.raises(StorageError):  # the seed is drawn once
+        async with repo.write() as tx:
+            await tx.update_game(gid, GameChanges(seed="other", commitment="other"))
+
+
+async def test_a_game_without_a_seed_cannot_start(repo: SqliteRepository) -> None:
+    gid = await make_game(repo, seed=None, commitment=None)
+    with pytest.raises(StorageError):
+        async with repo.write() as tx:
+            await tx.update_game(gid, GameChanges(status="active"))
+
+
+async def test_board_message_is_kept_without_touching_the_game(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    before = await repo.get_game(gid)
+    async with repo.write() as tx:
+        await tx.set_board_message(gid, 55, 66)
+    after = await repo.get_game(gid)
+    assert after is not None and before is not None
+    assert (after.board_channel_id, after.board_message_id) == (55, 66)
+    assert after.updated_at == before.updated_at
+    with pytest.raises(StorageError):
+        async with repo.write() as tx:
+            await tx.set_board_message(gid + 100, 1, 2)
+
+
+async def test_the_last_game_in_a_channel_is_found_by_index(repo: SqliteRepository) -> None:
+    await make_game(repo, 10)
+    async with repo.write() as tx:
+        conn = tx._conn  # noqa: SLF001 - asking SQLite for its plan
+        plan = await conn.execute_fetchall(
+            "EXPLAIN QUERY PLAN SELECT id FROM games WHERE location_id = ? ORDER BY id DESC LIMIT 1",
+            (10,),
+        )
+    text = " ".join(str(tuple(r)) for r in plan)
+    assert "games_by_location" in text and "TEMP B-TREE" not in text, text
+
+
+async def test_open_challenges_of_one_challenger(repo: SqliteRepository) -> None:
+    a = await make_game(repo, 10, seed=None, commitment=None)
+    await make_game(repo, 11, seed=None, commitment=None, challenger_id=2, opponent_id=1)
+    c = await make_game(repo, 12, seed=None, commitment=None)
+    async with repo.write() as tx:
+        found = await tx.list_games(GameQuery(challenger_id=1, statuses=("challenge",)))
+    assert [g.id for g in found] == [c, a]

@@ -1,0 +1,243 @@
+"""Looking at games: view, board, legal moves, position, history, lists, verify, and the
+board-message bookkeeping. Part of ``GameService`` (see ``bot.service``).
+
+Anyone may look at a game they can see (``Viewer``, contract C3); with a viewer, a game
+that is not visible is "not found", like one that does not exist.
+
+Verification of an ended game is computed once and kept, in memory, keyed by a digest
+of exactly what it checked (the game row and every log entry). Not in the database:
+a verdict stored beside the data could vouch for that data after it was changed;
+with the digest as the key, any change to the stored game makes the next ``verify``
+check again. An ended game's data never changes legitimately, so after the first call
+``verify`` costs one read of the log and a hash. Concurrent calls for the same game
+share one computation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from bot.service.access import Viewer
+from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
+from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
+from bot.service.live import make_summary, make_view
+from bot.service.results import GameSummary, GameView, History, HistoryEntry, Outcome, VerifyReport
+from bot.service.verify import log_digest, verify_game
+from storage import STATUSES, GameQuery
+
+
+class Looking(ServiceCore):
+    """The read-only half of ``GameService``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._verified: OrderedDict[int, tuple[str, VerifyReport]] = OrderedDict()
+        self._verifying: dict[tuple[int, str], asyncio.Future[VerifyReport]] = {}
+
+    async def view(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> GameView:
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            return make_view(row, await self._live_read(row))
+
+    async def board(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        orientation: str | None = None,
+        user_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> Outcome:
+        """The board image (``RenderUnavailable`` if it cannot be drawn), the dice image
+        and the legal actions. A challenge has no board: no die exists before it starts."""
+        self._check_orientation(orientation)
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            if live is None:
+                raise self._not_started(row)
+            view = make_view(row, live)
+            side = orientation
+            if side is None and user_id is not None:
+                side = view.colour_of(user_id)
+            shown = await self._present(live, view, render=True, orientation=side)
+        if shown.failure is not None:
+            raise shown.failure
+        return Outcome(
+            view,
+            tuple(self._status_lines(row, view)),
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+        )
+
+    async def legal_moves(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> tuple[str, ...]:
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        if row.status != "active":
+            return ()
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            if live is None:
+                return ()
+            return await self._cpu(lambda: tuple(live.game.legal_moves()))
+
+    async def position(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> str:
+        """The position as text (FEN-like; on 8x8 boards the first field is FEN placement)."""
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            if live is None:
+                raise self._not_started(row)
+            try:
+                return str(live.game.fen())
+            except (NotImplementedError, AttributeError, ValueError):
+                return f"(no position text for {row.variant})"
+
+    async def history(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> History:
+        """Every log entry (aborts with who and why) and the engine record; a challenge
+        shows no dice (it has none) and its record is ``''``."""
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            actions = await self.repo.actions(row.id)
+            live = await self._live_read(row)
+            entries = tuple(
+                HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at)
+                for a in actions
+            )
+            record = "" if live is None else await self._cpu(live.game.record)
+            return History(make_view(row, live), record, entries, row.start_rolls)
+
+    async def list_games(
+        self,
+        *,
+        location_id: int | None = None,
+        guild_id: int | None = None,
+        player_id: int | None = None,
+        statuses: Iterable[str] | None = None,
+        limit: int = 25,
+        viewer: Viewer | None = None,
+    ) -> tuple[GameSummary, ...]:
+        """Newest first. With a ``viewer``: only games of the viewer's server, or in a DM
+        only the viewer's own games, whatever the other filters say."""
+        chosen: tuple[Any, ...] | None = None
+        if statuses is not None:
+            chosen = tuple(statuses)
+            bad = [s for s in chosen if s not in STATUSES]
+            if bad:
+                raise InvalidInput(f"unknown status {bad[0]!r}; use: {', '.join(STATUSES)}")
+        limit = check_id(limit, "the limit")
+        query = GameQuery(
+            location_id=None if location_id is None else check_id(location_id, "the location id"),
+            guild_id=None if guild_id is None else check_id(guild_id, "the guild id"),
+            player_id=None if player_id is None else check_id(player_id, "the player id"),
+            statuses=chosen,
+            limit=max(1, min(limit, 100)),
+        )
+        if viewer is not None:
+            if not isinstance(viewer, Viewer):
+                raise InvalidInput("viewer must be a bot.service.Viewer")
+            if viewer.guild_id is not None:
+                if query.guild_id not in (None, viewer.guild_id):
+                    return ()
+                query = replace(query, guild_id=viewer.guild_id)
+            else:
+                if query.player_id not in (None, viewer.user_id):
+                    return ()
+                query = replace(query, player_id=viewer.user_id)
+        return tuple(make_summary(r) for r in await self.repo.list_games(query))
+
+    async def verify(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+    ) -> VerifyReport:
+        """Check an ended game against its revealed seed (see ``bot.service.verify``).
+        Computed in a worker thread, once per stored state of the game."""
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        if row.seed is None:
+            if row.is_live:
+                raise SeedNotRevealed(
+                    f"game {row.id} has not started; its dice seed is drawn when the "
+                    "challenge is accepted and revealed when the game ends"
+                )
+            raise InvalidState(
+                f"game {row.id} never started ({row.status}): no die was drawn, "
+                "so there is nothing to verify"
+            )
+        if not row.is_ended:
+            raise SeedNotRevealed(
+                f"game {row.id} is still in play; its dice seed is revealed when it ends "
+                f"(commitment {row.commitment})"
+            )
+        actions = await self.repo.actions(row.id)
+        digest = await self._cpu(log_digest, row, actions)
+        kept = self._verified.get(row.id)
+        if kept is not None and kept[0] == digest:
+            self._verified.move_to_end(row.id)
+            return kept[1]
+        key = (row.id, digest)
+        running = self._verifying.get(key)
+        if running is None:
+            running = asyncio.ensure_future(self._cpu(verify_game, row, actions))
+            self._verifying[key] = running
+            running.add_done_callback(lambda _: self._verifying.pop(key, None))
+        report = await asyncio.shield(running)
+        self._verified[row.id] = (digest, report)
+        self._verified.move_to_end(row.id)
+        while len(self._verified) > VERIFIED_KEPT:
+            self._verified.popitem(last=False)
+        return report
+
+    # ----- board messages (contract C8) -------------------------------------------
+
+    async def set_board_message(self, *, game_id: int, channel_id: int, message_id: int) -> None:
+        """Remember the game's latest board message (replacing the one before), so that
+        its buttons can be taken off when a new board is posted or the game ends, even
+        after a restart. Not a change of the game: ``updated_at`` stays."""
+        game_id = check_id(game_id, "the game id")
+        channel_id = check_id(channel_id, "the channel id")
+        message_id = check_id(message_id, "the message id")
+        async with self._write() as tx:
+            if await tx.get_game(game_id) is None:
+                raise NotFound(f"there is no game {game_id}")
+            await tx.set_board_message(game_id, channel_id, message_id)
+
+    async def board_message(self, *, game_id: int) -> tuple[int, int] | None:
+        """``(channel id, message id)`` of the game's latest board message, or ``None``."""
+        game_id = check_id(game_id, "the game id")
+        row = await self.repo.get_game(game_id)
+        if row is None:
+            raise NotFound(f"there is no game {game_id}")
+        if row.board_channel_id is None or row.board_message_id is None:
+            return None
+        return row.board_channel_id, row.board_message_id
