@@ -256,17 +256,6 @@ def dice_text(dice: Sequence[int] | None) -> str:
     return " ".join(f"**{value}**" for value in dice)
 
 
-def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:
-    """The faces to draw: the variant's die, or the smallest common die that fits."""
-    top = max(dice)
-    if variant_sides >= top:
-        return variant_sides
-    for sides in (4, 6, 8, 10, 12, 20):
-        if sides >= top:
-            return sides
-    return top
-
-
 # ----- messages -----------------------------------------------------------------
 
 
@@ -470,7 +459,7 @@ def history_text(history: History) -> str:
     lines = [
         f"{view.variant_title}, game {view.id}: white {view.white_id}, black {view.black_id}",
         f"status: {result_line(view)}",
-        f"dice commitment: {view.commitment}",
+        f"dice commitment: {view.commitment or 'none yet (drawn when the challenge is accepted)'}",
     ]
     if view.seed is not None:
         lines.append(f"dice seed: {view.seed}")

@@ -94,6 +94,10 @@ async def challenge(
             f"I need {adapter.permission_words(missing)} there.",
         )
         return False
+    waiting = await _open_challenges(interaction)
+    if waiting:
+        await flows.refuse(interaction, waiting)
+        return False
     budget: threads.ThreadBudget = interaction.client.thread_budget  # type: ignore[attr-defined]
     wait = budget.wait_for(home.parent.id)
     if wait:
@@ -166,6 +170,24 @@ async def _challenge_in(
         colour=adapter.COLOUR_CHALLENGE,
     )
     return Post(embed=note, note=f"Game {game_id} is in {thread.mention}.")
+
+
+async def _open_challenges(interaction: Interaction) -> str:
+    """Before a thread is made for it: would the challenge be over the user's limit? The
+    service decides again when it records the challenge; this only spares an empty thread."""
+    service = flows.service_of(interaction)
+    limit = service.max_open_challenges
+    games = await service.list_games(
+        player_id=interaction.user.id, statuses=("challenge",), limit=100
+    )
+    mine = sorted(g.id for g in games if g.challenger_id == interaction.user.id)
+    if len(mine) < limit:
+        return ""
+    ids = ", ".join(str(i) for i in mine)
+    return (
+        f"You already have {len(mine)} open challenges (games {ids}); at most {limit} may "
+        "wait at once. Cancel one with its Decline button, or wait for an answer."
+    )
 
 
 async def _withdraw(interaction: Interaction, game_id: int) -> str:

@@ -233,4 +233,6 @@ def service_label(user_id: int) -> str:
 
 
 async def open_service(settings: Settings) -> GameService:
-    return await GameService.open(settings.db_path, label=service_label)
+    return await GameService.open(
+        settings.db_path, label=service_label, max_open_challenges=settings.max_challenges
+    )

@@ -31,10 +31,9 @@ from typing import Any
 
 import discord
 
-import variants
 from bot import adapter, threads, views
 from bot.adapter import Post
-from bot.service import GameService, GameView, IllegalAction, Outcome, ServiceError
+from bot.service import GameService, GameView, IllegalAction, Outcome, ServiceError, Viewer
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +66,20 @@ def request_id(interaction: Interaction) -> str:
     return f"discord:{interaction.id}"
 
 
+def viewer_of(interaction: Interaction, *, from_button: bool = False) -> Viewer:
+    """Who asks, and from where: the service shows a game only in its own server (in a DM,
+    only the asker's own games), and to a button only in the game's own channel or thread."""
+    return Viewer(
+        user_id=interaction.user.id,
+        guild_id=interaction.guild_id,
+        location_id=interaction.channel_id,
+        from_button=from_button,
+    )
+
+
 def seen(interaction: Interaction, *, from_button: bool = False) -> dict[str, Any]:
-    """Who is asking, for the service's visibility check (C3: added when the service has it)."""
-    return {}
+    """``viewer=`` for every per-game service call (``**seen(interaction)``)."""
+    return {"viewer": viewer_of(interaction, from_button=from_button)}
 
 
 def bot_user_id(interaction: Interaction) -> int | None:
@@ -270,60 +280,39 @@ async def report_failure(interaction: Interaction, error: BaseException, *, what
 # ----- boards ------------------------------------------------------------------------------
 
 
-def _dice_png(view: GameView) -> bytes | None:
-    if not view.dice or view.status != "active":
-        return None
-    from renderers import render_dice_png
-
-    try:
-        sides = adapter.dice_sides(int(variants.rules(view.variant).dice_sides), view.dice)
-        return render_dice_png(view.dice, sides)
-    except ValueError:
-        log.warning("cannot draw dice %s for %s", view.dice, view.variant)
-        return None
-
-
 def default_orientation(view: GameView) -> str:
     """Live boards face the side to act; finished ones face White."""
     return view.turn if view.status == "active" and view.turn else "white"
 
 
-async def board_post(
+def board_post(
     interaction: Interaction,
-    view: GameView,
-    messages: tuple[str, ...] | list[str],
+    outcome: Outcome,
     *,
     orientation: str | None = None,
     ephemeral: bool = False,
     prompt: bool = True,
     show_commitment: bool = False,
 ) -> Post:
-    """Draw the board (service, worker thread) and the dice (worker thread); build the post.
+    """The post for a board the service drew with its outcome (one service call per move):
+    the image, the dice, the buttons from its legal actions, the turn prompt.
 
     ``prompt``: mention (and ping) the player who must act; never for a private board.
     """
-    service = service_of(interaction)
+    view = outcome.game
     side = orientation or default_orientation(view)
-    image: bytes | None = None
-    try:
-        looked = await service.board(game_id=view.id, orientation=side, **seen(interaction))
-        image = looked.image
-        messages = messages or looked.messages
-    except ServiceError as error:
-        log.warning("no board image for game %s: %s", view.id, error)
-    dice = await asyncio.to_thread(_dice_png, view)
     files = []
-    if image is not None:
-        files.append(adapter.png_file(image, adapter.BOARD_FILE))
-    if dice is not None:
-        files.append(adapter.png_file(dice, adapter.DICE_FILE))
+    if outcome.image is not None:
+        files.append(adapter.png_file(outcome.image, adapter.BOARD_FILE))
+    if outcome.dice_image is not None:
+        files.append(adapter.png_file(outcome.dice_image, adapter.DICE_FILE))
     embed = adapter.board_embed(
         view,
-        messages,
-        image=image is not None,
-        dice_image=dice is not None,
+        outcome.messages,
+        image=outcome.image is not None,
+        dice_image=outcome.dice_image is not None,
         show_commitment=show_commitment,
-        orientation=side if image is not None else None,
+        orientation=side if outcome.image is not None else None,
     )
     content: str | None = None
     ping: tuple[int, ...] = ()
@@ -332,12 +321,7 @@ async def board_post(
     if ephemeral:
         item_view = views.flip_view(view, side)
     else:
-        legal = (
-            await service.legal_moves(game_id=view.id, **seen(interaction))
-            if view.status == "active"
-            else ()
-        )
-        item_view = views.board_view(view, legal, side)
+        item_view = views.board_view(view, outcome.legal, side)
     return Post(
         embed=embed,
         content=content,
@@ -353,27 +337,19 @@ async def board_post(
 
 
 async def remember_board(interaction: Interaction, game_id: int, sent: Sent) -> Sent | None:
-    """Store ``sent`` as the game's board message; return the one it replaces (C8)."""
+    """Store ``sent`` as the game's board message (in the database, so it outlives a
+    restart); return the one it replaces."""
     service = service_of(interaction)
-    if hasattr(service, "board_message"):
-        previous = await service.board_message(game_id=game_id)
-        await service.set_board_message(
-            game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
-        )
-        return Sent(*previous) if previous is not None else None
-    store: dict[int, Sent] = interaction.client.__dict__.setdefault("_board_messages", {})
-    previous_sent = store.get(game_id)
-    store[game_id] = sent
-    return previous_sent
+    previous = await service.board_message(game_id=game_id)
+    await service.set_board_message(
+        game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
+    )
+    return Sent(*previous) if previous is not None else None
 
 
 async def last_board(interaction: Interaction, game_id: int) -> Sent | None:
-    service = service_of(interaction)
-    if hasattr(service, "board_message"):
-        found = await service.board_message(game_id=game_id)
-        return Sent(*found) if found is not None else None
-    store: dict[int, Sent] = interaction.client.__dict__.setdefault("_board_messages", {})
-    return store.get(game_id)
+    found = await service_of(interaction).board_message(game_id=game_id)
+    return Sent(*found) if found is not None else None
 
 
 async def retire(
@@ -453,13 +429,13 @@ async def act(
                 game_id=game_id,
                 request_id=request_id(interaction),
                 expected_ply=expected_ply,
-                render=False,
+                render=True,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:
             return await refusal(interaction, error, location_id=location_id, game_id=game_id)
         interaction.extras["game_id"] = outcome.game.id
-        post = await board_post(interaction, outcome.game, outcome.messages)
+        post = board_post(interaction, outcome)
         post.note = f"Played {outcome.recorded or text}; the board follows."
         post.failure = (
             f"Your action in game {outcome.game.id} is played, but I could not post the board."
@@ -488,12 +464,13 @@ async def player_command(
                 location_id=location_id,
                 game_id=game_id,
                 request_id=request_id(interaction),
+                render=True,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:
             return await refusal(interaction, error)
         interaction.extras["game_id"] = outcome.game.id
-        return await board_post(interaction, outcome.game, outcome.messages)
+        return board_post(interaction, outcome)
 
     await publish(interaction, work())
 
@@ -514,13 +491,13 @@ async def accept(
                 user_id=interaction.user.id,
                 location_id=location_id,
                 game_id=game_id,
-                render=False,
+                render=True,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:
             return await refusal(interaction, error)
         interaction.extras["game_id"] = outcome.game.id
-        return await board_post(interaction, outcome.game, outcome.messages, show_commitment=True)
+        return board_post(interaction, outcome, show_commitment=True)
 
     post, sent = await answer(interaction, work())
     if post is None or post.game_id is None or sent is None:
@@ -585,25 +562,28 @@ async def show_board(
 
     async def work() -> Post:
         try:
-            view = await service.view(
+            side = from_side
+            if flip and side is None:  # the side the caller would see, turned round
+                view = await service.view(
+                    location_id=location_id, game_id=game_id, **seen(interaction)
+                )
+                side = view.colour_of(interaction.user.id) or default_orientation(view)
+            if flip and side is not None:
+                side = "black" if side == "white" else "white"
+            outcome = await service.board(
                 location_id=location_id,
                 game_id=game_id,
+                orientation=side,
+                user_id=interaction.user.id,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:
             return await refusal(interaction, error)
-        interaction.extras["game_id"] = view.id
-        player = view.colour_of(interaction.user.id)
-        side = from_side or player or default_orientation(view)
-        if flip:
-            side = "black" if side == "white" else "white"
-        if view.status == "challenge":
-            return Post(
-                embed=adapter.closed_embed(Outcome(view, ("An open challenge; no board yet.",))),
-                ephemeral=True,
-            )
-        return await board_post(
-            interaction, view, (), orientation=side, ephemeral=ephemeral, prompt=player is not None
+        interaction.extras["game_id"] = outcome.game.id
+        player = outcome.game.colour_of(interaction.user.id)
+        side = side or player or default_orientation(outcome.game)
+        return board_post(
+            interaction, outcome, orientation=side, ephemeral=ephemeral, prompt=player is not None
         )
 
     await publish(interaction, work())

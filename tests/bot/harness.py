@@ -191,14 +191,16 @@ class World:
             return PNG
 
         seeds = itertools.count()
+        settings = settings or Settings()
         service = await GameService.open(
             str(tmp_path / "harness.sqlite3"),
             renderer=renderer,
             label=service_label,
             rng=random.Random(seed),
             seed_factory=lambda: f"harness-seed-{seed}-{next(seeds)}",
+            max_open_challenges=settings.max_challenges,
         )
-        bot = ChessGardenBot(service, settings or Settings())
+        bot = ChessGardenBot(service, settings)
         if defer_after is not None:
             bot.defer_after = defer_after
         fake = FakeDiscord(

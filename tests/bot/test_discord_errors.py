@@ -7,6 +7,7 @@ command: the presser gets a private answer, the log gets the game id, no spinner
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -199,7 +200,7 @@ BUTTON_FAILS = {
     views.DeclineDrawButton: "decline_draw",
     views.ResignButton: "view",
     views.ConfirmResignButton: "resign",
-    views.FlipButton: "view",
+    views.FlipButton: "board",
     views.RematchButton: "view",
 }
 
@@ -247,12 +248,12 @@ async def test_an_injected_exception_after_a_slow_defer_fills_the_spinner(
         alice, bob = world.user("alice"), world.user("bob")
         view, _ = await start_game(world, alice, bob)
         legal = await world.service.legal_moves(game_id=view.id)
-        world.render_delay = 0.2
 
         async def broken(**_: Any) -> Any:
+            await asyncio.sleep(0.2)  # slow enough to be deferred first
             raise RuntimeError("injected after the defer")
 
-        world.service.legal_moves = broken  # type: ignore[method-assign]
+        world.service.act = broken  # type: ignore[method-assign]
         with caplog.at_level(logging.ERROR):
             played = await world.command(alice, "move", notation=legal[0])
         assert played.requests[0].callback_type == 5
