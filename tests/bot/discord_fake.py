@@ -45,6 +45,7 @@ import discord
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter
 from discord_payloads import (
+    choice_problems,
     iso_now,
     message_problems,
     snowflake,
@@ -240,6 +241,28 @@ ERROR_TEXT = {
 }
 
 
+def limit_problems(request: Request) -> list[str]:
+    """What breaks Discord's limits in a request's body, whatever its route."""
+    body = request.body or {}
+    if request.route.endswith("/callback"):
+        kind = body.get("type")
+        if kind == 8:
+            return choice_problems(list((body.get("data") or {}).get("choices") or []))
+        if kind in (4, 7):
+            return message_problems(request.message, request.files, new=kind == 4)
+        return []
+    if request.route == "POST /channels/{channel_id}/threads":
+        if "message" in body:
+            return message_problems(request.message, request.files, new=True)
+        return []
+    if request.method in ("POST", "PATCH") and (
+        "/messages" in request.route
+        or request.route == "POST /webhooks/{webhook_id}/{webhook_token}"
+    ):
+        return message_problems(request.message, request.files, new=request.method == "POST")
+    return []
+
+
 class _Response:
     """What ``discord.HTTPException`` reads from an aiohttp response."""
 
@@ -392,6 +415,7 @@ class FakeDiscord:
             self.now(),
         )
         self.requests.append(request)
+        request.problems += limit_problems(request)  # every request, even one a rule fails
         handler = ROUTES.get(template)
         try:
             for rule in self.rules:
@@ -551,9 +575,8 @@ class FakeDiscord:
         return stored
 
     def check_body(self, request: Request, *, new: bool) -> None:
-        problems = message_problems(request.message, request.files, new=new)
-        if problems:
-            request.problems += problems
+        """Refuse a body over Discord's limits (``limit_problems`` recorded them already)."""
+        if request.problems:
             raise Refused(400, 50035, "Invalid Form Body")
 
     # ----- interactions ------------------------------------------------------------------

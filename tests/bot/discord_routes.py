@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from discord_fake import ARCHIVE_DURATIONS, EPHEMERAL, INTERACTION_DEADLINE, Refused
 from discord_payloads import (
-    choice_problems,
-    message_problems,
     snowflake,
     thread_payload,
     user_payload,
@@ -65,11 +63,9 @@ def _callback(fake: FakeDiscord, request: Request, values: dict[str, str]) -> An
     ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
     resource: dict[str, Any] | None = None
     if kind == 8:
-        problems = choice_problems(list(data.get("choices") or []))
         if state.kind != 4:
-            problems.append("an autocomplete answer to something that is not autocomplete")
-        if problems:
-            request.problems += problems
+            request.problems.append("an autocomplete answer to something that is not autocomplete")
+        if request.problems:
             raise Refused(400, 50035, "Invalid Form Body")
     elif kind == 4:
         fake.check_body(request, new=True)
@@ -227,8 +223,6 @@ def _thread_create(fake: FakeDiscord, request: Request, values: dict[str, str]) 
         fake.bot_can(parent_id, "send_messages", "send_messages_in_threads")
         if "message" not in body:
             problems.append("a forum post needs its first message")
-        else:
-            problems += message_problems(request.message, request.files, new=True)
     elif parent["type"] == 5:
         if kind != 10:
             problems.append(f"a thread of type {kind} in an announcement channel (must be 10)")
@@ -239,8 +233,8 @@ def _thread_create(fake: FakeDiscord, request: Request, values: dict[str, str]) 
         fake.bot_can(parent_id, "create_public_threads" if kind == 11 else "create_private_threads")
     else:
         raise Refused(400, 50024, "Cannot execute action on this channel type")
-    if problems:
-        request.problems += problems
+    request.problems += problems
+    if request.problems:
         raise Refused(400, 50035, "Invalid Form Body")
     thread_id = snowflake()
     data = thread_payload(
