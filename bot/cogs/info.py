@@ -172,6 +172,7 @@ class InfoCog(commands.Cog, name="Info"):
                     player_id=interaction.user.id if guild_id is None else None,
                     statuses=("challenge", "active"),
                     limit=25,
+                    viewer=flows.viewer_of(interaction),
                 )
             except ServiceError as error:
                 return await flows.refusal(interaction, error)
