@@ -143,6 +143,27 @@ async def test_a_500_on_the_first_thread_message(world: World) -> None:
     assert [g.status for g in await world.service.list_games()] == ["cancelled"]
 
 
+@pytest.mark.parametrize("fault", ["StoreBusy", "StoreFull"])
+async def test_a_busy_or_full_database(world: World, fault: str) -> None:
+    import bot.service as service_module
+
+    alice, bob = world.user("alice"), world.user("bob")
+    view, _ = await start_game(world, alice, bob)
+    legal = await world.service.legal_moves(game_id=view.id)
+    act = world.service.act
+
+    async def failing(**_: Any) -> Any:
+        raise getattr(service_module, fault)()
+
+    world.service.act = failing  # type: ignore[method-assign]
+    refused = await world.command(alice, "move", notation=legal[0])
+    text = plain(refused.only_private().text)
+    assert text.startswith("The database") and "try again" in text.lower()
+    world.service.act = act  # type: ignore[method-assign]
+    played = await world.command(alice, "move", notation=legal[0])  # the retry works
+    assert played.public[0].pings == {bob.id}
+
+
 # ----- Discord failing under a move -------------------------------------------------------------
 
 

@@ -111,3 +111,34 @@ async def test_a_full_game_through_discord_payloads(tmp_path: Path, variant: str
         assert worst <= 2
     finally:
         await world.close()
+
+
+async def test_real_boards_and_dice_reach_discord(tmp_path: Path) -> None:
+    """With the real renderers: the board and dice PNGs are attached and shown by the embed,
+    and the answer still comes as a type-4 response (the harness checks the 3 s deadline)."""
+    world = await World.open(tmp_path, real_images=True)
+    try:
+        alice, bob = world.user("alice"), world.user("bob")
+        made = await world.command(alice, "play", variant="guardener", opponent=bob, colour="white")
+        exchange = await world.press(bob, made.public[0], "Accept")
+        players = {alice.id: alice, bob.id: bob}
+        latencies = []
+        for _ in range(4):
+            view = await world.game()
+            if view.is_over:
+                break
+            (board,) = exchange.public
+            assert board.files[:1] == ["board.png"] and board.how == "response"
+            embed = board.payload["embeds"][0]
+            assert embed["image"]["url"] == "attachment://board.png"
+            if view.dice:
+                assert "dice.png" in board.files
+                assert embed["thumbnail"]["url"] == "attachment://dice.png"
+            legal = [m for m in await world.service.legal_moves(game_id=view.id) if m != "reroll"]
+            exchange = await world.command(players[view.to_move_id], "move", notation=legal[0])  # type: ignore[index]
+            latencies.append(exchange.interaction.first_callback_after or 0.0)
+        print(
+            f"\nreal images: first callback after {', '.join(f'{t * 1000:.0f} ms' for t in latencies)}"
+        )
+    finally:
+        await world.close()
