@@ -275,7 +275,7 @@ class Post:
 
     ``ping``: the users its mentions may notify (the player who must act); nobody else is
     pinged, whatever the content says. ``note``: the one private line the caller sees
-    when the work was slow and the answer had to be deferred (see ``flows.answer``).
+    when the work was slow and the answer had to be deferred (see ``answers.answer``).
     ``game_id``: the game this message shows, so that its buttons can be retired later.
     """
 

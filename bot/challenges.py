@@ -14,9 +14,9 @@ from typing import Any
 
 import discord
 
-from bot import adapter, flows, threads, views
+from bot import adapter, answers, flows, threads, views
 from bot.adapter import Post
-from bot.flows import Interaction, Sent
+from bot.answers import Interaction, Sent
 from bot.service import Outcome, ServiceError
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,8 @@ async def challenge(
     name: str,
 ) -> bool:
     """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted."""
-    service = flows.service_of(interaction)
-    here = flows.location_of(interaction)
+    service = answers.service_of(interaction)
+    here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
         challenger_id=interaction.user.id,
         variant=variant,
@@ -55,19 +55,19 @@ async def challenge(
         colour=colour,
         options=options,
         guild_id=interaction.guild_id,
-        request_id=flows.request_id(interaction),
+        request_id=answers.request_id(interaction),
     )
-    busy = await service.list_games(location_id=here, statuses=flows.LIVE, limit=1)
+    busy = await service.list_games(location_id=here, statuses=answers.LIVE, limit=1)
     if not busy and not want_thread:
 
         async def here_work() -> Post:
             try:
                 outcome = await service.challenge(location_id=here, **kwargs)
             except ServiceError as error:
-                return await flows.refusal(interaction, error)
+                return await answers.refusal(interaction, error)
             return challenge_post(outcome)
 
-        post, sent = await flows.answer(interaction, here_work())
+        post, sent = await answers.answer(interaction, here_work())
         if post is not None and post.game_id is not None and sent is not None:
             await flows.remember_board(interaction, post.game_id, sent)
         return sent is not None
@@ -78,7 +78,7 @@ async def challenge(
         first = (
             f"This channel already has game {busy[0].id}, and" if busy else "I can't make a thread:"
         )
-        await flows.refuse(
+        await answers.refuse(
             interaction,
             f"{first} {home[0].lower() + home[1:]}. Finish that game first, or use /play in a text channel."
             if busy
@@ -88,7 +88,7 @@ async def challenge(
     perms = threads.bot_permissions(interaction, home.parent)
     missing = adapter.missing_permissions(perms, home.needs)
     if missing:
-        await flows.refuse(
+        await answers.refuse(
             interaction,
             f"I can't make a game thread in {home.parent.mention}{why}: "
             f"I need {adapter.permission_words(missing)} there.",
@@ -96,13 +96,13 @@ async def challenge(
         return False
     waiting = await _open_challenges(interaction)
     if waiting:
-        await flows.refuse(interaction, waiting)
+        await answers.refuse(interaction, waiting)
         return False
     budget: threads.ThreadBudget = interaction.client.thread_budget  # type: ignore[attr-defined]
     wait = budget.wait_for(home.parent.id)
     if wait:
         minutes = max(1, round(wait / 60))
-        await flows.refuse(
+        await answers.refuse(
             interaction,
             f"{home.parent.mention} has had {budget.per_hour} new game threads in the last hour, "
             f"the most I make{why}. The next can start in about {minutes} minutes; "
@@ -119,13 +119,13 @@ async def challenge(
                 reason=f"Chess Garden game for {interaction.user}",
             )
         except discord.HTTPException as error:
-            return flows.error_post(
+            return answers.error_post(
                 adapter.discord_error_text(error, doing=f"make a thread in {home.parent.mention}")
             )
         budget.spend(home.parent.id)
         return await _challenge_in(interaction, thread, kwargs, why)
 
-    post, _ = await flows.answer(interaction, thread_work())
+    post, _ = await answers.answer(interaction, thread_work())
     return post is not None and not post.ephemeral
 
 
@@ -133,12 +133,12 @@ async def _challenge_in(
     interaction: Interaction, thread: discord.Thread, kwargs: dict[str, Any], why: str
 ) -> Post:
     """Record the challenge in the new thread and post it there; undo both if that fails."""
-    service = flows.service_of(interaction)
+    service = answers.service_of(interaction)
     try:
         outcome = await service.challenge(location_id=thread.id, **kwargs)
     except ServiceError as error:
         done = await threads.discard(thread)
-        return flows.error_post(f"{adapter.error_text(error)} (I {done}.)")
+        return answers.error_post(f"{adapter.error_text(error)} (I {done}.)")
     except Exception:
         await threads.discard(thread)
         raise
@@ -159,7 +159,7 @@ async def _challenge_in(
             else []
         )
         text = adapter.discord_error_text(error, doing="post in the new thread", missing=missing)
-        return flows.error_post(f"{text} I {withdrawn} and {done}.")
+        return answers.error_post(f"{text} I {withdrawn} and {done}.")
     except Exception:
         await _withdraw(interaction, game_id)
         await threads.discard(thread)
@@ -175,7 +175,7 @@ async def _challenge_in(
 async def _open_challenges(interaction: Interaction) -> str:
     """Before a thread is made for it: would the challenge be over the user's limit? The
     service decides again when it records the challenge; this only spares an empty thread."""
-    service = flows.service_of(interaction)
+    service = answers.service_of(interaction)
     limit = service.max_open_challenges
     games = await service.list_games(
         player_id=interaction.user.id, statuses=("challenge",), limit=100
@@ -192,7 +192,7 @@ async def _open_challenges(interaction: Interaction) -> str:
 
 async def _withdraw(interaction: Interaction, game_id: int) -> str:
     try:
-        await flows.service_of(interaction).cancel(user_id=interaction.user.id, game_id=game_id)
+        await answers.service_of(interaction).cancel(user_id=interaction.user.id, game_id=game_id)
         return "withdrew the challenge"
     except ServiceError as error:
         log.error("could not withdraw the challenge of game %s: %s", game_id, error)

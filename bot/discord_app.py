@@ -132,15 +132,15 @@ class GardenTree(app_commands.CommandTree[Any]):
     """
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        from bot import flows
+        from bot import answers
 
-        flows.stamp(interaction)  # Discord's 3 seconds run from here
+        answers.stamp(interaction)  # Discord's 3 seconds run from here
         return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        from bot import flows
+        from bot import answers
 
         if isinstance(error, app_commands.MissingPermissions):
             text = f"You need {_permission_words(error.missing_permissions)} for that."
@@ -153,10 +153,10 @@ class GardenTree(app_commands.CommandTree[Any]):
         else:
             cause = error.original if isinstance(error, app_commands.CommandInvokeError) else error
             name = interaction.command.qualified_name if interaction.command else "?"
-            await flows.report_failure(interaction, cause, what=f"/{name}")
+            await answers.report_failure(interaction, cause, what=f"/{name}")
             return
         try:
-            await flows.refuse(interaction, text)
+            await answers.refuse(interaction, text)
         except discord.HTTPException as again:
             log.warning("could not report a failed check to the user: %s", again)
 

@@ -11,7 +11,7 @@ Custom ids (at most 100 characters, all well under)::
     cg:reroll:<game>:<ply>    cg:draw:<game>        cg:resign:<game>     cg:flip:<game>:<w|b>
     cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>    cg:rematch:<game>
 
-Every button's ``callback`` runs its ``run`` inside ``flows.guarded``: whatever breaks,
+Every button's ``callback`` runs its ``run`` inside ``answers.guarded``: whatever breaks,
 the presser gets a private answer and the log gets the traceback with the game id
 (discord.py itself only logs a failing DynamicItem, leaving the presser with
 "This interaction failed").
@@ -39,9 +39,9 @@ class _Guarded:
     game_id: int
 
     async def callback(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot import answers
 
-        await flows.guarded(
+        await answers.guarded(
             interaction, self.run(interaction), what=type(self).__name__, game_id=self.game_id
         )
 
@@ -50,7 +50,7 @@ class _Guarded:
 
 
 class GardenView(discord.ui.View):
-    """A view whose items' failures are answered like the buttons' (``flows.report_failure``)."""
+    """A view whose items' failures are answered like the buttons' (``answers.report_failure``)."""
 
     def __init__(self) -> None:
         super().__init__(timeout=None)
@@ -58,9 +58,9 @@ class GardenView(discord.ui.View):
     async def on_error(
         self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any], /
     ) -> None:
-        from bot import flows
+        from bot import answers
 
-        await flows.report_failure(interaction, error, what=f"button {type(item).__name__}")
+        await answers.report_failure(interaction, error, what=f"button {type(item).__name__}")
 
 
 class _GameButton(_Guarded, discord.ui.DynamicItem[Button], template=r"cg:never:" + GAME):
@@ -156,22 +156,22 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
     EMOJI = "🏳️"
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot import answers
         from bot.adapter import Post
         from bot.service import ServiceError
 
         try:
-            game = await flows.service_of(interaction).view(
-                game_id=self.game_id, **flows.seen(interaction, from_button=True)
+            game = await answers.service_of(interaction).view(
+                game_id=self.game_id, **answers.seen(interaction, from_button=True)
             )
         except ServiceError as error:
-            await flows.deliver(interaction, await flows.refusal(interaction, error))
+            await answers.deliver(interaction, await answers.refusal(interaction, error))
             return
         if game.colour_of(interaction.user.id) is None:
-            await flows.refuse(interaction, f"Only the players of game {game.id} can resign it.")
+            await answers.refuse(interaction, f"Only the players of game {game.id} can resign it.")
             return
         if game.status != "active":
-            await flows.refuse(interaction, f"Game {game.id} is not in play ({game.status}).")
+            await answers.refuse(interaction, f"Game {game.id} is not in play ({game.status}).")
             return
         view = GardenView()
         view.add_item(ConfirmResignButton(self.game_id))
@@ -179,7 +179,7 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
             description=f"Resign game {game.id}? This cannot be undone.",
             colour=discord.Colour.red(),
         )
-        await flows.deliver(interaction, Post(embed=question, view=view, ephemeral=True))
+        await answers.deliver(interaction, Post(embed=question, view=view, ephemeral=True))
 
 
 class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import adapter, flows
+from bot import adapter, answers
 from bot.adapter import Post
 from bot.service import DiceExpressionError, roll_dice
 from bot.service.dice_expr import DieRoller
@@ -37,7 +37,7 @@ class DiceCog(commands.Cog, name="Dice"):
         try:
             result = roll_dice(expression, self.rng)
         except DiceExpressionError as error:
-            await flows.refuse(interaction, adapter.error_text(error))
+            await answers.refuse(interaction, adapter.error_text(error))
             return
         embed = discord.Embed(
             title=f"🎲 {result.expression} = {result.total}",
@@ -45,7 +45,7 @@ class DiceCog(commands.Cog, name="Dice"):
             colour=adapter.COLOUR_CHALLENGE,
         )
         embed.set_footer(text=f"rolled for {interaction.user.display_name}")
-        await flows.deliver(interaction, Post(embed=embed))
+        await answers.deliver(interaction, Post(embed=embed))
 
 
 async def setup(bot: ChessGardenBot) -> None:

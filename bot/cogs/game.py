@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
-from bot import adapter, challenges, flows, threads
+from bot import adapter, answers, challenges, flows, threads
 from bot.adapter import Post
 from bot.service import ServiceError
 
@@ -94,15 +94,15 @@ class GameCog(commands.Cog, name="Games"):
             if variant in variants.names():
                 names = variants.rules(variant).option_names
                 allowed = f" Options for {variant}: {', '.join(names) or 'none'}."
-            await flows.refuse(interaction, adapter.error_text(error) + allowed)
+            await answers.refuse(interaction, adapter.error_text(error) + allowed)
             return
         if opponent is not None and opponent.bot:
-            await flows.refuse(
+            await answers.refuse(
                 interaction, "Bots cannot play; challenge a person, or leave it open."
             )
             return
         if opponent is not None and opponent.id == interaction.user.id:
-            await flows.refuse(interaction, "You cannot challenge yourself.")
+            await answers.refuse(interaction, "You cannot challenge yourself.")
             return
         await challenges.challenge(
             interaction,
@@ -143,7 +143,9 @@ class GameCog(commands.Cog, name="Games"):
         Nothing for someone who is not to act: suggestions are only for the mover.
         """
         try:
-            legal = await flows.legal_for(interaction, location_id=flows.location_of(interaction))
+            legal = await answers.legal_for(
+                interaction, location_id=answers.location_of(interaction)
+            )
         except Exception:  # an empty list beats "loading options failed"
             log.exception("autocomplete failed in channel %s", interaction.channel_id)
             return []
@@ -176,7 +178,7 @@ class GameCog(commands.Cog, name="Games"):
     async def draw(self, interaction: Interaction, action: str = "offer") -> None:
         name = DRAW_COMMANDS.get(action)
         if name is None:
-            await flows.refuse(interaction, "Choose offer, accept or decline.")
+            await answers.refuse(interaction, "Choose offer, accept or decline.")
             return
         await flows.player_command(interaction, name)
 
@@ -208,21 +210,21 @@ class GameCog(commands.Cog, name="Games"):
     ) -> None:
         # the check above, once more: a callback can be reached without the decorators
         if not is_moderator(interaction):
-            await flows.refuse(interaction, "Only members with Manage Messages can abort a game.")
+            await answers.refuse(interaction, "Only members with Manage Messages can abort a game.")
             return
-        service = flows.service_of(interaction)
+        service = answers.service_of(interaction)
 
         async def work() -> Post:
             try:
                 outcome = await service.abort(
                     user_id=interaction.user.id,
                     moderator=True,
-                    location_id=flows.location_of(interaction),
+                    location_id=answers.location_of(interaction),
                     reason=reason,
-                    **flows.seen(interaction),
+                    **answers.seen(interaction),
                 )
             except ServiceError as error:
-                return await flows.refusal(interaction, error)
+                return await answers.refusal(interaction, error)
             interaction.extras["game_id"] = outcome.game.id
             return Post(
                 embed=adapter.closed_embed(outcome), game_id=outcome.game.id, game_over=True

@@ -15,7 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
-from bot import adapter, flows
+from bot import adapter, answers
 from bot.adapter import Post
 from bot.cogs.game import GAME_NUMBER, variant_choices
 from bot.service import SeedNotRevealed, ServiceError
@@ -113,7 +113,7 @@ class InfoCog(commands.Cog, name="Info"):
     @app_commands.choices(variant=variant_choices())
     async def rules(self, interaction: Interaction, variant: str) -> None:
         if variant not in variants.names():
-            await flows.refuse(
+            await answers.refuse(
                 interaction,
                 f"Unknown variant {variant!r}; choose one of: {', '.join(variants.names())}.",
             )
@@ -131,7 +131,7 @@ class InfoCog(commands.Cog, name="Info"):
                 files.append(discord.File(io.BytesIO(data), filename=f"readings-{variant}.txt"))
             return Post(embed=embed, files=files)
 
-        await flows.answer(interaction, work())
+        await answers.answer(interaction, work())
 
     @app_commands.command(
         name="history", description="The record of this channel's game, as text and as a file"
@@ -141,28 +141,28 @@ class InfoCog(commands.Cog, name="Info"):
     )
     async def history(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
         if game is None and interaction.guild_id is None:
-            await flows.refuse(interaction, IN_A_DM.format(command="history"))
+            await answers.refuse(interaction, IN_A_DM.format(command="history"))
             return
-        service = flows.service_of(interaction)
+        service = answers.service_of(interaction)
 
         async def work() -> Post:
             try:
                 history = await service.history(
-                    location_id=flows.location_unless(interaction, game),
+                    location_id=answers.location_unless(interaction, game),
                     game_id=game,
-                    **flows.seen(interaction),
+                    **answers.seen(interaction),
                 )
             except ServiceError as error:
-                return await flows.refusal(interaction, error)
+                return await answers.refusal(interaction, error)
             return adapter.history_post(history)
 
-        await flows.answer(interaction, work())
+        await answers.answer(interaction, work())
 
     @app_commands.command(
         name="games", description="The games and open challenges in this server (in a DM: yours)"
     )
     async def games(self, interaction: Interaction) -> None:
-        service = flows.service_of(interaction)
+        service = answers.service_of(interaction)
         guild_id = interaction.guild_id
 
         async def work() -> Post:
@@ -172,13 +172,13 @@ class InfoCog(commands.Cog, name="Info"):
                     player_id=interaction.user.id if guild_id is None else None,
                     statuses=("challenge", "active"),
                     limit=25,
-                    viewer=flows.viewer_of(interaction),
+                    viewer=answers.viewer_of(interaction),
                 )
             except ServiceError as error:
-                return await flows.refusal(interaction, error)
+                return await answers.refusal(interaction, error)
             return Post(embed=adapter.games_embed(games, guild_id), ephemeral=True)
 
-        await flows.answer(interaction, work())
+        await answers.answer(interaction, work())
 
     @app_commands.command(
         name="verify", description="Check every dice roll of a finished game against its seed"
@@ -188,28 +188,28 @@ class InfoCog(commands.Cog, name="Info"):
     )
     async def verify(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
         if game is None and interaction.guild_id is None:
-            await flows.refuse(interaction, IN_A_DM.format(command="verify"))
+            await answers.refuse(interaction, IN_A_DM.format(command="verify"))
             return
-        service = flows.service_of(interaction)
+        service = answers.service_of(interaction)
 
         async def work() -> Post:
             try:
                 report = await service.verify(
-                    location_id=flows.location_unless(interaction, game),
+                    location_id=answers.location_unless(interaction, game),
                     game_id=game,
-                    **flows.seen(interaction),
+                    **answers.seen(interaction),
                 )
             except SeedNotRevealed as error:
-                return flows.error_post(
+                return answers.error_post(
                     adapter.error_text(error)
                     + "\nThe seed is revealed when the game ends; its SHA-256 commitment was "
                     "posted when the game began."
                 )
             except ServiceError as error:
-                return await flows.refusal(interaction, error)
+                return await answers.refusal(interaction, error)
             return Post(embed=adapter.verify_embed(report))
 
-        await flows.answer(interaction, work())
+        await answers.answer(interaction, work())
 
 
 async def setup(bot: ChessGardenBot) -> None:
