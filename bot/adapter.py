@@ -26,7 +26,7 @@ MAX_FIELD_TEXT = 1024
 MAX_CONTENT = 2000
 LEGAL_HINT_COUNT = 30
 
-MENTION_USERS = discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False)
+NO_PINGS = discord.AllowedMentions.none()
 
 COLOUR_ACTIVE = discord.Colour.green()
 COLOUR_CHALLENGE = discord.Colour.blurple()
@@ -42,6 +42,29 @@ def mention(user_id: int | None) -> str:
 
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+MAX_EMBED_TOTAL = 6000  # Discord: title, description, fields, footer and author together
+
+
+def fit(embed: discord.Embed) -> discord.Embed:
+    """Shorten the description, then the longest field values, until the whole embed fits
+    Discord's 6,000 characters (``len(embed)`` counts the way Discord does)."""
+    excess = len(embed) - MAX_EMBED_TOTAL
+    if excess > 0 and embed.description:
+        embed.description = clip(embed.description, max(1, len(embed.description) - excess))
+        excess = len(embed) - MAX_EMBED_TOTAL
+    while excess > 0 and embed.fields:
+        index, longest = max(enumerate(embed.fields), key=lambda pair: len(pair[1].value or ""))
+        value = longest.value or ""
+        embed.set_field_at(
+            index,
+            name=longest.name,
+            value=clip(value, max(1, len(value) - excess)),
+            inline=bool(longest.inline),
+        )
+        excess = len(embed) - MAX_EMBED_TOTAL
+    return embed
 
 
 # ----- options of /play ---------------------------------------------------------
@@ -161,6 +184,69 @@ def error_embed(text: str) -> discord.Embed:
     return discord.Embed(description=clip(text, MAX_EMBED_TEXT), colour=COLOUR_ERROR)
 
 
+# ----- Discord's refusals, in words ----------------------------------------------------
+
+PERMISSION_NAMES = {
+    "view_channel": "View Channel",
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "create_public_threads": "Create Public Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+    "manage_threads": "Manage Threads",
+    "manage_messages": "Manage Messages",
+}
+
+
+def permission_words(names: Sequence[str]) -> str:
+    """``["create_public_threads", "embed_links"]`` -> "Create Public Threads and Embed Links"."""
+    words = [PERMISSION_NAMES.get(n, n.replace("_", " ").title()) for n in names]
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def missing_permissions(perms: discord.Permissions, needed: Sequence[str]) -> list[str]:
+    return [name for name in needed if not getattr(perms, name, False)]
+
+
+def discord_error_text(
+    error: discord.HTTPException, *, doing: str = "do that", missing: Sequence[str] = ()
+) -> str:
+    """A plain sentence for a request Discord refused; never Discord's own API text.
+
+    ``doing`` completes "I can't ...", e.g. "post in that thread"; ``missing`` names the
+    permissions the bot lacks there, when the caller could work them out.
+    """
+    code = getattr(error, "code", 0)
+    status = getattr(error, "status", 0)
+    if code == 50001:
+        return f"I can't {doing}: I can't see that channel (I need View Channel there)."
+    if status == 403 or code == 50013:
+        need = permission_words(missing)
+        if need:
+            return f"I can't {doing}: I need {need}."
+        return f"I can't {doing}: Discord says I lack a permission there; check my role."
+    if code == 50083:
+        return f"I can't {doing}: that thread is archived."
+    if code == 10003:
+        return f"I can't {doing}: that channel no longer exists."
+    if code == 10008:
+        return f"I can't {doing}: that message no longer exists."
+    if code in (10062, 10015, 50027):
+        return f"I can't {doing}: Discord says this interaction has expired; try again."
+    if code == 40005 or status == 413:
+        return f"I can't {doing}: the file is too large for Discord."
+    if status == 429:
+        return f"I can't {doing} right now: Discord asked me to slow down. Try again in a minute."
+    if status >= 500:
+        return (
+            f"I can't {doing} right now: Discord had a problem on its side. Try again in a moment."
+        )
+    return f"I can't {doing}: Discord refused the request."
+
+
 # ----- dice -----------------------------------------------------------------------
 
 
@@ -170,32 +256,44 @@ def dice_text(dice: Sequence[int] | None) -> str:
     return " ".join(f"**{value}**" for value in dice)
 
 
-def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:
-    """The faces to draw: the variant's die, or the smallest common die that fits."""
-    top = max(dice)
-    if variant_sides >= top:
-        return variant_sides
-    for sides in (4, 6, 8, 10, 12, 20):
-        if sides >= top:
-            return sides
-    return top
-
-
 # ----- messages -----------------------------------------------------------------
+
+
+def pings(user_ids: Iterable[int | None]) -> discord.AllowedMentions:
+    """Mentions that notify exactly these users (and never everyone, roles or spectators)."""
+    chosen = sorted({uid for uid in user_ids if uid is not None})
+    if not chosen:
+        return NO_PINGS
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(u) for u in chosen]
+    )
 
 
 @dataclass
 class Post:
-    """One message to send: content (mentions), an embed, files and buttons."""
+    """One message to send: content (mentions), an embed, files and buttons.
+
+    ``ping``: the users its mentions may notify (the player who must act); nobody else is
+    pinged, whatever the content says. ``note``: the one private line the caller sees
+    when the work was slow and the answer had to be deferred (see ``answers.answer``).
+    ``game_id``: the game this message shows, so that its buttons can be retired later.
+    """
 
     embed: discord.Embed
     content: str | None = None
     files: list[discord.File] = field(default_factory=list)
     view: discord.ui.View | None = None
     ephemeral: bool = False
+    ping: tuple[int, ...] = ()
+    note: str = "Done: posted below."
+    game_id: int | None = None
+    is_board: bool = False  # a board (or challenge) whose buttons a newer one replaces
+    game_over: bool = False  # the game has ended: its thread may be archived after this
+    replace: bool = False  # a button's answer that replaces the message the button was on
+    failure: str = "I could not post that."  # said privately if Discord refuses the post
 
     def kwargs(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"embed": self.embed, "allowed_mentions": MENTION_USERS}
+        out: dict[str, Any] = {"embed": fit(self.embed), "allowed_mentions": pings(self.ping)}
         if self.content:
             out["content"] = clip(self.content, MAX_CONTENT)
         if self.files:
@@ -228,7 +326,9 @@ def result_line(view: GameView) -> str:
     return f"{view.result} · {outcome} ({view.result_reason})"
 
 
-def _add_commitment(embed: discord.Embed, commitment: str) -> None:
+def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
+    if not commitment:  # a challenge: no seed is drawn before acceptance
+        return
     embed.add_field(
         name="Dice commitment (SHA-256 of the secret seed)", value=f"`{commitment}`", inline=False
     )
@@ -280,14 +380,49 @@ def board_embed(
     return embed
 
 
-def mover_content(view: GameView) -> str | None:
-    """The mention that pings whoever must act next."""
+def turn_prompt(
+    view: GameView, *, actor_id: int | None = None
+) -> tuple[str | None, tuple[int, ...]]:
+    """The line that tells a player to act, and who it may ping.
+
+    - a live game: the side to act ("<@id>, your move (white). Dice: 2 4."); when a draw is
+      offered, also the player who must answer it;
+    - a challenge: the challenged player (nobody for an open challenge);
+    - a game that just ended: the player who did not end it (``actor_id``), so that a
+      resignation or a mate reaches them; spectators are never pinged.
+    """
     if view.status == "active" and view.to_move_id is not None:
         dice = f" Dice: {dice_text(view.dice)}." if view.dice else ""
-        return f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
-    if view.status == "challenge" and view.to_move_id is not None:
-        return f"{mention(view.to_move_id)}, you are challenged by {mention(view.challenger_id)}."
-    return None
+        line = f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
+        ping = [view.to_move_id]
+        if view.draw_offer is not None:
+            offered_to = view.black_id if view.draw_offer == "white" else view.white_id
+            offer = (
+                f"{mention(offered_to)}, {view.draw_offer} offers a draw: "
+                "Accept draw or Decline draw below."
+            )
+            line = offer if offered_to == view.to_move_id else f"{offer}\n{line}"
+            ping.append(offered_to)  # type: ignore[arg-type]
+        return line, tuple(u for u in ping if u is not None)
+    if view.status == "challenge":
+        if view.opponent_id is None:
+            return None, ()
+        return (
+            f"{mention(view.opponent_id)}, you are challenged by {mention(view.challenger_id)}.",
+            (view.opponent_id,),
+        )
+    if view.status == "finished":
+        players = sorted(
+            {p for p in (view.white_id, view.black_id) if p is not None and p != actor_id}
+        )
+        if not players:
+            return None, ()
+        return (
+            f"{' '.join(mention(p) for p in players)}: game {view.id} is over, "
+            f"{result_line(view)}.",
+            tuple(players),
+        )
+    return None, ()
 
 
 def challenge_embed(outcome: Outcome) -> discord.Embed:
@@ -324,7 +459,7 @@ def history_text(history: History) -> str:
     lines = [
         f"{view.variant_title}, game {view.id}: white {view.white_id}, black {view.black_id}",
         f"status: {result_line(view)}",
-        f"dice commitment: {view.commitment}",
+        f"dice commitment: {view.commitment or 'none yet (drawn when the challenge is accepted)'}",
     ]
     if view.seed is not None:
         lines.append(f"dice seed: {view.seed}")
@@ -356,15 +491,17 @@ def history_post(history: History) -> Post:
 
 
 def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.Embed:
-    embed = discord.Embed(title="Games in progress", colour=COLOUR_ACTIVE)
+    title = "Games in progress" if guild_id is not None else "Your games in progress"
+    embed = discord.Embed(title=title, colour=COLOUR_ACTIVE)
     if not games:
         embed.description = "No games or open challenges here. Start one with /play."
         return embed
     lines = []
     for game in games:
+        home = game.guild_id if game.guild_id is not None else guild_id
         where = (
-            f"https://discord.com/channels/{guild_id}/{game.location_id}"
-            if guild_id is not None
+            f"https://discord.com/channels/{home}/{game.location_id}"
+            if home is not None
             else f"<#{game.location_id}>"
         )
         if game.status == "challenge":

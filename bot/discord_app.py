@@ -13,14 +13,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import EXTENSIONS
 from bot.service import GameService
+from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,10 @@ log = logging.getLogger(__name__)
 TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "CHESSGARDEN_DB"
 DEV_GUILD_VAR = "CHESSGARDEN_DEV_GUILD"
+MAX_CHALLENGES_VAR = "CHESSGARDEN_MAX_CHALLENGES"
+THREADS_VAR = "CHESSGARDEN_THREADS_PER_HOUR"
+DEFAULT_MAX_CHALLENGES = 3
+DEFAULT_THREADS_PER_HOUR = 10
 
 
 class SettingsError(ValueError):
@@ -41,13 +47,20 @@ class Settings:
     - ``token``: ``DISCORD_TOKEN``, the bot token from the Developer Portal;
     - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``);
     - ``dev_guild_id``: ``CHESSGARDEN_DEV_GUILD``, a server id to sync commands to at once;
-    - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them.
+    - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them;
+    - ``max_challenges``: ``CHESSGARDEN_MAX_CHALLENGES``, open challenges per user (3);
+    - ``threads_per_hour``: ``CHESSGARDEN_THREADS_PER_HOUR``, new game threads per channel
+      in any hour (10).
+
+    The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
 
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)
     db_path: str | None = None
     dev_guild_id: int | None = None
     sync_commands: bool = False
+    max_challenges: int = DEFAULT_MAX_CHALLENGES
+    threads_per_hour: int = DEFAULT_THREADS_PER_HOUR
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, sync: bool = False) -> Settings:
@@ -62,7 +75,26 @@ class Settings:
                     f"{DEV_GUILD_VAR} must be a server id (a number), not {raw_guild!r}"
                 )
             guild = int(raw_guild)
-        return cls(token=token, db_path=db_path, dev_guild_id=guild, sync_commands=sync)
+        return cls(
+            token=token,
+            db_path=db_path,
+            dev_guild_id=guild,
+            sync_commands=sync,
+            max_challenges=_count(env, MAX_CHALLENGES_VAR, DEFAULT_MAX_CHALLENGES),
+            threads_per_hour=_count(env, THREADS_VAR, DEFAULT_THREADS_PER_HOUR),
+        )
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise SettingsError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
 
 
 def invite_permissions() -> discord.Permissions:
@@ -91,8 +123,58 @@ def bot_intents() -> discord.Intents:
     return intents
 
 
+class GardenTree(app_commands.CommandTree[Any]):
+    """The command tree, with one answer for every command that fails.
+
+    Failed checks get a plain sentence; anything else a private "something went wrong",
+    with the traceback (and the game id, when known) in the log. Nobody is left with
+    "The application did not respond".
+    """
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        from bot import answers
+
+        answers.stamp(interaction)  # Discord's 3 seconds run from here
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        from bot import answers
+
+        if isinstance(error, app_commands.MissingPermissions):
+            text = f"You need {_permission_words(error.missing_permissions)} for that."
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            text = "That works only in a server."
+        elif isinstance(error, app_commands.CheckFailure):
+            text = "You cannot use that here."
+        elif isinstance(error, app_commands.TransformerError):
+            text = f"I could not read {str(error.value)[:50]!r} as {error.type.name}."
+        else:
+            cause = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+            name = interaction.command.qualified_name if interaction.command else "?"
+            await answers.report_failure(interaction, cause, what=f"/{name}")
+            return
+        try:
+            await answers.refuse(interaction, text)
+        except discord.HTTPException as again:
+            log.warning("could not report a failed check to the user: %s", again)
+
+
+def _permission_words(names: list[str]) -> str:
+    from bot.adapter import permission_words
+
+    return permission_words(names)
+
+
 class ChessGardenBot(commands.Bot):
-    """Chess Garden on Discord. ``service`` plays the games; the bot only translates."""
+    """Chess Garden on Discord. ``service`` plays the games; the bot only translates.
+
+    ``defer_after``: seconds of work after which an answer is deferred (see ``bot.flows``).
+    ``thread_budget``: the per-channel limit on new game threads.
+    """
+
+    defer_after = 2.0
 
     def __init__(
         self,
@@ -106,11 +188,14 @@ class ChessGardenBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=intents or bot_intents(),
             help_command=None,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            # nothing pings unless a message names the users it may ping (adapter.pings)
+            allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=GardenTree,
             **options,
         )
         self.service = service
         self.settings = settings
+        self.thread_budget = ThreadBudget(settings.threads_per_hour)
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -148,4 +233,6 @@ def service_label(user_id: int) -> str:
 
 
 async def open_service(settings: Settings) -> GameService:
-    return await GameService.open(settings.db_path, label=service_label)
+    return await GameService.open(
+        settings.db_path, label=service_label, max_open_challenges=settings.max_challenges
+    )

@@ -1,118 +1,43 @@
-"""Interaction flows shared by slash commands and buttons.
+"""Interaction flows shared by slash commands and buttons: playing, accepting, declining,
+looking, rematches, and the bookkeeping of a game's board messages.
 
-Every flow has the same shape:
-
-1. **validate**: ask the service (cheap: checks and one SQLite transaction, no drawing);
-   on a ``ServiceError`` answer ephemerally, saying what would have been legal;
-2. **defer**: ``interaction.response.defer()``, so Discord's 3-second clock stops;
-3. **render**: draw the board and the dice in worker threads (the service draws the
-   board with ``asyncio.to_thread``; the dice here the same way);
-4. **send**: one follow-up message with the embed, the images and the buttons.
+Every flow is ``answers.answer`` (see there) around a piece of work: one service call,
+which also draws the board (``Outcome.image``, ``dice_image``, ``legal``). After a board
+goes out (``after_post``): the buttons come off the game's previous board (a bot-token
+edit, which works however old the message is), the new board is remembered by the service
+(so this survives a restart), and when the game has ended its thread is archived (if the
+bot made it).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 import discord
 
-import variants
-from bot import adapter, views
+from bot import adapter, threads, views
 from bot.adapter import Post
-from bot.service import GameService, GameView, IllegalAction, Outcome, ServiceError
+from bot.answers import (
+    Interaction,
+    Sent,
+    answer,
+    bot_user_id,
+    deliver,
+    location_unless,
+    refusal,
+    refuse,
+    request_id,
+    seen,
+    service_of,
+)
+from bot.service import GameView, Outcome, ServiceError
 
 log = logging.getLogger(__name__)
 
-Interaction = discord.Interaction[Any]
 
-
-def service_of(interaction: Interaction) -> GameService:
-    """The service the bot was built with (``ChessGardenBot.service``)."""
-    service: GameService = interaction.client.service  # type: ignore[attr-defined]
-    return service
-
-
-def location_of(interaction: Interaction) -> int:
-    """Where a game lives: the channel or thread the command was used in."""
-    channel_id = interaction.channel_id
-    if channel_id is None:
-        raise RuntimeError("an interaction without a channel")
-    return channel_id
-
-
-def location_unless(interaction: Interaction, game_id: int | None) -> int | None:
-    """``None`` when a game is named by id, else this channel: the service takes one of them."""
-    return None if game_id is not None else location_of(interaction)
-
-
-def request_id(interaction: Interaction) -> str:
-    """Discord redelivers an interaction with the same id; the service applies it once."""
-    return f"discord:{interaction.id}"
-
-
-async def reply(interaction: Interaction, post: Post) -> Any:
-    """Send ``post`` as the response, or as a follow-up once the response is used."""
-    kwargs = post.kwargs()
-    if interaction.response.is_done():
-        return await interaction.followup.send(**kwargs)
-    return await interaction.response.send_message(**kwargs)
-
-
-async def fail(interaction: Interaction, text: str) -> None:
-    """An ephemeral error: only the caller sees it."""
-    post = Post(embed=adapter.error_embed(text), ephemeral=True)
-    await reply(interaction, post)
-
-
-async def fail_with(
-    interaction: Interaction,
-    error: ServiceError | ValueError,
-    *,
-    location_id: int | None = None,
-    game_id: int | None = None,
-) -> None:
-    """Report a service error; for an illegal action also list the legal ones for the mover."""
-    legal: tuple[str, ...] = ()
-    if isinstance(error, IllegalAction) and (location_id is not None or game_id is not None):
-        legal = await legal_for(interaction, location_id=location_id, game_id=game_id)
-    await fail(interaction, adapter.error_text(error, legal))
-
-
-async def legal_for(
-    interaction: Interaction, *, location_id: int | None = None, game_id: int | None = None
-) -> tuple[str, ...]:
-    """The legal actions, if the caller is the one to act; else nothing."""
-    service = service_of(interaction)
-    try:
-        view = await service.view(location_id=location_id, game_id=game_id)
-        if view.status != "active" or view.to_move_id != interaction.user.id:
-            return ()
-        return await service.legal_moves(game_id=view.id)
-    except ServiceError:
-        return ()
-
-
-async def defer(interaction: Interaction, *, ephemeral: bool = False) -> None:
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-
-
-# ----- drawing --------------------------------------------------------------------
-
-
-def _dice_png(view: GameView) -> bytes | None:
-    if not view.dice or view.status != "active":
-        return None
-    from renderers import render_dice_png
-
-    try:
-        sides = adapter.dice_sides(int(variants.rules(view.variant).dice_sides), view.dice)
-        return render_dice_png(view.dice, sides)
-    except ValueError:
-        log.warning("cannot draw dice %s for %s", view.dice, view.variant)
-        return None
+# ----- boards ------------------------------------------------------------------------------
 
 
 def default_orientation(view: GameView) -> str:
@@ -120,79 +45,127 @@ def default_orientation(view: GameView) -> str:
     return view.turn if view.status == "active" and view.turn else "white"
 
 
-async def board_post(
-    service: GameService,
-    view: GameView,
-    messages: tuple[str, ...] | list[str],
+def board_post(
+    interaction: Interaction,
+    outcome: Outcome,
     *,
     orientation: str | None = None,
-    buttons: bool = True,
-    show_commitment: bool = False,
     ephemeral: bool = False,
-    mention_mover: bool = True,
+    prompt: bool = True,
+    show_commitment: bool = False,
 ) -> Post:
-    """Draw the board (service, worker thread) and the dice (worker thread); build the post.
+    """The post for a board the service drew with its outcome (one service call per move):
+    the image, the dice, the buttons from its legal actions, the turn prompt.
 
-    Call only after ``defer()``: this is the slow part.
+    ``prompt``: mention (and ping) the player who must act; never for a private board.
     """
+    view = outcome.game
     side = orientation or default_orientation(view)
-    image: bytes | None = None
-    try:
-        looked = await service.board(game_id=view.id, orientation=side)
-        image = looked.image
-        messages = messages or looked.messages
-    except ServiceError as error:
-        log.warning("no board image for game %s: %s", view.id, error)
-    dice = await asyncio.to_thread(_dice_png, view)
     files = []
-    if image is not None:
-        files.append(adapter.png_file(image, adapter.BOARD_FILE))
-    if dice is not None:
-        files.append(adapter.png_file(dice, adapter.DICE_FILE))
+    if outcome.image is not None:
+        files.append(adapter.png_file(outcome.image, adapter.BOARD_FILE))
+    if outcome.dice_image is not None:
+        files.append(adapter.png_file(outcome.dice_image, adapter.DICE_FILE))
     embed = adapter.board_embed(
         view,
-        messages,
-        image=image is not None,
-        dice_image=dice is not None,
+        outcome.messages,
+        image=outcome.image is not None,
+        dice_image=outcome.dice_image is not None,
         show_commitment=show_commitment,
-        orientation=side if image is not None else None,
+        orientation=side if outcome.image is not None else None,
     )
-    content = adapter.mover_content(view) if mention_mover else None
-    item_view: discord.ui.View | None = None
-    if buttons and not ephemeral:
-        legal = await service.legal_moves(game_id=view.id) if view.status == "active" else ()
-        item_view = views.board_view(view, legal, side)
-        if view.status == "active" and view.draw_offer is not None:
-            offered_to = view.black_id if view.draw_offer == "white" else view.white_id
-            content = f"{adapter.mention(offered_to)}, {view.draw_offer} offers a draw."
-    elif buttons:
+    content: str | None = None
+    ping: tuple[int, ...] = ()
+    if prompt and not ephemeral:
+        content, ping = adapter.turn_prompt(view, actor_id=interaction.user.id)
+    if ephemeral:
         item_view = views.flip_view(view, side)
-    return Post(embed=embed, content=content, files=files, view=item_view, ephemeral=ephemeral)
+    else:
+        item_view = views.board_view(view, outcome.legal, side)
+    return Post(
+        embed=embed,
+        content=content,
+        files=files,
+        view=item_view,
+        ephemeral=ephemeral,
+        ping=ping,
+        game_id=view.id,
+        is_board=not ephemeral,
+        game_over=view.is_over,
+        failure=f"Game {view.id} is updated, but I could not post its board.",
+    )
+
+
+async def remember_board(interaction: Interaction, game_id: int, sent: Sent) -> Sent | None:
+    """Store ``sent`` as the game's board message (in the database, so it outlives a
+    restart); return the one it replaces."""
+    service = service_of(interaction)
+    previous = await service.board_message(game_id=game_id)
+    await service.set_board_message(
+        game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
+    )
+    return Sent(*previous) if previous is not None else None
+
+
+async def last_board(interaction: Interaction, game_id: int) -> Sent | None:
+    found = await service_of(interaction).board_message(game_id=game_id)
+    return Sent(*found) if found is not None else None
+
+
+async def retire(
+    interaction: Interaction,
+    message: Sent,
+    *,
+    embed: discord.Embed | None = None,
+    keep: discord.ui.View | None = None,
+) -> None:
+    """Take the buttons off an old board (or replace them with ``keep``), with the bot's
+    token: an interaction's token expires after 15 minutes, the bot's does not."""
+    channel = interaction.client.get_partial_messageable(
+        message.channel_id, guild_id=interaction.guild_id
+    )
+    kwargs: dict[str, Any] = {"view": keep}
+    if embed is not None:
+        kwargs["embed"] = embed
+    try:
+        await channel.get_partial_message(message.message_id).edit(**kwargs)
+    except discord.HTTPException as error:  # not fatal: an old button then only answers "over"
+        log.info("could not retire the buttons of message %s: %s", message.message_id, error)
+
+
+async def after_post(
+    interaction: Interaction,
+    post: Post | None,
+    sent: Sent | None,
+    *,
+    retired_embed: discord.Embed | None = None,
+) -> None:
+    """A game's message went out: retire the previous board, remember this one, archive at the end."""
+    if post is None or post.game_id is None:
+        return
+    previous: Sent | None = None
+    if sent is not None and post.is_board:
+        previous = await remember_board(interaction, post.game_id, sent)
+    elif post.game_over:
+        previous = await last_board(interaction, post.game_id)
+    if previous is not None and previous != sent:
+        await retire(interaction, previous, embed=retired_embed)
+    if post.game_over and (sent is not None or post.replace):
+        await threads.archive_if_ours(interaction.channel, bot_user_id(interaction))
 
 
 async def publish(
     interaction: Interaction,
-    outcome: Outcome,
+    work: Coroutine[Any, Any, Post | None],
     *,
-    show_commitment: bool = False,
-    orientation: str | None = None,
-    ephemeral: bool = False,
-) -> Any:
-    """Defer, render, send: the tail of every flow that changed or shows a game."""
-    await defer(interaction, ephemeral=ephemeral)
-    post = await board_post(
-        service_of(interaction),
-        outcome.game,
-        outcome.messages,
-        orientation=orientation,
-        show_commitment=show_commitment,
-        ephemeral=ephemeral,
-        mention_mover=not ephemeral,
-    )
-    return await reply(interaction, post)
+    retired_embed: discord.Embed | None = None,
+) -> tuple[Post | None, Sent | None]:
+    post, sent = await answer(interaction, work)
+    await after_post(interaction, post, sent, retired_embed=retired_embed)
+    return post, sent
 
 
-# ----- playing --------------------------------------------------------------------
+# ----- playing -------------------------------------------------------------------------------
 
 
 async def act(
@@ -201,91 +174,133 @@ async def act(
     *,
     game_id: int | None = None,
     expected_ply: int | None = None,
-) -> Outcome | None:
+    from_button: bool = False,
+) -> None:
     """Play ``text`` (any notation, ``pass``, ``reroll`` ...) for the caller."""
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
-    try:
-        outcome = await service.act(
-            user_id=interaction.user.id,
-            text=text,
-            location_id=location_id,
-            game_id=game_id,
-            request_id=request_id(interaction),
-            expected_ply=expected_ply,
-            render=False,
+
+    async def work() -> Post:
+        try:
+            outcome = await service.act(
+                user_id=interaction.user.id,
+                text=text,
+                location_id=location_id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                expected_ply=expected_ply,
+                render=True,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error, location_id=location_id, game_id=game_id)
+        interaction.extras["game_id"] = outcome.game.id
+        post = board_post(interaction, outcome)
+        post.note = f"Played {outcome.recorded or text}; the board follows."
+        post.failure = (
+            f"Your action in game {outcome.game.id} is played, but I could not post the board."
         )
-    except ServiceError as error:
-        await fail_with(interaction, error, location_id=location_id, game_id=game_id)
-        return None
-    await publish(interaction, outcome)
-    return outcome
+        return post
+
+    await publish(interaction, work())
 
 
 PLAYER_COMMANDS = ("resign", "offer_draw", "accept_draw", "decline_draw")
 
 
 async def player_command(
-    interaction: Interaction, name: str, *, game_id: int | None = None
-) -> Outcome | None:
+    interaction: Interaction, name: str, *, game_id: int | None = None, from_button: bool = False
+) -> None:
     """Resign, offer, accept or decline a draw for the caller."""
     if name not in PLAYER_COMMANDS:
         raise ValueError(f"unknown player command {name!r}")
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
-    try:
-        outcome: Outcome = await getattr(service, name)(
-            user_id=interaction.user.id,
-            location_id=location_id,
-            game_id=game_id,
-            request_id=request_id(interaction),
-        )
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await publish(interaction, outcome)
-    return outcome
+
+    async def work() -> Post:
+        try:
+            outcome: Outcome = await getattr(service, name)(
+                user_id=interaction.user.id,
+                location_id=location_id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                render=True,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        return board_post(interaction, outcome)
+
+    await publish(interaction, work())
 
 
-async def accept(interaction: Interaction, game_id: int) -> Outcome | None:
-    """Accept a challenge: the game starts; post the first board and the dice commitment."""
+async def accept(
+    interaction: Interaction,
+    *,
+    game_id: int | None = None,
+    from_button: bool = False,
+) -> None:
+    """Accept a challenge: the game starts; the first board pings the side to move."""
     service = service_of(interaction)
-    try:
-        outcome = await service.accept(user_id=interaction.user.id, game_id=game_id, render=False)
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await defer(interaction)
-    await _retire_buttons(interaction, outcome)
-    await publish(interaction, outcome, show_commitment=True)
-    return outcome
+    location_id = location_unless(interaction, game_id)
+
+    async def work() -> Post:
+        try:
+            outcome = await service.accept(
+                user_id=interaction.user.id,
+                location_id=location_id,
+                game_id=game_id,
+                render=True,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        return board_post(interaction, outcome, show_commitment=True)
+
+    post, sent = await answer(interaction, work())
+    if post is None or post.game_id is None or sent is None:
+        return
+    previous = await remember_board(interaction, post.game_id, sent)
+    if previous is None and interaction.message is not None:
+        previous = Sent(interaction.message.channel.id, interaction.message.id)
+    if previous is not None:
+        view = await service.view(game_id=post.game_id)
+        closed = adapter.closed_embed(
+            Outcome(
+                view, (f"Accepted by {adapter.mention(interaction.user.id)}; the board is below.",)
+            )
+        )
+        await retire(interaction, previous, embed=closed)
 
 
-async def decline(interaction: Interaction, game_id: int) -> Outcome | None:
+async def decline(interaction: Interaction, game_id: int, *, from_button: bool = False) -> None:
     """The challenged player declines; the challenger's Decline cancels."""
     service = service_of(interaction)
-    try:
-        view = await service.view(game_id=game_id)
-        command = service.cancel if interaction.user.id == view.challenger_id else service.decline
-        outcome = await command(user_id=interaction.user.id, game_id=game_id)
-    except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    await defer(interaction)
-    await _retire_buttons(interaction, outcome)
-    await reply(interaction, Post(embed=adapter.closed_embed(outcome)))
-    return outcome
 
+    async def work() -> Post:
+        try:
+            view = await service.view(game_id=game_id, **seen(interaction, from_button=from_button))
+            command = (
+                service.cancel if interaction.user.id == view.challenger_id else service.decline
+            )
+            outcome = await command(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        # The challenge message itself turns into the notice (the button was on it).
+        return Post(
+            embed=adapter.closed_embed(outcome),
+            game_id=game_id,
+            replace=True,
+            game_over=True,
+        )
 
-async def _retire_buttons(interaction: Interaction, outcome: Outcome) -> None:
-    """Take the buttons off the challenge message the button was on (if any)."""
-    message = getattr(interaction, "message", None)
-    if message is None:
-        return
-    try:
-        await message.edit(embed=adapter.closed_embed(outcome), view=None)
-    except discord.HTTPException as error:  # not fatal: the buttons then just answer "over"
-        log.info("could not edit the challenge message: %s", error)
+    await publish(interaction, work())
 
 
 async def show_board(
@@ -295,24 +310,73 @@ async def show_board(
     flip: bool = False,
     ephemeral: bool = False,
     from_side: str | None = None,
-) -> Outcome | None:
+    from_button: bool = False,
+) -> None:
     """The board for anyone: players see their own side, spectators the side to act.
 
-    ``flip`` turns it round; ``from_side`` is the side the caller was looking from.
+    ``flip`` turns it round; ``from_side`` is the side the caller was looking from. A public
+    board (``/board``) pings the side to act only when a player asked for it.
     """
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
+
+    async def work() -> Post:
+        try:
+            side = from_side
+            if flip and side is None:  # the side the caller would see, turned round
+                view = await service.view(
+                    location_id=location_id, game_id=game_id, **seen(interaction)
+                )
+                side = view.colour_of(interaction.user.id) or default_orientation(view)
+            if flip and side is not None:
+                side = "black" if side == "white" else "white"
+            outcome = await service.board(
+                location_id=location_id,
+                game_id=game_id,
+                orientation=side,
+                user_id=interaction.user.id,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        player = outcome.game.colour_of(interaction.user.id)
+        side = side or player or default_orientation(outcome.game)
+        return board_post(
+            interaction, outcome, orientation=side, ephemeral=ephemeral, prompt=player is not None
+        )
+
+    await publish(interaction, work())
+
+
+async def rematch(interaction: Interaction, game_id: int) -> None:
+    """From a finished game's board: challenge the same opponent, colours swapped."""
+    service = service_of(interaction)
     try:
-        view = await service.view(location_id=location_id, game_id=game_id)
+        view = await service.view(game_id=game_id, **seen(interaction, from_button=True))
     except ServiceError as error:
-        await fail_with(interaction, error)
-        return None
-    side = from_side or view.colour_of(interaction.user.id) or default_orientation(view)
-    if flip:
-        side = "black" if side == "white" else "white"
-    outcome = Outcome(view)  # no messages: the board's own status lines are used
-    if view.status == "challenge":
-        await reply(interaction, Post(embed=adapter.closed_embed(outcome), ephemeral=ephemeral))
-        return outcome
-    await publish(interaction, outcome, orientation=side, ephemeral=ephemeral)
-    return outcome
+        await deliver(interaction, await refusal(interaction, error))
+        return
+    mine = view.colour_of(interaction.user.id)
+    if mine is None:
+        await refuse(interaction, f"Only the players of game {view.id} can ask for a rematch.")
+        return
+    if view.status != "finished":
+        await refuse(interaction, f"Game {view.id} is not finished.")
+        return
+    opponent = view.black_id if mine == "white" else view.white_id
+    colour = "black" if mine == "white" else "white"
+    from bot import challenges
+
+    made = await challenges.challenge(
+        interaction,
+        variant=view.variant,
+        opponent_id=opponent,
+        colour=colour,
+        options=dict(view.options),
+        want_thread=False,
+        name=f"{view.variant_title}: rematch of game {view.id}",
+    )
+    if made and interaction.message is not None:  # one rematch per board
+        board = Sent(interaction.message.channel.id, interaction.message.id)
+        await retire(interaction, board, keep=views.flip_view(view, "white"))

@@ -9,7 +9,12 @@ Custom ids (at most 100 characters, all well under)::
 
     cg:accept:<game>          cg:decline:<game>
     cg:reroll:<game>:<ply>    cg:draw:<game>        cg:resign:<game>     cg:flip:<game>:<w|b>
-    cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>
+    cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>    cg:rematch:<game>
+
+Every button's ``callback`` runs its ``run`` inside ``answers.guarded``: whatever breaks,
+the presser gets a private answer and the log gets the traceback with the game id
+(discord.py itself only logs a failing DynamicItem, leaving the presser with
+"This interaction failed").
 """
 
 from __future__ import annotations
@@ -28,7 +33,37 @@ Button = discord.ui.Button[Any]
 GAME = r"(?P<game>[0-9]{1,19})"
 
 
-class _GameButton(discord.ui.DynamicItem[Button], template=r"cg:never:" + GAME):
+class _Guarded:
+    """Mixin: ``callback`` runs ``run`` with an answer for every failure."""
+
+    game_id: int
+
+    async def callback(self, interaction: Interaction) -> None:
+        from bot import answers
+
+        await answers.guarded(
+            interaction, self.run(interaction), what=type(self).__name__, game_id=self.game_id
+        )
+
+    async def run(self, interaction: Interaction) -> None:
+        raise NotImplementedError
+
+
+class GardenView(discord.ui.View):
+    """A view whose items' failures are answered like the buttons' (``answers.report_failure``)."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    async def on_error(
+        self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any], /
+    ) -> None:
+        from bot import answers
+
+        await answers.report_failure(interaction, error, what=f"button {type(item).__name__}")
+
+
+class _GameButton(_Guarded, discord.ui.DynamicItem[Button], template=r"cg:never:" + GAME):
     """Base: a button for one game. Subclasses set ``PREFIX``, ``LABEL``, ``STYLE``."""
 
     PREFIX = "never"
@@ -59,10 +94,12 @@ class _CommandButton(_GameButton, template=r"cg:never:" + GAME):
 
     COMMAND = "never"
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def run(self, interaction: Interaction) -> None:
         from bot import flows
 
-        await flows.player_command(interaction, self.COMMAND, game_id=self.game_id)
+        await flows.player_command(
+            interaction, self.COMMAND, game_id=self.game_id, from_button=True
+        )
 
 
 class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
@@ -70,10 +107,10 @@ class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
     LABEL = "Accept"
     STYLE = discord.ButtonStyle.success
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def run(self, interaction: Interaction) -> None:
         from bot import flows
 
-        await flows.accept(interaction, self.game_id)
+        await flows.accept(interaction, game_id=self.game_id, from_button=True)
 
 
 class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
@@ -81,10 +118,10 @@ class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
     LABEL = "Decline"
     STYLE = discord.ButtonStyle.danger
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def run(self, interaction: Interaction) -> None:
         from bot import flows
 
-        await flows.decline(interaction, self.game_id)
+        await flows.decline(interaction, self.game_id, from_button=True)
 
 
 class DrawButton(_CommandButton, template=r"cg:draw:" + GAME):
@@ -108,19 +145,41 @@ class DeclineDrawButton(_CommandButton, template=r"cg:draw-no:" + GAME):
 
 
 class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
-    """Asks first: an ephemeral "really resign?" with a confirming button."""
+    """Asks first: a private "really resign?" with a confirming button, for players only.
+
+    Anyone else, or a press after the end, is refused at once, with no question asked.
+    """
 
     PREFIX = "resign"
     LABEL = "Resign"
     STYLE = discord.ButtonStyle.danger
     EMOJI = "🏳️"
 
-    async def callback(self, interaction: Interaction) -> None:
-        view = discord.ui.View(timeout=None)
+    async def run(self, interaction: Interaction) -> None:
+        from bot import answers
+        from bot.adapter import Post
+        from bot.service import ServiceError
+
+        try:
+            game = await answers.service_of(interaction).view(
+                game_id=self.game_id, **answers.seen(interaction, from_button=True)
+            )
+        except ServiceError as error:
+            await answers.deliver(interaction, await answers.refusal(interaction, error))
+            return
+        if game.colour_of(interaction.user.id) is None:
+            await answers.refuse(interaction, f"Only the players of game {game.id} can resign it.")
+            return
+        if game.status != "active":
+            await answers.refuse(interaction, f"Game {game.id} is not in play ({game.status}).")
+            return
+        view = GardenView()
         view.add_item(ConfirmResignButton(self.game_id))
-        await interaction.response.send_message(
-            f"Resign game {self.game_id}? This cannot be undone.", view=view, ephemeral=True
+        question = discord.Embed(
+            description=f"Resign game {game.id}? This cannot be undone.",
+            colour=discord.Colour.red(),
         )
+        await answers.deliver(interaction, Post(embed=question, view=view, ephemeral=True))
 
 
 class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):
@@ -130,8 +189,24 @@ class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):
     COMMAND = "resign"
 
 
+class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
+    """On a finished game's board: challenge the same opponent, colours swapped."""
+
+    PREFIX = "rematch"
+    LABEL = "Rematch"
+    STYLE = discord.ButtonStyle.primary
+    EMOJI = "🔁"
+
+    async def run(self, interaction: Interaction) -> None:
+        from bot import flows
+
+        await flows.rematch(interaction, self.game_id)
+
+
 class RerollButton(
-    discord.ui.DynamicItem[Button], template=r"cg:reroll:" + GAME + r":(?P<ply>[0-9]{1,9})"
+    _Guarded,
+    discord.ui.DynamicItem[Button],
+    template=r"cg:reroll:" + GAME + r":(?P<ply>[0-9]{1,9})",
 ):
     """Re-roll, for the ply the board showed: a stale button cannot re-roll a later turn."""
 
@@ -153,13 +228,17 @@ class RerollButton(
     ) -> Self:
         return cls(int(match["game"]), int(match["ply"]))
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def run(self, interaction: Interaction) -> None:
         from bot import flows
 
-        await flows.act(interaction, "reroll", game_id=self.game_id, expected_ply=self.ply)
+        await flows.act(
+            interaction, "reroll", game_id=self.game_id, expected_ply=self.ply, from_button=True
+        )
 
 
-class FlipButton(discord.ui.DynamicItem[Button], template=r"cg:flip:" + GAME + r":(?P<side>[wb])"):
+class FlipButton(
+    _Guarded, discord.ui.DynamicItem[Button], template=r"cg:flip:" + GAME + r":(?P<side>[wb])"
+):
     """Show the clicker (only) the board from the other side than this message's."""
 
     def __init__(self, game_id: int, side: str) -> None:
@@ -180,11 +259,16 @@ class FlipButton(discord.ui.DynamicItem[Button], template=r"cg:flip:" + GAME + r
     ) -> Self:
         return cls(int(match["game"]), match["side"])
 
-    async def callback(self, interaction: Interaction) -> None:
+    async def run(self, interaction: Interaction) -> None:
         from bot import flows
 
         await flows.show_board(
-            interaction, game_id=self.game_id, flip=True, ephemeral=True, from_side=self.side
+            interaction,
+            game_id=self.game_id,
+            flip=True,
+            ephemeral=True,
+            from_side=self.side,
+            from_button=True,
         )
 
 
@@ -198,11 +282,12 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ResignButton,
     ConfirmResignButton,
     FlipButton,
+    RematchButton,
 )
 
 
 def challenge_view(game_id: int) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+    view = GardenView()
     view.add_item(AcceptButton(game_id))
     view.add_item(DeclineButton(game_id))
     return view
@@ -212,8 +297,11 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
     """Buttons under a board: Re-roll when the side to act may, draw, resign, flip.
 
     Whether a re-roll is allowed is the engine's word: ``reroll`` among the legal actions.
+    A finished game's board offers a Rematch.
     """
-    view = discord.ui.View(timeout=None)
+    view = GardenView()
+    if game.status == "finished":
+        view.add_item(RematchButton(game.id))
     if game.status == "active":
         if "reroll" in legal:
             view.add_item(RerollButton(game.id, game.ply))
@@ -228,6 +316,6 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
 
 
 def flip_view(game: GameView, side: str) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+    view = GardenView()
     view.add_item(FlipButton(game.id, side))
     return view

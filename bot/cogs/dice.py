@@ -8,9 +8,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import adapter, flows
+from bot import adapter, answers
 from bot.adapter import Post
-from bot.cogs.game import report_command_error
 from bot.service import DiceExpressionError, roll_dice
 from bot.service.dice_expr import DieRoller
 
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from bot.discord_app import ChessGardenBot
 
 Interaction = discord.Interaction[Any]
+MAX_EXPRESSION = 100
 
 
 class DiceCog(commands.Cog, name="Dice"):
@@ -31,11 +31,13 @@ class DiceCog(commands.Cog, name="Dice"):
     @app_commands.describe(
         expression="Dice expression: NdS, +/- numbers, kh/kl/dh/dl to keep or drop (4d6kh3)"
     )
-    async def roll(self, interaction: Interaction, expression: str) -> None:
+    async def roll(
+        self, interaction: Interaction, expression: app_commands.Range[str, 1, MAX_EXPRESSION]
+    ) -> None:
         try:
             result = roll_dice(expression, self.rng)
         except DiceExpressionError as error:
-            await flows.fail(interaction, adapter.error_text(error))
+            await answers.refuse(interaction, adapter.error_text(error))
             return
         embed = discord.Embed(
             title=f"🎲 {result.expression} = {result.total}",
@@ -43,12 +45,7 @@ class DiceCog(commands.Cog, name="Dice"):
             colour=adapter.COLOUR_CHALLENGE,
         )
         embed.set_footer(text=f"rolled for {interaction.user.display_name}")
-        await flows.reply(interaction, Post(embed=embed))
-
-    async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await report_command_error(interaction, error)
+        await answers.deliver(interaction, Post(embed=embed))
 
 
 async def setup(bot: ChessGardenBot) -> None:

@@ -1,7 +1,9 @@
-"""Playing: /play, /move (with autocomplete), /board, /resign, /draw, /pass, /reroll, /abort.
+"""Playing: /play, /accept, /move (with autocomplete), /board, /resign, /draw, /pass,
+/reroll, /abort.
 
-The cog translates; the service decides. Every command validates through the service
-before it defers, so errors stay ephemeral; see ``bot.flows`` for the shared shape.
+The cog translates; the service decides. Errors reach only the person who caused them,
+and a turn prompt is a new message that pings the player; see ``bot.flows`` for how.
+Failures nobody planned for end in the command tree's ``on_error`` (``bot.discord_app``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
-from bot import adapter, flows, views
+from bot import adapter, answers, challenges, flows, threads
 from bot.adapter import Post
 from bot.service import ServiceError
 
@@ -26,13 +28,11 @@ log = logging.getLogger(__name__)
 Interaction = discord.Interaction[Any]
 Choice = app_commands.Choice
 
-THREAD_TYPES = (
-    discord.ChannelType.public_thread,
-    discord.ChannelType.private_thread,
-    discord.ChannelType.news_thread,
-)
-THREAD_ARCHIVE_MINUTES = 1440
 LIVE = ("challenge", "active")
+MAX_OPTIONS_TEXT = 200
+MAX_NOTATION = 100  # Discord's limit for a string offered by autocomplete
+MAX_REASON = 200
+GAME_NUMBER = app_commands.Range[int, 1, 2**53]  # Discord's integers stop at 2**53
 
 
 def variant_choices() -> list[Choice[str]]:
@@ -52,18 +52,9 @@ DRAW_CHOICES = [
 DRAW_COMMANDS = {"offer": "offer_draw", "accept": "accept_draw", "decline": "decline_draw"}
 
 
-def is_thread(channel: Any) -> bool:
-    return getattr(channel, "type", None) in THREAD_TYPES
-
-
 def is_moderator(interaction: Interaction) -> bool:
     """Manage Messages in this channel: the right to tidy up other people's games."""
     return bool(interaction.permissions.manage_messages)
-
-
-def thread_name(title: str, challenger: Any, opponent: Any | None) -> str:
-    them = opponent.display_name if opponent is not None else "open challenge"
-    return adapter.clip(f"{title}: {challenger.display_name} vs {them}", 100)
 
 
 class GameCog(commands.Cog, name="Games"):
@@ -91,9 +82,9 @@ class GameCog(commands.Cog, name="Games"):
         opponent: discord.Member | None = None,
         colour: str = "random",
         thread: bool = False,
-        options: str | None = None,
+        options: app_commands.Range[str, 1, MAX_OPTIONS_TEXT] | None = None,
     ) -> None:
-        # 1. validate everything we can before touching Discord or the database
+        # everything that needs no request is checked first, and refused privately
         try:
             parsed = adapter.parse_options(options)
             rules = variants.rules(variant)
@@ -103,86 +94,35 @@ class GameCog(commands.Cog, name="Games"):
             if variant in variants.names():
                 names = variants.rules(variant).option_names
                 allowed = f" Options for {variant}: {', '.join(names) or 'none'}."
-            await flows.fail(interaction, adapter.error_text(error) + allowed)
+            await answers.refuse(interaction, adapter.error_text(error) + allowed)
             return
         if opponent is not None and opponent.bot:
-            await flows.fail(interaction, "Bots cannot play; challenge a person, or leave it open.")
+            await answers.refuse(
+                interaction, "Bots cannot play; challenge a person, or leave it open."
+            )
             return
         if opponent is not None and opponent.id == interaction.user.id:
-            await flows.fail(interaction, "You cannot challenge yourself.")
+            await answers.refuse(interaction, "You cannot challenge yourself.")
             return
-        service = flows.service_of(interaction)
-        channel = interaction.channel
-        here = flows.location_of(interaction)
-        busy = await service.list_games(location_id=here, statuses=LIVE, limit=1)
-        in_thread = is_thread(channel)
-        if busy and in_thread:
-            await flows.fail(
-                interaction,
-                f"This thread already has game {busy[0].id}; finish it first, or use /play "
-                "in a channel (a new thread is made for you).",
-            )
-            return
-        new_thread = (thread or bool(busy)) and not in_thread
-        if new_thread and not hasattr(channel, "create_thread"):
-            await flows.fail(
-                interaction, "I cannot make a thread here; use /play in a text channel."
-            )
-            return
-        kwargs: dict[str, Any] = dict(
-            challenger_id=interaction.user.id,
+        await challenges.challenge(
+            interaction,
             variant=variant,
             opponent_id=opponent.id if opponent is not None else None,
             colour=colour,
             options=parsed,
-            guild_id=interaction.guild_id,
-            request_id=flows.request_id(interaction),
+            want_thread=thread,
+            name=threads.thread_name(
+                rules.title,
+                interaction.user.display_name,
+                opponent.display_name if opponent is not None else None,
+            ),
         )
-        if not new_thread:
-            try:
-                outcome = await service.challenge(location_id=here, **kwargs)
-            except ServiceError as error:
-                await flows.fail_with(interaction, error)
-                return
-            await flows.reply(interaction, self._challenge_post(outcome))
-            return
-        # 2. a thread: defer (creating it is a Discord round trip), make it, challenge there
-        await flows.defer(interaction)
-        assert channel is not None
-        try:
-            made = await channel.create_thread(  # type: ignore[union-attr]
-                name=thread_name(rules.title, interaction.user, opponent),
-                type=discord.ChannelType.public_thread,
-                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
-                reason=f"Chess Garden game for {interaction.user}",
-            )
-        except discord.HTTPException as error:
-            await flows.fail(
-                interaction,
-                f"I could not create a thread here ({error}). I need Create Public Threads "
-                "and Send Messages in Threads.",
-            )
-            return
-        try:
-            outcome = await service.challenge(location_id=made.id, **kwargs)
-        except ServiceError as error:
-            await flows.fail_with(interaction, error)
-            return
-        await made.send(**self._challenge_post(outcome).kwargs())
-        why = "" if thread else f" (this channel already has game {busy[0].id})"
-        note = discord.Embed(
-            description=f"Game {outcome.game.id}: the challenge is in {made.mention}{why}.",
-            colour=adapter.COLOUR_CHALLENGE,
-        )
-        await flows.reply(interaction, Post(embed=note))
 
-    @staticmethod
-    def _challenge_post(outcome: Any) -> Post:
-        return Post(
-            embed=adapter.challenge_embed(outcome),
-            content=adapter.mover_content(outcome.game),
-            view=views.challenge_view(outcome.game.id),
-        )
+    @app_commands.command(name="accept", description="Accept the challenge in this channel")
+    @app_commands.describe(game="A game number (default: the open challenge in this channel)")
+    @app_commands.guild_only()
+    async def accept(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
+        await flows.accept(interaction, game_id=game)
 
     # ----- /move and its autocomplete ----------------------------------------------
 
@@ -191,7 +131,9 @@ class GameCog(commands.Cog, name="Games"):
         notation="Your action, e.g. e4, Nf3, O-O, e8=Q (the suggestions are your legal actions)"
     )
     @app_commands.guild_only()
-    async def move(self, interaction: Interaction, notation: str) -> None:
+    async def move(
+        self, interaction: Interaction, notation: app_commands.Range[str, 1, MAX_NOTATION]
+    ) -> None:
         await flows.act(interaction, notation)  # the service re-validates whatever was typed
 
     @move.autocomplete("notation")
@@ -201,8 +143,11 @@ class GameCog(commands.Cog, name="Games"):
         Nothing for someone who is not to act: suggestions are only for the mover.
         """
         try:
-            legal = await flows.legal_for(interaction, location_id=flows.location_of(interaction))
-        except (ServiceError, RuntimeError):
+            legal = await answers.legal_for(
+                interaction, location_id=answers.location_of(interaction)
+            )
+        except Exception:  # an empty list beats "loading options failed"
+            log.exception("autocomplete failed in channel %s", interaction.channel_id)
             return []
         ranked = adapter.rank_actions(legal, current or "")
         return [
@@ -233,7 +178,7 @@ class GameCog(commands.Cog, name="Games"):
     async def draw(self, interaction: Interaction, action: str = "offer") -> None:
         name = DRAW_COMMANDS.get(action)
         if name is None:
-            await flows.fail(interaction, "Choose offer, accept or decline.")
+            await answers.refuse(interaction, "Choose offer, accept or decline.")
             return
         await flows.player_command(interaction, name)
 
@@ -258,47 +203,34 @@ class GameCog(commands.Cog, name="Games"):
     @app_commands.default_permissions(manage_messages=True)
     @app_commands.checks.has_permissions(manage_messages=True)
     @app_commands.guild_only()
-    async def abort(self, interaction: Interaction, reason: str | None = None) -> None:
+    async def abort(
+        self,
+        interaction: Interaction,
+        reason: app_commands.Range[str, 1, MAX_REASON] | None = None,
+    ) -> None:
         # the check above, once more: a callback can be reached without the decorators
         if not is_moderator(interaction):
-            await flows.fail(interaction, "Only members with Manage Messages can abort a game.")
+            await answers.refuse(interaction, "Only members with Manage Messages can abort a game.")
             return
-        service = flows.service_of(interaction)
-        try:
-            outcome = await service.abort(
-                user_id=interaction.user.id,
-                moderator=True,
-                location_id=flows.location_of(interaction),
-                reason=reason,
+        service = answers.service_of(interaction)
+
+        async def work() -> Post:
+            try:
+                outcome = await service.abort(
+                    user_id=interaction.user.id,
+                    moderator=True,
+                    location_id=answers.location_of(interaction),
+                    reason=reason,
+                    **answers.seen(interaction),
+                )
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            interaction.extras["game_id"] = outcome.game.id
+            return Post(
+                embed=adapter.closed_embed(outcome), game_id=outcome.game.id, game_over=True
             )
-        except ServiceError as error:
-            await flows.fail_with(interaction, error)
-            return
-        await flows.reply(interaction, Post(embed=adapter.closed_embed(outcome)))
 
-    async def cog_app_command_error(
-        self, interaction: Interaction, error: app_commands.AppCommandError
-    ) -> None:
-        await report_command_error(interaction, error)
-
-
-async def report_command_error(
-    interaction: Interaction, error: app_commands.AppCommandError
-) -> None:
-    """Failed checks and surprises: an ephemeral line, and the traceback in the log."""
-    if isinstance(error, app_commands.MissingPermissions):
-        text = "You need Manage Messages for that."
-    elif isinstance(error, app_commands.NoPrivateMessage):
-        text = "That works only in a server."
-    elif isinstance(error, app_commands.CheckFailure):
-        text = "You cannot use that here."
-    else:
-        log.error("command failed", exc_info=error)
-        text = "Something went wrong on my side. /board shows where the game stands."
-    try:
-        await flows.fail(interaction, text)
-    except discord.HTTPException:
-        log.warning("could not report an error to the user")
+        await flows.publish(interaction, work())
 
 
 async def setup(bot: ChessGardenBot) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ from bot.discord_app import (
 from bot.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
-    "play", "move", "board", "resign", "draw", "pass", "reroll",
+    "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
     "history", "rules", "games", "verify", "roll", "abort",
 }  # fmt: skip
 
@@ -49,6 +50,26 @@ def test_settings_from_env() -> None:
     assert Settings.from_env({}, sync=True) == Settings(None, None, None, True)
     with pytest.raises(SettingsError, match="CHESSGARDEN_DEV_GUILD"):
         Settings.from_env({"CHESSGARDEN_DEV_GUILD": "my server"})
+
+
+def test_limits_from_env() -> None:
+    assert (Settings().max_challenges, Settings().threads_per_hour) == (3, 10)
+    settings = Settings.from_env(
+        {"CHESSGARDEN_MAX_CHALLENGES": "5", "CHESSGARDEN_THREADS_PER_HOUR": " 2 "}
+    )
+    assert (settings.max_challenges, settings.threads_per_hour) == (5, 2)
+    for name in ("CHESSGARDEN_MAX_CHALLENGES", "CHESSGARDEN_THREADS_PER_HOUR"):
+        for bad in ("0", "-1", "ten", "2.5"):
+            with pytest.raises(SettingsError, match=name):
+                Settings.from_env({name: bad})
+
+
+def test_the_token_is_never_in_a_repr() -> None:
+    token = "MTIzNDU2Nzg5.secret-token-value"
+    settings = Settings.from_env({"DISCORD_TOKEN": token})
+    assert settings.token == token
+    for text in (repr(settings), str(settings), f"{settings}", repr([settings])):
+        assert token not in text and "secret" not in text
 
 
 def test_invite_asks_for_the_documented_permissions_and_scopes() -> None:
@@ -129,3 +150,74 @@ def test_layering_service_engine_storage_renderers_do_not_import_discord() -> No
         "assert 'discord' not in sys.modules, sorted(m for m in sys.modules if 'discord' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_refused_token_appears_in_no_log_line_or_message(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    token = "MTIzNDU2Nzg5.never-print-me"
+    monkeypatch.setenv("DISCORD_TOKEN", token)
+    monkeypatch.setenv("CHESSGARDEN_DB", str(tmp_path / "bot.sqlite3"))
+    monkeypatch.setattr(discord.utils, "setup_logging", lambda **_: None)  # caplog listens
+
+    class Unauthorized:
+        status, reason = 401, "Unauthorized"
+
+    async def refuse(self: Any, route: Any, **kwargs: Any) -> Any:
+        logging.getLogger("test").debug("request %s %s", route.method, route.url)
+        raise discord.HTTPException(Unauthorized(), {"message": "401: Unauthorized", "code": 0})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(discord.http.HTTPClient, "request", refuse)
+    caplog.set_level(logging.DEBUG)
+    args = parse("run")
+    assert args.func(args) == 1
+    captured = capsys.readouterr()
+    assert "Discord refused the token" in captured.err
+    for text in (captured.out, captured.err, caplog.text):
+        assert token not in text and "never-print-me" not in text
+
+
+def test_docs_keep_the_token_in_a_private_environment_file() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "discord.md").read_text()
+    assert (
+        "EnvironmentFile=/etc/chessgarden/env" in docs and "install -m 600 -o chessgarden" in docs
+    )
+    assert "--env-file chessgarden.env" in docs and "env_file: chessgarden.env" in docs
+    for leak in (
+        "Environment=DISCORD_TOKEN",
+        "docker run --rm -e DISCORD_TOKEN",
+        "DISCORD_TOKEN: ${",
+    ):
+        assert leak not in docs, leak
+    for name in (
+        "CHESSGARDEN_MAX_CHALLENGES",
+        "CHESSGARDEN_THREADS_PER_HOUR",
+        "/accept",
+        "Rematch",
+    ):
+        assert name in docs, name
+
+
+async def test_options_have_discords_bounds() -> None:
+    bot = ChessGardenBot(cast(Any, None), Settings())
+    await bot.load_cogs()
+
+    def option(command: str, name: str) -> Any:
+        found = bot.tree.get_command(command)
+        assert isinstance(found, discord.app_commands.Command)
+        return next(p for p in found.parameters if p.name == name)
+
+    for command in ("history", "verify", "accept"):
+        game = option(command, "game")
+        assert (game.min_value, game.max_value) == (1, 2**53)
+    for command, name, most in (
+        ("play", "options", 200),
+        ("move", "notation", 100),
+        ("abort", "reason", 200),
+        ("roll", "expression", 100),
+    ):
+        text = option(command, name)
+        assert (text.min_value, text.max_value) == (1, most), (command, name)

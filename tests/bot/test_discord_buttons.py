@@ -1,5 +1,5 @@
 """Buttons: every DynamicItem's custom_id round-trips, and the buttons act on the game
-named in their custom_id (so they keep working after a restart)."""
+named in their custom_id (so they keep working after a restart), through raw payloads."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # the fakes toolkit lives beside this file
-from fakes import Table  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
+from harness import World, start_game  # noqa: E402
 
 from bot import views  # noqa: E402
-from bot.cogs.game import GameCog  # noqa: E402
 
 GAME_ID = 9_007_199_254_740_993  # bigger than a float can hold exactly
 
@@ -56,64 +55,71 @@ async def test_custom_id_round_trip(
 def test_every_button_class_is_registered_and_distinct() -> None:
     prefixes = [template(c).pattern.split(":")[1] for c in views.DYNAMIC_ITEMS]
     assert len(set(prefixes)) == len(prefixes)
-    assert {"accept", "decline", "reroll", "draw", "resign", "flip"} <= set(prefixes)
+    assert {"accept", "decline", "reroll", "draw", "resign", "flip", "rematch"} <= set(prefixes)
     for cls in views.DYNAMIC_ITEMS:
         assert not template(cls).fullmatch("cg:accept:")
 
 
 @pytest.fixture
-async def table(tmp_path: Path) -> Any:
-    table = await Table.open(tmp_path)
-    yield table
-    await table.close()
+async def world(tmp_path: Path) -> Any:
+    world = await World.open(tmp_path)
+    yield world
+    await world.close()
 
 
-async def test_decline_and_cancel(table: Table) -> None:
-    game = GameCog(table.client)  # type: ignore[arg-type]
-    alice, bob, eve = table.member("alice"), table.member("bob"), table.member("eve")
-    await game.play.callback(game, table.interaction(alice), "kings_guard", bob)
-    challenge = table.last_sent(with_view=True)
-    await table.press(challenge.button("Decline"), table.interaction(eve))
-    assert table.last_sent().ephemeral  # not eve's challenge
-    await table.press(challenge.button("Accept"), table.interaction(eve))
-    assert table.last_sent().ephemeral and "for <@" in table.last_sent().text
-    await table.press(
-        challenge.button("Decline"), table.interaction(bob, message=table.message_of(challenge))
-    )
-    assert "declined" in table.last_sent().text
-    assert table.message_of(challenge).sent.view is None
-    await game.play.callback(game, table.interaction(alice), "kings_guard", bob)
-    second = table.last_sent(with_view=True)
-    await table.press(second.button("Decline"), table.interaction(alice))  # the challenger cancels
-    assert "cancelled" in table.last_sent().text
-    await table.press(second.button("Accept"), table.interaction(bob))  # too late
-    assert table.last_sent().ephemeral
-
-
-async def test_board_buttons_draw_flip_and_a_stale_reroll(table: Table) -> None:
-    game = GameCog(table.client)  # type: ignore[arg-type]
-    alice, bob, eve = table.member("alice"), table.member("bob"), table.member("eve")
-    await game.play.callback(game, table.interaction(alice), "kings_guard", bob, "white")
-    await table.press(table.last_sent(with_view=True).button("Accept"), table.interaction(bob))
-    board = table.last_sent()
-    game_id = (await table.service.view(location_id=table.channel.id)).id
-    # a spectator's Flip: an ephemeral board from the other side
-    mark = len(table.log)
-    await table.press(board.button("Flip"), table.interaction(eve))
-    flipped = table.last_sent()
-    assert flipped.ephemeral and "board.png" in flipped.filenames()
-    assert ("render", "black") in table.log[mark:]
-    assert ("defer", True, True) in table.log[mark:]
+async def test_board_buttons_draw_flip_and_stale_ones(world: World) -> None:
+    alice, bob, eve = world.user("alice"), world.user("bob"), world.user("eve")
+    view, accepted = await start_game(world, alice, bob)
+    (board,) = accepted.public
+    # a spectator's Flip: a private board from the other side, no ping, nothing retired
+    flipped = await world.press(eve, board, "Flip")
+    assert "board.png" in flipped.only_private().files and flipped.bot_requests == []
     # Offer draw by black (not to move: offering is allowed any time), accepted by white
-    await table.press(board.button("Offer draw"), table.interaction(bob))
-    offer = table.last_sent()
-    assert alice.mention in (offer.content or "")
-    await table.press(offer.button("Accept draw"), table.interaction(alice))
-    view = await table.service.view(game_id=game_id)
+    offered = await world.press(bob, board, "Offer draw")
+    (offer,) = offered.public
+    assert alice.id in offer.pings
+    assert not world.discord.messages[board.id].buttons()  # the old board was retired
+    await world.press(alice, offer, "Accept draw")
+    view = await world.service.view(game_id=view.id)
     assert view.status == "finished" and view.winner is None
-    # buttons on old messages answer, ephemerally, that the game is over
-    await table.press(board.button("Offer draw"), table.interaction(alice))
-    assert table.last_sent().ephemeral
-    stale = views.RerollButton(game_id, 0).custom_id
-    await table.press(stale, table.interaction(alice))
-    assert table.last_sent().ephemeral
+    # the final board: Rematch and Flip only
+    assert set(world.with_buttons()[0].buttons()) == {"Rematch", "Flip"}
+
+
+async def test_a_double_press_gets_a_private_answer(world: World) -> None:
+    alice, bob = world.user("alice"), world.user("bob")
+    _, accepted = await start_game(world, alice, bob)
+    asked = (await world.press(bob, accepted.public[0], "Resign")).only_private()
+    first = await world.press(bob, asked, "Yes, resign")
+    assert first.public
+    second = await world.press(bob, asked, "Yes, resign")  # the same button, again
+    assert "over" in second.only_private().text or "finished" in second.only_private().text
+
+
+async def test_a_spectator_pressing_resign_is_refused_without_a_question(world: World) -> None:
+    alice, bob, eve = world.user("alice"), world.user("bob"), world.user("eve")
+    view, accepted = await start_game(world, alice, bob)
+    (board,) = accepted.public
+    refused = (await world.press(eve, board, "Resign")).only_private()
+    assert "Only the players" in refused.text and not refused.buttons()
+    asked = (await world.press(bob, board, "Resign")).only_private()
+    assert "Resign game" in asked.text and set(asked.buttons()) == {"Yes, resign"}
+    resigned = await world.press(bob, asked, "Yes, resign")
+    assert resigned.public and (await world.service.view(game_id=view.id)).winner == "white"
+
+
+async def test_rematch_challenges_the_same_opponent_with_colours_swapped(world: World) -> None:
+    alice, bob, eve = world.user("alice"), world.user("bob"), world.user("eve")
+    view, _ = await start_game(world, alice, bob)
+    resigned = await world.command(alice, "resign")
+    (final,) = resigned.public
+    (await world.press(eve, final, "Rematch")).only_private()
+    again = await world.press(bob, final, "Rematch")
+    (challenge,) = again.public
+    assert challenge.pings == {alice.id} and "Accept" in challenge.buttons()
+    assert set(world.discord.messages[final.id].buttons()) == {"Flip"}  # one rematch per board
+    accepted = await world.press(alice, challenge, "Accept")
+    rematch = await world.game()
+    assert rematch.id != view.id and rematch.variant == view.variant
+    assert (rematch.white_id, rematch.black_id) == (bob.id, alice.id)  # bob was black
+    assert accepted.public[0].pings == {bob.id}

@@ -1,0 +1,199 @@
+"""Making a challenge: in this channel, or in a new thread when the channel is busy.
+
+Shared by ``/play`` and the Rematch button. Everything that can be refused without a
+request is refused first, privately: a thread where none can be made, the bot's missing
+permissions, the per-channel thread limit. Then, in a new thread: make the thread, record
+the challenge there, post it. If the post fails, the challenge is withdrawn and the thread
+removed, so nothing is left waiting where nobody can see it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot import adapter, answers, flows, threads, views
+from bot.adapter import Post
+from bot.answers import Interaction, Sent
+from bot.service import Outcome, ServiceError
+
+log = logging.getLogger(__name__)
+
+
+def challenge_post(outcome: Outcome) -> Post:
+    content, ping = adapter.turn_prompt(outcome.game)
+    return Post(
+        embed=adapter.challenge_embed(outcome),
+        content=content,
+        ping=ping,
+        view=views.challenge_view(outcome.game.id),
+        game_id=outcome.game.id,
+        is_board=True,
+        failure=f"Game {outcome.game.id} is recorded, but I could not post the challenge.",
+    )
+
+
+async def challenge(
+    interaction: Interaction,
+    *,
+    variant: str,
+    opponent_id: int | None,
+    colour: str,
+    options: dict[str, Any],
+    want_thread: bool,
+    name: str,
+) -> bool:
+    """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted."""
+    service = answers.service_of(interaction)
+    here = answers.location_of(interaction)
+    kwargs: dict[str, Any] = dict(
+        challenger_id=interaction.user.id,
+        variant=variant,
+        opponent_id=opponent_id,
+        colour=colour,
+        options=options,
+        guild_id=interaction.guild_id,
+        request_id=answers.request_id(interaction),
+    )
+    busy = await service.list_games(location_id=here, statuses=answers.LIVE, limit=1)
+    if not busy and not want_thread:
+
+        async def here_work() -> Post:
+            try:
+                outcome = await service.challenge(location_id=here, **kwargs)
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            return challenge_post(outcome)
+
+        post, sent = await answers.answer(interaction, here_work())
+        if post is not None and post.game_id is not None and sent is not None:
+            await flows.remember_board(interaction, post.game_id, sent)
+        return sent is not None
+
+    why = f" (this channel already has game {busy[0].id})" if busy else ""
+    home = threads.thread_home(interaction.channel)
+    if isinstance(home, str):
+        first = (
+            f"This channel already has game {busy[0].id}, and" if busy else "I can't make a thread:"
+        )
+        await answers.refuse(
+            interaction,
+            f"{first} {home[0].lower() + home[1:]}. Finish that game first, or use /play in a text channel."
+            if busy
+            else f"{home}. Play here without a thread, or use /play in a text channel.",
+        )
+        return False
+    perms = threads.bot_permissions(interaction, home.parent)
+    missing = adapter.missing_permissions(perms, home.needs)
+    if missing:
+        await answers.refuse(
+            interaction,
+            f"I can't make a game thread in {home.parent.mention}{why}: "
+            f"I need {adapter.permission_words(missing)} there.",
+        )
+        return False
+    waiting = await _open_challenges(interaction)
+    if waiting:
+        await answers.refuse(interaction, waiting)
+        return False
+    budget: threads.ThreadBudget = interaction.client.thread_budget  # type: ignore[attr-defined]
+    wait = budget.wait_for(home.parent.id)
+    if wait:
+        minutes = max(1, round(wait / 60))
+        await answers.refuse(
+            interaction,
+            f"{home.parent.mention} has had {budget.per_hour} new game threads in the last hour, "
+            f"the most I make{why}. The next can start in about {minutes} minutes; "
+            "meanwhile, finish a game or play in an existing thread.",
+        )
+        return False
+
+    async def thread_work() -> Post:
+        try:
+            thread = await threads.open_thread(
+                home,
+                name,
+                starter=f"{name}. The challenge follows.",
+                reason=f"Chess Garden game for {interaction.user}",
+            )
+        except discord.HTTPException as error:
+            return answers.error_post(
+                adapter.discord_error_text(error, doing=f"make a thread in {home.parent.mention}")
+            )
+        budget.spend(home.parent.id)
+        return await _challenge_in(interaction, thread, kwargs, why)
+
+    post, _ = await answers.answer(interaction, thread_work())
+    return post is not None and not post.ephemeral
+
+
+async def _challenge_in(
+    interaction: Interaction, thread: discord.Thread, kwargs: dict[str, Any], why: str
+) -> Post:
+    """Record the challenge in the new thread and post it there; undo both if that fails."""
+    service = answers.service_of(interaction)
+    try:
+        outcome = await service.challenge(location_id=thread.id, **kwargs)
+    except ServiceError as error:
+        done = await threads.discard(thread)
+        return answers.error_post(f"{adapter.error_text(error)} (I {done}.)")
+    except Exception:
+        await threads.discard(thread)
+        raise
+    game_id = outcome.game.id
+    interaction.extras["game_id"] = game_id
+    post = challenge_post(outcome)
+    try:
+        message = await thread.send(**post.kwargs())
+    except discord.HTTPException as error:
+        withdrawn = await _withdraw(interaction, game_id)
+        done = await threads.discard(thread)
+        me = thread.guild.me
+        missing = (
+            adapter.missing_permissions(
+                thread.permissions_for(me), ("send_messages_in_threads", "embed_links")
+            )
+            if me is not None
+            else []
+        )
+        text = adapter.discord_error_text(error, doing="post in the new thread", missing=missing)
+        return answers.error_post(f"{text} I {withdrawn} and {done}.")
+    except Exception:
+        await _withdraw(interaction, game_id)
+        await threads.discard(thread)
+        raise
+    await flows.remember_board(interaction, game_id, Sent(thread.id, message.id))
+    note = discord.Embed(
+        description=f"Game {game_id}: the challenge is in {thread.mention}{why}.",
+        colour=adapter.COLOUR_CHALLENGE,
+    )
+    return Post(embed=note, note=f"Game {game_id} is in {thread.mention}.")
+
+
+async def _open_challenges(interaction: Interaction) -> str:
+    """Before a thread is made for it: would the challenge be over the user's limit? The
+    service decides again when it records the challenge; this only spares an empty thread."""
+    service = answers.service_of(interaction)
+    limit = service.max_open_challenges
+    games = await service.list_games(
+        player_id=interaction.user.id, statuses=("challenge",), limit=100
+    )
+    mine = sorted(g.id for g in games if g.challenger_id == interaction.user.id)
+    if len(mine) < limit:
+        return ""
+    ids = ", ".join(str(i) for i in mine)
+    return (
+        f"You already have {len(mine)} open challenges (games {ids}); at most {limit} may "
+        "wait at once. Cancel one with its Decline button, or wait for an answer."
+    )
+
+
+async def _withdraw(interaction: Interaction, game_id: int) -> str:
+    try:
+        await answers.service_of(interaction).cancel(user_id=interaction.user.id, game_id=game_id)
+        return "withdrew the challenge"
+    except ServiceError as error:
+        log.error("could not withdraw the challenge of game %s: %s", game_id, error)
+        return f"could not withdraw the challenge (game {game_id}; a moderator can /abort it)"
