@@ -1,16 +1,22 @@
 """Board pictures of any variant, composed from cached palette-mode layers.
 
     render_png(game, *, size=800, orientation=None, theme="classic") -> bytes
+    warm(variant_key, *, size=800, themes=("classic",)) -> int
 
 Layers, each drawn once and cached:
 
 - the empty board per (variant, theme, size, orientation): squares, holes left as
   background, terraces shaded and labelled, Tquads outlined and numbered, coordinates;
 - piece sprites per (piece, colour, size) (``sprites.py``);
-- square tiles: one square's background with its highlight and its piece, keyed by
-  (square, highlight, piece, colour, badge, offset), so drawing a square is one lookup
-  and one paste;
-- the status strip and the player bars, keyed by what they say.
+- square tiles: one square's background with its highlight and its piece. Squares
+  whose empty background looks the same (every light square of a plain board) share a
+  background class, and a tile is keyed by (class, highlight, piece, colour, badge,
+  offset), so drawing a square is one lookup and one paste. ``warm`` draws every tile a
+  variant can show before the first picture is asked for;
+- the status strip and the player bars, keyed by what they say;
+- compressed bands (``png.py``): the strip, each bar, each screen row of squares and
+  the static rows, keyed by what they show. ``render_png`` compresses only the bands no
+  earlier picture had, and never composes the whole picture.
 
 Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
 composed and saved in palette mode. Layout and orientation come from ``layout.py``;
@@ -21,11 +27,11 @@ from __future__ import annotations
 
 import io
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from functools import lru_cache
+from collections.abc import Callable, Hashable, Iterable
 
 from PIL import Image, ImageDraw
 
+import variants
 from variants import Game, Variant
 from variants.geometry import Geometry
 
@@ -33,33 +39,42 @@ from .dice import bundled_font, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status
-from .scene import CHECK, LAST, NEXT, CellKey, Scene, Side, Status, scene
+from .png import Band, assemble, compress_band
+from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import RGB, Theme, get_theme
 
-PNG_COMPRESS_LEVEL = 6
-TILE_CACHE = 4096
+__all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]
+
+TILE_CACHE = 4096  # tiles drawn on demand, beyond the ones ``warm`` drew
 PANEL_CACHE = 256
+BAND_CACHE = 2048
+ART_CACHE = 32
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
+# Sprites a variant shows besides its piece types' own: Stone Garden's promoted King.
+_EXTRA_SPRITES: dict[str, tuple[str, ...]] = {"stone_garden": ("KP",)}
+# Value badges a kind can carry: a Tquarc shows its die value.
+_BADGES: dict[str, tuple[str, ...]] = {"T": ("1", "2", "3", "4")}
 
-class _Lru(OrderedDict[Hashable, Image.Image]):
-    """A small least-recently-used cache of images."""
+
+class _Lru(OrderedDict[Hashable, object]):
+    """A small least-recently-used cache."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
 
-    def fetch(self, key: Hashable, make: Callable[[], Image.Image]) -> Image.Image:
-        im = self.get(key)
-        if im is None:
-            im = make()
-            self[key] = im
+    def fetch(self, key: Hashable, make: Callable[[], object]) -> object:
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self[key] = value
             if len(self) > self.limit:
                 self.popitem(last=False)
         else:
             self.move_to_end(key)
-        return im
+        return value
 
 
 class BoardArt:
@@ -76,10 +91,37 @@ class BoardArt:
         self.theme = theme
         self.lay: Layout = layout(geometry, size, flipped)
         self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
+        self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
         self.rgb = _empty_board(self.lay, zones, theme)
         self.p = self.quantize(self.rgb)
+        # squares whose empty background is the same share tiles
+        lay = self.lay
+        classes: dict[bytes, int] = {}
+        self.cls: list[int] = []
+        for box in lay.cells:
+            look = self.rgb.crop(box).tobytes()
+            self.cls.append(classes.setdefault(look, len(classes)))
+        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(classes)
+        for s, c in enumerate(self.cls):
+            if self.class_box[c] == (0, 0, 0, 0):
+                self.class_box[c] = lay.cells[s]
+        self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
+        self.bands = _Lru(BAND_CACHE)
+        # screen rows of squares: (top y, the box squares in the row, left to right)
+        rows: dict[int, list[int]] = {}
+        for s, box in enumerate(lay.cells):
+            rows.setdefault(box[1], []).append(s)
+        self.rows = [
+            (y, tuple(sorted(squares, key=lambda s: lay.cells[s][0])))
+            for y, squares in sorted(rows.items())
+        ]
+        _, _, _, y_files = lay.file_band
+        self.static = {
+            "files": (lay.board[3], y_files),
+            "pad": (lay.bottom_bar[3], lay.height),
+        }
 
     def quantize(self, im: Image.Image) -> Image.Image:
         return to_palette(im, self.palette)
@@ -88,12 +130,17 @@ class BoardArt:
 
     def tile(self, sq: int, key: CellKey | None) -> Image.Image:
         """Square ``sq`` showing ``key`` (None: the empty square), in palette mode."""
-        box = self.lay.cells[sq]
-        if key is None:
-            return self.tiles.fetch((sq, None), lambda: self.p.crop(box))
-        return self.tiles.fetch((sq, key), lambda: self._draw_tile(box, key))
+        ck = (self.cls[sq], key)
+        im = self.warm_tiles.get(ck)
+        if im is None:
+            im = self.tiles.fetch(ck, lambda: self._draw_tile(ck[0], key))  # type: ignore[assignment]
+        assert isinstance(im, Image.Image)
+        return im
 
-    def _draw_tile(self, box: Box, key: CellKey) -> Image.Image:
+    def _draw_tile(self, cls: int, key: CellKey | None) -> Image.Image:
+        box = self.class_box[cls]
+        if key is None:
+            return self.p.crop(box)
         hl, sprite, color, badge, shift = key
         th, c, sq = self.theme, colours(self.theme), self.lay.sq
         im = self.rgb.crop(box)
@@ -113,17 +160,32 @@ class BoardArt:
                 im.paste(b, (sq - b.width - inset, sq - b.height - inset), b)
         return self.quantize(im)
 
+    def warm(self, keys: Iterable[CellKey]) -> int:
+        """Draw the tiles of ``keys`` on every background class; return how many."""
+        n = 0
+        for cls in range(len(self.class_box)):
+            for key in (None, *keys):
+                ck = (cls, key)
+                if ck not in self.warm_tiles:
+                    self.warm_tiles[ck] = self._draw_tile(cls, key)
+                    n += 1
+        return n
+
     def status_strip(self, st: Status) -> Image.Image:
         x0, y0, x1, y1 = self.lay.strip
-        return self.panels.fetch(
+        im = self.panels.fetch(
             ("status", st), lambda: self.quantize(draw_status(st, x1 - x0, y1 - y0, self.theme))
         )
+        assert isinstance(im, Image.Image)
+        return im
 
     def side_bar(self, side: Side) -> Image.Image:
         x0, y0, x1, y1 = self.lay.top_bar
-        return self.panels.fetch(
+        im = self.panels.fetch(
             ("side", side), lambda: self.quantize(draw_side(side, x1 - x0, y1 - y0, self.theme))
         )
+        assert isinstance(im, Image.Image)
+        return im
 
     # ----- composing ---------------------------------------------------------------
 
@@ -157,33 +219,124 @@ class BoardArt:
             frame.paste(self.side_bar(sc.bottom), lay.bottom_bar[:2])
         return painted
 
+    # ----- encoding ------------------------------------------------------------------
 
-@lru_cache(maxsize=32)
-def _art(
-    key: str,
-    geometry: Geometry,
-    zones: tuple[tuple[str, tuple[int, ...]], ...],
-    theme: Theme,
-    size: int,
-    flipped: bool,
-) -> BoardArt:
-    return BoardArt(geometry, dict(zones), theme, size, flipped)
+    def _band(self, key: Hashable, draw: Callable[[], Image.Image]) -> Band:
+        def make() -> Band:
+            im = draw()
+            return compress_band(im.tobytes(), im.width)
+
+        band = self.bands.fetch(key, make)
+        assert isinstance(band, Band)
+        return band
+
+    def _row(self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]) -> Band:
+        look = tuple(cells.get(s) for s in squares)
+
+        def draw() -> Image.Image:
+            lay = self.lay
+            im = self.p.crop((0, y, lay.width, y + lay.sq))
+            for s, key in zip(squares, look, strict=True):
+                if key is not None:
+                    im.paste(self.tile(s, key), (lay.cells[s][0], 0))
+            return im
+
+        return self._band(("row", y, look), draw)
+
+    def encode(self, sc: Scene) -> bytes:
+        """The PNG of ``sc``, from cached bands where the picture has shown them before."""
+        lay = self.lay
+        w = lay.width
+        bands = [
+            self._band(("status", sc.status), lambda: self.status_strip(sc.status)),
+            self._band(("side", sc.top), lambda: self.side_bar(sc.top)),
+        ]
+        bands += [self._row(y, squares, sc.cells) for y, squares in self.rows]
+        y0, y1 = self.static["files"]
+        bands.append(self._band(("files",), lambda: self.p.crop((0, y0, w, y1))))
+        bands.append(self._band(("side", sc.bottom), lambda: self.side_bar(sc.bottom)))
+        p0, p1 = self.static["pad"]
+        if p1 > p0:
+            bands.append(self._band(("pad",), lambda: self.p.crop((0, p0, w, p1))))
+        return assemble(w, lay.height, self.plte, bands)
+
+    def drop_position_caches(self) -> None:
+        """Forget everything drawn for particular positions; keep the warm tiles."""
+        self.tiles.clear()
+        self.panels.clear()
+        self.bands.clear()
+
+
+_ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()
 
 
 def board_art(rules: Variant, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
     """The cached layers for a variant's rules object."""
-    zones = tuple(sorted((str(k), tuple(v)) for k, v in rules.zones().items()))
-    return _art(rules.key, rules.geometry, zones, get_theme(theme), size, flipped)
+    th = get_theme(theme)
+    key = (rules.key, th, size, flipped)
+    art = _ARTS.get(key)
+    if art is None:
+        zones = {str(k): tuple(v) for k, v in rules.zones().items()}
+        art = BoardArt(rules.geometry, zones, th, size, flipped)
+        _ARTS[key] = art
+        if len(_ARTS) > ART_CACHE:
+            _ARTS.popitem(last=False)
+    else:
+        _ARTS.move_to_end(key)
+    return art
 
 
-def is_flipped(game: Game, orientation: str | None) -> bool:
-    """Black at the bottom? ``orientation`` None means the side to move."""
-    if orientation is None:
-        return bool(game.pos.turn == 1)
-    if orientation not in ("white", "black"):
-        raise ValueError(f"orientation must be 'white', 'black' or None, not {orientation!r}")
-    return orientation == "black"
+def clear_caches() -> None:
+    """Forget every cached board layer (sprites and palettes stay)."""
+    _ARTS.clear()
 
+
+def drop_position_caches() -> None:
+    """Forget every tile, strip, bar and band drawn for particular positions; keep
+    the empty boards and the tiles ``warm`` drew."""
+    for art in _ARTS.values():
+        art.drop_position_caches()
+
+
+def tile_keys(rules: Variant) -> list[CellKey]:
+    """Every square look a variant can show, but for the Guardener's double start."""
+    kinds: list[str] = []
+    for t in rules.piece_types:
+        kinds += [f"RA:{f}" for f in "NESW"] if t.facing_relative else [t.id]
+    kinds += _EXTRA_SPRITES.get(rules.key, ())
+    royal = {t.id for t in rules.piece_types if t.is_royal} | {"KP"}
+    keys: list[CellKey] = [(LAST, "", 0, "", 0), (NEXT, "", 0, "", 0)]
+    for kind in kinds:
+        for color in (0, 1):
+            for badge in _BADGES.get(kind, ("",)):
+                for hl in (NONE, LAST):
+                    keys.append((hl, kind, color, badge, 0))
+                if rules.has_check and kind in royal:
+                    keys.append((CHECK, kind, color, badge, 0))
+    return keys
+
+
+def warm(
+    variant_key: str,
+    *,
+    size: int = 800,
+    themes: Iterable[Theme | str] = ("classic",),
+    orientations: Iterable[str] = ("white", "black"),
+) -> int:
+    """Draw every tile ``variant_key`` can show at ``size``, ahead of the first picture.
+
+    The bot calls this at start-up for each variant; a picture then never waits for a
+    piece to be drawn. Returns how many tiles were drawn.
+    """
+    rules = variants.rules(variant_key)
+    keys = tile_keys(rules)
+    n = 0
+    for theme in themes:
+        for orientation in orientations:
+            if orientation not in ("white", "black"):
+                raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
+            n += board_art(rules, theme, size, orientation == "black").warm(keys)
+    return n
 
 # ----- the empty board ------------------------------------------------------------------
 
@@ -337,6 +490,15 @@ def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
 # ----- public ---------------------------------------------------------------------------
 
 
+def is_flipped(game: Game, orientation: str | None) -> bool:
+    """Black at the bottom? ``orientation`` None means the side to move."""
+    if orientation is None:
+        return bool(game.pos.turn == 1)
+    if orientation not in ("white", "black"):
+        raise ValueError(f"orientation must be 'white', 'black' or None, not {orientation!r}")
+    return orientation == "black"
+
+
 def render_image(
     game: Game, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
 ) -> Image.Image:
@@ -348,8 +510,9 @@ def render_image(
 
 
 def encode_png(image: Image.Image) -> bytes:
+    """A palette image as PNG through Pillow (the board itself uses ``BoardArt.encode``)."""
     buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    image.save(buf, format="PNG")
     return buf.getvalue()
 
 
@@ -361,4 +524,5 @@ def render_png(
     ``orientation`` is 'white' (White at the bottom), 'black', or None for the side
     to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
     """
-    return encode_png(render_image(game, size=size, orientation=orientation, theme=theme))
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation))
+    return art.encode(scene(game, art.lay))

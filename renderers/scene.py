@@ -49,12 +49,13 @@ class Side:
 class Status:
     """The status strip."""
 
-    text: str
+    text: str  # whose turn it is, or the result: "White to move", "Black wins: checkmate"
+    detail: str  # what the dice allow, in words ('' when nothing to say)
+    badge: str  # a teleport or resurrection on offer, e.g. "Teleport to T3" ('' when none)
     disc: int  # colour of the disc before the text: 0/1, or -1 for none
     alert: bool  # check or game over: the text stands out
     dice: tuple[int, ...]
     sides: int
-    dice_caption: str
     offered: tuple[str, ...]  # sprite keys the dice offer (Jepps setup)
     offered_color: int
 
@@ -176,7 +177,6 @@ def status(game: Game, offered: frozenset[str]) -> Status:
     sides = game.rules.dice_sides or 4  # a die shown in a variant without turn dice: the d4
     if dice:
         sides = max(sides, *dice)
-    caption = ""
     alert = False
     if result is not None:
         winner = result.winner
@@ -186,34 +186,21 @@ def status(game: Game, offered: frozenset[str]) -> Status:
         alert = True
     elif pos.extra.get("phase") == "setup":
         disc = turn
-        if pos.extra.get("mediator") == "pending":
-            text = f"Setup: mediator roll, {who} chooses"
-            caption = "mediator"
-        else:
-            nxt = sorted({m.to for m in _placements(game)})
-            where = game.rules.name(nxt[0]) if len(nxt) == 1 else "next square"
-            text = f"Setup: {who} places on {where}"
-            caption = "setup dice"
+        text = f"Setup: {who} to place"
     else:
         disc = turn
         text = f"{who} to move"
         if game.checked_king() >= 0:
             text += ": check"
             alert = True
-        if dice:
-            if game.rules.dice_sides == 0:
-                caption = "Tquarc die"
-            elif len(dice) == 2 and dice[0] == dice[1]:
-                caption = "double"
-            else:
-                caption = "roll"
     return Status(
         text=text,
+        detail="",
+        badge="",
         disc=disc,
         alert=alert,
         dice=dice,
         sides=sides,
-        dice_caption=caption,
         offered=tuple(sorted(offered, key=_rank)),
         offered_color=turn,
     )

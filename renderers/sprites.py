@@ -492,6 +492,12 @@ def _colours(color: str, theme: Theme) -> tuple[RGB, RGB, RGB, RGB, RGB | None]:
     return fill, line, _mix(fill, line, 0.22), theme.piece_white_fill, theme.piece_edge
 
 
+def piece_colours(color: int, theme: Theme) -> tuple[RGB, ...]:
+    """Every flat colour a sprite of ``color`` (0 White, 1 Black) is drawn in."""
+    fill, line, shade, accent, edge = _colours("white" if color == 0 else "black", theme)
+    return (fill, line, shade, accent) + ((edge,) if edge is not None else ())
+
+
 def _normalise_color(color: str) -> str:
     c = color.lower()
     if c in ("w", "white"):

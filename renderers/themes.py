@@ -47,6 +47,9 @@ class Theme:
     # page
     background: RGB
     text: RGB
+    # the badge that says a teleport or resurrection is on offer
+    accent: RGB
+    accent_text: RGB
 
 
 CLASSIC = Theme(
@@ -71,6 +74,8 @@ CLASSIC = Theme(
     die_pip=(40, 34, 30),
     background=(48, 46, 43),
     text=(235, 230, 220),
+    accent=(242, 188, 66),
+    accent_text=(36, 28, 20),
 )
 
 HIGH_CONTRAST = Theme(
@@ -95,6 +100,8 @@ HIGH_CONTRAST = Theme(
     die_pip=(0, 0, 0),
     background=(0, 0, 0),
     text=(255, 255, 255),
+    accent=(230, 159, 0),  # Okabe-Ito orange
+    accent_text=(0, 0, 0),
 )
 
 THEMES: dict[str, Theme] = {CLASSIC.name: CLASSIC, HIGH_CONTRAST.name: HIGH_CONTRAST}
