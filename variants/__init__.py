@@ -3,6 +3,7 @@
     variants.names()
     g = variants.new_game(key, *, rolls=None, seed=None, options=None, dice=None)
     g.legal_moves(); g.play(text); g.result; g.record(); variants.replay(record)
+    variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
 
 Pure rules: no I/O, no asyncio, stdlib only.
@@ -19,6 +20,7 @@ from .dice import DiceSource, ScriptedDice, SeededDice, VerifiableDice
 from .errors import AmbiguousMove, BadNotation, GameOver, IllegalMove, NotLegalHere
 from .game import Game, parse_record, replay_record
 from .game import perft as _perft
+from .status import Status, TurnFacts, describe
 
 _REGISTRY: dict[str, Variant] = {}
 
@@ -123,9 +125,12 @@ __all__ = [
     "NotLegalHere",
     "Result",
     "ScriptedDice",
+    "Status",
+    "TurnFacts",
     "SeededDice",
     "VerifiableDice",
     "Variant",
+    "describe",
     "from_fen",
     "names",
     "new_game",

@@ -17,6 +17,7 @@ from .errors import AmbiguousMove, BadNotation, NotLegalHere
 from .geometry import BLACK, WHITE, Geometry, color_name
 from .pieces import Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
+from .status import TurnFacts
 
 Roller = Callable[[int], int]
 
@@ -72,6 +73,15 @@ class Variant:
     def zones(self) -> dict[str, tuple[int, ...]]:
         """Labelled groups of special squares the picture shows (terraces, Tquads)."""
         return {}
+
+    def die_sides(self, pos: Position) -> int:
+        """Sides of the dice showing in ``pos`` (``dice_sides`` unless a variant says otherwise)."""
+        return self.dice_sides
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """What is special about the turn of the side to act, in words (``status.describe``).
+        ``legal`` is the list of legal actions in ``pos``."""
+        return TurnFacts()
 
     def material(self, pos: Position, color: int) -> list[str]:
         """The kinds of one side's pieces on the board (one entry per piece)."""

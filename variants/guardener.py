@@ -34,6 +34,7 @@ from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
+from .status import SEPARATOR, TurnFacts, dice_text, either
 
 FILES = "wabcdefghz"
 
@@ -81,6 +82,10 @@ OWN_HALF = {WHITE: range(0, 5), BLACK: range(5, 10)}
 NO_PAWN_TERRACE = {WHITE: 4, BLACK: 1}
 # Promotion only to a type the side has fewer of than at the start.
 START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
+
+# The dice in words (status line and rules text).
+DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
+DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
 
 REROLL = "reroll"
 PASS = "pass"
@@ -252,6 +257,105 @@ class Guardener(ChessLike):
             return False
         new = self.make(pos, move, _look_ahead)
         return self.is_attacked(new, new.kings[p.color], other(p.color))
+
+    # ----- in words ------------------------------------------------------
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """What the dice showing allow (RULES.md section 1, "Dice")."""
+        dice = pos.dice
+        if dice is None:
+            return TurnFacts()
+        color = pos.turn
+        lines: list[str] = []
+        pending = ""
+        may_reroll = any(m.flag == REROLL for m in legal)
+        if self.is_double(pos):
+            v = dice[0]
+            x2 = self.is_double_x2(pos)
+            name = "Double x2" if x2 else "Double"
+            allows = "any piece may move or capture, the Queen too"
+            short = f"{name}: any piece"
+            lines.append(f"{name} {dice_text(dice)}: any piece may move or capture, the Queen too.")
+            if x2:
+                revive = not self.has_guardener(pos, color)
+                squares = ", ".join(self.name(s) for s in self.terraces[v])
+                pending = f"Double x2: teleport to T{v}" + (
+                    " or resurrect the Guardener" if revive else ""
+                )
+                allows += f"; or teleport one piece to T{v}"
+                short = f"Double x2{SEPARATOR}teleport T{v}"
+                lines.append(
+                    f"Teleport: instead, any one piece may leap to a vacant square of T{v} "
+                    f"({squares}) without capturing, written like Nfz4 {{T{v}}}."
+                )
+                if revive:
+                    allows += " or resurrect the Guardener there"
+                    lines.append(
+                        f"Resurrection: or your captured Guardener comes back on a vacant "
+                        f"square of T{v}, written like G@{self.name(self.terraces[v][0])} {{T{v}}}."
+                    )
+            if may_reroll:
+                allows += "; re-roll available"
+                short += f"{SEPARATOR}re-roll"
+                lines.append(
+                    "Re-roll: instead of moving you may roll again (reroll); a double rolled "
+                    "that way is a Double x2, which also allows a teleport."
+                )
+        else:
+            values = sorted(set(dice))
+            movers = [DIE_PIECES[v] for v in values if v != 1]
+            parts = [f"{either(movers)} may move or capture"] if movers else []
+            shorts = [either(DIE_SHORT[v] for v in values if v != 1)]
+            if 1 in values:
+                parts.append("pawn, King or Guardener may capture, pawns may cross the centre")
+                shorts.append(DIE_SHORT[1])
+            if any(m.flag == "castle" for m in legal):
+                parts.append("the King may castle")
+                shorts.append("castle")
+            allows = "; ".join(parts)
+            short = SEPARATOR.join(s for s in shorts if s)
+            meaning = "; ".join(f"{v} = {self.die_meaning(v)}" for v in values)
+            lines.append(f"Dice {dice_text(dice)}: {meaning}. Use either die, for one move.")
+            if pos.extra["rerolled"]:
+                lines.append("This roll came from a re-roll: only its two values apply.")
+        lines.append(
+            "Free moves, with or without a die: the King and the Guardener may move without "
+            "capturing, and a pawn may step within its own half (ranks 0-4 for White, "
+            "5-9 for Black)."
+        )
+        if any(m.flag == PASS for m in legal):
+            allows += "; you may pass"
+            short += f"{SEPARATOR}pass"
+            lines.append(
+                "Every move you have puts your King on an attacked square: you may pass "
+                "instead (once per game)."
+            )
+        elif pos.extra["passed"][color] and legal and all(
+            self.is_plank(pos, m) for m in legal if m.flag != REROLL
+        ):
+            allows += "; walk the plank"
+            lines.append(
+                "Walk the plank: your pass is spent, so your King must step onto an attacked "
+                "square."
+            )
+        start = self.start_squares[color][0]
+        if self.partner(pos, start) >= 0:
+            a, b = GUARDENER_START[color]
+            lines.append(
+                f"Your Guardener still stands on both {a} and {b}; its first move may leave "
+                "from either square."
+            )
+        elif not self.has_guardener(pos, color):
+            lines.append("Your Guardener is captured: a Double x2 can resurrect it.")
+        lines.append("There is no check in Guardener Chess: capturing the King wins.")
+        return TurnFacts(allows=allows, short=short, pending=pending, lines=tuple(lines))
+
+    def die_meaning(self, value: int) -> str:
+        """One die value in words (RULES.md section 1, the dice table)."""
+        if value == 1:
+            return "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
+        extra = ", or the King may castle" if value == CASTLING_DIE else ""
+        return f"a {DIE_PIECES[value]} may move or capture{extra}"
 
     # ----- making moves --------------------------------------------------
 

@@ -16,6 +16,7 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
+from .status import SEPARATOR, TurnFacts, dice_text, either
 
 SETUP_DIE = 6
 # Die faces: 1 King, 2 Knight, 3 Bishop, 4 Rook, 5 Queen, 6 free choice.
@@ -29,6 +30,9 @@ FREE_PLAY = "free_play"
 # e.g. two Knights), nothing is left to choose: the bot places them without a roll.
 # The seed says "a maximum of 7 rolls are required".
 ONE_KIND_LEFT_IS_FORCED = True
+
+# The setup dice in words.
+FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
 
 MIRROR = "Mirror"
 REVERSE = "Reverse"
@@ -127,6 +131,22 @@ class JeppsRandom(ChessLike):
         # both bishops still to place
         return {dark[s] for s in rest} == {True, False}
 
+    def bishop_reason(self, pos: Position, color: int, sq: int) -> str:
+        """Why a Bishop on ``sq`` would break 'Bishops on opposite colours', in words."""
+        dark = self.geometry.dark
+        colour = "dark" if dark[sq] else "light"
+        placed = [s for s in self.order(pos, color) if _kind(pos, s) == "B"]
+        if placed:
+            return (
+                f"the Bishops must stand on opposite colours, and {self.name(sq)} is {colour} "
+                f"like the Bishop on {self.name(placed[0])}"
+            )
+        other_colour = "light" if dark[sq] else "dark"
+        return (
+            f"the Bishops must stand on opposite colours, and with one on {self.name(sq)} "
+            f"no {other_colour} square would be left for the other"
+        )
+
     def offered(self, dice: tuple[int, ...]) -> set[str]:
         kinds: set[str] = set()
         for v in dice:
@@ -223,6 +243,108 @@ class JeppsRandom(ChessLike):
             return [parity] + ([Move(-1, -1, "reroll")] if double else [])
         moves = self.placements(pos, dice)
         return moves + ([Move(-1, -1, "reroll")] if double else [])
+
+    # ----- in words --------------------------------------------------------------
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
+        e = pos.extra
+        color = pos.turn
+        if e["phase"] != "setup":
+            return self.play_facts(pos, legal)
+        dice = pos.dice
+        assert dice is not None and len(dice) == 2
+        may_reroll = any(m.flag == "reroll" for m in legal)
+        lines: list[str] = []
+        if e["mediator"] == "pending":
+            a, b = dice
+            answer = MIRROR if a % 2 == 0 else REVERSE
+            parity = "both even" if a % 2 == 0 else "both odd"
+            does = "mirrors White file by file" if answer == MIRROR else "reverses White's order (a<->h)"
+            allows = f"{parity}: Black {does}"
+            short = answer
+            lines.append(f"Mediator roll {dice_text(dice)}: {parity}, so Black {does} ({answer}).")
+            if may_reroll:
+                allows += "; a double: Black may re-roll"
+                short += f"{SEPARATOR}re-roll"
+                lines.append(f"A double: Black may accept it ({answer}) or roll again (reroll).")
+            lines.append(
+                "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
+                "Black sets up with the dice."
+            )
+            return TurnFacts(
+                phase="setup",
+                verb="answer the mediator roll",
+                allows=allows,
+                short=short,
+                lines=tuple(lines),
+            )
+        sq = self.next_square(pos, color)
+        where = self.name(sq)
+        placeable = {m.promo for m in legal if m.flag == "place"}
+        in_dice_order = "".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice)
+        kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
+        names = [self.types[k].name for k in kinds]
+        allows = f"{either(names)} on {where}"
+        short = f"{either(names)} on {where}"
+        faces = "; ".join(f"{v} = {FACE_NAMES[v]}" for v in sorted(set(dice)))
+        lines.append(f"Setup dice {dice_text(dice)}: {faces}.")
+        if FREE_FACE in dice:
+            lines.append("A 6 is a free choice of any piece still to place.")
+        stock = e["stock"][color]
+        offered = self.offered(dice)
+        for k in "KQRBN":
+            if k in offered and k not in stock and FREE_FACE not in dice:
+                lines.append(f"The dice also offer a {self.types[k].name}, but none is left to place.")
+        if "B" in offered and "B" in stock and "B" not in kinds:
+            lines.append(f"A Bishop may not go on {where}: {self.bishop_reason(pos, color, sq)}.")
+        if may_reroll:
+            allows += "; re-roll available"
+            short += f"{SEPARATOR}re-roll"
+            lines.append("A double: take an offered piece, or roll again (reroll).")
+        lines.append("Still to place: " + ", ".join(stock) + ".")
+        side = "White" if color == WHITE else "Black"
+        order = self.order(pos, color)
+        lines.append(
+            f"{side} fills {self.name(order[0])} to {self.name(order[-1])} in order, one roll per "
+            "square; a piece that is the only choice left is placed by itself, and dice that "
+            "offer nothing placeable are rolled again by themselves."
+        )
+        if e["auto"]:
+            lines.append("Placed by itself (forced): " + e["auto"].replace("(", "").replace(")", "") + ".")
+        if e["free"]:
+            lines.append("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+        elif e["mediator"] == "random":
+            lines.append(
+                "The mediator dice were mixed: Black sets up with the dice, from a8 to h8."
+            )
+        return TurnFacts(
+            phase="setup",
+            verb=f"place a piece on {where}",
+            allows=allows,
+            short=short,
+            lines=tuple(lines),
+        )
+
+    def play_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        color = pos.turn
+        lines = ["There is no castling in Jepps Random Chess."]
+        relocations = [self.name(m.to) for m in legal if m.flag == "relocate"]
+        allows = short = ""
+        if relocations:
+            targets = ", ".join(f"K{r}" for r in relocations)
+            allows = f"the King may relocate ({targets})"
+            short = "King may relocate"
+            lines.append(
+                "Once per game a King that has never moved may relocate to a vacant home-rank "
+                f"square of its own colour: {targets} now."
+            )
+        elif pos.extra["relocate"][color]:
+            lines.append(
+                "Your King may still relocate once, but not now: never out of check, onto an "
+                "attacked square or across an attacked vacant home-rank square."
+            )
+        return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
     # ----- moves ---------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
 from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
 from .position import Move, Position, other
+from .status import TurnFacts
 
 # Pawns move one square in any direction; their captures come from ``pawn_captures``.
 GUARD_PAWN = PieceType("P", "P", "Pawn", (Leap(ALL_DIRECTIONS, Mode.MOVE),), is_pawn=True)
@@ -65,6 +66,28 @@ class KingsGuard(ChessLike):
                 if any(self.attacks(pos, a, to) for a in assistants):
                     out.append(Move(frm, to))
         return out
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """Which assisted captures are on (RULES.md section 3)."""
+        board = pos.board
+        captures = [m for m in legal if board[m.to] is not None]
+        lines = [
+            "Only pawns capture: an adjacent enemy in any direction, and only when a friendly "
+            "non-pawn piece attacks that square."
+        ]
+        allows = short = ""
+        if captures:
+            texts = ", ".join(self.san(pos, m, legal) for m in captures)
+            allows = "a pawn may capture"
+            short = "pawn capture possible"
+            lines.append(f"Captures possible now: {texts}.")
+        else:
+            lines.append("No capture is possible now.")
+        lines.append(
+            "There is no check: you lose when your King is captured, your last pawn is gone, "
+            "or you cannot move."
+        )
+        return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
         """Loss conditions are tested at the start of the player's turn."""

@@ -50,6 +50,7 @@ from .pieces import (
     reach_table,
 )
 from .position import Move, Piece, Position, other, piece
+from .status import TurnFacts
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
@@ -231,10 +232,76 @@ class StoneGarden(ChessLike):
         (RULES.md section 4, "Raven turning")."""
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return False
-        window = (
-            TURN_WINDOW_ENEMY_PROMOTED if self.is_promoted_king(pos, other(color)) else TURN_WINDOW
+        return bool(pos.extra["rest"][color] >= self.turn_window(pos, color) - 1)
+
+    def turn_wait(self, pos: Position, sq: int) -> tuple[int, str]:
+        """How many more of her side's moves the Raven on ``sq`` must wait before
+        she may turn (0: she may turn now), and why, in words."""
+        p = pos.board[sq]
+        assert p is not None
+        color = p.color
+        done = pos.extra["moves"][color]
+        if done < NO_TURN_MOVES:
+            return (
+                NO_TURN_MOVES - done,
+                f"no Raven may turn during her side's first {NO_TURN_MOVES} moves",
+            )
+        if self.may_turn(pos, color):
+            return 0, ""
+        window = self.turn_window(pos, color)
+        rest = pos.extra["rest"][color]
+        ago = "on the last move" if rest == 0 else f"{rest + 1} moves ago"
+        return (
+            window - 1 - rest,
+            f"a Raven turned {ago}; a Raven may turn once in {window} moves",
         )
-        return bool(pos.extra["rest"][color] >= window - 1)
+
+    def turn_window(self, pos: Position, color: int) -> int:
+        """Once in three moves; once in two while the opponent's King is promoted."""
+        if self.is_promoted_king(pos, other(color)):
+            return TURN_WINDOW_ENEMY_PROMOTED
+        return TURN_WINDOW
+
+    # ----- in words ------------------------------------------------------------------
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
+        color = pos.turn
+        lines: list[str] = []
+        ready = []
+        for sq, p in enumerate(pos.board):
+            if p is None or p.color != color or p.kind != RAVEN.id:
+                continue
+            wait, why = self.turn_wait(pos, sq)
+            where = f"Your Raven on {self.name(sq)} faces {p.state}"
+            if wait == 0:
+                ready.append(self.name(sq))
+                lines.append(f"{where}; she may turn now (e.g. R{self.name(sq)}^E).")
+            else:
+                plural = "s" if wait > 1 else ""
+                lines.append(f"{where}; she may turn in {wait} more move{plural} ({why}).")
+        allows = short = ""
+        if ready:
+            allows = "a Raven may turn"
+            short = "Raven may turn"
+        if self.is_promoted_king(pos, color):
+            lines.append(
+                "Your King is promoted: it also moves as a xiangqi horse, and demotes when it "
+                "moves back into your half."
+            )
+        if self.is_promoted_king(pos, other(color)):
+            lines.append("The enemy King is promoted: your Ravens may turn once in two moves.")
+        demotions = pos.extra["demotions"]
+        if any(demotions):
+            lines.append(
+                f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
+                f"demotion number {DEMOTIONS_TO_DRAW} of either King draws."
+            )
+        lines.append(
+            "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
+            "for the player who makes it."
+        )
+        return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
     # ----- moves ---------------------------------------------------------------------
 

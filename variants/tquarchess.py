@@ -12,6 +12,7 @@ from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
+from .status import SEPARATOR, TurnFacts
 
 TQUARC = PieceType("T", "T", "Tquarc", (F, A, D))
 
@@ -111,6 +112,113 @@ class Tquarchess(ChessLike):
     def tquarc_lost(self, pos: Position, color: int) -> bool:
         """Captured and not back on the board (nor waiting to enter)."""
         return not pos.extra["hand"][color] and self.tquarc_square(pos, color) < 0
+
+    def die_sides(self, pos: Position) -> int:
+        return TQUARC_DIE  # the only die showing is an entry-attempt roll of the Tquarc die
+
+    def quad_text(self, n: int) -> str:
+        lo_f, hi_f, lo_r, hi_r = QUADS[n]
+        return f"Tquad {n} ({lo_f}{lo_r}-{hi_f}{hi_r})"
+
+    # ----- in words ------------------------------------------------------------
+
+    def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+        """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
+        color = pos.turn
+        allows: list[str] = []
+        shorts: list[str] = []
+        pending = ""
+        lines: list[str] = []
+        rolled = pos.extra["rolled"]
+        entries = sorted({self.name(m.gate) for m in legal if m.gate >= 0})
+        if rolled:
+            allows.append(f"enter the Tquarc with value {rolled}, or make any other move")
+            shorts.append("enter with it, or move")
+            pending = f"Tquarc entry with value {rolled}: it would teleport to {self.quad_text(rolled)}"
+            lines.append(
+                f"You rolled the Tquarc die: {rolled}. Enter now as a back-rank piece first "
+                f"leaves (gating squares: {', '.join(entries) or 'none'}), e.g. "
+                f"{self.entry_example(pos, legal)}; or make any other move and the value is lost."
+            )
+        elif entries:
+            allows.append("the Tquarc may enter (or roll first)")
+            shorts.append("entry · roll")
+            lines.append(
+                "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
+                f"the Tquarc may take it in the same move ({', '.join(entries)}), e.g. "
+                f"{self.entry_example(pos, legal)}. You may roll its die first (roll), then decide."
+            )
+        elif pos.extra["hand"][color]:
+            lines.append("Your Tquarc can no longer enter: every back-rank square has been left.")
+        teleports = [m for m in legal if m.flag == "teleport"]
+        if teleports:
+            t_sq = teleports[0].frm
+            p = pos.board[t_sq]
+            assert p is not None
+            value = int(p.state)
+            allows.append(f"the Tquarc may teleport to Tquad {value}")
+            shorts.append(f"teleport to Tquad {value}")
+            pending = pending or f"Teleport: the enemy Tquarc just moved, so yours may leap to {self.quad_text(value)}"
+            lines.append(
+                f"Teleport: the enemy Tquarc just moved, so your Tquarc on {self.name(t_sq)} "
+                f"(value {value}) may leap to an empty square of its colour in "
+                f"{self.quad_text(value)} without capturing, e.g. "
+                f"T{self.name(teleports[0].to)}%; the die is rolled again."
+            )
+        if any(m.flag == "king2" for m in legal):
+            allows.append("the King may slide two squares (once)")
+            shorts.append("2-square King")
+            lines.append(
+                "Two-square King: your Tquarc is lost, so once per game your King may slide "
+                "two squares in a straight line (the middle square empty)."
+            )
+        if self.tquarc_lost(pos, color):
+            revive = sorted(
+                {self.name(m.to) for m in legal if m.flag == "kres" or m.promo == "T"}
+            )
+            targets = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+            lines.append(
+                "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight reaching "
+                f"{targets} may become it (/T)"
+                + (f"; possible now on {', '.join(revive)}." if revive else ".")
+            )
+            if revive:
+                allows.append("the Tquarc may be resurrected")
+                shorts.append("resurrect")
+        lines.extend(self.tquarc_lines(pos))
+        return TurnFacts(
+            allows="; ".join(allows),
+            short=SEPARATOR.join(shorts),
+            pending=pending,
+            lines=tuple(lines),
+        )
+
+    def entry_example(self, pos: Position, legal: Sequence[Move]) -> str:
+        """An entry as it is typed, e.g. ``Nf3/T``."""
+        for m in legal:
+            if m.gate >= 0:
+                return self.san(pos, m, legal).replace("%", "")
+        return "Bg5/T"
+
+    def tquarc_lines(self, pos: Position) -> list[str]:
+        """Where each side's Tquarc is and the value it shows."""
+        out = []
+        for c in (WHITE, BLACK):
+            side = "White" if c == WHITE else "Black"
+            sq = self.tquarc_square(pos, c)
+            if sq >= 0:
+                p = pos.board[sq]
+                assert p is not None
+                out.append(
+                    f"{side}'s Tquarc stands on {self.name(sq)} showing {p.state} "
+                    f"(it would teleport to Tquad {p.state})."
+                )
+            elif pos.extra["hand"][c]:
+                state = "waits to enter" if self.can_enter(pos, c) else "can no longer enter"
+                out.append(f"{side}'s Tquarc {state}.")
+            else:
+                out.append(f"{side}'s Tquarc is captured.")
+        return out
 
     # ----- moves ---------------------------------------------------------------
 

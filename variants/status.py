@@ -1,0 +1,126 @@
+"""The position in words: who acts, what the dice allow, what is pending.
+
+``describe(game)`` is what every front end shows (console line, Discord embed,
+the image's status strip), so they all say the same thing. The core here
+assembles the words; each variant says what is special about its turn through
+one hook, ``Variant.turn_facts(pos, legal)`` (contract C1 in the project notes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .game import Game
+
+SHORT_LIMIT = 40  # the image's status strip holds this many characters
+SEPARATOR = " · "
+
+
+@dataclass(frozen=True)
+class Status:
+    """A position in words (contract C1)."""
+
+    actor: str | None  # 'white' | 'black' who acts now; None when the game is over
+    phase: str  # 'setup' (Jepps placement/mediator) | 'play' | 'over'
+    dice: tuple[int, ...] | None  # the dice showing for the actor (== game.dice)
+    dice_sides: int  # sides of those dice: 4 (Guardener, Tquarc), 6 (Jepps), 0 when none
+    allows: str  # what the dice/turn allow, in words; '' when nothing special
+    pending: str  # '' or e.g. "Double x2: teleport to T3 or resurrect the Guardener"
+    check: bool  # the actor's King is in check
+    headline: str  # one line: "White to move [2 4]: Knight or Rook may move or capture"
+    short: str  # <= 40 characters, without the dice values: "Knight or Rook · castle"
+    lines: tuple[str, ...]  # the full explanation, one fact per line, headline first
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What a variant says about the turn of the side to act (``Variant.turn_facts``)."""
+
+    phase: str = "play"  # 'setup' or 'play'
+    verb: str = "move"  # "White to <verb>"
+    allows: str = ""
+    short: str = ""  # a compact form of ``allows`` (clipped to SHORT_LIMIT by describe)
+    pending: str = ""
+    lines: tuple[str, ...] = ()
+
+
+def clip(text: str, limit: int = SHORT_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, ending in '...' when cut."""
+    return text if len(text) <= limit else text[: limit - 3].rstrip(" ·,;:") + "..."
+
+
+def dice_text(dice: Sequence[int] | None) -> str:
+    """``[2 4]``, or '' when no dice are showing."""
+    return "[" + " ".join(str(v) for v in dice) + "]" if dice else ""
+
+
+def either(words: Iterable[str], joiner: str = "or") -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    items = [w for w in words if w]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + f" {joiner} " + items[-1]
+
+
+def describe(game: Game) -> Status:
+    """The position of ``game`` in words (contract C1)."""
+    rules = game.rules
+    pos = game.pos
+    dice = game.dice
+    sides = rules.die_sides(pos) if dice else 0
+    if game.result is not None:
+        result = game.result
+        who = result.winner.capitalize() if result.winner else ""
+        if who:
+            headline = f"Game over: {who} wins ({result.reason})"
+            short = f"{who} wins{SEPARATOR}{result.reason}"
+        else:
+            headline = f"Game over: a draw ({result.reason})"
+            short = f"Draw{SEPARATOR}{result.reason}"
+        return Status(
+            actor=None,
+            phase="over",
+            dice=dice,
+            dice_sides=sides,
+            allows="",
+            pending="",
+            check=False,
+            headline=headline,
+            short=clip(short),
+            lines=(headline,),
+        )
+    moves = [m for m, _ in game.legal_actions()]
+    facts = rules.turn_facts(pos, moves)
+    check = game.checked_king() >= 0
+    who = game.turn.capitalize()
+    headline = f"{who} to {facts.verb}"
+    if dice:
+        headline += f" {dice_text(dice)}"
+    if check:
+        headline += ", in check"
+    if facts.allows:
+        headline += f": {facts.allows}"
+    short = facts.short or f"{who} to {facts.verb}"
+    if check:
+        short = f"Check{SEPARATOR}{short}" if facts.short else f"{short}{SEPARATOR}check"
+    lines = [headline]
+    if check:
+        lines.append(f"{who}'s King is in check: the move must end the check.")
+    if facts.pending:
+        lines.append(facts.pending + ".")
+    lines.extend(facts.lines)
+    return Status(
+        actor=game.turn,
+        phase=facts.phase,
+        dice=dice,
+        dice_sides=sides,
+        allows=facts.allows,
+        pending=facts.pending,
+        check=check,
+        headline=headline,
+        short=clip(short),
+        lines=tuple(dict.fromkeys(lines)),
+    )
