@@ -55,8 +55,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
-from renderers import render_png  # noqa: E402
 from renderers import board as board_module  # noqa: E402
+from renderers import render_png  # noqa: E402
 
 TIME_TARGET = 0.10
 BYTES_TARGET = 0.30
@@ -198,8 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     for rep in range(args.reps):
         board_module.drop_position_caches()
         for case in order:
-            ours: Callable[[], bytes] = lambda c=case: render_png(c.game, size=size)
-            base: Callable[[], bytes] = lambda c=case: baseline(c.svg_args)
+
+            def ours(c: Case = case) -> bytes:
+                return render_png(c.game, size=size)
+
+            def base(c: Case = case) -> bytes:
+                return baseline(c.svg_args)
+
             if rep % 2 == 0:
                 t_ours, png = timed(ours)
                 t_base, ref = timed(base)

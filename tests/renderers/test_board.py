@@ -268,7 +268,8 @@ def test_jepps_setup_shows_stock_offered_pieces_and_the_next_square() -> None:
     assert "".join(sorted(placer.stock)) == "".join(sorted(game.pos.extra["stock"][game.pos.turn]))
     assert placer.offered == {m.promo for m in places}
     assert set(sc.status.offered) == placer.offered
-    assert sc.status.text.startswith("Setup")
+    assert sc.status.text == f"{game.turn.capitalize()} to place"
+    assert sc.status.detail == variants.describe(game).short
     assert sc.status.dice == game.dice and sc.status.sides == 6
 
 
