@@ -35,7 +35,7 @@ import variants
 from variants import Game, Variant
 from variants.geometry import Geometry
 
-from .dice import bundled_font, value_badge
+from .dice import bundled_font, flat_text, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status
@@ -354,10 +354,10 @@ def _empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -
         d.rectangle([x0, y0, x1 - 1, y1 - 1], fill=base)
     for label, squares in zones.items():
         if _is_terrace(label):
-            _terrace_label(d, lay, label, squares, theme)
+            _terrace_label(im, lay, label, squares, theme)
         else:
-            _outline_zone(d, lay, label, squares, zones, theme)
-    _coordinates(d, lay, theme)
+            _outline_zone(im, lay, label, squares, zones, theme)
+    _coordinates(im, lay, theme)
     return im
 
 
@@ -377,9 +377,10 @@ def _cell(lay: Layout, s: int) -> tuple[int, int]:
 
 
 def _terrace_label(
-    d: ImageDraw.ImageDraw, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
+    im: Image.Image, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
 ) -> None:
     """The label goes in a hole at one end of the terrace, or else in its first square."""
+    d = ImageDraw.Draw(im)
     g, sq, c = lay.geometry, lay.sq, colours(theme)
     cells = sorted(_cell(lay, s) for s in squares)
     cols = {col for col, _ in cells}
@@ -399,7 +400,8 @@ def _terrace_label(
         d.rounded_rectangle(
             [box[0], box[1], box[0] + t * 2, box[1] + t], radius=t // 3, fill=c.zone_line
         )
-        d.text(
+        flat_text(
+            im,
             (box[0] + t, box[1] + t / 2),
             label,
             fill=_ink(c.zone_line),
@@ -412,9 +414,8 @@ def _terrace_label(
     pill = c.label
     hw, hh = sq * 0.36, sq * 0.24
     d.rounded_rectangle([cx - hw, cy - hh, cx + hw, cy + hh], radius=round(hh * 0.6), fill=pill)
-    d.text(
-        (cx, cy), label, fill=_ink(pill), font=bundled_font(max(7, round(sq * 0.3))), anchor="mm"
-    )
+    font = bundled_font(max(7, round(sq * 0.3)))
+    flat_text(im, (cx, cy), label, fill=_ink(pill), font=font, anchor="mm")
 
 
 def _ink(bg: RGB) -> RGB:
@@ -424,7 +425,7 @@ def _ink(bg: RGB) -> RGB:
 
 
 def _outline_zone(
-    d: ImageDraw.ImageDraw,
+    im: Image.Image,
     lay: Layout,
     label: str,
     squares: tuple[int, ...],
@@ -432,6 +433,7 @@ def _outline_zone(
     theme: Theme,
 ) -> None:
     """A line round the zone's edge, and its number in a tab at its outermost corner."""
+    d = ImageDraw.Draw(im)
     sq, c = lay.sq, colours(theme)
     lw = max(2, round(sq * 0.05))
     h = lw // 2
@@ -459,7 +461,8 @@ def _outline_zone(
     ty = y0 if top else y1 - t
     d.rectangle([tx, ty, tx + t - 1, ty + t - 1], fill=c.zone_line)
     number = "".join(ch for ch in label if ch.isdigit()) or label[:2]
-    d.text(
+    flat_text(
+        im,
         (tx + t / 2, ty + t / 2),
         number,
         fill=_ink(c.zone_line),
@@ -468,7 +471,7 @@ def _outline_zone(
     )
 
 
-def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
+def _coordinates(im: Image.Image, lay: Layout, theme: Theme) -> None:
     g, c = lay.geometry, colours(theme)
     font = bundled_font(max(7, round(lay.sq * 0.3)))
     files: dict[int, str] = {}
@@ -480,11 +483,11 @@ def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
     fx0, fy0, _, fy1 = lay.file_band
     for col, letter in files.items():
         x0, _, x1, _ = lay.cell_at(col, 0)
-        d.text(((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
+        flat_text(im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
     rx0, _, rx1, _ = lay.rank_band
     for row, label in ranks.items():
         _, y0, _, y1 = lay.cell_at(0, row)
-        d.text(((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
+        flat_text(im, ((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
 
 
 # ----- public ---------------------------------------------------------------------------

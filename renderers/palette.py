@@ -59,6 +59,7 @@ class Colours:
     offered: RGB  # backdrop of a piece the dice offer
     label: RGB  # the pill behind a terrace's label
     chip: RGB  # the square behind a piece in a player's bar
+    alert: RGB  # words that must stand out: check, the result
 
     def square_bases(self, terraces: bool = False) -> list[RGB]:
         """Every flat colour a square can have: plain (or terrace), and with each highlight."""
@@ -87,6 +88,7 @@ def colours(theme: Theme) -> Colours:
         offered=mix(theme.background, theme.last_move[:3], 0.55),
         label=over(theme.background, theme.terrace_shade[:3] + (200,)),
         chip=mix(theme.light_square, theme.dark_square, 0.35),
+        alert=mix(theme.check[:3], theme.text, 0.2),
     )
 
 
@@ -154,6 +156,20 @@ def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
         *piece_colours(1, theme),
         *c.square_bases(terraces),
         *([c.label] if terraces else []),
+        # the one half-tone at the edge of words (``dice.flat_text``) on what they are written on
+        *(
+            mix(bg, ink, 0.5)
+            for bg in (c.page, c.bar_turn, theme.accent, c.zone_line, c.label)
+            for ink in (
+                c.text,
+                c.dim_text,
+                c.coord,
+                c.alert,
+                theme.accent_text,
+                (0, 0, 0),
+                (255, 255, 255),
+            )
+        ),
         # a sprite's half-transparent rim over everything a piece is drawn on
         *(
             mix(base, ink, 0.5)

@@ -12,10 +12,10 @@ from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 from PIL.ImageFont import ImageFont as _BitmapFont
 
-from .dice import bundled_font, draw_die, value_badge
-from .palette import colours, mix
+from .dice import bundled_font, draw_die, flat_text, value_badge
+from .palette import colours
 from .scene import Side, Status
-from .sprites import PIECE_NAMES, piece_colours, piece_sprite, raven_sprite
+from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
 
 COLOR_NAMES = ("White", "Black")
@@ -34,6 +34,19 @@ def icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     return _letter_icon(key, color, size, theme)
 
 
+@lru_cache(maxsize=512)
+def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
+    """A sprite key as a plain silhouette (``sprites.plain_sprite``) in flat colours, for the
+    player bars; a kind the art does not know is its lettered disc."""
+    col = "white" if color == 0 else "black"
+    kind, _, facing = key.partition(":")
+    if kind in PIECE_NAMES and kind != "KP":
+        im = plain_sprite(kind, col, size, theme, facing)
+    else:
+        im = icon(key, color, size, theme)
+    return _flat(im, color, theme)
+
+
 @lru_cache(maxsize=1024)
 def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     """``icon`` in a few flat colours: every pixel is one of the piece's own colours
@@ -43,7 +56,10 @@ def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     The edges stay smooth at board sizes, and the palette PNG gets much smaller: the
     soft blends inside a sprite were most of its bytes.
     """
-    im = icon(key, color, size, theme)
+    return _flat(icon(key, color, size, theme), color, theme)
+
+
+def _flat(im: Image.Image, color: int, theme: Theme) -> Image.Image:
     alpha = im.getchannel("A").point(_ALPHA3)
     flat = im.convert("RGB").quantize(
         palette=_sprite_palette(color, theme), dither=Image.Dither.NONE
@@ -55,12 +71,27 @@ def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
 
 @lru_cache(maxsize=8)
 def _sprite_palette(color: int, theme: Theme) -> Image.Image:
+    return _palette_of(piece_colours(color, theme))
+
+
+def _palette_of(cols: tuple[RGB, ...]) -> Image.Image:
     pal = Image.new("P", (1, 1))
-    pal.putpalette([v for rgb in piece_colours(color, theme) for v in rgb])
+    pal.putpalette([v for rgb in cols for v in rgb])
     return pal
 
 
-_ALPHA3 = [0 if v < 64 else 255 if v > 191 else 128 for v in range(256)]
+@lru_cache(maxsize=64)
+def crisp_die(value: int, sides: int, size: int, theme: Theme) -> Image.Image:
+    """``draw_die`` in the die's three flat colours with a hard edge, for the strip."""
+    im = draw_die(value, sides, size, theme)
+    alpha = im.getchannel("A").point(_ALPHA3)
+    pal = _palette_of((theme.die_face, theme.die_edge, theme.die_pip))
+    out = im.convert("RGB").quantize(palette=pal, dither=Image.Dither.NONE).convert("RGBA")
+    out.putalpha(alpha)
+    return out
+
+
+_ALPHA3 = [0 if v < 128 else 255 for v in range(256)]
 
 
 def _letter_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
@@ -108,7 +139,7 @@ def disc_width(r: float) -> int:
 
 
 def alert_colour(theme: Theme) -> RGB:
-    return mix(theme.check[:3], theme.text, 0.2)
+    return colours(theme).alert
 
 
 # Stand-ins for characters the bundled font cannot draw.
@@ -164,7 +195,7 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
         top = round((h - die_px) / 2)
         if kind == "die":
             assert isinstance(payload, int)
-            face = draw_die(payload, st.sides, die_px, theme)
+            face = crisp_die(payload, st.sides, die_px, theme)
             im.paste(face, (x, top), face)
             x += die_px + gap
         else:
@@ -184,30 +215,30 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
         _disc(d, x, line1, r, st.disc, theme)
         x += disc_width(r) + gap
     text, font = _fit(st.text, max(10, round(h * 0.34)), end - x)
-    d.text((x, line1), text, fill=alert_colour(theme) if st.alert else c.text, font=font, anchor="lm")
+    flat_text(im, (x, line1), text, fill=alert_colour(theme) if st.alert else c.text, font=font, anchor="lm")
     if not two:
         return im
     x2 = pad
     if st.badge:
-        x2 = _badge_pill(d, x2, line2, st.badge, h, end, theme) + gap
+        x2 = _badge_pill(im, x2, line2, st.badge, h, end, theme) + gap
     if st.detail and x2 < end:
         detail, font = _fit(st.detail, max(9, round(h * 0.27)), end - x2)
-        d.text((x2, line2), detail, fill=c.text, font=font, anchor="lm")
+        flat_text(im, (x2, line2), detail, fill=c.text, font=font, anchor="lm")
     return im
 
 
 def _badge_pill(
-    d: ImageDraw.ImageDraw, x: int, cy: float, text: str, h: int, end: float, theme: Theme
+    im: Image.Image, x: int, cy: float, text: str, h: int, end: float, theme: Theme
 ) -> int:
     """The accent-coloured pill that says a teleport or resurrection is on offer; returns
     where it ends."""
     label, font = _fit(text, max(9, round(h * 0.25)), end - x - h * 0.3)
     ph = round(h * 0.36)
     pw = round(font.getlength(label) + h * 0.28)
-    d.rounded_rectangle(
+    ImageDraw.Draw(im).rounded_rectangle(
         [x, cy - ph / 2, x + pw, cy + ph / 2], radius=ph // 2, fill=theme.accent
     )
-    d.text((x + pw / 2, cy), label, fill=theme.accent_text, font=font, anchor="mm")
+    flat_text(im, (x + pw / 2, cy), label, fill=theme.accent_text, font=font, anchor="mm")
     return x + pw
 
 
@@ -221,8 +252,8 @@ def _grouped(keys: tuple[str, ...]) -> list[tuple[str, int]]:
 
 def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
     """A player's bar: their stone and name, then the pieces waiting off the board, still to
-    place, and lost, each kind once with its count, drawn in the player's own colour on a
-    chip."""
+    place, and lost: each kind once, with its count, as a plain silhouette in the player's
+    own colour on a light tray (so that black pieces show on the dark page)."""
     c = colours(theme)
     bg = c.bar_turn if side.to_move else c.page
     im = Image.new("RGB", (w, h), bg)
@@ -235,7 +266,7 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
     x += disc_width(r) + round(pad * 0.6)
     name = COLOR_NAMES[side.color]
     font = bundled_font(max(10, round(h * 0.42)))
-    d.text((x, cy), name, fill=c.text, font=font, anchor="lm")
+    flat_text(im, (x, cy), name, fill=c.text, font=font, anchor="lm")
     x += round(font.getlength(name)) + 2 * pad
     sections: list[tuple[str, list[tuple[str, int]], frozenset[str], str]] = []
     if side.waiting:
@@ -244,29 +275,45 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
         sections.append(("to place", _grouped(side.stock), side.offered, ""))
     if side.lost:
         sections.append(("lost", _grouped(side.lost), frozenset(), ""))
-    chip_px = max(10, round(h * 0.8))
+    icon_px = max(10, round(h * 0.7))
     cap_font = bundled_font(max(9, round(h * 0.3)))
     count_font = bundled_font(max(9, round(h * 0.34)))
-    step = chip_px + max(2, h // 10)
+    ink = theme.piece_white_outline  # the counts, dark on the tray
+    inset = max(2, icon_px // 10)
+    top = round(cy - icon_px / 2)
     for caption, groups, offered, badge in sections:
-        d.text((x, cy), caption, fill=c.dim_text, font=cap_font, anchor="lm")
+        flat_text(im, (x, cy), caption, fill=c.dim_text, font=cap_font, anchor="lm")
         x += round(cap_font.getlength(caption)) + max(3, h // 8)
-        for key, count in groups:
-            tag = f"x{count}" if count > 1 else ""
-            need = chip_px + (round(count_font.getlength(tag)) + 2 if tag else 0)
-            if x + need > w - pad:
-                d.text((x, cy), "\u2026", fill=c.dim_text, font=count_font, anchor="lm")
-                return im
-            top = round(cy - chip_px / 2)
-            _chip(d, x, top, chip_px, c.offered if key in offered else c.chip)
-            spr = crisp_icon(key, side.color, chip_px, theme)
+        tags = [f"x{n}" if n > 1 else "" for _, n in groups]
+        widths = [icon_px + (round(count_font.getlength(t)) + inset if t else 0) for t in tags]
+        shown = 0
+        while shown < len(groups) and x + sum(widths[: shown + 1]) + 2 * inset <= w - pad:
+            shown += 1
+        if shown:
+            tray_w = sum(widths[:shown]) + 2 * inset
+            d.rounded_rectangle(
+                [x, top - inset, x + tray_w - 1, top + icon_px + inset - 1],
+                radius=round(icon_px * 0.2),
+                fill=c.chip,
+            )
+            x += inset
+        for (key, _), tag, wd in zip(groups[:shown], tags, widths, strict=False):
+            if key in offered:
+                d.rounded_rectangle(
+                    [x, top, x + icon_px - 1, top + icon_px - 1],
+                    radius=round(icon_px * 0.2),
+                    fill=c.offered,
+                )
+            spr = plain_icon(key, side.color, icon_px, theme)
             im.paste(spr, (x, top), spr)
             if badge:
-                b = value_badge(badge, max(8, round(chip_px * 0.45)), theme)
-                im.paste(b, (x + chip_px - b.width, top + chip_px - b.height), b)
-            x += step
+                b = value_badge(badge, max(8, round(icon_px * 0.5)), theme)
+                im.paste(b, (x + icon_px - b.width, top + icon_px - b.height), b)
             if tag:
-                d.text((x - 1, cy), tag, fill=c.text, font=count_font, anchor="lm")
-                x += round(count_font.getlength(tag)) + max(3, h // 8)
-        x += max(4, h // 3)
+                flat_text(im, (x + icon_px, cy), tag, fill=ink, font=count_font, anchor="lm")
+            x += wd
+        if shown < len(groups):
+            flat_text(im, (x + inset, cy), "...", fill=c.dim_text, font=count_font, anchor="lm")
+            return im
+        x += inset + max(4, h // 3)
     return im

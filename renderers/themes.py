@@ -36,6 +36,9 @@ class Theme:
     piece_black_outline: RGB
     # a thin outermost rim around black pieces, so their light outline reads on light squares
     piece_edge: RGB
+    # the outline ring of a black piece: dark (no rim then) where the dark squares are light
+    # enough for a black silhouette, light where they are not
+    piece_black_ring: RGB
     # badges (Tquarc value, promoted King, counters)
     badge_fill: RGB
     badge_outline: RGB
@@ -66,6 +69,7 @@ CLASSIC = Theme(
     piece_black_fill=(44, 40, 38),
     piece_black_outline=(232, 222, 204),
     piece_edge=(20, 18, 16),
+    piece_black_ring=(20, 18, 16),
     badge_fill=(196, 48, 42),
     badge_outline=(255, 255, 255),
     badge_text=(255, 255, 255),
@@ -92,6 +96,7 @@ HIGH_CONTRAST = Theme(
     piece_black_fill=(0, 0, 0),
     piece_black_outline=(255, 255, 255),
     piece_edge=(0, 0, 0),
+    piece_black_ring=(255, 255, 255),
     badge_fill=(0, 114, 178),
     badge_outline=(255, 255, 255),
     badge_text=(255, 255, 255),
