@@ -25,6 +25,7 @@ what the picture shows comes from ``scene.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
@@ -49,6 +50,17 @@ TILE_CACHE = 4096  # tiles drawn on demand, beyond the ones ``warm`` drew
 PANEL_CACHE = 256
 BAND_CACHE = 2048
 ART_CACHE = 32
+# zlib levels per band (benchmarks/render.py). Level 8 makes a band 7-20 % smaller than
+# level 6 and takes 2-3 times as long. Bytes matter most where the picture is sparse (the
+# baseline's picture is small there too), time in every picture: so a row of squares
+# with few pieces, cheap at any level, gets 8, and a busy row 6; the strip, new after
+# every action, gets 6; the bars, new only after a capture, 8; what never changes, 9.
+SPARSE_ROW = 2  # pieces in a row of squares
+LEVEL_SPARSE_ROW = 8
+LEVEL_BUSY_ROW = 6
+LEVEL_STRIP = 6
+LEVEL_BAR = 8
+LEVEL_STATIC = 9
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
@@ -109,6 +121,7 @@ class BoardArt:
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
         self.bands = _Lru(BAND_CACHE)
+        self.warm_bands: dict[Hashable, Band] = {}
         # screen rows of squares: (top y, the box squares in the row, left to right)
         rows: dict[int, list[int]] = {}
         for s, box in enumerate(lay.cells):
@@ -221,10 +234,14 @@ class BoardArt:
 
     # ----- encoding ------------------------------------------------------------------
 
-    def _band(self, key: Hashable, draw: Callable[[], Image.Image]) -> Band:
+    def _band(self, key: Hashable, draw: Callable[[], Image.Image], level: int) -> Band:
+        warm = self.warm_bands.get(key)
+        if warm is not None:
+            return warm
+
         def make() -> Band:
             im = draw()
-            return compress_band(im.tobytes(), im.width)
+            return compress_band(im.tobytes(), im.width, level)
 
         band = self.bands.fetch(key, make)
         assert isinstance(band, Band)
@@ -232,6 +249,7 @@ class BoardArt:
 
     def _row(self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]) -> Band:
         look = tuple(cells.get(s) for s in squares)
+        pieces = sum(1 for key in look if key is not None and key[1])
 
         def draw() -> Image.Image:
             lay = self.lay
@@ -241,24 +259,41 @@ class BoardArt:
                     im.paste(self.tile(s, key), (lay.cells[s][0], 0))
             return im
 
-        return self._band(("row", y, look), draw)
+        level = LEVEL_SPARSE_ROW if pieces <= SPARSE_ROW else LEVEL_BUSY_ROW
+        return self._band(("row", y, look), draw, level)
 
     def encode(self, sc: Scene) -> bytes:
         """The PNG of ``sc``, from cached bands where the picture has shown them before."""
         lay = self.lay
         w = lay.width
         bands = [
-            self._band(("status", sc.status), lambda: self.status_strip(sc.status)),
-            self._band(("side", sc.top), lambda: self.side_bar(sc.top)),
+            self._band(("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
+            self._band(("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
         ]
         bands += [self._row(y, squares, sc.cells) for y, squares in self.rows]
         y0, y1 = self.static["files"]
-        bands.append(self._band(("files",), lambda: self.p.crop((0, y0, w, y1))))
-        bands.append(self._band(("side", sc.bottom), lambda: self.side_bar(sc.bottom)))
+        bands.append(self._band(("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
+        bands.append(self._band(("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
         p0, p1 = self.static["pad"]
         if p1 > p0:
-            bands.append(self._band(("pad",), lambda: self.p.crop((0, p0, w, p1))))
+            bands.append(self._band(("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
         return assemble(w, lay.height, self.plte, bands)
+
+    def warm_start(self, game: Game) -> int:
+        """Encode the bands of ``game``'s picture (a start position) and keep them for good:
+        every game begins there. Returns how many bands that is."""
+        sc = scene(game, self.lay)
+        before = set(self.bands)
+        self.encode(sc)
+        for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
+            flipped = dataclasses.replace(side, to_move=not side.to_move)
+            self._band(("side", flipped), lambda s=flipped: self.side_bar(s), LEVEL_BAR)
+        new = [k for k in self.bands if k not in before and k[0] != "status"]
+        for key in new:
+            band = self.bands[key]
+            assert isinstance(band, Band)
+            self.warm_bands[key] = band
+        return len(new)
 
     def drop_position_caches(self) -> None:
         """Forget everything drawn for particular positions; keep the warm tiles."""
@@ -323,19 +358,23 @@ def warm(
     themes: Iterable[Theme | str] = ("classic",),
     orientations: Iterable[str] = ("white", "black"),
 ) -> int:
-    """Draw every tile ``variant_key`` can show at ``size``, ahead of the first picture.
+    """Draw every tile ``variant_key`` can show at ``size``, and encode the rows and bars
+    of its start position, ahead of the first picture.
 
     The bot calls this at start-up for each variant; a picture then never waits for a
-    piece to be drawn. Returns how many tiles were drawn.
+    piece to be drawn, and a new game's first picture compresses only its status strip.
+    Returns how many tiles and bands were made.
     """
     rules = variants.rules(variant_key)
     keys = tile_keys(rules)
+    start = variants.new_game(variant_key, seed=0)  # dice change the strip only
     n = 0
     for theme in themes:
         for orientation in orientations:
             if orientation not in ("white", "black"):
                 raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
-            n += board_art(rules, theme, size, orientation == "black").warm(keys)
+            art = board_art(rules, theme, size, orientation == "black")
+            n += art.warm(keys) + art.warm_start(start)
     return n
 
 # ----- the empty board ------------------------------------------------------------------
