@@ -37,21 +37,33 @@ def _variants(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
+    """The complete rules of a variant (plain text or markdown), or, with --write DIR,
+    every docs/rules page generated from the same source (variants/rulebook.py)."""
+    from pathlib import Path
+
     import variants
 
+    if args.write:
+        target = Path(args.write)
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            for name, text in variants.rulebook_docs().items():
+                (target / name).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"error: cannot write the rules pages to {target}: {exc.strerror}", file=sys.stderr)
+            return 2
+        print(f"wrote {len(variants.names()) + 1} pages to {target}")
+        return 0
+    if args.variant is None:
+        print("error: name a variant (see `chessgarden variants`), or --write DIR", file=sys.stderr)
+        return 2
     try:
-        rules = variants.rules(args.variant)
+        variants.rules(args.variant)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(rules.title)
-    print()
-    print(rules.summary)
-    if rules.readings:
-        print()
-        print("Readings in force (our interpretation where the rule page is unclear):")
-        for reading in rules.readings:
-            print(f"  - {reading}")
+    render = variants.rulebook_markdown if args.markdown else variants.rulebook_text
+    sys.stdout.write(render(args.variant))
     return 0
 
 
@@ -66,8 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("variants", help="list the variants")
     p.set_defaults(func=_variants)
 
-    p = sub.add_parser("rules", help="a variant's summary and the readings in force")
-    p.add_argument("variant", help="variant key, see `chessgarden variants`")
+    p = sub.add_parser(
+        "rules", help="a variant's complete rules: pieces, dice, actions, end, readings"
+    )
+    p.add_argument("variant", nargs="?", help="variant key, see `chessgarden variants`")
+    p.add_argument("--markdown", action="store_true", help="print markdown instead of text")
+    p.add_argument(
+        "--write", metavar="DIR", help="write every variant's page and an index (docs/rules)"
+    )
     p.set_defaults(func=_rules)
 
     p = sub.add_parser("moves", help="print the legal actions after some moves")

@@ -4,6 +4,9 @@
     g = variants.new_game(key, *, rolls=None, seed=None, options=None, dice=None)
     g.legal_moves(); g.play(text); g.result; g.record(); variants.replay(record)
     variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
+    variants.explain(g, text) -> Refusal | None: why a text is refused, naming the rule
+    variants.text_board(g, orientation='white') -> str: the board as ASCII text
+    variants.rulebook(key) -> Rulebook; rulebook_text / rulebook_markdown / rulebook_fields
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
 
 Pure rules: no I/O, no asyncio, stdlib only.
@@ -18,9 +21,16 @@ from typing import Any
 from .base import Result, Variant
 from .dice import DiceSource, ScriptedDice, SeededDice, VerifiableDice
 from .errors import AmbiguousMove, BadNotation, GameOver, IllegalMove, NotLegalHere
-from .game import Game, parse_record, replay_record
+from .explain import explain
+from .game import Game, replay_record
 from .game import perft as _perft
+from .record import parse_record
+from .refusal import Refusal
+from .rulebook import Rulebook, as_markdown, as_text, discord_fields
+from .rulebook import build as _build_rulebook
+from .rulebook import docs_files as _docs_files
 from .status import Status, TurnFacts, describe
+from .textboard import text_board
 
 _REGISTRY: dict[str, Variant] = {}
 
@@ -108,6 +118,32 @@ def random_playout(
     return game
 
 
+def rulebook(key: str) -> Rulebook:
+    """The complete rules of a variant, structured in sections (``variants/rulebook.py``)."""
+    return _build_rulebook(rules(key))
+
+
+def rulebook_text(key: str) -> str:
+    """The rules as plain text within 80 columns (``chessgarden rules VARIANT``)."""
+    return as_text(rulebook(key))
+
+
+def rulebook_markdown(key: str) -> str:
+    """The rules as markdown (``docs/rules/<key>.md``)."""
+    return as_markdown(rulebook(key))
+
+
+def rulebook_fields(key: str) -> tuple[tuple[str, str], ...]:
+    """The rules as (name, value) pairs within Discord's embed field limits
+    (name <= 256, value <= 1,024 characters), for ``/rules``."""
+    return discord_fields(rulebook(key))
+
+
+def rulebook_docs() -> dict[str, str]:
+    """Every ``docs/rules`` page (``<key>.md`` and ``README.md``) as it should read."""
+    return _docs_files(rulebook(key) for key in names())
+
+
 def perft(game: Game, depth: int) -> int:
     """Number of legal action sequences of ``depth`` actions from ``game``."""
     if game.result is not None:
@@ -123,7 +159,9 @@ __all__ = [
     "GameOver",
     "IllegalMove",
     "NotLegalHere",
+    "Refusal",
     "Result",
+    "Rulebook",
     "ScriptedDice",
     "Status",
     "TurnFacts",
@@ -131,6 +169,7 @@ __all__ = [
     "VerifiableDice",
     "Variant",
     "describe",
+    "explain",
     "from_fen",
     "names",
     "new_game",
@@ -138,5 +177,11 @@ __all__ = [
     "perft",
     "random_playout",
     "replay",
+    "rulebook",
+    "rulebook_docs",
+    "rulebook_fields",
+    "rulebook_markdown",
+    "rulebook_text",
     "rules",
+    "text_board",
 ]

@@ -13,10 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .errors import AmbiguousMove, BadNotation, NotLegalHere
+from .errors import AmbiguousMove, BadNotation, NotLegalHere, legal_hint
 from .geometry import BLACK, WHITE, Geometry, color_name
 from .pieces import Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
+from .record import Token, numbered
+from .refusal import Blocked
 from .status import TurnFacts
 
 Roller = Callable[[int], int]
@@ -60,7 +62,12 @@ class Variant:
     has_check: ClassVar[bool] = True
     royal: ClassVar[str] = "K"
     dice_sides: ClassVar[int] = 0  # sides of the dice shown for the side to act, 0 if none
+    # How actions are written, for the 'not an action in this notation' refusal.
+    notation_examples: ClassVar[str] = "e4, Nf3, Bxc6, O-O, e8=Q"
     option_names: ClassVar[tuple[str, ...]] = ()
+    # Kinds that come back from the lost pieces when they return to the board
+    # (a resurrection): the lost-pieces bars drop them again (``Game.captured``).
+    returns_from_lost: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
@@ -237,9 +244,13 @@ class Variant:
         """Do the dice (or other turn rules) allow this move now?"""
         return True
 
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        """Every action the pieces could make, before the dice (``permits``) and the
+        check filter decide: the list the explanations search when a text is refused."""
+        return self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
+
     def legal_moves(self, pos: Position) -> list[Move]:
-        moves = self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
-        moves = [m for m in moves if self.permits(pos, m)]
+        moves = [m for m in self.candidate_moves(pos) if self.permits(pos, m)]
         if self.has_check:
             moves = self.filter_checks(pos, moves)
         return moves
@@ -266,6 +277,28 @@ class Variant:
             if k < 0 or not self.is_attacked(new, k, enemy):
                 out.append(m)
         return out
+
+    # ----- explanations (``explain.py``): hooks for what differs -------------
+
+    def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
+        """The rule by which ``permits`` refuses ``move``: (cause code, message)."""
+        return "not-allowed", "that move is not allowed now"
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Moves the variant's own rules take away before ``permits`` and the check
+        filter (an assist missing, a Raven cooling down, a teleport out of turn...),
+        each with the rule; generated only when a text is refused."""
+        return []
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """A refusal for a whole word or phrase (castling, a setup word), if any."""
+        return None
+
+    def reach_refusal(self, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
+        """Why the piece on ``frm`` cannot go to ``to`` by its movement, or None."""
+        from .explain import reach_refusal
+
+        return reach_refusal(self, pos, frm, to)
 
     def has_legal_move(self, pos: Position) -> bool:
         return bool(self.legal_moves(pos))
@@ -335,6 +368,24 @@ class Variant:
         """Actions the rules made by themselves after the last one, for the record,
         each in parentheses, e.g. ``(Rh1)``; replay skips them."""
         return ""
+
+    def in_setup(self, pos: Position) -> bool:
+        """Is ``pos`` in a setup phase (the record may write those actions apart)?"""
+        return False
+
+    def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
+        """The record's body: numbered moves with every roll (``1. [2 3] Nf3 [1 4] e5``)."""
+        return [" ".join(numbered(tokens))]
+
+    def record_text(self, pos: Position, san: str, move: Move, values: Sequence[int]) -> str:
+        """The action as the record shows it, given the position it was made in and
+        the values rolled while making it."""
+        return self.recorded(san, move, values)
+
+    def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
+        """When ``move`` carries a value rolled by an earlier action of the same turn:
+        that action's recorded text and how the record writes it now, else None."""
+        return None
 
     def recorded(self, san: str, move: Move, values: Sequence[int]) -> str:
         """The action as the record shows it: each '%' takes the value rolled,
@@ -470,14 +521,12 @@ class Variant:
         if not matches:
             raise NotLegalHere(f"{text!r} is not legal here; " + self.legal_hint(texts))
         names = sorted({texts[legal.index(m)] for m in matches})
-        raise AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
+        err = AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
+        err.choices = tuple(names)
+        raise err
 
     def legal_hint(self, texts: Sequence[str]) -> str:
-        if not texts:
-            return "there is no legal action now"
-        shown = list(texts[:40])
-        more = f" (and {len(texts) - len(shown)} more)" if len(texts) > len(shown) else ""
-        return "legal now: " + ", ".join(shown) + more
+        return legal_hint(texts)
 
     _COORD = re.compile(r"^([a-z]\d)-?([a-z]\d)(?:=?([A-Za-z]))?$")
     _SAN = re.compile(r"^([A-Z])?([a-z])?(\d)?x?([a-z]\d)(?:=?([A-Z]))?$")

@@ -3,6 +3,7 @@ passant, promotion), castling, check, and the FIDE draws."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -11,17 +12,35 @@ from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
 
-KING = PieceType("K", "K", "King", (K_STEP,), is_royal=True)
-QUEEN = PieceType("Q", "Q", "Queen", (R, B))
-ROOK = PieceType("R", "R", "Rook", (R,))
-BISHOP = PieceType("B", "B", "Bishop", (B,))
-KNIGHT = PieceType("N", "N", "Knight", (N,))
+KING = PieceType(
+    "K", "K", "King", (K_STEP,), is_royal=True, words="moves one square in any direction"
+)
+QUEEN = PieceType(
+    "Q",
+    "Q",
+    "Queen",
+    (R, B),
+    words="moves any number of empty squares in a straight line, orthogonally or diagonally",
+)
+ROOK = PieceType(
+    "R", "R", "Rook", (R,), words="moves any number of empty squares along its rank or file"
+)
+BISHOP = PieceType("B", "B", "Bishop", (B,), words="moves any number of empty squares diagonally")
+KNIGHT = PieceType(
+    "N",
+    "N",
+    "Knight",
+    (N,),
+    words="leaps two squares one way and one square to the side (an L), over anything between",
+)
 PAWN = PieceType(
     "P",
     "P",
     "Pawn",
     (Leap(((0, 1),), Mode.MOVE), Leap(((-1, 1), (1, 1)), Mode.CAPTURE)),
     is_pawn=True,
+    words="moves one square straight forward (two from its start square, across an empty "
+    "square) and captures one square diagonally forward",
 )
 FIDE_PIECES = (KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
 
@@ -220,6 +239,85 @@ class ChessLike(Variant):
         if move.flag == "castle":
             return CASTLE_KINGSIDE if move.to > move.frm else CASTLE_QUEENSIDE
         return super().san(pos, move, legal)
+
+    # ----- explanations --------------------------------------------------
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """Castling written as ``O-O`` / ``O-O-O`` (with or without an entry after it)."""
+        word = re.sub(r"/T.*$", "", self.normalize(text))
+        if word not in (CASTLE_KINGSIDE, CASTLE_QUEENSIDE):
+            return None
+        return self.castling_refusal(pos, word == CASTLE_KINGSIDE)
+
+    def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
+        """Why this castling is not legal: rights, empty squares between, check."""
+        if not self.castling:
+            return "no-castling", f"there is no castling in {self.title}"
+        g = self.geometry
+        color = pos.turn
+        king = pos.kings[color]
+        label = self.home_ranks[color]
+        wing = "kingside (O-O)" if kingside else "queenside (O-O-O)"
+        rook = g.parse_square(f"{'h' if kingside else 'a'}{label}")
+        if king < 0 or rook not in pos.castling:
+            return (
+                "castling-rights",
+                f"castling {wing} needs a King and Rook that have never moved; your King or "
+                f"the {self.name(rook)} Rook has moved",
+            )
+        k_to, _, between = self._castle_path(king, rook)
+        busy = [s for s in between if pos.board[s] is not None]
+        if busy:
+            return (
+                "blocked",
+                f"castling {wing} needs the squares between King and Rook empty; "
+                f"{self.name(busy[0])} is occupied",
+            )
+        if self.has_check:
+            enemy = other(color)
+            if self.is_attacked(pos, king, enemy):
+                return "castling-check", "you may not castle out of check"
+            step = 1 if k_to > king else -1
+            for s in range(king + step, k_to + step, step):
+                if self.is_attacked(pos, s, enemy):
+                    return (
+                        "castling-check",
+                        f"the King may not castle through or into check: {self.name(s)} is attacked",
+                    )
+        return None
+
+    def reach_refusal(self, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
+        """The pawn's double step and en passant, then the generic movement check."""
+        p = pos.board[frm]
+        g = self.geometry
+        if p is not None and self.types[p.kind].is_pawn and self.double_step:
+            up = forward(p.color) * g.width
+            if to == frm + 2 * up:
+                start = self.pawn_ranks[p.color]
+                if frm not in self._double_starts[p.color]:
+                    return (
+                        "unreachable",
+                        f"a pawn steps two squares only from its start square (rank {start})",
+                    )
+                if pos.board[frm + up] is not None:
+                    return (
+                        "blocked",
+                        f"the pawn on {self.name(frm)} is blocked by the piece on "
+                        f"{self.name(frm + up)}",
+                    )
+                if pos.board[to] is not None:
+                    return "no-capture", "a pawn does not capture straight ahead"
+                return None
+        found = super().reach_refusal(pos, frm, to)
+        if found is not None and found[0] == "capture-only" and self.en_passant:
+            pawn = p is not None and self.types[p.kind].is_pawn
+            if pawn:
+                return (
+                    "capture-only",
+                    "a pawn moves diagonally only to capture (en passant only right after an "
+                    "enemy pawn's double step past it)",
+                )
+        return found
 
     # ----- end of game ---------------------------------------------------
 

@@ -4,15 +4,16 @@ with every roll. Replaying the record rebuilds the position exactly."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from .base import Result, Variant, _no_roll
 from .dice import DiceSource, ScriptedDice
-from .errors import GameOver, IllegalMove
-from .geometry import WHITE, color_name
+from .errors import GameOver, IllegalMove, refusal_error
+from .geometry import color_name
 from .position import Move, Position
+from .record import Token, parse_record, squash
+from .refusal import Refusal
 
 
 class Game:
@@ -33,7 +34,7 @@ class Game:
         self.rolls: list[tuple[int, int]] = []
         self.history: list[str] = []
         self.moves: list[Move] = []
-        self.tokens: list[tuple[int, str]] = []  # (actor colour, text): actions and turn rolls
+        self.tokens: list[Token] = []  # actions and turn rolls, for the record
         self.result: Result | None = None
         self.ended_by_players = False
         self._legal: tuple[list[Move], list[str]] | None = None
@@ -77,15 +78,39 @@ class Game:
         return list(zip(moves, texts, strict=True))
 
     def play(self, text: str) -> str:
-        """Play one action written in notation; return it as recorded."""
-        if not isinstance(text, str):
-            raise IllegalMove(f"a move is text, not {type(text).__name__}")
-        if self.result is not None:
-            raise GameOver(f"the game is over: {self.result}")
+        """Play one action written in notation; return it as recorded.
+
+        A refused text raises ``IllegalMove`` (by cause: ``BadNotation``,
+        ``NotLegalHere``, ``AmbiguousMove``, ``GameOver``) carrying the
+        explanation as ``.refusal``; the game is left unchanged."""
+        if not isinstance(text, str) or self.result is not None:
+            raise self._refused(text)
         moves, texts = self._legal_pairs()
-        move = self.rules.parse(self.pos, text, moves, texts)
+        try:
+            move = self.rules.parse(self.pos, text, moves, texts)
+        except IllegalMove as err:
+            raise self._refused(text, err) from None
         san = texts[moves.index(move)]
         return self._apply(move, san)
+
+    def explain(self, text: str) -> Refusal | None:
+        """Why ``text`` cannot be played now, or None when it can (``variants.explain``)."""
+        from .explain import explain
+
+        return explain(self, text)
+
+    def _refused(self, text: str, err: IllegalMove | None = None) -> IllegalMove:
+        """The error for a refused text, with its explanation."""
+        try:
+            refusal = self.explain(text)
+        except Exception:  # an explanation must never hide the refusal itself
+            refusal = None
+        if refusal is None:
+            if err is not None:
+                return err
+            refusal = Refusal("not-legal", "that is not a legal action now", (), str(text))
+        legal = self._legal_pairs()[1] if self.result is None else []
+        return refusal_error(refusal, legal)
 
     def end(self, winner: str | None, reason: str) -> None:
         """End the game by the players' or a moderator's decision."""
@@ -125,21 +150,10 @@ class Game:
             headers.append(f"[Termination {json.dumps(self.result.reason)}]")
             if self.ended_by_players:
                 headers.append(f'[Ended "{self.result.winner or "draw"}"]')
-        body: list[str] = []
-        number = 0
-        prev: int | None = None
-        for actor, text in self.tokens:
-            if actor == WHITE and prev != WHITE:
-                number += 1
-                body.append(f"{number}.")
-            elif actor != WHITE and prev is None:
-                number += 1
-                body.append(f"{number}...")
-            body.append(text)
-            prev = actor
+        lines = self.rules.record_lines(self.tokens, self.options) or [""]
         if self.result is not None:
-            body.append(self.result.score)
-        return "\n".join(headers) + "\n\n" + " ".join(body) + "\n"
+            lines[-1] = f"{lines[-1]} {self.result.score}".strip()
+        return "\n".join(headers) + "\n\n" + "\n".join(lines) + "\n"
 
     # ----- internals -------------------------------------------------------
 
@@ -168,14 +182,16 @@ class Game:
             self._legal,
         )
         try:
-            mover = self.pos.turn
+            old = self.pos
+            mover = old.turn
             before = len(self.rolls)
-            new = self.rules.make(self.pos, move, self._roll)
-            recorded = self.rules.recorded(san, move, [v for _, v in self.rolls[before:]])
+            new = self.rules.make(old, move, self._roll)
+            values = [v for _, v in self.rolls[before:]]
+            recorded = self.rules.record_text(old, san, move, values)
             note = self.rules.auto_note(new)
             if note:
                 recorded += " " + note
-            self.tokens.append((mover, recorded))
+            self.tokens.append(Token(mover, recorded, self.rules.in_setup(old)))
             self._note_captures(self.pos, new)
             self.pos = new
             self._legal = None
@@ -199,19 +215,40 @@ class Game:
             del self.captured[n_captured:]
             del self.tokens[n_tokens:]
             raise
+        folded = self.rules.folded_roll(old, move)
+        if folded is not None:
+            # The value rolled earlier this turn is written on this action instead.
+            was, now = folded
+            for i in range(len(self.tokens) - 2, -1, -1):
+                tok = self.tokens[i]
+                if tok.actor == mover and tok.text == was:
+                    self.tokens[i] = Token(mover, now, tok.setup)
+                    break
         self.history.append(recorded)
         self.moves.append(move)
         return recorded
 
     def _note_captures(self, old: Position, new: Position) -> None:
-        """Pieces the opponent lost in this action, for the captured-pieces tray."""
-        enemy = 1 - old.turn
+        """Pieces the opponent lost in this action, for the lost-pieces bars; and
+        a lost piece the mover brought back (``Variant.returns_from_lost``) leaves them."""
+        mover = old.turn
+        enemy = 1 - mover
         after = list(self.rules.material(new, enemy))
         for kind in self.rules.material(old, enemy):
             if kind in after:
                 after.remove(kind)
             else:
                 self.captured.append((enemy, kind))
+        back = self.rules.returns_from_lost
+        if any((mover, kind) in self.captured for kind in back):
+            gained = list(self.rules.material(new, mover))
+            for kind in self.rules.material(old, mover):
+                if kind in gained:
+                    gained.remove(kind)
+            for kind in gained:
+                if kind in back and (mover, kind) in self.captured:
+                    at = len(self.captured) - 1 - self.captured[::-1].index((mover, kind))
+                    del self.captured[at]
 
     def checked_king(self) -> int:
         """The square of the side to move's King when it stands in check, else -1."""
@@ -228,43 +265,11 @@ class Game:
         if len(self.rolls) > before:
             self._legal = None
             values = " ".join(str(v) for _, v in self.rolls[before:])
-            self.tokens.append((self.pos.turn, f"[{values}]"))
+            self.tokens.append(Token(self.pos.turn, f"[{values}]", self.rules.in_setup(self.pos)))
             self.result = self.rules.outcome(self.pos, self.keys)
 
 
 # ----- records -------------------------------------------------------------
-
-_HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
-_TOKEN = re.compile(r"\[\d+(?:\s+\d+)*\]|\d+\.(?:\.\.)?(?=\s|$)|\S+(?:\s+\{T\d\})?")
-_RESULTS = {"1-0", "0-1", "1/2-1/2", "*"}
-
-
-def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
-    """Headers, action texts, and every roll value in order."""
-    if not isinstance(record, str):
-        raise ValueError("a record is text")
-    headers: dict[str, str] = {}
-    lines = record.strip().splitlines()
-    body_lines = []
-    for line in lines:
-        m = _HEADER.match(line.strip())
-        if m:
-            headers[m.group(1)] = json.loads(f'"{m.group(2)}"')
-        elif line.strip():
-            body_lines.append(line)
-    if "Variant" not in headers:
-        raise ValueError('a record starts with a [Variant "..."] header')
-    actions: list[str] = []
-    rolls: list[int] = []
-    for tok in _TOKEN.findall(" ".join(body_lines)):
-        if tok.startswith("["):
-            rolls.extend(int(v) for v in tok[1:-1].split())
-        elif re.fullmatch(r"\d+\.(?:\.\.)?", tok) or tok in _RESULTS or tok.startswith("("):
-            continue
-        else:
-            rolls.extend(int(v) for v in re.findall(r"%(\d+)", tok))
-            actions.append(tok)
-    return headers, actions, rolls
 
 
 def replay_record(
@@ -277,7 +282,7 @@ def replay_record(
     game = Game(rules, options=options, dice=source, fen=headers.get("FEN"))
     for text in actions:
         recorded = game.play(text)
-        if _squash(recorded) != _squash(text):
+        if squash(recorded) != squash(text):
             raise ValueError(f"record does not replay: {text!r} was played as {recorded!r}")
     if source.count != len(rolls) and dice is None:
         raise ValueError(
@@ -287,12 +292,6 @@ def replay_record(
         winner = headers["Ended"]
         game.end(None if winner == "draw" else winner, headers.get("Termination", "agreed"))
     return game
-
-
-def _squash(text: str) -> str:
-    """An action as replay compares it: automatic notes dropped, spaces folded."""
-    text = re.sub(r"\(\S*\)|\[[\d\s]*\]", "", text)
-    return re.sub(r"\s+", " ", text.strip())
 
 
 def perft(rules: Variant, pos: Position, depth: int) -> int:

@@ -15,6 +15,11 @@ Six FIDE fields, then two of our own::
   ``r`` says the roll came from a ``reroll`` (so ``33r`` is a Double x2).
   A FEN that carries dice keeps them; a FEN with ``-`` rolls at the start.
 - Passes spent: ``-``, ``w``, ``b`` or ``wb``.
+- Only when there are any: the pawns standing on their double-step rank (rank 2
+  for White, 7 for Black) that have moved before, comma-separated, e.g. ``c2``.
+  Such a pawn (one that teleported c2-c0 and walked back c1, c2) may not step
+  two squares: the double step belongs to a pawn that has not yet moved. A FEN
+  without this field says every pawn on its double-step rank is unmoved.
 The two extra fields may be left out together (no dice yet, no pass spent).
 
 Dice turn: ``start_turn`` rolls 2d4 into ``pos.dice`` when no dice are
@@ -34,6 +39,7 @@ from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts, dice_text, either
 
 FILES = "wabcdefghz"
@@ -62,7 +68,14 @@ def _holes() -> frozenset[str]:
 BOARD = Geometry(files=FILES, height=10, first_rank=0, holes=_holes(), colour_base=0)
 
 # One diagonal step, or a leap to the second square orthogonally; moves and captures alike.
-GUARDENER = PieceType("G", "G", "Guardener", (F, D))
+GUARDENER = PieceType(
+    "G",
+    "G",
+    "Guardener",
+    (F, D),
+    words="moves or captures one square diagonally, or leaps to the second square "
+    "orthogonally, over anything between (so it keeps to one colour of squares)",
+)
 
 # It stands on both squares until its first move (reading: both count as occupied).
 GUARDENER_START = {WHITE: ("d0", "e0"), BLACK: ("d9", "e9")}
@@ -87,6 +100,10 @@ START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
 DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
 DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
 
+# (reading) A pawn may promote only to a type its side has lost, so the promoted piece
+# is that lost piece coming back: it leaves the lost-pieces list, like a resurrected Guardener.
+PROMOTION_BRINGS_BACK = True
+
 REROLL = "reroll"
 PASS = "pass"
 TELEPORT = "teleport"
@@ -95,12 +112,16 @@ DROP = "drop"
 _TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\s*\})?$")
 
 
+_NONE: frozenset[int] = frozenset()
+
+
 def _look_ahead(sides: int) -> int:
     return 1
 
 
 class Guardener(ChessLike):
     key = "guardener"
+    notation_examples = "e4, Nf3, Bxc6, O-O, e8=Q, Nfz4 {T3} (teleport), G@z4 {T3}, reroll, pass"
     title = "Guardener Chess"
     summary = (
         "FIDE army plus a Guardener (G: one step diagonally or a leap of two orthogonally) on an "
@@ -118,9 +139,14 @@ class Guardener(ChessLike):
         "Pass once per game, only when every legal move is a King move onto an attacked square "
         "or there is none (a `reroll` is not a move); with the pass spent you walk the plank; "
         "no legal move and no pass left is a drawn stalemate.",
+        "A promotion may only choose a lost type, so the promoted piece leaves the lost-pieces "
+        "list, as a resurrected Guardener does.",
     )
     geometry = BOARD
     piece_types = FIDE_PIECES + (GUARDENER,)
+    # A resurrected Guardener leaves the lost pieces; so does a promotion, which may only
+    # choose a lost type (PROMOTION_BRINGS_BACK, a reading).
+    returns_from_lost = ("G", "Q", "R", "B", "N") if PROMOTION_BRINGS_BACK else ("G",)
     has_check = False
     dice_sides = DIE
     fifty_move_rule = False
@@ -149,11 +175,12 @@ class Guardener(ChessLike):
         return kinds
 
     # ----- state ---------------------------------------------------------
-    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll.
+    # extra: 'passed' (w, b): pass spent; 'rerolled': the dice showing came from a reroll;
+    # 'moved': squares of pawns on their double-step rank that have moved before.
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         pos = super().initial_position(options, roll)
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         return pos
 
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
@@ -188,6 +215,13 @@ class Guardener(ChessLike):
         """Only a type the side has lost; with none, the pawn may not reach the last rank."""
         color = pos.turn
         return [k for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+
+    def pseudo_moves(self, pos: Position) -> list[Move]:
+        out = super().pseudo_moves(pos)
+        moved = pos.extra["moved"]
+        if moved:  # the double step belongs to a pawn that has not yet moved
+            out = [m for m in out if m.flag != "double" or m.frm not in moved]
+        return out
 
     def special_moves(self, pos: Position) -> list[Move]:
         out = super().special_moves(pos)  # castling, permitted on a 4 or a double
@@ -257,6 +291,138 @@ class Guardener(ChessLike):
             return False
         new = self.make(pos, move, _look_ahead)
         return self.is_attacked(new, new.kings[p.color], other(p.color))
+
+    # ----- explanations --------------------------------------------------
+
+    def dice_allow(self, pos: Position) -> str:
+        """'a Knight or a Bishop': what the dice showing let move, in words."""
+        dice = pos.dice or ()
+        if self.is_double(pos):
+            return "any piece"
+        words = {
+            1: "a capture by a pawn, the King or the Guardener",
+            2: "a Knight",
+            3: "a Bishop",
+            4: "a Rook",
+        }
+        return either(words[v] for v in sorted(set(dice)))
+
+    def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
+        """The dice table (RULES.md section 1): which die the move would need."""
+        shown = dice_text(pos.dice)
+        allowed = f"the dice {shown} allow {self.dice_allow(pos)}"
+        if move.flag == REROLL:
+            return "reroll", f"you may re-roll only after a double; the dice show {shown}"
+        if move.flag in (TELEPORT, DROP):
+            return "dice", f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}"
+        p = pos.board[move.frm]
+        assert p is not None
+        if move.flag == "castle":
+            return "dice", f"castling needs a 4 or a double; {allowed}"
+        if p.kind == "Q":
+            return "dice", f"the Queen moves only on a double; {allowed}"
+        name = "pawn" if p.kind == "P" else self.types[p.kind].name
+        if p.kind in FREE_KINDS + ("P",) and self.is_capture(pos, move):
+            return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
+        if p.kind == "P":
+            return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
+        return "dice", allowed
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Teleports and resurrections out of place, a pass or re-roll not allowed,
+        promotion to a type not lost, the double step of a pawn that has moved."""
+        out: list[Blocked] = []
+        if pos.dice is None:
+            return out
+        color = pos.turn
+        board = pos.board
+        for n, squares in self.terraces.items():
+            for to in squares:
+                for frm, p in enumerate(board):
+                    if p is None or p.color != color:
+                        continue
+                    if frm == self.start_squares[color][1] and self.partner(pos, frm) >= 0:
+                        continue
+                    why = self.teleport_refusal(pos, p, n, to)
+                    if why is not None:
+                        out.append(Blocked(Move(frm, to, TELEPORT), *why))
+                why = self.teleport_refusal(pos, None, n, to)
+                if why is not None:
+                    out.append(Blocked(Move(-1, to, DROP, promo="G"), *why))
+        shown = dice_text(pos.dice)
+        if pos.extra["passed"][color]:
+            out.append(Blocked(Move(-1, -1, PASS), "pass", "you have passed already: one pass per game"))
+        else:
+            out.append(
+                Blocked(
+                    Move(-1, -1, PASS),
+                    "pass",
+                    "you may pass only when every move you have puts your King on an attacked "
+                    "square, or you have none",
+                )
+            )
+        out.append(
+            Blocked(
+                Move(-1, -1, REROLL),
+                "reroll",
+                f"you may re-roll only after a double; the dice show {shown}",
+            )
+        )
+        moved = pos.extra["moved"]
+        last = self.last_rank(color)
+        lost = [self.types[k].name for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
+        have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
+        for m in ChessLike.pseudo_moves(self, pos):
+            p = board[m.frm]
+            assert p is not None
+            if m.flag == "double" and m.frm in moved:
+                out.append(
+                    Blocked(
+                        m,
+                        "double-step",
+                        f"the pawn on {self.name(m.frm)} has moved before: only a pawn that has "
+                        "not yet moved may step two squares",
+                    )
+                )
+            elif p.kind == "P" and self.geometry.rank_label(m.to) == last:
+                rule = f"a pawn may promote only to a piece type its side has lost; {have_lost}"
+                if not lost:
+                    out.append(Blocked(m, "promotion-choice", rule))
+                out.extend(
+                    Blocked(m._replace(promo=k), "promotion-choice", rule)
+                    for k in self.promotion_kinds
+                    if self.types[k].name not in lost
+                )
+        return out
+
+    def teleport_refusal(
+        self, pos: Position, p: Piece | None, n: int, to: int
+    ) -> tuple[str, str] | None:
+        """Why ``p`` may not teleport to ``to`` on terrace ``n`` now (``p`` None: the
+        Guardener resurrecting there), or None."""
+        shown = dice_text(pos.dice)
+        color = pos.turn
+        if p is None and self.has_guardener(pos, color):
+            return "resurrection", "only a captured Guardener resurrects, and yours is on the board"
+        if not self.is_double_x2(pos):
+            what = "a resurrection" if p is None else "a teleport"
+            return (
+                "dice",
+                f"{what} needs a Double x2 (a double rolled by re-rolling a double); "
+                f"the dice show {shown}",
+            )
+        value = pos.dice[0] if pos.dice else 0
+        if n != value:
+            squares = ", ".join(self.name(s) for s in self.terraces[value])
+            return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
+        if pos.board[to] is not None:
+            return "occupied", f"a teleport lands on a vacant square; {self.name(to)} is occupied"
+        if p is not None and p.kind == "P" and n == NO_PAWN_TERRACE[color]:
+            return (
+                "terrace",
+                f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
+            )
+        return None
 
     # ----- in words ------------------------------------------------------
 
@@ -401,6 +567,13 @@ class Guardener(ChessLike):
                     board[sq] = None  # the double start empties both squares at once
             if lifted >= 0:
                 board[move.to] = piece("G", color)
+        moved = pos.extra["moved"]
+        mover = pos.board[move.frm] if move.frm >= 0 else None
+        back_home = mover is not None and mover.kind == "P" and not move.promo
+        if back_home and move.to in self._double_starts[color]:
+            new.extra["moved"] = (moved - {move.to}) | {move.to}
+        elif moved and (move.frm in moved or move.to in moved):
+            new.extra["moved"] = moved - {move.frm, move.to}
         new.dice = None
         new.extra["rerolled"] = False
         self.finish(new, move, pos)
@@ -483,23 +656,39 @@ class Guardener(ChessLike):
         if pos.dice is not None:
             dice = "".join(str(v) for v in pos.dice) + ("r" if pos.extra["rerolled"] else "")
         passed = "".join(c for c, used in zip("wb", pos.extra["passed"], strict=True) if used)
-        return f"{dice} {passed or '-'}"
+        moved = ",".join(sorted(self.name(sq) for sq in pos.extra["moved"]))
+        return f"{dice} {passed or '-'}" + (f" {moved}" if moved else "")
 
     def parse_fen_extra(self, pos: Position, text: str) -> None:
-        pos.extra = {"passed": (False, False), "rerolled": False}
+        pos.extra = {"passed": (False, False), "rerolled": False, "moved": _NONE}
         if not text:
             return
         parts = text.split()
         dice = re.fullmatch(r"-|([1-4])([1-4])(r?)", parts[0])
-        if len(parts) != 2 or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
+        if len(parts) not in (2, 3) or not dice or not re.fullmatch(r"-|w?b?", parts[1]):
             raise ValueError(
-                "Guardener FEN extras: dice ('-', '23' or '33r') and passes spent "
-                "('-', 'w', 'b' or 'wb')"
+                "Guardener FEN extras: dice ('-', '23' or '33r'), passes spent "
+                "('-', 'w', 'b' or 'wb') and, if any, moved pawns on their double-step rank ('c2')"
             )
+        if len(parts) == 3:
+            pos.extra["moved"] = self.parse_moved(pos, parts[2])
         if dice.group(1):
             pos.dice = (int(dice.group(1)), int(dice.group(2)))
             pos.extra["rerolled"] = bool(dice.group(3))
         pos.extra["passed"] = ("w" in parts[1], "b" in parts[1])
+
+    def parse_moved(self, pos: Position, text: str) -> frozenset[int]:
+        """The FEN's moved pawns: each must be a pawn on its own double-step rank."""
+        out = set()
+        for name in text.split(","):
+            sq = self.geometry.parse_square(name) if self.geometry.is_square_name(name) else -1
+            p = pos.board[sq] if sq >= 0 else None
+            if p is None or p.kind != "P" or sq not in self._double_starts[p.color]:
+                raise ValueError(
+                    f"Guardener FEN moved pawns: {name!r} is not a pawn on its double-step rank"
+                )
+            out.add(sq)
+        return frozenset(out)
 
     def from_fen(self, fen: str) -> Position:
         pos = super().from_fen(fen)

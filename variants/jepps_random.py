@@ -9,6 +9,7 @@ says "setup" and the placements so far): replay its record instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,8 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
+from .record import ROMAN, Token, numbered
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts, dice_text, either
 
 SETUP_DIE = 6
@@ -34,12 +37,20 @@ ONE_KIND_LEFT_IS_FORCED = True
 # The setup dice in words.
 FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
 
+# (reading) Free Play numbering. The rule page writes the entries "as a regular first
+# move" (1. Na1 Kh8 2. Bb1 Rg8 ...) with play from move 9, or, optionally, labels them
+# i-viii so that play starts at move 1. We use the labels: the game proper then counts
+# from 1, as the FEN does. "moves" would number the entries 1, 2, ... and play from 9.
+FREE_PLAY_NUMBERING = "roman"
+FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
+
 MIRROR = "Mirror"
 REVERSE = "Reverse"
 
 
 class JeppsRandom(ChessLike):
     key = "jepps_random"
+    notation_examples = "Na1 (a setup placement), reroll, Mirror, Reverse; then e4, Nf3, Kg1"
     title = "Jepps Random Chess"
     summary = (
         "White fills a1-h1 one square at a time, choosing between the two pieces two d6 "
@@ -52,6 +63,13 @@ class JeppsRandom(ChessLike):
         "When the dice offer nothing you can place, the bot re-rolls by itself.",
         "When every piece left to place is of one kind, the bot places them without a roll.",
         "On a double mediator roll Black may `reroll` or accept the parity result.",
+        "Free Play numbering: the entries are labelled i, ii, iii ... and the game proper is "
+        "numbered from move 1, as the FEN counts it (the rule page's optional form)."
+        if FREE_PLAY_NUMBERING == "roman"
+        else "Free Play numbering: the entries are numbered 1, 2, 3 ... as regular moves and "
+        f"the game proper starts at move {FREE_PLAY_FIRST_MOVE}.",
+        "The setup record keeps each roll in brackets before the piece it placed "
+        "([2 4] Na1, [3 5] Bb1, ...); a piece with no roll before it was placed by itself.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES
@@ -209,7 +227,8 @@ class JeppsRandom(ChessLike):
         if not w and not b:
             pos.extra["phase"] = "play"
             pos.turn = WHITE
-            pos.fullmove = 1
+            free_moves = pos.extra["free"] and FREE_PLAY_NUMBERING == "moves"
+            pos.fullmove = FREE_PLAY_FIRST_MOVE if free_moves else 1
             pos.halfmove = 0
             pos.dice = None
 
@@ -243,6 +262,157 @@ class JeppsRandom(ChessLike):
             return [parity] + ([Move(-1, -1, "reroll")] if double else [])
         moves = self.placements(pos, dice)
         return moves + ([Move(-1, -1, "reroll")] if double else [])
+
+    # ----- explanations ------------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_refusals(pos)
+        return self.relocation_refusals(pos)
+
+    def setup_refusals(self, pos: Position) -> list[Blocked]:
+        """Placements out of order, not offered, not in stock or breaking the bishops'
+        colours; the mediator's answers; a re-roll without a double."""
+        e = pos.extra
+        color = pos.turn
+        dice = pos.dice or ()
+        shown = dice_text(dice)
+        side = "White" if color == WHITE else "Black"
+        out: list[Blocked] = []
+        reroll = Move(-1, -1, "reroll")
+        out.append(Blocked(reroll, "reroll", f"you may re-roll only on a double; the dice show {shown}"))
+        if e["mediator"] == "pending":
+            answer = "Mirror" if dice and dice[0] % 2 == 0 else "Reverse"
+            parity = "both even" if answer == "Mirror" else "both odd"
+            for flag in ("mirror", "reverse"):
+                out.append(
+                    Blocked(
+                        Move(-1, -1, flag),
+                        "mediator",
+                        f"the mediator dice {shown} are {parity}, so Black answers {answer}",
+                    )
+                )
+            for sq in self.geometry.rank_squares(8):
+                for k in "KQRBN":
+                    out.append(
+                        Blocked(
+                            Move(-1, sq, "place", promo=k),
+                            "setup-phase",
+                            f"Black answers the mediator roll first ({answer})",
+                        )
+                    )
+            return out
+        why = (
+            "there is no mediator roll in Free Play"
+            if e["free"]
+            else "Mirror and Reverse answer the mediator roll, once White's rank is set up"
+        )
+        out.extend(Blocked(Move(-1, -1, flag), "setup-phase", why) for flag in ("mirror", "reverse"))
+        nxt = self.next_square(pos, color)
+        order = self.order(pos, color)
+        stock = e["stock"][color]
+        offered = self.offered(dice)
+        names = either(f"a {self.types[k].name}" for k in dict.fromkeys(
+            "".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice)
+        ))
+        mine = set(order)
+        for sq in self.geometry.rank_squares(1) + self.geometry.rank_squares(8):
+            if pos.board[sq] is not None:
+                continue
+            for k in "KQRBN":
+                move = Move(-1, sq, "place", promo=k)
+                name = self.types[k].name
+                if sq not in mine:
+                    rule = ("setup-square", f"{side} sets up rank {self.geometry.rank_label(order[0])}; {self.name(sq)} is the other side's")
+                elif sq != nxt:
+                    rule = (
+                        "setup-square",
+                        f"the next square to fill is {self.name(nxt)}: {side} fills "
+                        f"{self.name(order[0])} to {self.name(order[-1])} in order",
+                    )
+                elif k not in stock:
+                    rule = ("setup-stock", f"no {name} is left to place (still to place: {', '.join(stock)})")
+                elif k not in offered:
+                    rule = ("dice", f"the dice {shown} offer {names}")
+                elif not self.feasible(pos, color, k, sq):
+                    rule = ("bishop-colour", self.bishop_reason(pos, color, sq))
+                else:
+                    continue
+                out.append(Blocked(move, *rule))
+        return out
+
+    def relocation_refusals(self, pos: Position) -> list[Blocked]:
+        """King relocations the rules forbid, each with its condition."""
+        color = pos.turn
+        king = pos.kings[color]
+        out: list[Blocked] = []
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
+        if king < 0:
+            return out
+        enemy = other(color)
+        colour = "dark" if g.dark[king] else "light"
+        for to in home:
+            if to == king or abs(g.file_of(to) - g.file_of(king)) < 2:
+                continue
+            move = Move(king, to, "relocate")
+            t = pos.board[to]
+            if not pos.extra["relocate"][color] or king not in home:
+                rule = (
+                    "relocation",
+                    "a King may relocate only once per game, and only if it has never moved",
+                )
+            elif t is not None:
+                rule = (
+                    "relocation",
+                    f"a King relocates only to a vacant home-rank square; {self.name(to)} is occupied",
+                )
+            elif g.dark[to] != g.dark[king]:
+                rule = (
+                    "relocation",
+                    f"a King relocates only to a square of its own colour ({colour}); "
+                    f"{self.name(to)} is not",
+                )
+            elif self.is_attacked(pos, king, enemy):
+                rule = ("relocation", "the King may not relocate out of check")
+            elif self.is_attacked(pos, to, enemy):
+                rule = ("relocation", f"the King may not relocate onto an attacked square ({self.name(to)})")
+            else:
+                lo, hi = min(king, to), max(king, to)
+                crossed = [s for s in home if lo < s < hi and pos.board[s] is None and self.is_attacked(pos, s, enemy)]
+                if not crossed:
+                    continue
+                rule = (
+                    "relocation",
+                    f"the King may not relocate across an attacked square ({self.name(crossed[0])})",
+                )
+            out.append(Blocked(move, *rule))
+        return out
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        word = self.normalize(text)
+        setup = pos.extra["phase"] == "setup"
+        if not setup and word.lower() in ("mirror", "reverse", "reroll"):
+            return "setup-over", "the setup is over: the game is in play"
+        if setup and not _PLACEMENT.fullmatch(word) and word.lower() not in ("mirror", "reverse", "reroll"):
+            where = self.next_square(pos, pos.turn)
+            side = "White" if pos.turn == WHITE else "Black"
+            if pos.extra["mediator"] == "pending":
+                return "setup-phase", "the setup comes first: Black answers the mediator roll"
+            return (
+                "setup-phase",
+                f"the setup comes first: {side} places a piece on {self.name(where)} "
+                "(written like Na1)",
+            )
+        return super().explain_text(pos, text, legal)
+
+    def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
+        return (
+            "no-castling",
+            "there is no castling in Jepps Random Chess; instead, once per game, a King that "
+            "has never moved may relocate to a vacant home-rank square of its own colour "
+            "(e.g. Kg1)",
+        )
 
     # ----- in words --------------------------------------------------------------
 
@@ -348,6 +518,11 @@ class JeppsRandom(ChessLike):
 
     # ----- moves ---------------------------------------------------------------
 
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        if pos.extra["phase"] == "setup":
+            return self.setup_actions(pos)
+        return super().candidate_moves(pos)
+
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
@@ -451,6 +626,62 @@ class JeppsRandom(ChessLike):
         t = super().normalize(text)
         return t.capitalize() if t.lower() in ("mirror", "reverse") else t
 
+    # ----- the record ----------------------------------------------------------------
+
+    def in_setup(self, pos: Position) -> bool:
+        return bool(pos.extra["phase"] == "setup")
+
+    def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
+        """The setup as the rule page writes it, then the game from move 1.
+
+        Standard setup: White's placements on one line, comma-separated in file
+        order (``[2 4] Na1, [3 5] Bb1, ..., Bg1, Rh1``), Black's ``Mirror``,
+        ``Reverse`` or own string on the line below. Each roll stands in brackets
+        before the piece it placed, so the record replays exactly; a piece with no
+        roll before it was placed by itself (forced). Free Play: the entries are
+        moves labelled i, ii, ... (``FREE_PLAY_NUMBERING``)."""
+        setup = [t for t in tokens if t.setup]
+        play = [t for t in tokens if not t.setup]
+        if options.get(FREE_PLAY):
+            setup = [Token(t.actor, _pairs(t.text), t.setup) for t in setup]
+            if FREE_PLAY_NUMBERING == "roman":
+                body = numbered(setup, labels=ROMAN) + numbered(play)
+            else:
+                body = numbered(setup) + numbered(play, first=FREE_PLAY_FIRST_MOVE)
+            return [" ".join(body)]
+        lines = self.setup_lines(setup)
+        if play:
+            lines.append(" ".join(numbered(play)))
+        return lines
+
+    def setup_lines(self, tokens: Sequence[Token]) -> list[str]:
+        items: tuple[list[tuple[int, str]], list[tuple[int, str]]] = ([], [])
+        pending: tuple[list[str], list[str]] = ([], [])
+        for tok in tokens:
+            text = _pairs(tok.text)
+            if tok.is_roll:
+                pending[tok.actor].append(text)
+                continue
+            action = _NOTE.sub("", text).strip()
+            pending[tok.actor].append(action)
+            if action in (MIRROR, REVERSE) or _PLACEMENT.fullmatch(action):
+                items[tok.actor].append((self._item_order(action), " ".join(pending[tok.actor])))
+                pending[tok.actor].clear()
+            for note in _NOTE.findall(text):
+                color = WHITE if note.endswith("1") else BLACK
+                items[color].append((self._item_order(note), note))
+        lines = []
+        for color in (WHITE, BLACK):
+            if pending[color]:
+                items[color].append((99, " ".join(pending[color])))
+            if items[color]:
+                lines.append(", ".join(text for _, text in sorted(items[color], key=lambda i: i[0])))
+        return lines
+
+    def _item_order(self, action: str) -> int:
+        """Setup items stand in file order (a to h)."""
+        return "abcdefgh".index(action[1]) if _PLACEMENT.fullmatch(action) else -1
+
     def setup_string(self, history: Sequence[str], color: int, free_play: bool = False) -> str:
         """The seed's setup notation, e.g. ``Na1, Bb1, Kc1, ...`` or ``Mirror``,
         in the order the side fills its rank (a to h; Black h to a with Free Play)."""
@@ -506,6 +737,21 @@ class JeppsRandom(ChessLike):
 
     def extra_key(self, pos: Position) -> Any:
         return (pos.extra["phase"], pos.extra["stock"], pos.extra["mediator"], pos.extra["relocate"])
+
+
+_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
+_NOTE = re.compile(r"\s*\(([^)]*)\)")
+
+
+def _pairs(text: str) -> str:
+    """Several rolls in one bracket written as one bracket per roll of the two dice:
+    ``[1 1 5 3]`` -> ``[1 1] [5 3]``."""
+
+    def split(m: re.Match[str]) -> str:
+        values = m.group(1).split()
+        return " ".join(f"[{' '.join(values[i : i + 2])}]" for i in range(0, len(values), 2))
+
+    return re.sub(r"\[([\d ]+)\]", split, text)
 
 
 def _kind(pos: Position, sq: int) -> str | None:

@@ -11,14 +11,24 @@ from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
 from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
 from .position import Move, Position, other
+from .refusal import Blocked
 from .status import TurnFacts
 
 # Pawns move one square in any direction; their captures come from ``pawn_captures``.
-GUARD_PAWN = PieceType("P", "P", "Pawn", (Leap(ALL_DIRECTIONS, Mode.MOVE),), is_pawn=True)
+GUARD_PAWN = PieceType(
+    "P",
+    "P",
+    "Pawn",
+    (Leap(ALL_DIRECTIONS, Mode.MOVE),),
+    is_pawn=True,
+    words="moves one square in any direction (never two), and captures an adjacent enemy "
+    "in any direction, but only with an assist",
+)
 
 
 class KingsGuard(ChessLike):
     key = "kings_guard"
+    notation_examples = "e3, de3 (a pawn leaving its file), dxe4, Nf3, e8=Q"
     title = "King's Guard Chess"
     summary = (
         "FIDE setup. Pawns move one square in any direction. Only pawns capture, an adjacent "
@@ -65,6 +75,43 @@ class KingsGuard(ChessLike):
                     continue
                 if any(self.attacks(pos, a, to) for a in assistants):
                     out.append(Move(frm, to))
+        return out
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Captures without an assist, and captures by pieces that are not pawns."""
+        color = pos.turn
+        board = pos.board
+        g = self.geometry
+        assisted = set(self.pawn_captures(pos))
+        out: list[Blocked] = []
+        for frm, p in enumerate(board):
+            if p is None or p.color != color or p.kind != "P":
+                continue
+            for dx, dy in ALL_DIRECTIONS:
+                to = g.offset(frm, dx, dy)
+                t = board[to] if to is not None else None
+                if to is None or t is None or t.color == color or Move(frm, to) in assisted:
+                    continue
+                out.append(
+                    Blocked(
+                        Move(frm, to),
+                        "needs-assist",
+                        "a pawn captures only when a friendly non-pawn attacks the square; "
+                        f"none of yours attacks {self.name(to)}",
+                    )
+                )
+        for m in ChessLike.pseudo_moves(self, pos):
+            p, t = board[m.frm], board[m.to]
+            if p is not None and p.kind != "P" and t is not None and t.color != color:
+                name = self.types[p.kind].name
+                out.append(
+                    Blocked(
+                        m,
+                        "pawns-only-capture",
+                        f"only pawns capture in King's Guard Chess; the {name} may assist a "
+                        f"pawn that captures on {self.name(m.to)}",
+                    )
+                )
         return out
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:

@@ -106,6 +106,7 @@ class PieceType:
     is_pawn: bool = False
     is_royal: bool = False
     facing_relative: bool = field(default=False)  # rotates with its own facing (the Raven)
+    words: str = ""  # how it moves, in the players' words: "The Knight <words>."
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ FEN
 ---
 Six fields as in FIDE, then three Stone Garden counters::
 
-    or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 2/2 0/0
+    or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 - 0/0
 
 - Letters: H Horse, O Ox, I Index, P Policeman, R Raven, K King; upper case White.
 - A Raven carries its facing in brackets: ``R(E)`` is a White Raven facing east
@@ -16,12 +16,16 @@ Six fields as in FIDE, then three Stone Garden counters::
 - The halfmove clock counts plies since the last capture or Horse promotion.
 - Counter 1, ``moves``: how many moves White/Black have made (for "no Raven
   turns during a side's first five moves").
-- Counter 2, ``rest``: how many moves White/Black have made since their Ravens
-  last turned, counted up to 2 (2 also means "never turned").
+- Counter 2, ``cooling``: the Ravens still cooling down after a turn, each as
+  ``square:moves``, the moves her side has made since she turned (``d4:0`` she
+  turned on her side's last move), comma-separated; ``-`` when none. The limit
+  counts per Raven (RULES.md section 4): a Raven not listed may turn as far as
+  the cooldown goes. The older form ``w/b`` (moves since *any* Raven of that
+  side turned, up to 2) is still read, as that count for each of the side's Ravens.
 - Counter 3, ``demotions``: how many times the White/Black King has demoted.
 
 When the counters are left out, ``moves`` follows from the fullmove number,
-``rest`` is 2/2 and ``demotions`` 0/0.
+no Raven is cooling down and ``demotions`` is 0/0.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ from typing import Any
 
 from .base import Result, Roller, draw, win
 from .chess import KING, ChessLike
-from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import (
     DIAGONAL,
@@ -50,12 +53,13 @@ from .pieces import (
     reach_table,
 )
 from .position import Move, Piece, Position, other, piece
+from .refusal import Blocked
 from .status import TurnFacts
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
 # (reading) The setup: one constant. Black mirrors White across the middle, file for file.
-START_FEN = "or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 2/2 0/0"
+START_FEN = "or(S)ipkir(S)o/hhhhhhhh/8/8/8/8/HHHHHHHH/OR(N)IPKIR(N)O w - - 0 1 0/0 - 0/0"
 
 # The Policeman's middle leg: "two further steps of d" (seed); the current page says one.
 POLICEMAN_MIDDLE_STEPS = 2
@@ -63,7 +67,8 @@ POLICEMAN_MIDDLE_STEPS = 2
 # Horses promote on the last rank to one of these, never to a King.
 HORSE_PROMOTIONS = ("PO", "O", "I", "RA")
 
-# (reading) Raven turning: at most once in this many of the player's consecutive moves...
+# (reading) Raven turning: each Raven at most once in this many of her side's consecutive
+# moves (the limit counts per Raven: "*she* can turn once in 3 moves")...
 TURN_WINDOW = 3
 # ...or in this many while the opponent's King is promoted.
 TURN_WINDOW_ENEMY_PROMOTED = 2
@@ -73,6 +78,7 @@ NO_TURN_MOVES = 5
 TURN_STEP_MAY_CAPTURE = True
 # (reading) A King demotes when it moves back into its own half; this many demotions draw.
 DEMOTIONS_TO_DRAW = 3
+ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # 50 moves by each side without a capture or a Horse promotion.
 FIFTY_MOVE_PLIES = 100
 
@@ -86,12 +92,13 @@ READINGS = (
     f"Policeman: the middle leg is {POLICEMAN_MIDDLE_STEPS} steps (the seed's version).",
     "Raven turning (reading): turn 90° in place as the whole move, or step sideways and turn "
     "to face the way she stepped (that step may capture).",
-    f"Raven cooldown (reading): a player's Ravens turn at most once in any {TURN_WINDOW} of that "
-    f"player's consecutive moves, once in {TURN_WINDOW_ENEMY_PROMOTED} while the opponent's King "
-    "is promoted (judged when turning); none during the side's first "
-    f"{NO_TURN_MOVES} moves. A Raven made by promotion faces forward.",
+    f"Raven cooldown (reading): each Raven turns at most once in any {TURN_WINDOW} consecutive "
+    f"moves of her side, once in {TURN_WINDOW_ENEMY_PROMOTED} while the opponent's King is "
+    "promoted (judged when turning). The limit counts per Raven: two different Ravens of one "
+    f"side may turn on consecutive moves. No Raven turns during her side's first {NO_TURN_MOVES} "
+    "moves. A Raven made by promotion faces forward.",
     "King (reading): promoted while in the enemy half, demoted on moving back into its own half; "
-    f"demotion number {DEMOTIONS_TO_DRAW} of either King draws.",
+    f"the {ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws.",
     "Repetition (reading): a position is the board (facings and promoted Kings included), the "
     "side to move and, for a side with a Raven, what the turning rules allow. The third "
     "occurrence ends the game and the player who made it loses. Mate and stalemate are "
@@ -161,10 +168,44 @@ def _xiangqi_horse() -> tuple[Lame, ...]:
     return tuple(Lame((d,), _add(d, d, p)) for d in ORTHOGONAL for p in _perpendiculars(d))
 
 
-HORSE = PieceType("H", "H", "Horse", (Leap(((1, 2), (-1, 2))),))
-OX = PieceType("O", "O", "Ox", _ox_like(ORTHOGONAL, _ox_ends))
-INDEX = PieceType("I", "I", "Index", _ox_like(DIAGONAL, _index_ends))
-POLICEMAN = PieceType("PO", "P", "Policeman", _policeman_atoms())
+HORSE = PieceType(
+    "H",
+    "H",
+    "Horse",
+    (Leap(((1, 2), (-1, 2))),),
+    words="leaps two squares forward and one to the side (a knight that only goes forward), "
+    "over anything between; on the last rank it must promote",
+)
+OX = PieceType(
+    "O",
+    "O",
+    "Ox",
+    _ox_like(ORTHOGONAL, _ox_ends),
+    words="picks an orthogonal direction; when the first two squares that way are empty it "
+    "moves or captures on the third square or on either square beside the third (a T); it "
+    "also captures, but never moves, on the first square, and on the second when the first "
+    "is empty",
+)
+INDEX = PieceType(
+    "I",
+    "I",
+    "Index",
+    _ox_like(DIAGONAL, _index_ends),
+    words="is the Ox turned 45 degrees: it picks a diagonal direction; when the first two "
+    "squares that way are empty it moves or captures on the third, or one square straight on "
+    "from the second (either way); it also captures, but never moves, on the first diagonal "
+    "square, and on the second when the first is empty",
+)
+POLICEMAN = PieceType(
+    "PO",
+    "P",
+    "Policeman",
+    _policeman_atoms(),
+    words="goes one square orthogonally, one square diagonally outward, then "
+    f"{POLICEMAN_MIDDLE_STEPS} squares straight on, all empty, and moves or captures one "
+    "square further, straight on or diagonally; it may also step one square orthogonally "
+    "without capturing",
+)
 # Frame offsets are (right, ahead) of her facing: 1 or 2 ahead, 1 or 2 diagonally back, 1 aside.
 RAVEN = PieceType(
     "RA",
@@ -172,6 +213,8 @@ RAVEN = PieceType(
     "Raven",
     (Leap(((0, 1), (0, 2), (1, -1), (-1, -1), (2, -2), (-2, -2), (1, 0), (-1, 0))),),
     facing_relative=True,
+    words="faces one way: she leaps one or two squares straight ahead, one or two squares "
+    "diagonally backward, or steps one square sideways, moving and capturing alike",
 )
 # Not a piece type of its own: the King's moves while its state is '+'.
 PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
@@ -179,10 +222,12 @@ PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse())
 _FORWARD = {WHITE: "N", BLACK: "S"}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")
+_PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
 
 
 class StoneGarden(ChessLike):
     key = "stone_garden"
+    notation_examples = "Hc3, Oa4, Ie3, Pd5, Re4^E or Rd4^E (a Raven turning), Hd8=P"
     title = "Stone Garden Chess"
     summary = (
         "Forward-leaping Horses, the Ox and Index (T-shaped leapers that capture on their "
@@ -227,12 +272,22 @@ class StoneGarden(ChessLike):
         p = pos.board[k] if k >= 0 else None
         return p is not None and p.state == PROMOTED
 
-    def may_turn(self, pos: Position, color: int) -> bool:
-        """Not in the side's first five moves, and not within the cooldown window
-        (RULES.md section 4, "Raven turning")."""
+    def may_turn(self, pos: Position, sq: int) -> bool:
+        """May the Raven on ``sq`` turn: not in her side's first five moves, and not
+        within her own cooldown window (RULES.md section 4, "Raven turning")."""
+        p = pos.board[sq]
+        assert p is not None
+        color = p.color
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return False
-        return bool(pos.extra["rest"][color] >= self.turn_window(pos, color) - 1)
+        return self.rest(pos, sq) >= self.turn_window(pos, color) - 1
+
+    def rest(self, pos: Position, sq: int) -> int:
+        """Her side's moves since the Raven on ``sq`` turned, counted up to the cap."""
+        for s, r in pos.extra["cooling"]:
+            if s == sq:
+                return int(r)
+        return _REST_CAP
 
     def turn_wait(self, pos: Position, sq: int) -> tuple[int, str]:
         """How many more of her side's moves the Raven on ``sq`` must wait before
@@ -246,14 +301,14 @@ class StoneGarden(ChessLike):
                 NO_TURN_MOVES - done,
                 f"no Raven may turn during her side's first {NO_TURN_MOVES} moves",
             )
-        if self.may_turn(pos, color):
+        if self.may_turn(pos, sq):
             return 0, ""
         window = self.turn_window(pos, color)
-        rest = pos.extra["rest"][color]
-        ago = "on the last move" if rest == 0 else f"{rest + 1} moves ago"
+        rest = self.rest(pos, sq)
+        ago = "on her side's last move" if rest == 0 else f"{_NUMBERS[rest + 1]} moves ago"
         return (
             window - 1 - rest,
-            f"a Raven turned {ago}; a Raven may turn once in {window} moves",
+            f"this Raven turned {ago}; a Raven may turn once in {_NUMBERS[window]} moves",
         )
 
     def turn_window(self, pos: Position, color: int) -> int:
@@ -261,6 +316,56 @@ class StoneGarden(ChessLike):
         if self.is_promoted_king(pos, other(color)):
             return TURN_WINDOW_ENEMY_PROMOTED
         return TURN_WINDOW
+
+    # ----- explanations -------------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Raven turns out of time or out of shape, and a Horse promoting to a King."""
+        color = pos.turn
+        board = pos.board
+        out: list[Blocked] = []
+        for sq, p in enumerate(board):
+            if p is None or p.color != color or p.kind != RAVEN.id:
+                continue
+            i = FACINGS.index(p.state)
+            sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
+            wait, why = self.turn_wait(pos, sq)
+            cause = "raven-early" if pos.extra["moves"][color] < NO_TURN_MOVES else "raven-cooldown"
+            shape = (
+                "raven-turn",
+                f"a Raven turns 90 degrees, in place or with a sideways step that she then "
+                f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
+            )
+            steps = {f: self.geometry.offset(sq, *facing_vector(f)) for f in sides}
+            plain: list[Move] = []
+            self.piece_moves(pos, sq, p, plain)
+            targets = {sq} | {m.to for m in plain}
+            for to in sorted(targets):
+                for f in FACINGS:
+                    m = Move(sq, to, TURN, facing=f)
+                    if (to == sq and f in sides) or (to != sq and steps.get(f) == to):
+                        if wait:
+                            out.append(Blocked(m, cause, why))
+                    else:
+                        out.append(Blocked(m, *shape))
+        for m in self.candidate_moves(pos):
+            if m.promo and board[m.frm] is not None:
+                out.append(
+                    Blocked(
+                        m._replace(promo=KING.id),
+                        "promotion-choice",
+                        "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
+                    )
+                )
+        return out
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        norm = self.normalize(text)
+        turn = _TURN_SUFFIX.search(norm)
+        body = norm[: turn.start()] if turn else ""
+        if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(RAVEN.letter):
+            return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
+        return super().explain_text(pos, text, legal)
 
     # ----- in words ------------------------------------------------------------------
 
@@ -295,7 +400,7 @@ class StoneGarden(ChessLike):
         if any(demotions):
             lines.append(
                 f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
-                f"demotion number {DEMOTIONS_TO_DRAW} of either King draws."
+                f"{ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws."
             )
         lines.append(
             "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
@@ -333,11 +438,13 @@ class StoneGarden(ChessLike):
         """Raven turns: 90° in place, or a sideways step turning to face that way
         (RULES.md section 4, reading)."""
         color = pos.turn
-        if not self.may_turn(pos, color):
+        if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
         out: list[Move] = []
         for sq, p in enumerate(pos.board):
             if p is None or p.color != color or p.kind != RAVEN.id:
+                continue
+            if not self.may_turn(pos, sq):
                 continue
             i = FACINGS.index(p.state)
             sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
@@ -372,10 +479,29 @@ class StoneGarden(ChessLike):
                 new.extra["demotions"] = _bump(new.extra["demotions"], color, 1)
             board[move.to] = piece(KING.id, color, state)
         new.extra["moves"] = _bump(new.extra["moves"], color, 1)
-        rest = 0 if move.flag == TURN else min(pos.extra["rest"][color] + 1, _REST_CAP)
-        new.extra["rest"] = _bump(new.extra["rest"], color, rest - pos.extra["rest"][color])
+        if pos.extra["cooling"] or move.flag == TURN:
+            new.extra["cooling"] = self.cooling_after(pos, move)
         self.finish(new, move, pos)
         return new
+
+    def cooling_after(self, pos: Position, move: Move) -> tuple[tuple[int, int], ...]:
+        """Each Raven's cooldown after ``move``: the mover's Ravens count one more move
+        (and leave the list when free), a Raven that moves takes her count along, one
+        that turns starts at 0, and a captured Raven leaves the list."""
+        color = pos.turn
+        board = pos.board
+        out: dict[int, int] = {}
+        for sq, r in pos.extra["cooling"]:
+            p = board[sq]
+            assert p is not None
+            if p.color != color:
+                if not (sq == move.to and move.frm != move.to):  # unless captured now
+                    out[sq] = r
+            elif not (move.flag == TURN and sq == move.frm) and r + 1 < _REST_CAP:
+                out[move.to if sq == move.frm else sq] = r + 1
+        if move.flag == TURN:
+            out[move.to] = 0
+        return tuple(sorted(out.items()))
 
     def finish(self, new: Position, move: Move, old: Position) -> None:
         """The clock restarts on a capture or a Horse promotion."""
@@ -420,11 +546,8 @@ class StoneGarden(ChessLike):
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
         ravens = {p.color for p in pos.board if p is not None and p.kind == RAVEN.id}
-        turning = tuple(
-            (min(e["moves"][c], NO_TURN_MOVES), e["rest"][c]) if c in ravens else None
-            for c in (WHITE, BLACK)
-        )
-        return (tuple(pos.board), pos.turn, turning)
+        early = tuple(min(e["moves"][c], NO_TURN_MOVES) if c in ravens else None for c in (WHITE, BLACK))
+        return (tuple(pos.board), pos.turn, early, e["cooling"])
 
     # ----- notation ----------------------------------------------------------------------
 
@@ -447,25 +570,18 @@ class StoneGarden(ChessLike):
         else:
             body = text
             keep = [i for i, mv in enumerate(legal) if mv.flag != TURN]
-        try:
-            return super().parse(
-                pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
-            )
-        except NotLegalHere:
-            # Name what is legal among all actions, not only those of the same kind.
-            head = f"{text.strip()!r} is not legal here"
-            raise NotLegalHere(f"{head}; {self.legal_hint(texts)}") from None
-        except BadNotation as err:
-            msg = str(err)
-            cut = max(msg.rfind("; legal now: "), msg.rfind("; there is no legal action now"))
-            head = f"cannot read {text.strip()!r} as a move" if m or cut < 0 else msg[:cut]
-            raise BadNotation(f"{head}; {self.legal_hint(texts)}") from None
+        # A refused text is explained by ``explain.py`` (which names every legal action).
+        return super().parse(
+            pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
+        )
 
     # ----- FEN -----------------------------------------------------------------------------
 
     def fen_extra(self, pos: Position) -> str:
         e = pos.extra
-        return " ".join(f"{e[k][WHITE]}/{e[k][BLACK]}" for k in ("moves", "rest", "demotions"))
+        cooling = ",".join(f"{self.name(sq)}:{r}" for sq, r in e["cooling"]) or "-"
+        pair = "{0[0]}/{0[1]}".format
+        return f"{pair(e['moves'])} {cooling} {pair(e['demotions'])}"
 
     def parse_fen_extra(self, pos: Position, text: str) -> None:
         for sq, p in enumerate(pos.board):
@@ -483,18 +599,50 @@ class StoneGarden(ChessLike):
             done = pos.fullmove - 1
             pos.extra = {
                 "moves": (done + (pos.turn == BLACK), done),
-                "rest": (_REST_CAP, _REST_CAP),
+                "cooling": (),
                 "demotions": (0, 0),
             }
             return
         fields = text.split()
-        pairs = [f.split("/") for f in fields]
-        if len(fields) != 3 or any(len(p) != 2 or not all(v.isdigit() for v in p) for p in pairs):
-            raise ValueError("Stone Garden FEN counters: moves rest demotions, each as white/black")
-        values = [(int(a), int(b)) for a, b in pairs]
-        if max(values[1]) > _REST_CAP:
-            raise ValueError(f"the Raven rest counter goes up to {_REST_CAP}")
-        pos.extra = dict(zip(("moves", "rest", "demotions"), values, strict=True))
+        usage = (
+            "Stone Garden FEN counters: moves (white/black), cooling Ravens ('-' or "
+            "'d4:0,b1:1') and demotions (white/black)"
+        )
+        if len(fields) != 3:
+            raise ValueError(usage)
+        pairs = [fields[0].split("/"), fields[2].split("/")]
+        if any(len(p) != 2 or not all(v.isdigit() for v in p) for p in pairs):
+            raise ValueError(usage)
+        moves, demotions = ((int(a), int(b)) for a, b in pairs)
+        pos.extra = {"moves": moves, "cooling": self.parse_cooling(pos, fields[1]), "demotions": demotions}
+
+    def parse_cooling(self, pos: Position, text: str) -> tuple[tuple[int, int], ...]:
+        """The cooling field: ``-``, ``d4:0,b1:1``, or the older per-side ``w/b``."""
+        out: dict[int, int] = {}
+        legacy = re.fullmatch(r"(\d+)/(\d+)", text)
+        if legacy:
+            per_side = (int(legacy.group(1)), int(legacy.group(2)))
+            if max(per_side) > _REST_CAP:
+                raise ValueError(f"the Raven rest counter goes up to {_REST_CAP}")
+            for sq, p in enumerate(pos.board):
+                if p is not None and p.kind == RAVEN.id and per_side[p.color] < _REST_CAP:
+                    out[sq] = per_side[p.color]
+            return tuple(sorted(out.items()))
+        if text == "-":
+            return ()
+        for item in text.split(","):
+            m = re.fullmatch(r"([a-h][1-8]):(\d+)", item)
+            sq = self.geometry.parse_square(m.group(1)) if m else -1
+            p = pos.board[sq] if sq >= 0 else None
+            if m is None or p is None or p.kind != RAVEN.id:
+                raise ValueError(f"Stone Garden FEN cooling: {item!r} is not a Raven's square:moves")
+            if int(m.group(2)) >= _REST_CAP:
+                raise ValueError(f"a cooling Raven has made fewer than {_REST_CAP} moves since turning")
+            out[sq] = int(m.group(2))
+        return tuple(sorted(out.items()))
+
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
 
 
 def _no_dice(sides: int) -> int:

@@ -12,9 +12,18 @@ from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
+from .refusal import Blocked
 from .status import SEPARATOR, TurnFacts
 
-TQUARC = PieceType("T", "T", "Tquarc", (F, A, D))
+TQUARC = PieceType(
+    "T",
+    "T",
+    "Tquarc",
+    (F, A, D),
+    words="leaps to the first square of its colour orthogonally (two squares away), or to "
+    "the first or second square of its colour diagonally (one or two squares away), "
+    "capturing as it moves; it keeps to one colour of squares",
+)
 
 TQUARC_DIE = 4
 
@@ -50,6 +59,9 @@ def quad_squares(n: int) -> tuple[int, ...]:
 
 class Tquarchess(ChessLike):
     key = "tquarchess"
+    notation_examples = (
+        "e4, Nf3, Bxc6, O-O, e8=Q, Te4, Tb7% (teleport), Bg5/T (entry), Na8/T, b8=T, roll"
+    )
     title = "Tquarchess"
     summary = (
         "FIDE chess plus the Tquarc (T), a colour-bound FAD leaper carrying a d4 value. It enters "
@@ -60,9 +72,12 @@ class Tquarchess(ChessLike):
         "Entry attempt: once per turn, while entry is possible, you may `roll` the Tquarc die "
         "first; then enter with that value or make any other move.",
         "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
+        "An entry after `roll` carries the rolled value, written on the entry as the rule page "
+        "writes an entry: roll Bg5/T%3. A roll not followed by an entry is written roll%3.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
+    returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
 
     def __init__(self) -> None:
         super().__init__()
@@ -220,6 +235,127 @@ class Tquarchess(ChessLike):
                 out.append(f"{side}'s Tquarc is captured.")
         return out
 
+    # ----- explanations ------------------------------------------------------
+
+    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+        """Tquarc actions out of place: a teleport out of turn or to the wrong square,
+        an entry where none may be, a resurrection while the Tquarc lives, the
+        two-square King out of turn, a roll with nothing to roll for."""
+        color = pos.turn
+        board = pos.board
+        g = self.geometry
+        out: list[Blocked] = []
+        t_sq = self.tquarc_square(pos, color)
+        if t_sq >= 0:
+            p = board[t_sq]
+            assert p is not None
+            value = int(p.state)
+            in_turn = pos.extra["last_tq"] == other(color)
+            for to in g.squares:
+                if to == t_sq:
+                    continue
+                if not in_turn:
+                    rule = (
+                        "teleport-timing",
+                        "a Tquarc teleports only on the move right after the enemy Tquarc "
+                        "moved (an ordinary move, a teleport, an entry or a resurrection)",
+                    )
+                elif board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in self.quads[value]:
+                    rule = (
+                        "teleport-square",
+                        f"a Tquarc showing {value} teleports only to an empty square of its own "
+                        f"colour in {self.quad_text(value)}, without capturing",
+                    )
+                else:
+                    continue
+                out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
+        gates = pos.extra["gates"][color]
+        home = self.home[color]
+        base = [m for m in ChessLike.candidate_moves(self, pos) if m.frm in home]
+        for m in base:
+            if m.flag == "castle":
+                squares: tuple[int, ...] = (m.frm, m.aux)
+            elif m.flag in ("", "double"):
+                squares = (m.frm,)
+            else:
+                continue
+            for gate in squares:
+                if self.can_enter(pos, color) and gate in gates:
+                    continue
+                out.append(Blocked(m._replace(gate=gate), "entry", self.entry_refusal(pos, gate)))
+        lost = self.tquarc_lost(pos, color)
+        knights = self.knight_targets[color]
+        last = self.last_rank(color)
+        for m in ChessLike.candidate_moves(self, pos):
+            p = board[m.frm] if m.frm >= 0 else None
+            if p is None:
+                continue
+            if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
+                if lost:
+                    where = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+                    why = f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
+                else:
+                    why = "a Knight becomes a Tquarc only while your Tquarc is captured"
+                out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
+            elif m.promo == "Q" and not lost:
+                out.append(
+                    Blocked(
+                        m._replace(promo="T"),
+                        "resurrection",
+                        "a pawn promotes to a Tquarc only while your Tquarc is captured",
+                    )
+                )
+        king = pos.kings[color]
+        if king >= 0 and (pos.extra["king2"][color] or not lost):
+            if pos.extra["king2"][color]:
+                why = "your King has used its two-square move already (once per game)"
+            else:
+                why = "the King slides two squares only while your Tquarc is captured (once per game)"
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+                mid = g.offset(king, dx, dy)
+                far = g.offset(king, 2 * dx, 2 * dy)
+                if mid is None or far is None or board[mid] is not None:
+                    continue
+                t = board[far]
+                if t is None or t.color != color:
+                    out.append(Blocked(Move(king, far, "king2"), "king2", why))
+        if pos.extra["rolled"]:
+            why = "you have rolled the Tquarc die this turn already"
+        elif pos.extra["hand"][color] and self.can_enter(pos, color):
+            why = "no entry is possible this turn, so there is nothing to roll for"
+        else:
+            why = "your Tquarc can no longer enter, so there is nothing to roll for"
+        out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
+        return out
+
+    def entry_refusal(self, pos: Position, gate: int) -> str:
+        color = pos.turn
+        if not pos.extra["hand"][color]:
+            if self.tquarc_square(pos, color) >= 0:
+                return "your Tquarc has entered already"
+            return "your Tquarc is captured: it comes back only by resurrection, not by entry"
+        if not pos.extra["gates"][color]:
+            return "the right to enter has lapsed: every back-rank square has been left once"
+        return (
+            f"the Tquarc enters only on a back-rank square its original piece is leaving for "
+            f"the first time; {self.name(gate)} has been left before"
+        )
+
+    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+        """A Tquarc move while the Tquarc waits to enter or is captured."""
+        norm = self.normalize(text)
+        color = pos.turn
+        if norm.startswith("T") and self.tquarc_square(pos, color) < 0:
+            if self.can_enter(pos, color):
+                return (
+                    "no-piece",
+                    "your Tquarc has not entered yet: it enters as a back-rank piece first "
+                    "leaves its square (e.g. Nf3/T)",
+                )
+            if self.tquarc_lost(pos, color):
+                return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
+        return super().explain_text(pos, text, legal)
+
     # ----- moves ---------------------------------------------------------------
 
     def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
@@ -255,8 +391,10 @@ class Tquarchess(ChessLike):
                     out.append(Move(king, far, "king2"))
         return out
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        moves = super().legal_moves(pos)
+    def candidate_moves(self, pos: Position) -> list[Move]:
+        """The ordinary candidates plus entries and Knight resurrections. They are
+        filtered like any move: an entering Tquarc may block a check or a pin."""
+        moves = super().candidate_moves(pos)
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -267,14 +405,20 @@ class Tquarchess(ChessLike):
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
         if self.tquarc_lost(pos, color):
+            board = pos.board
+            targets = self.knight_targets[color]
             for m in moves:
-                p = pos.board[m.frm] if m.frm >= 0 else None
-                if p is not None and p.kind == "N" and m.to in self.knight_targets[color]:
+                p = board[m.frm] if m.frm >= 0 else None
+                if p is not None and p.kind == "N" and m.to in targets:
                     extra.append(m._replace(flag="kres", promo="T"))
-        # Entering or resurrecting only adds a piece to a legal move, so these stay legal.
-        if any(m.gate >= 0 for m in extra) and not pos.extra["rolled"]:
-            extra.append(Move(-1, -1, "roll"))
         return moves + extra
+
+    def legal_moves(self, pos: Position) -> list[Move]:
+        moves = super().legal_moves(pos)
+        # The entry attempt: roll the Tquarc die first, while an entry is legal.
+        if not pos.extra["rolled"] and any(m.gate >= 0 for m in moves):
+            moves.append(Move(-1, -1, "roll"))
+        return moves
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
@@ -358,12 +502,27 @@ class Tquarchess(ChessLike):
         if move.promo == "T":
             text += "%"
         if move.gate >= 0:
+            # '%' marks the die value the entry carries; after an entry-attempt
+            # ``roll`` it is the value already rolled.
             text += ENTRY_MARK
             if move.flag == "castle":
                 text += self.name(move.gate)
-            if not pos.extra["rolled"]:
-                text += "%"
+            text += "%"
         return text
+
+    def record_text(self, pos: Position, san: str, move: Move, values: Sequence[int]) -> str:
+        """An entry after ``roll`` carries that value, as the rule page writes an
+        entry: ``Bg5/T%3`` (RULES.md section 2, notation)."""
+        if move.gate >= 0 and pos.extra["rolled"]:
+            values = [pos.extra["rolled"], *values]
+        return self.recorded(san, move, values)
+
+    def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
+        """``roll`` then ``Bg5/T`` is recorded ``roll Bg5/T%3``: the value stands on the entry."""
+        rolled = pos.extra["rolled"]
+        if move.gate >= 0 and rolled:
+            return f"roll%{rolled}", "roll"
+        return None
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
         """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``

@@ -74,7 +74,9 @@ def test_forced_placements_are_made_by_themselves_and_recorded() -> None:
     # After Re1 the last Bishop had one dark square left (g1); after Nf1 only the
     # Rook was left for h1.
     assert placement(g).split("/")[-1] == WHITE_RANK
-    assert "Re1 (Bg1)" in g.record() and "Nf1 (Rh1)" in g.record()
+    # The record writes the whole rank in file order; forced pieces carry no roll.
+    assert "[4 6] Re1, [2 4] Nf1, Bg1, Rh1" in g.record()
+    assert g.history[4:6] == ["Re1 (Bg1)", "Nf1 (Rh1)"]
     # Six rolls for White's eight squares.
     assert g.dice == (2, 4)
 
@@ -92,7 +94,7 @@ def test_when_nothing_offered_is_in_stock_the_bot_rerolls() -> None:
     # b1: (1, 1) offers only the King, already placed: rolled again at once.
     assert g.dice == (5, 3)
     assert set(g.legal_moves()) == {"Qb1", "Bb1"}
-    assert "[1 2] Ka1 [1 1 5 3]" in g.record()
+    assert "[1 2] Ka1, [1 1] [5 3]" in g.record()
 
 
 # ----- the mediator roll -----------------------------------------------------------
@@ -145,7 +147,8 @@ def test_free_play_entry_order() -> None:
     for move in ("Na1", "Kh8", "Bb1", "Rg8", "Qc1", "Nf8"):
         assert g.play(move) == move
     body = re.sub(r"\s*\[[\d ]+\]", "", g.record().split("\n\n", 1)[1])
-    assert "1. Na1 Kh8 2. Bb1 Rg8 3. Qc1 Nf8" in body
+    # Labelled i, ii, iii ... (FREE_PLAY_NUMBERING): the game proper starts at move 1.
+    assert "i. Na1 Kh8 ii. Bb1 Rg8 iii. Qc1 Nf8" in body
     assert g.turn == "white" and "Kd1" in g.legal_moves()
 
 

@@ -71,6 +71,8 @@ def random_walk(
             for m in rules.legal_moves(pos)
             if is_fide_move(m) or (relocate and m.flag == "relocate")
         ]
+        if not moves:  # FIDE mate or stalemate that only a Tquarc entry escapes
+            return
         pick = rng.random()
         if pick < CHECKING:
             after = [(m, rules.make(pos, m, _no_roll)) for m in moves]
@@ -108,10 +110,13 @@ def compare(rules: Variant, pos: Position) -> tuple[bool, bool]:
         else:
             assert result.winner is None
     else:
-        # Only King relocation can be legal where python-chess sees no move (and
-        # never out of check); a Tquarc roll never stands alone.
-        assert not (mate or stalemate) or all(m.flag == "relocate" for m in legal)
-        assert not mate
+        # Where python-chess sees no move, only a King relocation (never out of
+        # check) or a Tquarc entry can be legal: an entering Tquarc may block a
+        # check or a pin (issue 11, defect 4), and its entry-attempt roll comes with it.
+        assert not (mate or stalemate) or all(
+            m.flag in ("relocate", "roll") or m.gate >= 0 for m in legal
+        )
+        assert not mate or all(m.flag == "roll" or m.gate >= 0 for m in legal)
     return mate, stalemate
 
 

@@ -450,11 +450,18 @@ def test_raven_turns_at_most_once_in_three_moves() -> None:
     assert turns(g)
 
 
-def test_cooldown_is_shared_by_all_a_players_ravens() -> None:
-    g = game("4k3/8/8/8/3R(N)4/8/R(N)7/4K3 w - - 0 10 5/5 2/2 0/0")
+def test_cooldown_counts_per_raven() -> None:
+    # RULES.md section 4 (issue 11, defect 6): "*she* can turn once in 3 moves".
+    g = game("4k3/8/8/8/3R(N)4/8/R(N)7/4K3 w - - 0 10 5/5 - 0/0")
     play_quiet(g, "Rd4^E")
+    assert turns(g) == {"Ra2^E", "Ra2^W", "Rab2^E"}  # the other Raven is free
+    assert g.fen().split()[7] == "d4:0"
+    play_quiet(g, "Ra2^E")
     assert not turns(g)
-    assert "Ra2^E" not in g.legal_moves()
+    assert g.fen().split()[7] == "a2:0,d4:1"
+    play_quiet(g, None)
+    assert {t for t in turns(g) if t.startswith("Rd4")} == {"Rd4^N", "Rd4^S"}
+    assert not {t for t in turns(g) if t.startswith("Ra2")}
 
 
 def test_once_in_two_while_the_enemy_king_is_promoted() -> None:
@@ -751,23 +758,29 @@ def test_every_action_formats_back_to_itself() -> None:
 def test_fen_round_trip() -> None:
     fens = [
         START_FEN,
-        "k(+)7/8/3r(E)4/8/8/2R(W)5/8/4K(+)3 b - - 7 31 30/30 1/0 2/1",
+        "k(+)7/8/3r(E)4/8/8/2R(W)5/8/4K(+)3 b - - 7 31 30/30 c3:1,d6:0 2/1",
     ]
     for fen in fens:
         assert SG.fen(SG.from_fen(fen)) == fen
         assert variants.from_fen("stone_garden", fen).fen() == fen
+    # The older per-side counter reads as that count for each of the side's Ravens.
+    legacy = "k(+)7/8/3r(E)4/8/8/2R(W)5/8/4K(+)3 b - - 7 31 30/30 1/0 2/1"
+    assert SG.fen(SG.from_fen(legacy)) == fens[1]
 
 
 def test_fen_defaults_and_errors() -> None:
     pos = SG.from_fen("4k3/8/8/8/3R4/8/8/4K3 b - - 0 4")
     assert pos.board[sq("d4")].state == "N"  # type: ignore[union-attr]
-    assert pos.extra == {"moves": (4, 3), "rest": (2, 2), "demotions": (0, 0)}
+    assert pos.extra == {"moves": (4, 3), "cooling": (), "demotions": (0, 0)}
     for bad in (
         "4k3/8/8/8/3R(X)4/8/8/4K3 w - - 0 1",
         "4k3/8/8/8/3O(N)4/8/8/4K3 w - - 0 1",
         "4k3/8/8/8/8/8/8/4K(S)3 w - - 0 1",
         "4k3/8/8/8/8/8/8/4K3 w - - 0 1 5/5 3/3 0/0",
         "4k3/8/8/8/8/8/8/4K3 w - - 0 1 5/5",
+        "4k3/8/8/8/3R4/8/8/4K3 w - - 0 1 5/5 e4:0 0/0",
+        "4k3/8/8/8/3R4/8/8/4K3 w - - 0 1 5/5 d4:2 0/0",
+        "4k3/8/8/8/3R4/8/8/4K3 w - - 0 1 5/5 d4 0/0",
     ):
         with pytest.raises(ValueError):
             SG.from_fen(bad)

@@ -121,7 +121,9 @@ def playout(key: str, seed: int) -> variants.Game:
         text = rng.choice(texts)
         recorded = g.play(text)
         assert as_listed(recorded) == text, (key, seed, text, recorded)
-        assert recorded in g.record()
+        # The record shows the action (a Jepps setup writes its forced placements
+        # in file order rather than as notes after the action, issue 11 defect 2).
+        assert re.sub(r"\s*\(\S*\)|\s*\[[\d\s]*\]", "", recorded).strip() in g.record()
     return g
 
 

@@ -95,11 +95,12 @@ def test_entry_attempt_roll_then_enter_or_not() -> None:
     g = variants.new_game("tquarchess", rolls=[2, 4])
     assert g.play("roll") == "roll%2"
     assert g.turn == "white" and g.dice == (2,)
-    # Having seen the 2: entries no longer roll, and there is no second roll.
-    assert tquarc_actions(g) == {"Nc3/T", "Na3/T", "Nf3/T", "Nh3/T"}
-    assert g.play("Nf3/T") == "Nf3/T"
+    # Having seen the 2: entries carry it (no second roll), and there is no second roll.
+    assert tquarc_actions(g) == {"Nc3/T%", "Na3/T%", "Nf3/T%", "Nh3/T%"}
+    assert g.play("Nf3/T") == "Nf3/T%2"
     assert g.fen().split()[0] == "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKBT(2)R"
-    assert "1. roll%2 Nf3/T" in g.record()
+    # The value stands on the entry, as the rule page writes it (issue 11, defect 3).
+    assert "1. roll Nf3/T%2" in g.record()
     # Black rolls a 4 and decides to move without entering.
     assert g.play("roll") == "roll%4"
     assert g.play("e5") == "e5"

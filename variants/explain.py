@@ -1,0 +1,462 @@
+"""Why a text is refused: one sentence naming the rule, and the closest legal actions.
+
+``explain(game, text)`` is the one function every front end uses (contract C2).
+It runs only when a text is refused, so the happy path of ``play`` never pays.
+
+How the rule is found, most specific first:
+
+1. Rule-blocked moves (``blocked_moves``): every move the pieces could make but
+   exactly one rule takes away. The core supplies two kinds: moves the dice or
+   turn rules refuse (``Variant.permits``, explained by ``why_not_permitted``)
+   and moves that leave the King in check (the check filter). Each variant adds
+   moves made with one of its own restrictions relaxed (``relaxed_moves``: a
+   missing assist, a Raven's cooldown, a teleport out of turn, a setup square out
+   of order...). The text is parsed against these with the variant's own
+   forgiving parser; the first match names the rule.
+2. Whole words and phrases (``explain_text``): castling, setup words.
+3. Geometry (``explain_intent``): the text read as piece, origin and destination;
+   no such piece, not your piece, the piece cannot reach, the path is blocked,
+   the square is yours, promotion needed or not allowed.
+4. Otherwise the text is not an action in this variant's notation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
+
+from .errors import AmbiguousMove, IllegalMove
+from .geometry import color_name
+from .pieces import Mode
+from .position import Move, Position, other
+from .refusal import Blocked, Refusal
+from .status import either
+
+if TYPE_CHECKING:
+    from .base import Variant
+    from .game import Game
+
+CLOSEST = 5  # legal actions offered with a refusal
+
+# Causes of the core (variants add their own, e.g. 'dice', 'needs-assist', 'raven-cooldown').
+PRIORITY = ("blocked", "occupied", "capture-only", "no-capture", "unreachable")
+
+
+def explain(game: Game, text: str) -> Refusal | None:
+    """Why ``text`` cannot be played in ``game`` now, or None when it can."""
+    if not isinstance(text, str):
+        return Refusal("notation", f"an action is text, not {type(text).__name__}", ())
+    if game.result is not None:
+        return Refusal("game-over", f"the game is over: {game.result}", (), text.strip())
+    actions = game.legal_actions()
+    legal = [m for m, _ in actions]
+    texts = [t for _, t in actions]
+    rules, pos = game.rules, game.pos
+    try:
+        rules.parse(pos, text, legal, texts)
+        return None
+    except AmbiguousMove as err:
+        choices = err.choices or closest(rules, pos, text, legal, texts)
+        return Refusal(
+            "ambiguous",
+            f"ambiguous: it could be {either(choices)} (name the piece's file or rank)",
+            tuple(choices[:CLOSEST]),
+            text.strip(),
+        )
+    except IllegalMove:
+        pass
+    return diagnose(rules, pos, text, legal, texts)
+
+
+def diagnose(
+    rules: Variant, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]
+) -> Refusal:
+    """The refusal of a text that no legal action matches."""
+    typed = text.strip()
+    if not typed:
+        return Refusal("notation", "an empty text is not an action", (), typed)
+    if len(text) > 64:
+        return Refusal("notation", "that is too long to be an action", (), typed[:64])
+    found = match_blocked(rules, pos, text, legal)
+    if found is not None:
+        near = closest(rules, pos, text, legal, texts, near=found.move)
+        return Refusal(found.cause, found.message, near, typed)
+    said = rules.explain_text(pos, text, legal)
+    if said is not None:
+        return Refusal(said[0], said[1], closest(rules, pos, text, legal, texts), typed)
+    intent = read_intent(rules, text)
+    if intent is None:
+        message = (
+            f"not an action in {rules.title} notation (actions look like {rules.notation_examples})"
+        )
+        return Refusal("notation", message, closest(rules, pos, text, legal, texts), typed)
+    cause, message, resembles = explain_intent(rules, pos, intent, legal)
+    return Refusal(cause, message, closest(rules, pos, text, legal, texts, near=resembles), typed)
+
+
+# ----- 1. moves a single rule takes away --------------------------------------------------
+
+
+def blocked_moves(rules: Variant, pos: Position, legal: Sequence[Move]) -> list[Blocked]:
+    """Every move the pieces could make now that one rule takes away, with the rule."""
+    legal_set = set(legal)
+    seen: set[Move] = set()
+    out: list[Blocked] = []
+    for m in rules.candidate_moves(pos):
+        if m in legal_set or m in seen:
+            continue
+        seen.add(m)
+        if not rules.permits(pos, m):
+            out.append(Blocked(m, *rules.why_not_permitted(pos, m)))
+        elif rules.has_check:
+            out.append(Blocked(m, "self-check", self_check_message(rules, pos, m)))
+    for b in rules.relaxed_moves(pos):
+        if b.move not in legal_set and b.move not in seen:
+            seen.add(b.move)
+            out.append(b)
+    return out
+
+
+def match_blocked(
+    rules: Variant, pos: Position, text: str, legal: Sequence[Move]
+) -> Blocked | None:
+    """The blocked move ``text`` names (read by the variant's own parser), if any."""
+    blocked = blocked_moves(rules, pos, legal)
+    if not blocked:
+        return None
+    moves = [b.move for b in blocked]
+    context = list(legal) + moves
+    texts = [rules.san(pos, m, context) for m in moves]
+    try:
+        move = rules.parse(pos, text, moves, texts)
+    except AmbiguousMove as err:
+        named = [m for m, t in zip(moves, texts, strict=True) if t in err.choices]
+        if not named:
+            return None
+        move = named[0]
+    except IllegalMove:
+        return None
+    return blocked[moves.index(move)]
+
+
+def self_check_message(rules: Variant, pos: Position, move: Move) -> str:
+    """'your King would be in check', naming the attacker and any pin."""
+    from .base import _no_roll
+
+    color = pos.turn
+    new = rules.make(pos, move, _no_roll)
+    king = new.kings[color]
+    by = ""
+    if king >= 0:
+        for sq, p in enumerate(new.board):
+            if p is not None and p.color != color and rules.attacks(new, sq, king):
+                by = f" from the {piece_name(rules, new, sq)} on {rules.name(sq)}"
+                break
+    mover = pos.board[move.frm] if move.frm >= 0 else None
+    if rules.in_check(pos):
+        if mover is not None and move.frm == pos.kings[color]:
+            return f"your King would still be in check{by}"
+        return f"your King is in check and would still be in check{by}: the move must end the check"
+    if mover is None or move.frm == pos.kings[color]:
+        return f"your King would be in check{by}"
+    return (
+        f"the {piece_name(rules, pos, move.frm)} on {rules.name(move.frm)} is pinned: "
+        f"moving it would put your King in check{by}"
+    )
+
+
+# ----- 3. reading a text as piece, origin and destination -----------------------------------
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a refused text seems to ask for."""
+
+    letter: str  # piece letter, '' for a pawn
+    frm: int  # an exact origin square (coordinates), else -1
+    frm_file: str  # '' or the origin's file letter
+    frm_rank: str  # '' or the origin's rank label
+    to: int  # destination square, -1 when the name is not a square of this board
+    to_name: str
+    promo: str  # promotion letter, '' for none
+
+
+_SUFFIXES = re.compile(r"\s*\{\s*T\d\s*\}|/T[a-h]?\d?%?\d*|\^[NESWnesw]|%\d*")
+_COORD = re.compile(r"^([a-z])(\d+)[-x]?([a-z])(\d+)(?:=?([A-Za-z]))?$")
+_SAN = re.compile(r"^([A-Z])?([a-z])?(\d+)?x?([a-z])(\d+)(?:=?([A-Z]))?$")
+
+
+def read_intent(rules: Variant, text: str) -> Intent | None:
+    """``text`` as piece, origin and destination, or None when it is not move-like."""
+    norm = _SUFFIXES.sub("", rules.normalize(text)).strip()
+    g = rules.geometry
+
+    def square(file_: str, rank: str) -> int:
+        name = f"{file_}{rank}"
+        return g.parse_square(name) if g.is_square_name(name) else -1
+
+    m = _COORD.match(norm)
+    if m:
+        f1, r1, f2, r2, promo = m.groups()
+        frm = square(f1, r1)
+        if frm < 0:
+            return Intent("", -2, f1, r1, square(f2, r2), f"{f1}{r1}", "")
+        return Intent("", frm, "", "", square(f2, r2), f"{f2}{r2}", (promo or "").upper())
+    m = _SAN.match(norm)
+    if m:
+        letter, file_, rank, f2, r2, promo = m.groups()
+        if file_ == "x" and "x" not in g.files:
+            file_ = None  # the capture mark, not a file
+        return Intent(
+            letter or "", -1, file_ or "", rank or "", square(f2, r2), f"{f2}{r2}", promo or ""
+        )
+    return None
+
+
+def explain_intent(
+    rules: Variant, pos: Position, intent: Intent, legal: Sequence[Move]
+) -> tuple[str, str, Move | None]:
+    """Why no legal action does what ``intent`` asks: (cause, message, a move it resembles)."""
+    color = pos.turn
+    side = color_name(color).capitalize()
+    if intent.frm == -2 or intent.to < 0:
+        name = intent.to_name if intent.to < 0 else f"{intent.frm_file}{intent.frm_rank}"
+        return "no-square", f"there is no square {name} on the {rules.title} board", None
+    to = intent.to
+    near = Move(intent.frm if intent.frm >= 0 else -1, to)
+    if intent.frm >= 0:
+        p = pos.board[intent.frm]
+        where = rules.name(intent.frm)
+        if p is None:
+            return "no-piece", f"there is no piece on {where}", near
+        if p.color != color:
+            owner = color_name(p.color).capitalize()
+            return (
+                "not-your-piece",
+                f"the {piece_name(rules, pos, intent.frm)} on {where} is {owner}'s; it is {side}'s turn",
+                near,
+            )
+        origins = [intent.frm]
+        kind: str | None = p.kind
+        kind_name = piece_name(rules, pos, intent.frm)
+    else:
+        kind = _kind_for(rules, intent.letter)
+        if kind is None:
+            letters = " ".join(dict.fromkeys(t.letter for t in rules.piece_types))
+            if intent.letter:
+                return (
+                    "notation",
+                    f"{rules.title} has no piece written {intent.letter}: its pieces are {letters}",
+                    None,
+                )
+            return (
+                "notation",
+                f"{rules.title} pieces are always written with their letter ({letters})",
+                None,
+            )
+        kind_name = noun(rules.types[kind].name)
+        origins = _origins(rules, pos, color, kind, intent)
+        if not origins:
+            theirs = _origins(rules, pos, other(color), kind, intent)
+            reach = [o for o in theirs if rules.reach_refusal(pos, o, to) is None]
+            if reach:
+                return (
+                    "not-your-turn",
+                    f"it is {side}'s turn; that {kind_name} is {color_name(other(color)).capitalize()}'s",
+                    near,
+                )
+            return "no-piece", f"{side} has no {kind_name}{_where(intent)}", near
+    target = pos.board[to]
+    if target is not None and target.color == color and intent.frm != to:
+        return (
+            "occupied",
+            f"your own {piece_name(rules, pos, to)} stands on {rules.name(to)}",
+            near,
+        )
+    reasons = [(o, rules.reach_refusal(pos, o, to)) for o in origins]
+    free = [o for o, r in reasons if r is None]
+    if free:
+        return _promotion_or_rest(rules, pos, intent, free, legal, kind_name)
+    if intent.frm < 0 and all(r is not None and r[0] == "unreachable" for _, r in reasons):
+        assert kind is not None
+        theirs = _origins(rules, pos, other(color), kind, intent)
+        if any(rules.reach_refusal(pos, o, to) is None for o in theirs):
+            return (
+                "not-your-turn",
+                f"it is {side}'s turn; that {kind_name} move is {color_name(other(color)).capitalize()}'s",
+                near,
+            )
+    found = [(o, r) for o, r in reasons if r is not None]
+    found.sort(key=lambda item: PRIORITY.index(item[1][0]) if item[1][0] in PRIORITY else 99)
+    origin, (cause, message) = found[0]
+    if cause == "unreachable" and len(origins) > 1:
+        article = "no"
+        message = (
+            f"{article} {kind_name} of yours can reach {rules.name(to)}: "
+            + message.split(": ", 1)[-1]
+        )
+    return cause, message, Move(origin, to)
+
+
+def _promotion_or_rest(
+    rules: Variant,
+    pos: Position,
+    intent: Intent,
+    origins: Sequence[int],
+    legal: Sequence[Move],
+    kind_name: str,
+) -> tuple[str, str, Move | None]:
+    """The piece can get there: the remaining question is usually promotion."""
+    to = intent.to
+    candidates = [m for m in rules.candidate_moves(pos) if m.frm in origins and m.to == to]
+    near = candidates[0] if candidates else Move(origins[0], to)
+    promos = sorted({m.promo for m in candidates if m.promo})
+    letters = [rules.types[k].letter for k in promos]
+    plain = [m for m in candidates if not m.promo]
+    if not intent.promo and promos and not plain:
+        rank = rules.geometry.rank_label(to)
+        return (
+            "promotion-needed",
+            f"a {kind_name} reaching rank {rank} must promote: add "
+            + either((f"={x}" for x in letters), "or"),
+            near,
+        )
+    if intent.promo and not promos:
+        return (
+            "promotion-not-allowed",
+            f"the {kind_name} does not promote on {rules.name(to)}: only a piece reaching the "
+            "last rank promotes",
+            near,
+        )
+    if intent.promo and intent.promo not in letters:
+        names = [rules.types[k].name for k in promos]
+        return (
+            "promotion-choice",
+            f"a {kind_name} promotes here to {either(names)}, not to {intent.promo}",
+            near,
+        )
+    return "not-legal", "that is not a legal action now", near
+
+
+def _kind_for(rules: Variant, letter: str) -> str | None:
+    if letter:
+        t = rules.by_letter.get(letter)
+        return t.id if t is not None else None
+    pawns = [t.id for t in rules.piece_types if t.is_pawn]
+    return pawns[0] if pawns else None
+
+
+def _origins(rules: Variant, pos: Position, color: int, kind: str, intent: Intent) -> list[int]:
+    g = rules.geometry
+    out = []
+    for sq, p in enumerate(pos.board):
+        if p is None or p.color != color or p.kind != kind:
+            continue
+        if intent.frm_file and g.file_letter(sq) != intent.frm_file:
+            continue
+        if intent.frm_rank and str(g.rank_label(sq)) != intent.frm_rank:
+            continue
+        out.append(sq)
+    if not intent.letter and not intent.frm_file:
+        # A bare pawn move names its destination: pawns of that file first.
+        same_file = [sq for sq in out if g.file_of(sq) == g.file_of(intent.to)]
+        return same_file or out
+    return out
+
+
+def _where(intent: Intent) -> str:
+    if intent.frm_file and intent.frm_rank:
+        return f" on {intent.frm_file}{intent.frm_rank}"
+    if intent.frm_file:
+        return f" on the {intent.frm_file}-file"
+    if intent.frm_rank:
+        return f" on rank {intent.frm_rank}"
+    return ""
+
+
+def reach_refusal(rules: Variant, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
+    """Why the piece on ``frm`` cannot go to ``to`` by its movement (its atoms), or None."""
+    p = pos.board[frm]
+    assert p is not None
+    reach = rules.reach(p)[frm]
+    assert reach is not None
+    ways: list[tuple[tuple[int, ...], Mode]] = []
+    ways.extend(((), mode) for sq, mode in reach.leaps if sq == to)
+    for ray, mode in reach.rays:
+        if to in ray:
+            ways.append((ray[: ray.index(to)], mode))
+    ways.extend((path, mode) for path, dest, mode in reach.lames if dest == to)
+    name = piece_name(rules, pos, frm)
+    where, dest = rules.name(frm), rules.name(to)
+    if not ways:
+        words = rules.types[p.kind].words
+        why = f": the {name} {words}" if words else ""
+        return "unreachable", f"a {name} on {where} cannot reach {dest}{why}"
+    target = pos.board[to]
+    if target is not None and target.color == p.color:
+        return "occupied", f"your own {piece_name(rules, pos, to)} stands on {dest}"
+    need = Mode.MOVE if target is None else Mode.CAPTURE
+    usable = [(path, mode) for path, mode in ways if mode & need]
+    if not usable:
+        if target is None:
+            return "capture-only", f"a {name} goes from {where} to {dest} only to capture"
+        return (
+            "no-capture",
+            f"a {name} does not capture from {where} to {dest}, it only moves there",
+        )
+    for path, _ in usable:
+        if all(pos.board[s] is None for s in path):
+            return None
+    path = usable[0][0]
+    blocker = next(s for s in path if pos.board[s] is not None)
+    return (
+        "blocked",
+        f"the {name} on {where} is blocked by the {piece_name(rules, pos, blocker)} on "
+        f"{rules.name(blocker)}",
+    )
+
+
+def piece_name(rules: Variant, pos: Position, sq: int) -> str:
+    """The piece on ``sq`` as a message names it: 'Knight', 'pawn'."""
+    p = pos.board[sq]
+    return noun(rules.types[p.kind].name) if p is not None else "square"
+
+
+def noun(name: str) -> str:
+    """Piece names are capitalised, except the humble pawn."""
+    return "pawn" if name == "Pawn" else name
+
+
+# ----- the closest legal actions ------------------------------------------------------------
+
+
+def closest(
+    rules: Variant,
+    pos: Position,
+    text: str,
+    legal: Sequence[Move],
+    texts: Sequence[str],
+    near: Move | None = None,
+    n: int = CLOSEST,
+) -> tuple[str, ...]:
+    """Up to ``n`` legal actions closest to ``text``: by spelling, then the same
+    piece (origin) and the same destination as the move it resembles."""
+    if not texts:
+        return ()
+    norm = rules.normalize(text).lower()
+    scored = []
+    for i, (m, t) in enumerate(zip(legal, texts, strict=True)):
+        score = SequenceMatcher(None, norm, rules.normalize(t).lower()).ratio()
+        if near is not None:
+            if near.frm >= 0 and m.frm == near.frm:
+                score += 0.6
+            if near.to >= 0 and m.to == near.to:
+                score += 0.5
+            if near.flag and m.flag == near.flag:
+                score += 0.3
+        scored.append((-score, i, t))
+    scored.sort()
+    return tuple(t for _, _, t in scored[:n])
