@@ -98,7 +98,9 @@ def test_gif_frame_count_is_bounded_before_any_replay() -> None:
     """A record of MAX_FRAMES actions is refused at once, from its length alone (these
     actions would not even replay), naming the limit and the count."""
     start = variants.new_game("kings_guard", seed=1).record().strip()
-    too_long = start + "\n\n" + " ".join(["Nf3", "Nf6", "Ng1", "Ng8"] * (MAX_FRAMES // 4 + 1))
+    pairs = [("Nf3", "Nf6"), ("Ng1", "Ng8")] * (MAX_FRAMES // 4 + 1)
+    body = " ".join(f"{n}. {w} {b}" for n, (w, b) in enumerate(pairs, start=1))
+    too_long = start + "\n\n" + body
     _, actions, _ = variants.parse_record(too_long)
     assert len(actions) >= MAX_FRAMES
     with pytest.raises(ValueError, match=f"at most {MAX_FRAMES - 1} actions; this game has"):
