@@ -164,7 +164,7 @@ def timed(fn: Callable[[], bytes]) -> tuple[float, bytes]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=120, help="positions per variant")
+    ap.add_argument("--positions", type=int, default=200, help="positions per variant")
     ap.add_argument("--step", type=int, default=2, help="plies between positions")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the whole sequence")
     ap.add_argument("--size", type=int, default=800, help="image width in pixels")
