@@ -106,19 +106,21 @@ class BoardArt:
         self.lay: Layout = layout(geometry, size, flipped)
         self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
         self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
-        self.rgb = _empty_board(self.lay, zones, theme)
-        self.p = self.quantize(self.rgb)
+        rgb = _empty_board(self.lay, zones, theme)
+        self.p = self.quantize(rgb)
         # squares whose empty background is the same share tiles
         lay = self.lay
         classes: dict[bytes, int] = {}
         self.cls: list[int] = []
         for box in lay.cells:
-            look = self.rgb.crop(box).tobytes()
+            look = rgb.crop(box).tobytes()
             self.cls.append(classes.setdefault(look, len(classes)))
         self.class_box: list[Box] = [(0, 0, 0, 0)] * len(classes)
         for s, c in enumerate(self.cls):
             if self.class_box[c] == (0, 0, 0, 0):
                 self.class_box[c] = lay.cells[s]
+        # each class's empty square in RGB, to draw tiles on (the RGB board is not kept)
+        self.class_back = [rgb.crop(box) for box in self.class_box]
         self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
@@ -158,7 +160,7 @@ class BoardArt:
             return self.p.crop(box)
         hl, sprite, color, badge, shift = key
         th, c, sq = self.theme, colours(self.theme), self.lay.sq
-        im = self.rgb.crop(box)
+        im = self.class_back[cls].copy()
         if hl in (LAST, CHECK):
             tint = c.last_move if hl == LAST else c.check
             im.paste(tint[:3], (0, 0, sq, sq), Image.new("L", (sq, sq), tint[3]))
