@@ -43,6 +43,7 @@ for every variant and every position):
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import random
 import statistics
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     first: dict[str, float] = {}
     for key in keys:
         game = variants.new_game(key, seed=args.seed)
-        first[key], _ = timed(lambda g=game: render_png(g, size=size))
+        first[key], _ = timed(functools.partial(render_png, game, size=size))
     board_module.clear_caches()
     warm_ms: dict[str, float] = {}
     for key in keys:
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         # no reuse: the band cache dropped before each render (tiles stay warm)
         for case in order:
             board_module.drop_position_caches()
-            case.ours_no_reuse.append(timed(lambda c=case: render_png(c.game, size=size))[0])
+            case.ours_no_reuse.append(timed(functools.partial(render_png, case.game, size=size))[0])
 
     _report(cases, keys, warm_ms, first, args)
     return 0
@@ -263,7 +264,7 @@ def _report(
         )
     tr = [c.time_ratio for c in cases]
     br = [c.bytes_ratio for c in cases]
-    nr = [statistics.median(c.ours_no_reuse) / statistics.median(c.base) for c in cases]
+    nrs = [statistics.median(c.ours_no_reuse) / statistics.median(c.base) for c in cases]
     worst_t = max(cases, key=lambda c: c.time_ratio)
     worst_b = max(cases, key=lambda c: c.bytes_ratio)
     over_t = sum(1 for r in tr if r > TIME_TARGET)
@@ -280,8 +281,8 @@ def _report(
         f"every position {'ok' if over_b == 0 else 'MISSED'}"
     )
     print(
-        f"no-reuse time ratio (information): median {statistics.median(nr):.3f}, "
-        f"worst {max(nr):.3f}"
+        f"no-reuse time ratio (information): median {statistics.median(nrs):.3f}, "
+        f"worst {max(nrs):.3f}"
     )
     print(f"warm() total {sum(warm_ms.values()):.0f} ms for {len(keys)} variants at {args.size} px")
 

@@ -26,6 +26,7 @@ what the picture shows comes from ``scene.py``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
@@ -251,7 +252,9 @@ class BoardArt:
         assert isinstance(band, Band)
         return band
 
-    def _row(self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]) -> Band:
+    def _row_spec(
+        self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
+    ) -> tuple[Hashable, Callable[[], Image.Image], int]:
         look = tuple(cells.get(s) for s in squares)
         pieces = sum(1 for key in look if key is not None and key[1])
 
@@ -264,40 +267,40 @@ class BoardArt:
             return im
 
         level = LEVEL_SPARSE_ROW if pieces <= SPARSE_ROW else LEVEL_BUSY_ROW
-        return self._band(("row", y, look), draw, level)
+        return ("row", y, look), draw, level
+
+    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], int]]:
+        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, level)."""
+        w = self.lay.width
+        y0, y1 = self.static["files"]
+        p0, p1 = self.static["pad"]
+        specs: list[tuple[Hashable, Callable[[], Image.Image], int]] = [
+            (("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
+            (("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
+        ]
+        specs += [self._row_spec(y, squares, sc.cells) for y, squares in self.rows]
+        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
+        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
+        if p1 > p0:
+            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
+        return specs
 
     def encode(self, sc: Scene) -> bytes:
         """The PNG of ``sc``, from cached bands where the picture has shown them before."""
-        lay = self.lay
-        w = lay.width
-        bands = [
-            self._band(("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
-            self._band(("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
-        ]
-        bands += [self._row(y, squares, sc.cells) for y, squares in self.rows]
-        y0, y1 = self.static["files"]
-        bands.append(self._band(("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
-        bands.append(self._band(("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
-        p0, p1 = self.static["pad"]
-        if p1 > p0:
-            bands.append(self._band(("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
-        return assemble(w, lay.height, self.plte, bands)
+        bands = [self._band(key, draw, level) for key, draw, level in self._specs(sc)]
+        return assemble(self.lay.width, self.lay.height, self.plte, bands)
 
     def warm_start(self, game: Game) -> int:
-        """Encode the bands of ``game``'s picture (a start position) and keep them for good:
-        every game begins there. Returns how many bands that is."""
+        """Encode the bands of ``game``'s picture (a start position), but for its status
+        strip, and keep them for good: every game begins there. Returns how many bands."""
         sc = scene(game, self.lay)
-        before = set(self.bands)
-        self.encode(sc)
+        specs = [spec for spec in self._specs(sc) if spec[0] != ("status", sc.status)]
         for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
             flipped = dataclasses.replace(side, to_move=not side.to_move)
-            self._band(("side", flipped), lambda s=flipped: self.side_bar(s), LEVEL_BAR)
-        new = [k for k in self.bands if k not in before and k[0] != "status"]
-        for key in new:
-            band = self.bands[key]
-            assert isinstance(band, Band)
-            self.warm_bands[key] = band
-        return len(new)
+            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), LEVEL_BAR))
+        for key, draw, level in specs:
+            self.warm_bands[key] = self._band(key, draw, level)
+        return len(specs)
 
     def drop_position_caches(self) -> None:
         """Forget everything drawn for particular positions; keep the warm tiles."""
