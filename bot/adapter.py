@@ -14,6 +14,9 @@ from typing import Any
 
 import discord
 
+from bot.options import OptionsError as OptionsError
+from bot.options import options_text
+from bot.options import parse_options as parse_options
 from bot.service import GameSummary, GameView, History, Outcome, ServiceError, VerifyReport
 
 BOARD_FILE = "board.png"
@@ -69,60 +72,8 @@ def fit(embed: discord.Embed) -> discord.Embed:
 
 # ----- options of /play ---------------------------------------------------------
 
-
-class OptionsError(ValueError):
-    """The ``options`` text of ``/play`` cannot be read. One line, for the user."""
-
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def parse_options(text: str | None) -> dict[str, Any]:
-    """``"free_play"`` or ``"free_play=true, other=3"`` -> ``{"free_play": True, "other": 3}``.
-
-    A bare name means true. Values are read as booleans, then whole numbers, then text.
-    Items are separated by commas or spaces. Whether a name is allowed is the variant's
-    business (``variants.rules(key).check_options``), not this function's.
-    """
-    options: dict[str, Any] = {}
-    if not text or not text.strip():
-        return options
-    for item in text.replace(",", " ").replace(";", " ").split():
-        name, sep, raw = item.partition("=")
-        name = name.strip().lower().replace("-", "_")
-        if not name or not name.replace("_", "").isalnum():
-            raise OptionsError(f"cannot read the option {item!r}; write name or name=value")
-        if name in options:
-            raise OptionsError(f"the option {name} is given twice")
-        if not sep:
-            options[name] = True
-            continue
-        value = raw.strip()
-        if not value:
-            raise OptionsError(f"the option {name} needs a value after '='")
-        lowered = value.lower()
-        if lowered in _TRUE:
-            options[name] = True
-        elif lowered in _FALSE:
-            options[name] = False
-        else:
-            try:
-                options[name] = int(value)
-            except ValueError:
-                options[name] = value
-    return options
-
-
-def options_text(options: dict[str, Any]) -> str:
-    if not options:
-        return "none"
-    return ", ".join(
-        name
-        if value is True
-        else f"{name}={str(value).lower() if isinstance(value, bool) else value}"
-        for name, value in sorted(options.items())
-    )
+# ``parse_options``/``OptionsError``/``options_text`` live in ``bot.options`` (no discord),
+# so that the console's ``--option`` reads options exactly as ``/play`` does.
 
 
 # ----- autocomplete -------------------------------------------------------------
