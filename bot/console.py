@@ -50,7 +50,7 @@ from bot.service import (
     roll_dice,
 )
 from bot.service.dice_expr import DiceExpressionError
-from bot.terminal import LineReader
+from bot.terminal import LineReader, wrap_width, wrapped
 from storage import StorageError, StoreOpenError, resolve_db_path
 
 WHITE_ID = 1
@@ -358,6 +358,7 @@ class Session:
         self.legal: tuple[str, ...] = ()
         self.warned_images = False
         self.reader = LineReader(stdin, stdout, self.words)
+        self.width = wrap_width(stdout)
 
     # ----- output ----------------------------------------------------------------
 
@@ -365,8 +366,13 @@ class Session:
         self.stdout.write(line + "\n")
         self.stdout.flush()
 
+    def tell(self, line: str) -> None:
+        """A line of prose: wrapped between words on a terminal, whole elsewhere."""
+        for part in wrapped(line, self.width):
+            self.say(part)
+
     def error(self, message: str) -> None:
-        self.say(f"error: {message}")
+        self.tell(f"error: {message}")
 
     def words(self) -> tuple[str, ...]:
         """What Tab completes: the legal actions now, then the commands."""
@@ -427,7 +433,7 @@ class Session:
         self.say(f"game {view.id}")
         what = "resumed" if game_id is not None else "begins"
         options_said = f" (options: {_options_words(view.options)})" if view.options else ""
-        self.say(
+        self.tell(
             f"{view.variant_title}{options_said}, game {view.id} {what}: White and Black play "
             "at this keyboard. Type help for the commands, rules for the rules."
         )
@@ -481,7 +487,7 @@ class Session:
             self.say(" ".join(moves) if moves else "(no legal moves)")
         elif word == "board":
             view = await service.view(game_id=gid)
-            self.say(f"{view.variant_title}, game {view.id}, after {view.ply} moves")
+            self.say(f"{view.variant_title}, game {view.id}, {_actions(view.ply)} played")
             await self.show(view, board=True)
             if self.images is not None:
                 await self.write_image(None, view)
@@ -561,7 +567,7 @@ class Session:
         self.error(f"{refusal.message} ({shown!r})")
         if refusal.closest:
             more = f"; `moves` lists all {len(self.legal)}" if len(self.legal) > 5 else ""
-            self.say(f"closest legal: {', '.join(refusal.closest)}{more}")
+            self.tell(f"closest legal: {', '.join(refusal.closest)}{more}")
 
     async def after(self, outcome: Outcome, line: str) -> None:
         self.say(line)
@@ -591,7 +597,7 @@ class Session:
             self.say(f"Its record: chessgarden record {view.id}{_db_words(self.db)}")
             return
         for line in status.lines:
-            self.say(line)
+            self.tell(line)
 
     def text_side(self) -> str | None:
         """The side at the bottom of the text board (``None``: the side to act)."""
@@ -629,6 +635,10 @@ class Session:
             path.write_bytes(image or b"")
         except OSError as error:
             self.error(f"cannot write the image: {error}")
+
+
+def _actions(count: int) -> str:
+    return f"{count} action{'' if count == 1 else 's'}"
 
 
 def _options_words(options: dict[str, Any]) -> str:

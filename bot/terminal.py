@@ -14,8 +14,10 @@ would only cancel the task once the blocking read returned.
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import sys
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -29,6 +31,22 @@ def clean_line(line: str) -> str:
     """``line`` without terminal escape sequences and control characters; tabs become
     spaces. What is left is what the player typed."""
     return _ESCAPES.sub("", line).replace("\t", " ").strip()
+
+
+def wrap_width(stdout: TextIO) -> int:
+    """The width to wrap prose at on a terminal (its columns, less one); 0 elsewhere, where
+    lines go out whole (a pipe, a file: scripts read them)."""
+    if not _is_terminal(stdout):
+        return 0
+    return max(40, shutil.get_terminal_size().columns - 1)
+
+
+def wrapped(line: str, width: int) -> list[str]:
+    """``line`` wrapped between words at ``width`` (continuations indented); whole when
+    ``width`` is 0."""
+    if not width or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False) or [line]
 
 
 def completions(text: str, words: Sequence[str]) -> list[str]:
@@ -79,8 +97,9 @@ class LineReader:
         if self.readline is not None:
             self.completer = Completer(words)
             self.readline.set_completer(self.completer)
-            # Whole actions complete: notation holds '-', '=', '/', '%', '^', '+', '#'.
-            self.readline.set_completer_delims(" \t\n")
+            # The whole line is one word: an action may hold a space (Nfz4 {T3}), and its
+            # notation holds '-', '=', '/', '%', '^', '+', '#'.
+            self.readline.set_completer_delims("")
             if "libedit" in (self.readline.__doc__ or ""):  # macOS
                 self.readline.parse_and_bind("bind ^I rl_complete")
             else:

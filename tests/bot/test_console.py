@@ -123,7 +123,7 @@ def test_the_board_and_the_status_after_every_action(tmp_path: Path) -> None:
         assert answer == [recorded, *board_lines(engine, side), *variants.describe(engine).lines]
     assert answer[1].split() == list("hgfedcba")  # Black's view: the h-file on the left
     again = con.send("board")
-    assert again[0] == "Tquarchess, game 1, after 3 moves"
+    assert again[0] == "Tquarchess, game 1, 3 actions played"
     assert again[1:] == [*board_lines(engine, "black"), *variants.describe(engine).lines]
     code, rest = con.close()
     assert code == 0

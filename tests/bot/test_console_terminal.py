@@ -16,7 +16,7 @@ import pytest
 
 from bot import console
 from bot.service import GameService
-from bot.terminal import Completer, LineReader, clean_line, completions
+from bot.terminal import Completer, LineReader, clean_line, completions, wrap_width, wrapped
 
 
 def test_clean_line_drops_escape_sequences_and_control_characters() -> None:
@@ -144,3 +144,46 @@ def test_tab_completion_and_history_on_a_terminal(tmp_path: Path) -> None:
         assert term.proc.wait(timeout=30) == 0
     finally:
         term.close()
+
+
+def test_prose_wraps_at_the_terminal_width_and_not_in_a_pipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = "Re-roll: instead of moving you may roll again (reroll); a double rolled that way"
+    assert wrapped(line, 0) == [line]
+    assert wrapped(line, 40) == [
+        "Re-roll: instead of moving you may roll",
+        "  again (reroll); a double rolled that",
+        "  way",
+    ]
+    assert wrap_width(io.StringIO()) == 0
+
+    class Screen(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "61")
+    assert wrap_width(Screen()) == 60
+
+
+async def test_the_status_wraps_on_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Screen(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "61")
+    service = await GameService.open(str(tmp_path / "wrap.sqlite3"), renderer=None)
+    try:
+        out = Screen()
+        session = console.Session(service, io.StringIO(), out, show_board=False)
+        await session.start("guardener", None, 3)
+        lines = out.getvalue().splitlines()
+        assert max(len(line) for line in lines) <= 60
+        assert any(line.startswith("  ") for line in lines)  # a continuation
+        joined = " ".join(line.strip() for line in lines)
+        status = (await service.text_board(game_id=session.game_id)).status
+        assert all(" ".join(fact.split()) in joined for fact in status.lines)
+    finally:
+        await service.close()
