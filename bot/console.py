@@ -238,9 +238,7 @@ def games_table(games: Sequence[GameSummary]) -> list[str]:
         return ["No games stored yet. Start one with: chessgarden play VARIANT"]
     rows = [("id", "variant", "status", "players", "moves", "last activity (UTC)")]
     for game in games:
-        status = game.status
-        if game.result:
-            status += f" {game.result}"
+        status = f"{game.status} {game.result}" if game.result else str(game.status)
         moves = "" if game.moves is None else str(game.moves)
         rows.append((str(game.id), game.variant, status, _players(game), moves, _when(game)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
