@@ -73,6 +73,7 @@ def board_post(
         dice_image=outcome.dice_image is not None,
         show_commitment=show_commitment,
         orientation=side if outcome.image is not None else None,
+        status=outcome.status,
     )
     content: str | None = None
     ping: tuple[int, ...] = ()

@@ -22,7 +22,9 @@ STATUSES: tuple[GameStatus, ...] = (
 LIVE_STATUSES: tuple[GameStatus, ...] = ("challenge", "active")
 ENDED_STATUSES: tuple[GameStatus, ...] = ("finished", "aborted", "declined", "cancelled")
 
-ActionKind = Literal["move", "resign", "draw_offer", "draw_accept", "draw_decline", "abort"]
+ActionKind = Literal[
+    "move", "resign", "draw_offer", "draw_accept", "draw_decline", "abort", "undo"
+]
 ACTION_KINDS: tuple[ActionKind, ...] = (
     "move",
     "resign",
@@ -30,6 +32,7 @@ ACTION_KINDS: tuple[ActionKind, ...] = (
     "draw_accept",
     "draw_decline",
     "abort",
+    "undo",  # a take-back in a local game; a replay skips the move it takes back
 )
 
 Colour = Literal["white", "black"]

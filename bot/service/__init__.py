@@ -70,6 +70,11 @@ Commands (keyword-only; all return ``Outcome``)::
     agree_draw(*, user_id, location_id=None, game_id=None, request_id=None, render=False)
         # hot-seat only (the console, both players at one keyboard): the draw is agreed
         # in ONE transaction, whatever offer stands. No viewer: never for Discord.
+    undo(*, user_id, location_id=None, game_id=None, request_id=None, render=False)
+        # hot-seat only (the console): no viewer, never for Discord. Takes back the last
+        # move not taken back yet, only while no die has been rolled since it (its own
+        # rolls included), else InvalidState saying so. Logged as an 'undo' entry (text
+        # "undo <move>"); rebuilds, the record and verify skip the move taken back.
     abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None,
           viewer=None)
         # moderator=True is required; works on a challenge or an active game, but a
@@ -82,6 +87,9 @@ Looking (anyone who can see the game)::
           viewer=None) -> Outcome
         # image and dice_image are PNG bytes, with legal; RenderUnavailable if the board
         # cannot be drawn; InvalidState for a challenge (no board before the dice exist).
+    text_board(*, location_id=None, game_id=None, orientation=None, viewer=None) -> TextBoard
+        # the board as text (variants.text_board) from orientation's side (default: the
+        # side to act; White once over) and the status in words; in a worker thread.
     view(*, location_id=None, game_id=None, viewer=None) -> GameView
     legal_moves(*, location_id=None, game_id=None, viewer=None) -> tuple[str, ...]
     position(*, location_id=None, game_id=None, viewer=None) -> str    # FEN-like text
@@ -89,7 +97,9 @@ Looking (anyone who can see the game)::
         # .record is variants.replay-able ('' for a game that never started: a
         # challenge shows no dice); .entries include aborts with who and why.
     list_games(*, location_id=None, guild_id=None, player_id=None,
-               statuses=None, limit=25, viewer=None) -> tuple[GameSummary, ...]
+               statuses=None, limit=25, viewer=None, count_moves=False)
+        -> tuple[GameSummary, ...]
+        # count_moves: GameSummary.moves from each game's log (one read each, no replay)
     verify(*, location_id=None, game_id=None, viewer=None) -> VerifyReport
         # only once the game has ended (the seed is revealed then); else SeedNotRevealed;
         # InvalidState for a game that never started. Runs in a worker process; kept
@@ -104,11 +114,13 @@ Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
             recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
-            legal: tuple[str, ...], dice_image: bytes | None)
+            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None)
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
         # legal: the legal actions for the side now to act ('' tuple unless active);
-        # dice_image: the dice showing, drawn with the board when render=True.
+        # dice_image: the dice showing, drawn with the board when render=True;
+        # status: the position in words (variants.describe, C1), computed with legal.
+    TextBoard(game: GameView, status: variants.Status, board: str, orientation)
     GameView(id, variant, variant_title, options, status, location_id, guild_id,
              challenger_id, opponent_id, white_id, black_id, turn, to_move_id, dice, ply,
              last_move, result, winner, result_reason, draw_offer, commitment, seed)
@@ -116,7 +128,8 @@ Result types (``bot.service.results``)::
         commitment: str | None (None for a challenge)   seed: None until the game ended
         .is_over  .colour_of(user_id)
     GameSummary(id, variant, status, location_id, guild_id, challenger_id, opponent_id,
-                white_id, black_id, result, result_reason, created_at, updated_at)
+                white_id, black_id, result, result_reason, created_at, updated_at,
+                moves: int | None)
     History(game, record, entries: tuple[HistoryEntry(seq, kind, actor_id, text, rolls,
             created_at), ...], start_rolls)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
@@ -128,7 +141,9 @@ Errors (``bot.service.errors``)::
 
     ServiceError > InvalidInput > UnknownVariant; NotFound; NotAllowed;
     InvalidState > LocationBusy (.game_id), StaleAction, SeedNotRevealed, TooManyChallenges;
-    IllegalAction (.kind: 'syntax'|'illegal'|'ambiguous'|'over'); RequestConflict;
+    IllegalAction (.kind: 'syntax'|'illegal'|'ambiguous'|'over'; .refusal: the engine's
+                   variants.Refusal, C2: cause, the rule in a sentence, closest actions);
+    RequestConflict;
     RenderUnavailable; CorruptGame;
     StoreUnavailable > StoreBusy ("The database is busy; try again in a moment."),
                        StoreFull ("The database disk is full; nothing was saved. Try again later.")
@@ -143,7 +158,7 @@ Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, sync
 ``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each started game's row holds
 the seed (drawn at acceptance, secret until the game ends), its SHA-256 commitment, and
 the count of its log entries and rolls; the append-only ``actions`` log holds every
-move, resignation, draw offer/answer and abort with the ``(sides, value)`` rolls it drew
+move, resignation, draw offer/answer, take-back and abort with the ``(sides, value)`` rolls it drew
 and the number of its first roll. The engine state is only a cache, rebuilt from that
 log (in a worker thread).
 
@@ -185,6 +200,7 @@ from bot.service.results import (
     HistoryEntry,
     Outcome,
     RollMismatch,
+    TextBoard,
     VerifyReport,
 )
 from bot.service.service import GameService, render_board, render_dice
@@ -214,6 +230,7 @@ __all__ = [
     "StoreBusy",
     "StoreFull",
     "StoreUnavailable",
+    "TextBoard",
     "TooManyChallenges",
     "UnknownVariant",
     "VerifyReport",

@@ -434,6 +434,7 @@ class ServiceCore:
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     def _agree(self, colour: str, text: str | None = None) -> Step:
@@ -498,6 +499,7 @@ class ServiceCore:
             repeated=True,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     # ----- messages -----------------------------------------------------------
@@ -565,8 +567,8 @@ class ServiceCore:
         """The legal actions and, if ``render``, the board and dice images: one hop to a
         worker thread. Call with the game's lock held (the thread reads the engine game)."""
         active = view.status == "active"
-        if not active and not render:
-            return Shown()
+        if not active and not render:  # an ended game: its status is one line, no moves
+            return Shown(status=variants.describe(live.game))
         side = orientation or view.turn or "white"
         return await self._cpu(
             show,

@@ -23,6 +23,11 @@ On any ``ServiceError`` nothing stored has changed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from variants import Refusal
+
 
 class ServiceError(Exception):
     """Base class. ``str(error)`` is a one-line message fit to show the user."""
@@ -72,11 +77,16 @@ class TooManyChallenges(InvalidState):
 
 
 class IllegalAction(ServiceError):
-    """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'."""
+    """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'.
 
-    def __init__(self, message: str, kind: str = "illegal") -> None:
+    ``refusal`` (contract C2) is the engine's ``variants.Refusal``: the cause code, the
+    sentence naming the rule, and the closest legal actions. The message is the
+    engine's, unchanged: the refusal, then what is legal now."""
+
+    def __init__(self, message: str, kind: str = "illegal", refusal: Refusal | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.refusal = refusal
 
 
 class RequestConflict(ServiceError):

@@ -89,8 +89,31 @@ def all_rolls(row: GameRow, actions: Sequence[ActionRow]) -> list[Roll]:
     return rolls
 
 
+class Rewound(ValueError):
+    """An 'undo' entry reached a cached game: the engine cannot unmake a move, so the
+    game is rebuilt from the log instead (``rebuild`` skips the move taken back)."""
+
+
+def taken_back(actions: Sequence[ActionRow]) -> dict[int, ActionRow]:
+    """The moves that 'undo' entries take back: ``{undo seq: the move it takes back}``.
+    Each undo takes back the latest move not already taken back. ``ValueError`` names
+    an undo with no move left to take back."""
+    moves: list[ActionRow] = []
+    undone: dict[int, ActionRow] = {}
+    for action in actions:
+        if action.kind == "move":
+            moves.append(action)
+        elif action.kind == "undo":
+            if not moves:
+                raise ValueError(f"entry {action.seq} takes back a move, but no move is left")
+            undone[action.seq] = moves.pop()
+    return undone
+
+
 def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
-    """Replay the stored log; every roll and every recorded text must come out the same."""
+    """Replay the stored log; every roll and every recorded text must come out the same.
+    A move taken back by a later 'undo' entry is skipped (it rolled no die, so the dice
+    after it are the same either way)."""
     try:
         game = variants.new_game(
             row.variant, options=row.options, dice=engine_dice(row, all_rolls(row, actions))
@@ -99,22 +122,35 @@ def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
         raise CorruptGame(f"game {row.id} cannot be set up again: {error}") from error
     if tuple(game.rolls) != tuple(row.start_rolls):
         raise CorruptGame(f"game {row.id}: the start rolls do not replay")
+    try:
+        skipped = {move.seq for move in taken_back(actions).values()}
+    except ValueError as error:
+        raise CorruptGame(f"game {row.id}: {error}") from error
     live = Live(game=game, seq=0, ply=0)
-    catch_up(row, live, actions)
+    catch_up(row, live, actions, skipped)
     return live
 
 
-def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
+def catch_up(
+    row: GameRow,
+    live: Live,
+    actions: Sequence[ActionRow],
+    skipped: set[int] | None = None,
+) -> None:
     """Apply log entries ``live.seq + 1 ...`` to the engine state, checking each one.
 
     The engine's dice must already hold the entries' rolls: a full rebuild scripts
     them; a cached game whose dice continue from the seed draws the same values.
+    ``skipped``: the moves taken back (``rebuild``); without it, an 'undo' entry
+    raises ``Rewound`` and the caller rebuilds.
     """
     game = live.game
     for action in actions:
         if action.seq != live.seq + 1:
             raise CorruptGame(f"game {row.id}: log entry {live.seq + 1} is missing")
-        if action.kind == "move":
+        if action.kind == "move" and skipped is not None and action.seq in skipped:
+            live.ply += 1  # made, and taken back later in the log (the undo counts it off)
+        elif action.kind == "move":
             before = len(game.rolls)
             try:
                 recorded = game.play(action.text)
@@ -127,6 +163,10 @@ def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
                     f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
                 )
             live.ply += 1
+        elif action.kind == "undo":
+            if skipped is None:
+                raise Rewound(f"game {row.id}: entry {action.seq} takes back a move")
+            live.ply -= 1
         elif action.kind in END_KINDS and game.result is None:
             winner, reason = end_of(row, action)
             game.end(winner, reason)
@@ -151,7 +191,9 @@ def illegal(error: ValueError) -> IllegalAction:
         kind = "ambiguous"
     elif isinstance(error, variants.GameOver):
         kind = "over"
-    return IllegalAction(str(error) or "that action is not legal here", kind)
+    return IllegalAction(
+        str(error) or "that action is not legal here", kind, getattr(error, "refusal", None)
+    )
 
 
 def variant_title(key: str) -> str:

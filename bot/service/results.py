@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
+from variants import Status
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ class Outcome:
     - ``repeated``: a retried request id; this is the original result, nothing new applied;
     - ``legal``: the legal actions for the side now to act (empty unless the game is active);
     - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
-      no board was drawn, no dice show, or no dice renderer is configured).
+      no board was drawn, no dice show, or no dice renderer is configured);
+    - ``status``: the position in words (``variants.describe``, contract C1): who acts,
+      what the dice allow, what is pending, check; ``None`` for a game that never started.
     """
 
     game: GameView
@@ -78,6 +81,7 @@ class Outcome:
     repeated: bool = False
     legal: tuple[str, ...] = ()
     dice_image: bytes | None = None
+    status: Status | None = None
 
     @property
     def next_user_id(self) -> int | None:
@@ -113,15 +117,27 @@ class GameSummary:
     result_reason: str | None
     created_at: str
     updated_at: str
+    moves: int | None = None  # moves on the board (taken-back ones not counted), if asked
+
+
+@dataclass(frozen=True)
+class TextBoard:
+    """The position as text for a terminal (``GameService.text_board``): the board from
+    ``orientation``'s side (``variants.text_board``) and the status in words."""
+
+    game: GameView
+    status: Status
+    board: str
+    orientation: Colour
 
 
 @dataclass(frozen=True)
 class HistoryEntry:
     """One log entry. An ``abort`` entry's ``actor_id`` is the moderator and its ``text``
-    the reason they gave."""
+    the reason they gave; an ``undo`` entry's text names the move it takes back."""
 
     seq: int
-    kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort'
+    kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort', 'undo'
     actor_id: int | None
     text: str
     rolls: tuple[Roll, ...]

@@ -52,8 +52,8 @@ from bot.service.live import (
     result_text,
     variant_title,
 )
-from bot.service.looking import Looking
 from bot.service.results import Outcome
+from bot.service.takeback import TakeBack
 from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
 from variants.dice import seed_commitment
 
@@ -61,7 +61,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Looking):
+class GameService(TakeBack):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(
@@ -213,7 +213,14 @@ class GameService(Looking):
             f"Dice commitment: {row.commitment}",
             self._to_move_line(view),
         )
-        return Outcome(view, messages, shown.image, legal=shown.legal, dice_image=shown.dice_image)
+        return Outcome(
+            view,
+            messages,
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+            status=shown.status,
+        )
 
     async def decline(
         self,
@@ -347,6 +354,7 @@ class GameService(Looking):
             rolls,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     async def resign(

@@ -11,11 +11,13 @@ Everything is reported, in words:
    (``roll_index``), which must follow the rolls before it, and the game row's
    ``roll_count`` must equal the rolls stored;
 4. roll k, as stored, equals ``verifiable_roll(seed, game id, k, sides)``;
-5. the log replays on the seed's dice alone: a fresh engine game on
+5. a take-back (an ``undo`` entry) names the latest move not yet taken back, and
+   no die was rolled from that move to the take-back; the replays skip that move;
+6. the log replays on the seed's dice alone: a fresh engine game on
    ``VerifiableDice(seed, game id)`` plays the stored texts and records the same texts
    and rolls. Where it does not, the report names the action, what is stored with its
    dice and what the seed's dice are and give;
-6. the stored result follows from the log: who resigned, which move ended the game,
+7. the stored result follows from the log: who resigned, which move ended the game,
    an agreed draw, an abort (by whom, why), and nothing logged after the end.
 
 A pure function of the stored data: the service runs it in a worker thread and keeps
@@ -31,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import variants
-from bot.service.live import dice_text, new_engine_game, result_text
+from bot.service.live import dice_text, new_engine_game, result_text, taken_back
 from bot.service.results import RollMismatch, VerifyReport
 from storage import ActionRow, GameRow, Roll
 from variants.dice import DiceError, ScriptedDice, seed_commitment, verifiable_roll
@@ -84,6 +86,7 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         )
     if len(mismatches) > MAX_ROLL_LINES:
         problems.append(f"... and {len(mismatches) - MAX_ROLL_LINES} more rolls differ")
+    problems += _undo_problems(actions)
     replay = _replay(row, actions)
     if replay.error:
         problems.append(replay.error)
@@ -139,6 +142,40 @@ def _log_gaps(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
         problems.append(
             f"the log runs to entry {last} but the game counts only {row.log_count} entries"
         )
+    return problems
+
+
+def _skipped(actions: Sequence[ActionRow]) -> set[int]:
+    """The moves taken back by 'undo' entries (none when the undo entries are broken;
+    ``_undo_problems`` reports that)."""
+    try:
+        return {move.seq for move in taken_back(actions).values()}
+    except ValueError:
+        return set()
+
+
+def _undo_problems(actions: Sequence[ActionRow]) -> list[str]:
+    """Each 'undo' entry takes back the latest move not yet taken back, names it, and
+    no die was rolled from that move to the undo (else the dice after it would differ
+    with and without the move, and the take-back would have chosen dice)."""
+    try:
+        undone = taken_back(actions)
+    except ValueError as error:
+        return [str(error)]
+    problems: list[str] = []
+    for seq, move in undone.items():
+        undo = next(a for a in actions if a.seq == seq)
+        if undo.text != f"undo {move.text}":
+            problems.append(
+                f"entry {seq} ({undo.text}) takes back move {move.seq}, which is {move.text}"
+            )
+        rolled = [v for a in actions if move.seq <= a.seq <= seq for _, v in a.rolls]
+        if rolled:
+            problems.append(
+                f"entry {seq} takes back move {move.seq} ({move.text}), but dice were rolled "
+                f"since it ({dice_text(tuple(rolled))}); a move may be taken back only while "
+                "no die has been rolled after it"
+            )
     return problems
 
 
@@ -205,6 +242,7 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         out.error = f"the game cannot be set up: {error}"
         return out
     out.game = game
+    skipped = _skipped(actions)
     if tuple(game.rolls) != tuple(row.start_rolls):
         out.error = (
             f"the game start is stored with dice {_rolls_text(row.start_rolls)}; the seed's "
@@ -212,7 +250,7 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         )
         return out
     for action in actions:
-        if action.kind != "move":
+        if action.kind != "move" or action.seq in skipped:
             continue
         seed_dice = dice_text(game.dice) or "(none)"
         before = len(game.rolls)
@@ -243,6 +281,7 @@ def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:
     """The dice the stored log shows before entry ``seq``: the stored moves replayed on
     the stored rolls (only when a difference is reported, so a clean game replays once)."""
     values = [v for _, v in row.start_rolls]
+    skipped = _skipped(actions)
     for action in actions:
         values += [v for _, v in action.rolls]
     try:
@@ -250,7 +289,7 @@ def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:
         for action in actions:
             if action.seq >= seq:
                 break
-            if action.kind == "move":
+            if action.kind == "move" and action.seq not in skipped:
                 game.play(action.text)
     except (ValueError, DiceError):
         return "(which the stored rolls do not show)"
