@@ -14,6 +14,7 @@ from typing import Any
 
 import discord
 
+from bot import timestamps
 from bot.service import GameSummary, GameView, History, Outcome, ServiceError, VerifyReport
 
 BOARD_FILE = "board.png"
@@ -334,6 +335,13 @@ def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
     )
 
 
+def add_clock(embed: discord.Embed, view: GameView) -> None:
+    """The clock (issue 13): when the side to act runs out of time, as a Discord timestamp."""
+    field = timestamps.clock_field(view)
+    if field is not None:
+        embed.add_field(name=field[0], value=field[1], inline=True)
+
+
 def board_embed(
     view: GameView,
     messages: Iterable[str],
@@ -360,6 +368,7 @@ def board_embed(
             embed.add_field(name="Dice", value=dice_text(view.dice), inline=True)
         if view.draw_offer:
             embed.add_field(name="Draw offer", value=f"from {view.draw_offer}", inline=True)
+        add_clock(embed, view)
     else:
         embed.add_field(name="Result", value=result_line(view), inline=True)
     if view.last_move:
@@ -435,6 +444,7 @@ def challenge_embed(outcome: Outcome) -> discord.Embed:
     embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
     embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
     embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    add_clock(embed, view)
     _add_commitment(embed, view.commitment)
     embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
     return embed
@@ -463,6 +473,7 @@ def history_text(history: History) -> str:
     ]
     if view.seed is not None:
         lines.append(f"dice seed: {view.seed}")
+    lines += timestamps.history_clock_lines(view)
     if history.start_rolls:
         lines.append("start rolls: " + " ".join(f"d{s}={v}" for s, v in history.start_rolls))
     for entry in history.entries:
@@ -484,6 +495,7 @@ def history_post(history: History) -> Post:
     )
     embed.add_field(name="Status", value=result_line(view), inline=True)
     embed.add_field(name="Moves", value=str(len(moves)), inline=True)
+    add_clock(embed, view)
     embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
@@ -508,7 +520,10 @@ def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.E
             who = f"{mention(game.challenger_id)} challenges {mention(game.opponent_id)}"
         else:
             who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
-        lines.append(f"**{game.id}** · {game.variant} · {game.status} · {who} · [jump]({where})")
+        clock = timestamps.summary_clock(game)
+        lines.append(
+            f"**{game.id}** · {game.variant} · {game.status} · {who}{clock} · [jump]({where})"
+        )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed
 

@@ -158,6 +158,7 @@ event loop.
 from __future__ import annotations
 
 from bot.service.access import Viewer
+from bot.service.clock import Clock, ManualClock, SystemClock
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -175,10 +176,12 @@ from bot.service.errors import (
     StoreBusy,
     StoreFull,
     StoreUnavailable,
+    TimeUp,
     TooManyChallenges,
     UnknownVariant,
 )
 from bot.service.results import (
+    DeadlineEvent,
     GameSummary,
     GameView,
     History,
@@ -187,10 +190,13 @@ from bot.service.results import (
     RollMismatch,
     VerifyReport,
 )
+from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
+    "Clock",
     "CorruptGame",
+    "DeadlineEvent",
     "DiceExpressionError",
     "DiceResult",
     "GameService",
@@ -202,18 +208,23 @@ __all__ = [
     "InvalidInput",
     "InvalidState",
     "LocationBusy",
+    "ManualClock",
     "NotAllowed",
+    "Notifier",
     "NotFound",
     "Outcome",
     "RenderUnavailable",
     "RequestConflict",
     "RollMismatch",
+    "Scheduler",
     "SeedNotRevealed",
     "ServiceError",
     "StaleAction",
     "StoreBusy",
     "StoreFull",
     "StoreUnavailable",
+    "SystemClock",
+    "TimeUp",
     "TooManyChallenges",
     "UnknownVariant",
     "VerifyReport",

@@ -66,7 +66,7 @@ class Scheduler:
     ) -> None:
         self.service = service
         self.notifier = notifier
-        self.clock = clock or service.clock
+        self._clock = clock
         self.render = render
         self.max_sleep = max_sleep
         self.retry_after = retry_after
@@ -74,6 +74,11 @@ class Scheduler:
         self.sleeping_until: datetime | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def clock(self) -> Clock:
+        """The clock it sleeps on: the service's unless another was given."""
+        return self._clock or self.service.clock
 
     async def run_once(self, now: datetime | None = None) -> tuple[DeadlineEvent, ...]:
         """One pass: handle everything due at ``now`` (default: the clock's now) and tell
