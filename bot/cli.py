@@ -99,9 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     console.add_subcommands(sub)
     render_cli.add_subcommands(sub)
-    from bot import discord_cli
+    from bot import discord_cli, sweep
 
     discord_cli.add_subcommands(sub)
+    sweep.add_subcommands(sub)
     return parser
 
 

@@ -1,6 +1,6 @@
 """Local console front end: hot-seat play, records and dice, through the same service and store.
 
-    chessgarden play VARIANT [--db PATH] [--game ID] [--seed N] [--images DIR]
+    chessgarden play VARIANT [--db PATH] [--game ID] [--seed N] [--days N] [--images DIR]
     chessgarden record [--db PATH] ID
     chessgarden roll EXPR
 
@@ -13,6 +13,11 @@ when standard input is a terminal. Bad input prints ``error: ...`` and play goes
 Console games are played by two local players, ``WHITE_ID`` and ``BLACK_ID``; whoever
 is to move is the one typing. ``--seed N`` makes a new game's dice reproducible (the
 seed is then ``N``, not a secret).
+
+Time (issue 13): a console game has no time limit unless ``--days N`` (1 to 14 days per
+move) is given; then the status line says how long the side to act has left, and a
+side that runs out of time loses on time (the game ends when it is next resumed, or by
+``chessgarden sweep``).
 
 Also runnable as ``python -m bot.console ...``.
 """
@@ -35,8 +40,10 @@ from bot.service import (
     Outcome,
     RenderUnavailable,
     ServiceError,
+    TimeUp,
     roll_dice,
 )
+from bot.service.clock import time_left_text
 from bot.service.dice_expr import DiceExpressionError
 from storage import StorageError, StoreOpenError, resolve_db_path
 
@@ -74,6 +81,13 @@ def add_subcommands(subparsers: Any) -> None:
         default=None,
         metavar="N",
         help="reproducible dice for a new game (the seed is N, not a secret)",
+    )
+    play.add_argument(
+        "--days",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a new game's time control: N days per move, 1 to 14 (default: no time limit)",
     )
     play.add_argument(
         "--images", default=None, metavar="DIR", help="write a PNG of the board after each action"
@@ -166,7 +180,7 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         return 1
     try:
         session = _Session(service, stdin, stdout, args.images)
-        view = await session.start(args.variant, args.game, args.seed)
+        view = await session.start(args.variant, args.game, args.seed, getattr(args, "days", None))
         if view is None:
             return 2
         return await session.loop()
@@ -193,7 +207,7 @@ class _Session:
         self.say(f"error: {message}")
 
     async def start(
-        self, variant: str | None, game_id: int | None, seed: int | None
+        self, variant: str | None, game_id: int | None, seed: int | None, days: int | None = None
     ) -> GameView | None:
         try:
             if game_id is not None:
@@ -223,6 +237,7 @@ class _Session:
                     opponent_id=BLACK_ID,
                     colour="white",
                     variant=variant,
+                    days=days,
                 )
                 view = (
                     await self.service.accept(
@@ -237,17 +252,35 @@ class _Session:
             return None
         self.game_id = view.id
         self.say(f"game {view.id}")
+        view = await self.on_time(view)
         self.say(self.status(view))
         if self.images is not None:
             await self.write_image(None, view)
         return view
 
-    @staticmethod
-    def status(view: GameView) -> str:
+    def status(self, view: GameView) -> str:
         if view.status == "active":
             dice = dice_text(view.dice)
-            return f"{view.turn} to move" + (f" {dice}" if dice else "")
+            return f"{view.turn} to move" + (f" {dice}" if dice else "") + self.clock(view)
         return result_line(view)
+
+    def clock(self, view: GameView) -> str:
+        """`` · 2 days 3 hours left`` for a timed game (issue 13); ``''`` untimed."""
+        if view.deadline is None:
+            return ""
+        return f" · {time_left_text(view.deadline, self.service.clock.now())} left"
+
+    async def on_time(self, view: GameView) -> GameView:
+        """If the side to act has run out of time, end the game now (one scheduler pass)
+        and say so; the game as it stands after that."""
+        if view.status != "active" or view.deadline is None:
+            return view
+        if self.service.clock.now() < view.deadline:
+            return view
+        for event in await self.service.run_due():
+            if event.game.id == self.game_id:
+                self.say(event.messages[0])
+        return await self.service.view(game_id=self.game_id)
 
     async def loop(self) -> int:
         interactive = self.stdin.isatty()
@@ -269,6 +302,10 @@ class _Session:
                 return 0
             try:
                 await self.handle(command)
+            except TimeUp as error:  # the side to act ran out of time: the game ends on time
+                self.error(str(error))
+                view = await self.on_time(await self.service.view(game_id=self.game_id))
+                self.say(self.status(view))
             except ServiceError as error:
                 self.error(str(error))
 

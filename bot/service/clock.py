@@ -184,9 +184,10 @@ def days_text(days: int | None) -> str:
 def time_left_text(deadline: datetime, now: datetime) -> str:
     """``2 days 3 hours``, ``5 hours 10 minutes``, ``40 minutes``, ``under a minute``,
     or ``no time left``."""
-    left = int((aware(deadline) - aware(now)).total_seconds())
-    if left <= 0:
+    seconds = (aware(deadline) - aware(now)).total_seconds()
+    if seconds <= 0:
         return "no time left"
+    left = -(-int(seconds) // 60) * 60 if seconds >= 60 else int(seconds)  # up to a minute
     days, rest = divmod(left, 86400)
     hours, rest = divmod(rest, 3600)
     minutes = rest // 60

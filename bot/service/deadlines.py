@@ -192,7 +192,11 @@ class Deadlines(ServiceCore):
             ]
             return DeadlineEvent("timeout", view, tuple(lines), players, at, board)
         shown = await self._present(live, view, render=render, orientation="white")
-        lines = [f"{colour} ran out of time.", *self._status_lines(row, view)]
+        outcome = "a draw" if view.winner is None else f"{view.winner} wins"
+        lines = [
+            f"{colour} ran out of time: {outcome} ({view.result_reason}), {view.result}.",
+            *self._reveal_lines(row),
+        ]
         return DeadlineEvent("timeout", view, tuple(lines), players, at, board, shown.image)
 
     # ----- moderators ---------------------------------------------------------------
