@@ -273,7 +273,7 @@ async def test_nobody_moved_the_game_is_aborted_without_a_result(
 
 async def test_a_reroll_alone_is_not_a_move(table: Table) -> None:
     """Guardener: White re-rolls but never moves: nobody has completed a turn."""
-    for attempt in range(40):
+    for _ in range(40):
         gid = await table.start("guardener", days=1)
         if "reroll" in await table.svc.legal_moves(game_id=gid):
             break
