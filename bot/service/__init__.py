@@ -178,8 +178,8 @@ Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, sync
 ``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each started game's row holds
 the seed (drawn at acceptance, secret until the game ends), its SHA-256 commitment, and
 the count of its log entries and rolls; the append-only ``actions`` log holds every
-move, resignation, draw offer/answer, abort, timeout and extension with the ``(sides, value)`` rolls it drew
-and the number of its first roll. The engine state is only a cache, rebuilt from that
+move, resignation, draw offer/answer, abort, timeout and extension with the
+``(sides, value)`` rolls it drew and the number of its first roll. The engine state is only a cache, rebuilt from that
 log (in a worker thread).
 
 Guarantees: one live game (challenge or active) per location; every action runs under
