@@ -85,7 +85,8 @@ class GameCog(commands.Cog, name="Games"):
         options="Variant options, e.g. free_play or name=value, separated by commas",
         days="Time per move (default 3 days), or no time limit; a late player loses on time",
     )
-    @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES, days=DAYS_CHOICES)
+    @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES)
+    @app_commands.choices(days=DAYS_CHOICES)
     @app_commands.guild_only()
     async def play(
         self,

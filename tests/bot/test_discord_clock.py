@@ -249,3 +249,24 @@ async def test_a_playing_moderator_cannot_extend_their_own_clock(tmp_path: Path)
         assert "you play in this game" in refused.only_private().text.lower()
     finally:
         await world.close()
+
+
+async def test_the_challenge_hours_come_from_the_environment(tmp_path: Path) -> None:
+    from bot.discord_app import Settings, SettingsError
+
+    assert Settings.from_env({}).challenge_hours == 24
+    settings = Settings.from_env({"CHESSGARDEN_CHALLENGE_HOURS": "2"})
+    assert settings.challenge_hours == 2
+    with pytest.raises(SettingsError, match="CHESSGARDEN_CHALLENGE_HOURS"):
+        Settings.from_env({"CHESSGARDEN_CHALLENGE_HOURS": "soon"})
+    world = await World.open(tmp_path, clock=ManualClock(START), settings=settings)
+    try:
+        alice = world.user("alice")
+        made = await world.command(alice, "play", variant="guardener")
+        expires = START + timedelta(hours=2)
+        assert f"the challenge expires {ts(expires)}" in field(made.public[0], "Time")
+        clock(world).set(expires)
+        events, _, _ = await tick(world)
+        assert [e.kind for e in events] == ["expired"]
+    finally:
+        await world.close()
