@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import timestamps
 from bot.options import OptionsError as OptionsError
 from bot.options import options_text
 from bot.options import parse_options as parse_options
@@ -303,6 +304,13 @@ def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
     )
 
 
+def add_clock(embed: discord.Embed, view: GameView) -> None:
+    """The clock (issue 13): when the side to act runs out of time, as a Discord timestamp."""
+    field = timestamps.clock_field(view)
+    if field is not None:
+        embed.add_field(name=field[0], value=field[1], inline=True)
+
+
 def board_embed(
     view: GameView,
     messages: Iterable[str],
@@ -333,6 +341,7 @@ def board_embed(
             embed.add_field(name="Draw offer", value=f"from {view.draw_offer}", inline=True)
         if status is not None and status.lines:
             embed.add_field(name=STATUS_FIELD, value=status_text(status), inline=False)
+        add_clock(embed, view)
     else:
         embed.add_field(name="Result", value=result_line(view), inline=True)
     if view.last_move:
@@ -425,6 +434,7 @@ def challenge_embed(outcome: Outcome) -> discord.Embed:
     embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
     embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
     embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    add_clock(embed, view)
     _add_commitment(embed, view.commitment)
     embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
     return embed
@@ -453,6 +463,7 @@ def history_text(history: History) -> str:
     ]
     if view.seed is not None:
         lines.append(f"dice seed: {view.seed}")
+    lines += timestamps.history_clock_lines(view)
     if history.start_rolls:
         lines.append("start rolls: " + " ".join(f"d{s}={v}" for s, v in history.start_rolls))
     for entry in history.entries:
@@ -474,6 +485,7 @@ def history_post(history: History) -> Post:
     )
     embed.add_field(name="Status", value=result_line(view), inline=True)
     embed.add_field(name="Moves", value=str(len(moves)), inline=True)
+    add_clock(embed, view)
     embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
@@ -498,7 +510,10 @@ def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.E
             who = f"{mention(game.challenger_id)} challenges {mention(game.opponent_id)}"
         else:
             who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
-        lines.append(f"**{game.id}** · {game.variant} · {game.status} · {who} · [jump]({where})")
+        clock = timestamps.summary_clock(game)
+        lines.append(
+            f"**{game.id}** · {game.variant} · {game.status} · {who}{clock} · [jump]({where})"
+        )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed
 

@@ -21,6 +21,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.console", ("play", "games", "record", "roll")),
     ("renderers.cli", ("render", "gif")),
     ("bot.discord_cli", ("run", "commands")),
+    ("bot.sweep", ("sweep",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

@@ -1,7 +1,7 @@
 """Local console front end: hot-seat play, stored games, records and dice, through the
 same service and store as the Discord bot.
 
-    chessgarden play VARIANT [--db PATH] [--seed N] [--option NAME[=VALUE] ...]
+    chessgarden play VARIANT [--db PATH] [--seed N] [--days N] [--option NAME[=VALUE] ...]
                              [--no-board] [--orientation white|black|mover] [--images DIR]
     chessgarden play --game ID [--db PATH] [...]          resume a stored game
     chessgarden games [--db PATH] [--limit N]             list the stored games
@@ -23,6 +23,11 @@ On a terminal there is a prompt, line editing, history and Tab completion of the
 actions and the commands (``bot.terminal``). Console games are played by two local
 players, ``WHITE_ID`` and ``BLACK_ID``; whoever is to move is the one typing.
 ``--seed N`` makes a new game's dice reproducible (the seed is then ``N``, not a secret).
+
+Time (issue 13): a console game has no time limit unless ``--days N`` (1 to 14 days per
+move) is given; then the status line says how long the side to act has left, and a
+side that runs out of time loses on time (the game ends when it is next resumed, or by
+``chessgarden sweep``).
 
 Also runnable as ``python -m bot.console ...``.
 """
@@ -47,8 +52,10 @@ from bot.service import (
     Outcome,
     RenderUnavailable,
     ServiceError,
+    TimeUp,
     roll_dice,
 )
+from bot.service.clock import days_text, time_left_text
 from bot.service.dice_expr import DiceExpressionError
 from bot.terminal import LineReader, wrap_width, wrapped
 from storage import StorageError, StoreOpenError, resolve_db_path
@@ -127,6 +134,13 @@ def add_subcommands(subparsers: Any) -> None:
         default=None,
         help="the side at the bottom of the board: white, black, or mover (the side to "
         "act). Default: mover for the text board, white for --images",
+    )
+    play.add_argument(
+        "--days",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a new game's time control: N days per move, 1 to 14 (default: no time limit)",
     )
     play.add_argument(
         "--images", default=None, metavar="DIR", help="write a PNG of the board after each action"
@@ -323,7 +337,9 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             orientation=getattr(args, "orientation", None),
             db=args.db,
         )
-        view = await session.start(args.variant, args.game, args.seed, options)
+        view = await session.start(
+            args.variant, args.game, args.seed, options, getattr(args, "days", None)
+        )
         if view is None:
             return 2
         return await session.loop()
@@ -384,6 +400,7 @@ class Session:
         game_id: int | None,
         seed: int | None,
         options: dict[str, Any] | None = None,
+        days: int | None = None,
     ) -> GameView | None:
         try:
             if game_id is not None:
@@ -414,6 +431,7 @@ class Session:
                     colour="white",
                     variant=variant,
                     options=options or None,
+                    days=days,
                 )
                 view = (
                     await self.service.accept(
@@ -435,13 +453,34 @@ class Session:
             f"{view.variant_title}{options_said}, game {view.id} {what}: White and Black play "
             "at this keyboard. Type help for the commands, rules for the rules."
         )
+        view = await self.on_time(view)
         await self.show(view)
         if self.images is not None:
             await self.write_image(None, view)
         self.say()
         return view
 
-    # ----- the loop ----------------------------------------------------------------
+    # ----- time ------------------------------------------------------------------
+
+    def clock(self, view: GameView) -> str:
+        """``Clock: White has 2 days 3 hours left (3 days per move).`` for a timed game
+        (issue 13); ``''`` untimed."""
+        if view.deadline is None:
+            return ""
+        left = time_left_text(view.deadline, self.service.clock.now())
+        return f"Clock: {view.turn.capitalize()} has {left} left ({days_text(view.time_days)})."
+
+    async def on_time(self, view: GameView) -> GameView:
+        """If the side to act has run out of time, end the game now (one scheduler pass)
+        and say so; the game as it stands after that."""
+        if view.status != "active" or view.deadline is None:
+            return view
+        if self.service.clock.now() < view.deadline:
+            return view
+        for event in await self.service.run_due():
+            if event.game.id == self.game_id:
+                self.say(event.messages[0])
+        return await self.service.view(game_id=self.game_id)
 
     async def loop(self) -> int:
         while True:
@@ -462,6 +501,10 @@ class Session:
                 await self.handle(line)
             except IllegalAction as error:
                 self.refused(error, line)
+            except TimeUp as error:  # the side to act ran out of time: the game ends on time
+                self.error(str(error))
+                view = await self.on_time(await self.service.view(game_id=self.game_id))
+                await self.show(view)
             except ServiceError as error:
                 self.error(str(error))
             self.say()
@@ -596,6 +639,8 @@ class Session:
             return
         for line in status.lines:
             self.tell(line)
+        if view.deadline is not None:
+            self.tell(self.clock(view))
 
     def text_side(self) -> str | None:
         """The side at the bottom of the text board (``None``: the side to act)."""

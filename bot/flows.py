@@ -375,6 +375,7 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
         opponent_id=opponent,
         colour=colour,
         options=dict(view.options),
+        days=view.time_days,  # the same time control
         want_thread=False,
         name=f"{view.variant_title}: rematch of game {view.id}",
     )

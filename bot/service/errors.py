@@ -10,6 +10,8 @@
     |   +-- StaleAction      ``expected_ply`` no longer matches: someone acted first
     |   +-- SeedNotRevealed  verify asked for a game still in play
     |   +-- TooManyChallenges  the challenger has ``max_open_challenges`` open already
+    |   +-- TimeUp           the side to act's time ran out (or the challenge expired);
+    |                        the deadline scheduler ends it (``bot.service.deadlines``)
     +-- IllegalAction        the engine refused the notation; ``kind`` says why
     +-- RequestConflict      a request id reused for a different command
     +-- RenderUnavailable    the board image could not be drawn
@@ -74,6 +76,11 @@ class SeedNotRevealed(InvalidState):
 
 class TooManyChallenges(InvalidState):
     pass
+
+
+class TimeUp(InvalidState):
+    """The deadline has passed: the game ends on time (or the challenge has expired) as
+    soon as the deadline scheduler gets to it; nothing else may change it meanwhile."""
 
 
 class IllegalAction(ServiceError):

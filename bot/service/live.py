@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import variants
+from bot.service.clock import from_ms, timeout_end
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
 from storage import ActionRow, GameRow, ResultText, Roll
@@ -57,12 +59,16 @@ def render_dice(variant: str, dice: tuple[int, ...]) -> bytes:
 class Live:
     """A game's engine state, rebuilt from the log and kept in step with it.
 
-    ``seq`` is the number of log entries applied; ``ply`` the number of moves.
+    ``seq`` is the number of log entries applied; ``ply`` the number of moves; ``turns``
+    the number of completed turns: moves after which the side to act changed (a re-roll,
+    a Tquarc ``roll`` or a Jepps placement with more to place is not one). A timeout
+    before the first completed turn aborts the game (``bot.service.clock``).
     """
 
     game: Any  # variants.Game
     seq: int
     ply: int
+    turns: int = 0
 
 
 def dice_drawn(game: Any) -> int:
@@ -152,6 +158,7 @@ def catch_up(
             live.ply += 1  # made, and taken back later in the log (the undo counts it off)
         elif action.kind == "move":
             before = len(game.rolls)
+            side = game.turn
             try:
                 recorded = game.play(action.text)
             except ValueError as error:
@@ -163,6 +170,8 @@ def catch_up(
                     f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
                 )
             live.ply += 1
+            if game.turn != side:
+                live.turns += 1
         elif action.kind == "undo":
             if skipped is None:
                 raise Rewound(f"game {row.id}: entry {action.seq} takes back a move")
@@ -170,6 +179,10 @@ def catch_up(
         elif action.kind in END_KINDS and game.result is None:
             winner, reason = end_of(row, action)
             game.end(winner, reason)
+        elif action.kind == "timeout" and game.result is None:
+            end = timeout_end(game, live.turns)
+            if end.status == "finished":  # an aborted game keeps no engine result
+                game.end(end.winner, end.reason)
         live.seq = action.seq
 
 
@@ -247,7 +260,17 @@ def make_view(row: GameRow, live: Live | None) -> GameView:
         draw_offer=row.draw_offer,
         commitment=row.commitment,
         seed=row.seed if row.is_ended else None,
+        time_days=row.time_days,
+        deadline=deadline_of(row),
     )
+
+
+def deadline_of(row: GameRow) -> datetime | None:
+    """When the side to act runs out of time (a challenge: when it expires); ``None``
+    when untimed or over."""
+    if not row.is_live or row.deadline_ms is None:
+        return None
+    return from_ms(row.deadline_ms)
 
 
 def make_summary(row: GameRow) -> GameSummary:
@@ -265,6 +288,9 @@ def make_summary(row: GameRow) -> GameSummary:
         result_reason=row.result_reason,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        time_days=row.time_days,
+        clock_side=row.clock_side if row.status == "active" else None,
+        deadline=deadline_of(row),
     )
 
 
