@@ -80,7 +80,9 @@ async def test_the_log_comes_through_unchanged_and_takes_undo(before_undo: Path)
     finally:
         await repo.close()
     assert rows(before_undo, f"SELECT {columns} FROM actions ORDER BY game_id, seq") == log
-    assert rows(before_undo, "SELECT * FROM games ORDER BY id") == games
+    # later versions add columns at the end; the columns that were there are unchanged
+    after = rows(before_undo, "SELECT * FROM games ORDER BY id")
+    assert [row[: len(old)] for row, old in zip(after, games, strict=True)] == games
     names = {
         r[0] for r in rows(before_undo, "SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
