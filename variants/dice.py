@@ -37,6 +37,15 @@ class DiceSource:
     def clone(self) -> DiceSource:
         raise NotImplementedError
 
+    def checkpoint(self) -> object:
+        """A cheap mark to ``rewind`` to if an action fails half-way (``Game.play``)."""
+        return self.count
+
+    def rewind(self, mark: object) -> None:
+        """Undo every roll made since ``checkpoint`` returned ``mark``."""
+        assert isinstance(mark, int)
+        self.count = mark
+
 
 class ScriptedDice(DiceSource):
     """Values consumed in order; after they run out, ``then`` (if any) continues."""
@@ -57,9 +66,20 @@ class ScriptedDice(DiceSource):
         return self.then.roll(sides)
 
     def clone(self) -> ScriptedDice:
-        copy = ScriptedDice(self.values, self.then.clone() if self.then else None)
+        copy = ScriptedDice.__new__(ScriptedDice)
+        copy.values = self.values  # never changed after construction: shared
+        copy.then = self.then.clone() if self.then else None
         copy.count = self.count
         return copy
+
+    def checkpoint(self) -> object:
+        return (self.count, self.then.checkpoint() if self.then else None)
+
+    def rewind(self, mark: object) -> None:
+        assert isinstance(mark, tuple)
+        self.count, then = mark
+        if self.then is not None:
+            self.then.rewind(then)
 
 
 class SeededDice(DiceSource):
@@ -69,9 +89,27 @@ class SeededDice(DiceSource):
         super().__init__()
         self.seed = seed
         self._rng = random.Random(seed)
+        self._saved: tuple[object, ...] | None = None  # generator state at the checkpoint
+        self._armed = False
 
     def _draw(self, sides: int, index: int) -> int:
+        if self._armed:  # save the state only when a roll follows a checkpoint
+            self._saved = self._rng.getstate()
+            self._armed = False
         return self._rng.randint(1, sides)
+
+    def checkpoint(self) -> object:
+        self._armed = True
+        self._saved = None
+        return self.count
+
+    def rewind(self, mark: object) -> None:
+        assert isinstance(mark, int)
+        if self._saved is not None:
+            self._rng.setstate(self._saved)
+        self._saved = None
+        self._armed = False
+        self.count = mark
 
     def clone(self) -> SeededDice:
         copy = SeededDice(self.seed)
