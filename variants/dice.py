@@ -46,6 +46,18 @@ class DiceSource:
         assert isinstance(mark, int)
         self.count = mark
 
+    def snapshot_state(self) -> object:
+        """What a snapshot keeps besides the roll counter (``variants.snapshot``): None
+        for a stream read by roll number, as the verifiable dice are."""
+        return None
+
+    def resume(self, count: int, state: object) -> None:
+        """Continue the stream at roll ``count`` (``variants.restore``); ``state`` is
+        what ``snapshot_state`` returned on the original's source."""
+        if count < 0:
+            raise ValueError("a roll counter cannot be negative")
+        self.count = count
+
 
 class ScriptedDice(DiceSource):
     """Values consumed in order; after they run out, ``then`` (if any) continues."""
@@ -81,6 +93,19 @@ class ScriptedDice(DiceSource):
         if self.then is not None:
             self.then.rewind(then)
 
+    def snapshot_state(self) -> object:
+        return self.then.snapshot_state() if self.then is not None else None
+
+    def resume(self, count: int, state: object) -> None:
+        # The rolls past the script go to ``then``: move it on by as many.
+        n = len(self.values)
+        further = max(0, count - n) - max(0, self.count - n)
+        if further and self.then is None:
+            raise ValueError(f"the scripted dice hold {n} rolls, the snapshot is at roll {count}")
+        if self.then is not None and (further or state is not None):
+            self.then.resume(self.then.count + further, state)
+        self.count = count
+
 
 class SeededDice(DiceSource):
     """A deterministic pseudo-random source for tests and demos."""
@@ -110,6 +135,21 @@ class SeededDice(DiceSource):
         self._saved = None
         self._armed = False
         self.count = mark
+
+    def snapshot_state(self) -> object:
+        version, internal, gauss = self._rng.getstate()
+        return (version, internal, gauss)
+
+    def resume(self, count: int, state: object) -> None:
+        if state is None:
+            if count != self.count:
+                raise ValueError("seeded dice cannot skip to another roll without their state")
+            return
+        assert isinstance(state, tuple) and len(state) == 3
+        self._rng.setstate(state)
+        self._saved = None
+        self._armed = False
+        self.count = count
 
     def clone(self) -> SeededDice:
         copy = SeededDice(self.seed)

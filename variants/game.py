@@ -169,6 +169,13 @@ class Game:
     def fen(self) -> str:
         return self.rules.fen(self.pos)
 
+    def snapshot(self) -> bytes:
+        """The game's state as compact, versioned bytes; ``variants.restore`` reads
+        them back into a game that goes on exactly as this one (``variants/snapshot.py``)."""
+        from .snapshot import snapshot
+
+        return snapshot(self)
+
     def record(self) -> str:
         headers = [
             f'[Variant "{self.variant}"]',

@@ -439,9 +439,6 @@ class Guardener(ChessLike):
     def is_terminal(self, pos: Position) -> bool:
         return min(pos.kings) < 0
 
-    def repetition_key(self, pos: Position) -> Any:
-        return pos.key()  # no repetition rule here; the key only tells positions apart
-
     # ----- FEN -----------------------------------------------------------
 
     def fen_extra(self, pos: Position) -> str:
