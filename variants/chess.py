@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from .base import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, draw, win
+from .base import _SCOPE, CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, draw, win
 from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
@@ -61,6 +61,7 @@ class ChessLike(Variant):
     start_placement: ClassVar[str] = FIDE_START
     home_ranks: ClassVar[tuple[int, int]] = (1, 8)  # rank labels of the back ranks
     pawn_ranks: ClassVar[tuple[int, int]] = (2, 7)
+    free_moves: ClassVar[bool] = True  # no dice here; Guardener's and Jepps' setup say otherwise
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,6 +69,11 @@ class ChessLike(Variant):
         # Cached geometry for the hot paths of move generation.
         self._double_starts = (g.rank_squares(self.pawn_ranks[0]), g.rank_squares(self.pawn_ranks[1]))
         self._double_masks = tuple(sum(1 << s for s in squares) for squares in self._double_starts)
+        self._step = (g.width, -g.width)  # one square forward, by colour
+        self._double_dests = tuple(
+            sum(1 << (s + 2 * step) for s in squares)
+            for squares, step in zip(self._double_starts, self._step, strict=True)
+        )
         # (king, rook) -> (king to, rook to, squares between, mask of those squares)
         self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...], int]] = {}
         self._pawn_shapes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
@@ -84,6 +90,11 @@ class ChessLike(Variant):
         self._pawn_shapes = tuple(  # type: ignore[assignment]
             tuple(s.index for s in lay.by_color[c] if s.kind == "P") for c in (WHITE, BLACK)
         )
+
+    def has_pawns(self, pos: Position) -> bool:
+        self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
+        bb = pos.bb
+        return any(bb[s] for side in self._pawn_shapes for s in side)
 
     def promotes(self, kind: str) -> bool:
         """Does a piece of this kind promote on reaching the last rank?"""
@@ -144,13 +155,16 @@ class ChessLike(Variant):
         """Pawns on their start rank stepping two squares across an empty one."""
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         pawns = 0
+        scope = _SCOPE.to
+        if scope != -1 and not scope & self._double_dests[color]:
+            return
         for s in self._pawn_shapes[color]:
             pawns |= pos.bb[s]
         pawns &= self._double_masks[color]
         if not pawns:
             return
         occ = pos.occ[0] | pos.occ[1]
-        step = forward(color) * self.geometry.width
+        step = self._step[color]
         doubles = self._doubles
         while pawns:
             b = pawns & -pawns
@@ -178,6 +192,8 @@ class ChessLike(Variant):
         king = pos.kings[color]
         if king < 0 or not pos.castling:
             return out
+        # Asked for the moves to some squares only (``legal_moves_to``)?
+        only = -1 if _SCOPE.castles else _SCOPE.to
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
@@ -189,7 +205,7 @@ class ChessLike(Variant):
                 path = self._castle_path(king, rook)
                 self._castle_paths[king, rook] = path
             k_to, _, _, between = path
-            if k_to < 0 or occ & between:
+            if k_to < 0 or occ & between or not only >> k_to & 1:
                 continue
             if not self.castling_safe(pos, king, k_to):
                 continue
@@ -363,6 +379,8 @@ class ChessLike(Variant):
 
     def is_insufficient(self, pos: Position) -> bool:
         """Dead position by material: K v K, K+minor v K, K+B v K+B with bishops on one colour."""
+        if self.has_pawns(pos):
+            return False
         bb = pos.bb
         others = bishops = knights = 0
         for shape in self.lay.shapes:
@@ -385,7 +403,7 @@ class ChessLike(Variant):
         """Positions repeat when the board, side, castling rights and a real en passant
         repeat: the pieces' Zobrist key and a stable hash of the rest (64 bits)."""
         ep = pos.ep
-        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves(pos)):
+        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep)):
             ep = -1
         return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))
 

@@ -46,6 +46,7 @@ class KingsGuard(ChessLike):
     double_step = False
     en_passant = False
     insufficient_material = False
+    atoms_capture = False  # only pawns capture, with an assist (``pawn_captures``)
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
         # Non-pawn pieces never capture; pawns capture only with an assist.
@@ -155,7 +156,7 @@ class KingsGuard(ChessLike):
             return win(other(color), "king captured")
         if not self._pawns(pos, color):
             return win(other(color), "no pawns left")
-        if not self.legal_moves(pos):
+        if not self.has_legal_move(pos):
             return win(other(color), "no legal move")
         if pos.halfmove >= 100:
             return draw("fifty-move rule")

@@ -181,6 +181,22 @@ class Notation:
                 out.append(name in text or name in squashed)
         return out
 
+    def named_squares(self, text: str) -> int:
+        """The squares whose names ``text`` contains (as ``candidates`` reads it), as a
+        bitboard: the destinations of every move the text can name, castling and
+        actions without a destination aside (``Variant.legal_moves_to``)."""
+        index = self.geometry.name_index
+        lengths = self.geometry.name_lengths
+        out = 0
+        for t in (text, text.replace("x", "").replace(" ", "").replace("-", "")):
+            n = len(t)
+            for i in range(n - 1):
+                for length in lengths:
+                    sq = index.get(t[i : i + length])
+                    if sq is not None:
+                        out |= 1 << sq
+        return out
+
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         """The one legal move that ``text`` names. ``texts`` are the canonical texts
         of ``legal``; an entry may be None for a move ``candidates`` ruled out."""
