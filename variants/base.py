@@ -56,6 +56,10 @@ class _Scope(threading.local):
 
 
 _SCOPE = _Scope()
+# How many restricted lists are being made, in any thread: while 0 the hot paths skip
+# reading ``_SCOPE``. A count off by a race only makes a list less restricted, never
+# wrong: ``legal_moves_to`` cuts its result down itself.
+_ACTIVE = [0]
 
 
 @dataclass(frozen=True)
@@ -331,7 +335,25 @@ class Variant(Notation):
             return False
         c = pos.turn if color is None else color
         k = pos.kings[c]
-        return k >= 0 and self.is_attacked(pos, k, other(c))
+        if k < 0:
+            return False
+        if c == pos.turn:
+            return bool(self.danger(pos)[0])
+        return self.is_attacked(pos, k, other(c))
+
+    def danger(self, pos: Position) -> tuple[int, int]:
+        """The side to move's checkers (the enemy pieces attacking its King) and pinned
+        pieces, as bitboards; read once per position (``Position.danger``)."""
+        d = pos.danger
+        if d is not None and d[0] == pos.zkey and d[1] == pos.turn:
+            return d[2], d[3]
+        color = pos.turn
+        king = pos.kings[color]
+        occ = pos.occ[0] | pos.occ[1]
+        checkers = self.attackers(pos, king, 1 - color, occ)
+        pinned = self.pinned(pos, king, color, occ)
+        pos.danger = (pos.zkey, color, checkers, pinned)
+        return checkers, pinned
 
     def evasions(self, pos: Position, checker: int, king: int, occ: int) -> tuple[int, bool]:
         """The squares where a move ends the check by the piece on ``checker``
@@ -396,7 +418,7 @@ class Variant(Notation):
         notown = ~own if captures else ~occ
         empty = ~occ
         out: list[Move] = []
-        scope = _SCOPE.to
+        scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # only moves to these squares (``legal_moves_to``)
             return self._ordinary_to(pos, color, scope, notown & scope, empty & scope, enemy & scope)
         b = own
@@ -511,7 +533,7 @@ class Variant(Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             return list(memo[2])
-        scope = _SCOPE.to
+        scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # asked for while a restricted list is being made: the whole list
             _SCOPE.to = -1
             try:
@@ -535,9 +557,11 @@ class Variant(Notation):
         else:
             _SCOPE.to = squares
             _SCOPE.castles = castles
+            _ACTIVE[0] += 1
             try:
                 moves = self.generate_legal(pos)
             finally:
+                _ACTIVE[0] -= 1
                 _SCOPE.to = -1
                 _SCOPE.castles = True
         return [
@@ -565,8 +589,7 @@ class Variant(Notation):
             return moves
         enemy = 1 - color
         occ = pos.occ[0] | pos.occ[1]
-        checkers = self.attackers(pos, king, enemy, occ)
-        pinned = self.pinned(pos, king, color, occ)
+        checkers, pinned = self.danger(pos)
         away = occ ^ (1 << king)
         is_attacked = self.is_attacked
         out: list[Move] = []
@@ -672,13 +695,10 @@ class Variant(Notation):
         king = pos.kings[color]
         if king < 0:
             return False
-        occ = pos.occ[0] | pos.occ[1]
-        if self.attackers(pos, king, 1 - color, occ):
+        checkers, pinned = self.danger(pos)
+        if checkers:
             return False
-        movers = pos.occ[color] & ~(1 << king)
-        if not movers:
-            return False
-        movers &= ~self.pinned(pos, king, color, occ)
+        movers = pos.occ[color] & ~(1 << king) & ~pinned
         while movers:
             b = movers & -movers
             movers ^= b

@@ -7,7 +7,17 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from .base import _SCOPE, CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, draw, win
+from .base import (
+    _ACTIVE,
+    _SCOPE,
+    CASTLE_KINGSIDE,
+    CASTLE_QUEENSIDE,
+    Result,
+    Roller,
+    Variant,
+    draw,
+    win,
+)
 from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
@@ -78,6 +88,8 @@ class ChessLike(Variant):
         self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...], int]] = {}
         self._pawn_shapes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self._doubles: dict[int, Move] = {}
+        # (rights, from, to, the King moved) -> the castling rights after the move
+        self._rights_after: dict[tuple[frozenset[int], int, int, bool], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
 
     def prepare_layout(self, lay: Layout) -> None:
@@ -155,7 +167,7 @@ class ChessLike(Variant):
         """Pawns on their start rank stepping two squares across an empty one."""
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         pawns = 0
-        scope = _SCOPE.to
+        scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1 and not scope & self._double_dests[color]:
             return
         for s in self._pawn_shapes[color]:
@@ -193,7 +205,7 @@ class ChessLike(Variant):
         if king < 0 or not pos.castling:
             return out
         # Asked for the moves to some squares only (``legal_moves_to``)?
-        only = -1 if _SCOPE.castles else _SCOPE.to
+        only = -1 if not _ACTIVE[0] or _SCOPE.castles else _SCOPE.to
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
@@ -230,9 +242,12 @@ class ChessLike(Variant):
     def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
         if not self.has_check:
             return True
-        enemy = other(pos.turn)
+        enemy = 1 - pos.turn
         step = 1 if k_to > king else -1
-        return not any(self.is_attacked(pos, s, enemy) for s in range(king, k_to + step, step))
+        for s in range(king, k_to + step, step):
+            if self.is_attacked(pos, s, enemy):
+                return False
+        return True
 
     def special_moves(self, pos: Position) -> list[Move]:
         return self.castling_moves(pos) if self.castling else []
@@ -269,12 +284,19 @@ class ChessLike(Variant):
         rights = new.castling
         if rights:
             frm, to = move.frm, move.to
-            if new.kings[new.turn] == to:  # the King moved: its rank's rights go
-                home = g.rank_of(frm)
-                rights = frozenset(s for s in rights if g.rank_of(s) != home)
-            if frm in rights or to in rights:
-                rights = rights - {frm, to}
-            new.castling = rights
+            king_moved = new.kings[new.turn] == to
+            key = (rights, frm, to, king_moved)
+            after = self._rights_after.get(key)
+            if after is None:
+                after = rights
+                if king_moved:  # the King moved: its rank's rights go
+                    home = g.rank_of(frm)
+                    after = frozenset(s for s in after if g.rank_of(s) != home)
+                if frm in after or to in after:
+                    after = after - {frm, to}
+                if len(self._rights_after) < 65536:
+                    self._rights_after[key] = after
+            new.castling = after
 
     # ----- notation ------------------------------------------------------
 
