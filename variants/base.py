@@ -573,6 +573,14 @@ class Variant(Notation):
     def generate_legal(self, pos: Position) -> list[Move]:
         """The legal actions: candidates the turn rules permit, less self-checks."""
         moves = self.candidate_moves(pos)
+        scope = _SCOPE.to if _ACTIVE[0] else -1
+        if scope != -1:  # ``legal_moves_to``: judge only what it keeps
+            castles = _SCOPE.castles
+            moves = [
+                m
+                for m in moves
+                if m[1] >= 0 and (scope >> m[1] & 1 or (castles and m[2] == "castle"))
+            ]
         if type(self).permits is not Variant.permits:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
