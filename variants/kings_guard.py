@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import Result, draw, win
+from .base import _ACTIVE, _SCOPE, Result, draw, win
 from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
 from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
@@ -46,35 +46,58 @@ class KingsGuard(ChessLike):
     double_step = False
     en_passant = False
     insufficient_material = False
+    atoms_capture = False  # only pawns capture, with an assist (``pawn_captures``)
+
+    # Per square, the squares one step away, in ``ALL_DIRECTIONS`` order (built once).
+    _neighbours: tuple[tuple[int, ...], ...] | None = None
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
         # Non-pawn pieces never capture; pawns capture only with an assist.
-        board = pos.board
-        out = [m for m in super().pseudo_moves(pos) if board[m.to] is None]
+        out = self.ordinary_moves(pos, pos.turn, captures=False)
         out.extend(self.pawn_captures(pos))
         return out
 
     def pawn_captures(self, pos: Position) -> list[Move]:
         """A pawn takes an adjacent enemy when a friendly non-pawn attacks it."""
         color = pos.turn
-        board = pos.board
         g = self.geometry
-        assistants = [
-            sq for sq, p in enumerate(board) if p is not None and p.color == color and p.kind != "P"
-        ]
-        out = []
-        for frm, p in enumerate(board):
-            if p is None or p.color != color or p.kind != "P":
-                continue
-            for dx, dy in ALL_DIRECTIONS:
-                to = g.offset(frm, dx, dy)
-                if to is None:
+        bb = pos.bb
+        shapes = self.lay.by_color[color]
+        pawns = assist = 0
+        for shape in shapes:
+            if shape.kind == "P":
+                pawns |= bb[shape.index]
+        enemy = pos.occ[1 - color]
+        if _ACTIVE[0] and _SCOPE.to != -1:  # ``legal_moves_to``: only these squares
+            enemy &= _SCOPE.to
+        out: list[Move] = []
+        neighbours = self._neighbours
+        if neighbours is None:
+            neighbours = self._neighbours = tuple(
+                tuple(to for dx, dy in ALL_DIRECTIONS if (to := g.offset(sq, dx, dy)) is not None)
+                for sq in range(g.size)
+            )
+        while pawns and enemy:
+            b = pawns & -pawns
+            pawns ^= b
+            frm = b.bit_length() - 1
+            for to in neighbours[frm]:
+                if not enemy >> to & 1:
                     continue
-                t = board[to]
-                if t is None or t.color == color:
-                    continue
-                if any(self.attacks(pos, a, to) for a in assistants):
-                    out.append(Move(frm, to))
+                assist = self.attackers(pos, to, color) & ~self._pawns(pos, color)
+                if assist:
+                    plain = Move(frm, to)
+                    if g.rank_label(to) == self.last_rank(color):
+                        out.extend(plain._replace(promo=k) for k in self.promotion_choices(pos, plain))
+                    else:
+                        out.append(plain)
+        return out
+
+    def _pawns(self, pos: Position, color: int) -> int:
+        out = 0
+        for shape in self.lay.by_color[color]:
+            if shape.kind == "P":
+                out |= pos.bb[shape.index]
         return out
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
@@ -141,9 +164,9 @@ class KingsGuard(ChessLike):
         color = pos.turn
         if pos.kings[color] < 0:
             return win(other(color), "king captured")
-        if not any(p is not None and p.color == color and p.kind == "P" for p in pos.board):
+        if not self._pawns(pos, color):
             return win(other(color), "no pawns left")
-        if not self.legal_moves(pos):
+        if not self.has_legal_move(pos):
             return win(other(color), "no legal move")
         if pos.halfmove >= 100:
             return draw("fifty-move rule")
@@ -153,6 +176,4 @@ class KingsGuard(ChessLike):
 
     def is_terminal(self, pos: Position) -> bool:
         color = pos.turn
-        return pos.kings[color] < 0 or not any(
-            p is not None and p.color == color and p.kind == "P" for p in pos.board
-        )
+        return pos.kings[color] < 0 or not self._pawns(pos, color)
