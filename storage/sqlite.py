@@ -49,6 +49,7 @@ from storage.models import (
     NewGame,
     PlayerRow,
     Roll,
+    SnapshotRow,
 )
 from storage.opening import check_path, close_fully, open_cause
 from storage.repository import (
@@ -270,6 +271,39 @@ class _Reads:
         )
         return [_action_from_row(r) for r in rows]
 
+    async def snapshot(self, game_id: int) -> SnapshotRow | None:
+        """The game's latest snapshot (a cache of its engine state), if any."""
+        row = await _fetchone(
+            self._conn,
+            "SELECT game_id, seq, ply, turns, roll_count, format, data FROM snapshots "
+            "WHERE game_id = ?",
+            (game_id,),
+        )
+        if row is None:
+            return None
+        game, seq, ply, turns, roll_count, form, data = tuple(row)
+        return SnapshotRow(
+            int(game), int(seq), int(ply), int(turns), int(roll_count), str(form), bytes(data)
+        )
+
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The latest snapshot and the log entries after it (all of them without one):
+        what a rebuild needs."""
+        found = await self.snapshot(game_id)
+        return found, await self.actions(game_id, after=found.seq if found else 0)
+
+    async def recent_live_games(self, limit: int) -> list[GameRow]:
+        """Active games, the most recently changed first (the warm-up after a restart)."""
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (max(0, int(limit)),),
+        )
+        return [_game_from_row(r) for r in rows]
+
     async def last_seq(self, game_id: int) -> int:
         """The number of entries in the game's log (0 for none)."""
         row = await _fetchone(
@@ -435,6 +469,30 @@ class SqliteWriteTx(_Reads):
         )
         if changed != 1:
             raise NotFoundError(f"no game {game_id}")
+
+    async def save_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Keep ``snapshot`` as the game's latest unless a later one is stored already;
+        whether it was kept."""
+        changed = await _run(
+            self._conn,
+            "INSERT INTO snapshots (game_id, seq, ply, turns, roll_count, format, data, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, ply = excluded.ply, "
+            "turns = excluded.turns, roll_count = excluded.roll_count, "
+            "format = excluded.format, data = excluded.data, created_at = excluded.created_at "
+            "WHERE excluded.seq > snapshots.seq",
+            (
+                snapshot.game_id,
+                snapshot.seq,
+                snapshot.ply,
+                snapshot.turns,
+                snapshot.roll_count,
+                snapshot.format,
+                snapshot.data,
+                self._now(),
+            ),
+        )
+        return changed == 1
 
     async def upsert_player(self, player_id: int, name: str | None = None) -> None:
         now = self._now()

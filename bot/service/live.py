@@ -63,12 +63,15 @@ class Live:
     the number of completed turns: moves after which the side to act changed (a re-roll,
     a Tquarc ``roll`` or a Jepps placement with more to place is not one). A timeout
     before the first completed turn aborts the game (``bot.service.clock``).
+    ``snapshot_seq``: the log entry up to which the stored snapshot holds this game
+    (``bot.service.snapshots``); a new one is due every ``SNAPSHOT_EVERY`` entries.
     """
 
     game: Any  # variants.Game
     seq: int
     ply: int
     turns: int = 0
+    snapshot_seq: int = 0  # the log entry of the latest snapshot taken of it (0: none)
 
 
 def dice_drawn(game: Any) -> int:
