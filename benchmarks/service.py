@@ -126,7 +126,9 @@ async def build(path: Path, games: int, templates: int, seed: int) -> None:
                 await tx.append_action(entry)
         if game.result is not None:
             async with service.repo.write() as tx:  # ended while ageing: not a live game
-                await tx.append_action(NewAction(gid, len(entries) + 1, "resign", white, "white resigns"))
+                await tx.append_action(
+                    NewAction(gid, len(entries) + 1, "resign", white, "white resigns")
+                )
                 from storage import GameChanges
 
                 await tx.update_game(
@@ -199,7 +201,9 @@ async def build(path: Path, games: int, templates: int, seed: int) -> None:
 # ----- one timed run (a fresh process) ----------------------------------------------------
 
 
-async def one_run(db: Path, mode: str, variant: str, seconds: float, rate: float, seed: int) -> dict[str, Any]:
+async def one_run(
+    db: Path, mode: str, variant: str, seconds: float, rate: float, seed: int
+) -> dict[str, Any]:
     import discord
     from discord.webhook.async_ import async_context
     from discord_fake import FakeDiscord
@@ -229,7 +233,9 @@ async def one_run(db: Path, mode: str, variant: str, seconds: float, rate: float
 
     service = await GameService.open(str(db), label=service_label, snapshots=improved)
     bot = ChessGardenBot(service, Settings())
-    fake = FakeDiscord(bot_id=snowflake(), application_id=snowflake(), state_of=lambda: bot._connection)
+    fake = FakeDiscord(
+        bot_id=snowflake(), application_id=snowflake(), state_of=lambda: bot._connection
+    )
     world = World(bot, fake, service)
     world.guild_id = world.everyone_role = GUILD
     bot.http.request = fake.bot_request  # type: ignore[method-assign]
@@ -374,13 +380,17 @@ async def one_run(db: Path, mode: str, variant: str, seconds: float, rate: float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--restart", action="store_true", help="the first --seconds after a restart")
+    parser.add_argument(
+        "--restart", action="store_true", help="the first --seconds after a restart"
+    )
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rate", type=float, default=50.0, help="Poisson arrivals per second")
     parser.add_argument("--only", choices=("improved", "baseline"), default=None)
     parser.add_argument("--templates", type=int, default=200, help="games aged with the engine")
-    parser.add_argument("--keep", default=None, help="directory to keep (and reuse) the aged database")
+    parser.add_argument(
+        "--keep", default=None, help="directory to keep (and reuse) the aged database"
+    )
     parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)  # db mode variant seconds seed
     args = parser.parse_args()
     if args.run:
@@ -436,6 +446,9 @@ def main() -> None:
                 )
         print("medians over the repetitions:")
         for variant, runs in results.items():
+            if not runs:
+                continue
+
             def med(key: str, runs: list[dict[str, Any]] = runs) -> float:
                 return statistics.median(r[key] for r in runs)
 
@@ -446,9 +459,10 @@ def main() -> None:
                 f"max {med('max'):.1f} ms, largest loop block {med('lag_ms'):.1f} ms, "
                 f"largest gen-2 pause {full2:.1f} ms; p99 {verdict} the goal {GOAL_P99_MS:g} ms"
             )
-        if len(results) == 2:
+        if len(results) == 2 and args.reps:
             ratios = [
-                a["p99"] / b["p99"] for a, b in zip(results["improved"], results["baseline"], strict=True)
+                a["p99"] / b["p99"]
+                for a, b in zip(results["improved"], results["baseline"], strict=True)
             ]
             print(
                 f"p99 improved / baseline, median of per-repetition ratios: "

@@ -495,19 +495,44 @@ class ServiceCore(Timekeeping):
                 warmed.append(row.id)
         return warmed
 
+    async def _warm_drawing(self) -> None:
+        """Draw one board and one set of dice per variant in a worker thread: the
+        renderer's modules are imported and its sprites and empty boards drawn before the
+        first player needs them (after a restart, these first draws cost seconds)."""
+        if self._renderer is None and self._dice_renderer is None:
+            return
+
+        def draw_each() -> None:
+            for key in variants.names():
+                game = variants.new_game(key, seed=0)
+                if self._renderer is not None:
+                    self._renderer(game, "white")
+                    self._renderer(game, "black")
+                if self._dice_renderer is not None and game.dice:
+                    self._dice_renderer(key, tuple(game.dice))
+
+        try:
+            await self._cpu(draw_each)
+        except Exception as error:  # the first real board will say what is wrong
+            log.warning("could not warm up the renderer: %s", error)
+
     def start_warm_up(self, *, gc_policy: bool = True) -> asyncio.Task[list[int]]:
         """``warm_up`` in the background (after a restart); then, if ``gc_policy``,
         freeze what is warm and keep full collections off the loop (``GcPolicy``)."""
 
+        if gc_policy:
+            self.gc_policy = self.gc_policy or GcPolicy()
+            self.gc_policy.hold()
+
         async def warm() -> list[int]:
             try:
+                await self._warm_drawing()
                 warmed = await self.warm_up()
             except Exception as error:  # the games then warm up as players reach them
                 log.warning("the warm-up stopped: %s", error)
                 warmed = []
             log.info("warmed up %d live games", len(warmed))
-            if gc_policy:
-                self.gc_policy = self.gc_policy or GcPolicy()
+            if self.gc_policy is not None:
                 self.gc_policy.settle()
                 self.gc_policy.start()
             return warmed

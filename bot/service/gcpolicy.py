@@ -4,10 +4,12 @@ With thousands of live games in memory, a full (generation 2) collection walks e
 engine object the cache holds: 114-283 ms during which the loop answers nobody. The
 policy:
 
-- after the warm-up, ``settle``: one full collection, then ``gc.freeze()``: the warm
-  games move to the permanent generation, which no collection walks again;
-- automatic full collections off (the third threshold out of reach); young collections
-  (generations 0 and 1) stay as they are: they walk only recent objects;
+- from the start of the warm-up, ``hold``: automatic full collections off (the third
+  threshold out of reach); young collections (generations 0 and 1) stay as they are:
+  they walk only recent objects;
+- after the warm-up, ``settle``: a young collection, then ``gc.freeze()``: the warm
+  games move to the permanent generation, which no collection walks again. (Not a full
+  collection: with the games loaded, that alone was a 290 ms pause of the loop.)
 - every ``refreeze_every`` seconds, ``tick``: a young collection, then ``gc.freeze()``
   again, so the games and positions made since join the permanent generation before
   they can add up to a long walk.
@@ -87,15 +89,19 @@ class GcPolicy:
         self._saved: tuple[int, int, int] | None = None
         self._task: asyncio.Task[None] | None = None
 
-    def settle(self) -> None:
-        """After the warm-up: collect everything once, freeze the survivors, and stop
-        automatic full collections."""
-        gc.collect()
-        gc.freeze()
+    def hold(self) -> None:
+        """No automatic full collections from now on (young ones go on)."""
         if self._saved is None:
             self._saved = gc.get_threshold()
             young, middle, _ = self._saved
             gc.set_threshold(young, middle, FULL_OFF)
+
+    def settle(self) -> None:
+        """After the warm-up: a young collection, then freeze the survivors; and no
+        automatic full collections (``hold``)."""
+        self.hold()
+        gc.collect(1)
+        gc.freeze()
 
     def tick(self) -> None:
         """A young collection, then the survivors join the permanent generation."""

@@ -5,7 +5,7 @@ A snapshot is a cache, never the truth (ARCHITECTURE.md, Storage): the log is. O
 cannot be read, or that does not agree with the log (its roll count, the entries after
 it), is ignored and the game is replayed from the start.
 
-Format ``engine-state-1``: the engine ``Game``'s own state (position, repetition keys,
+Format ``engine-state-1``: zlib over the engine ``Game``'s own state (position, repetition keys,
 rolls, history, captured pieces, last move), pickled without its rules (shared tables,
 looked up again by variant) and without its dice source (made again from the stored rolls
 and the seed). Reading it goes through an unpickler that admits only the classes of
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,7 +73,7 @@ def take(row: GameRow, live: Live) -> SnapshotRow:
     """The snapshot of ``live`` (runs in a worker thread, with the game's lock held)."""
     game = live.game
     state = {k: v for k, v in vars(game).items() if k not in _LEFT_OUT}
-    data = pickle.dumps((game.variant, state), protocol=pickle.HIGHEST_PROTOCOL)
+    data = zlib.compress(pickle.dumps((game.variant, state), protocol=pickle.HIGHEST_PROTOCOL), 1)
     return SnapshotRow(row.id, live.seq, live.ply, live.turns, len(game.rolls), FORMAT, data)
 
 
@@ -80,7 +81,7 @@ def read(snapshot: SnapshotRow, dice: DiceSource) -> Any:
     """The engine game a snapshot holds, driven by ``dice`` from here on."""
     if snapshot.format != FORMAT:
         raise ValueError(f"unknown snapshot format {snapshot.format!r}")
-    variant, state = _Unpickler(io.BytesIO(snapshot.data)).load()
+    variant, state = _Unpickler(io.BytesIO(zlib.decompress(snapshot.data))).load()
     if not isinstance(state, dict) or not isinstance(variant, str):
         raise ValueError("not a snapshot")
     game = variants.Game.__new__(variants.Game)

@@ -336,7 +336,7 @@ async def test_the_gc_policy_freezes_and_turns_full_collections_off() -> None:
         policy.settle()
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold()[2] == FULL_OFF
-        assert watch.counts[2] >= 1  # the one full collection of ``settle``
+        assert watch.counts[2] == 0  # ``settle`` makes no full collection
         junk = [[i] for i in range(50_000)]
         policy.tick()
         assert gc.get_freeze_count() >= len(junk)
