@@ -8,6 +8,7 @@
     variants.text_board(g, orientation='white') -> str: the board as ASCII text
     variants.rulebook(key) -> Rulebook; rulebook_text / _markdown / _fields / _pages / _docs
     variants.from_fen(key, fen, *, rolls=None, seed=None); variants.perft(g, depth)
+    g.snapshot() -> bytes; variants.restore(snapshot, dice) -> Game (the same game from there on)
 
 Pure rules: no I/O, no asyncio, stdlib only.
 """
@@ -29,6 +30,7 @@ from .refusal import Refusal
 from .rulebook import Rulebook, as_markdown, as_text, discord_fields, discord_pages
 from .rulebook import build as _build_rulebook
 from .rulebook import docs_files as _docs_files
+from .snapshot import restore
 from .status import Status, TurnFacts, describe
 from .textboard import text_board
 
@@ -183,6 +185,7 @@ __all__ = [
     "perft",
     "random_playout",
     "replay",
+    "restore",
     "rulebook",
     "rulebook_docs",
     "rulebook_fields",

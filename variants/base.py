@@ -3,28 +3,48 @@
 A variant is data (geometry, piece set, setup, readings) plus a few hooks:
 ``special_moves`` (castling, gating, teleports...), ``permits`` (which moves
 the dice allow), ``make`` for special flags, and ``outcome`` (game end).
-Generic move generation reads the pieces' atoms through ``reach_table``.
+
+Move generation reads the pieces' atoms compiled into bitboard tables
+(``tables.Layout``, built the first time a variant is used): each piece's
+targets are a few mask operations, attacks are found outward from the target
+square, and the check filter uses checkers and pins instead of trying every
+move (only the rare moves it cannot judge that way are made and tested).
 """
 
 from __future__ import annotations
 
-import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .errors import AmbiguousMove, BadNotation, NotLegalHere, legal_hint
 from .geometry import BLACK, WHITE, Geometry, color_name
-from .pieces import Mode, PieceType, Reach, reach_table
+from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Notation, _no_roll
+from .pieces import FACINGS, Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
+from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, stable_hash
 
 Roller = Callable[[int], int]
 
-CASTLE_KINGSIDE = "O-O"
-CASTLE_QUEENSIDE = "O-O-O"
+__all__ = [
+    "CASTLE_KINGSIDE",
+    "CASTLE_QUEENSIDE",
+    "Result",
+    "Roller",
+    "Variant",
+    "draw",
+    "win",
+    "_no_roll",
+]
+
+_FORWARD = ("N", "S")  # the facing of a piece that faces forward, by colour
+# Flags of moves that change nothing but the mover's square (and any capture on
+# its destination): the check filter judges them by checkers and pins.
+_SIMPLE = ("", "double")
+_LAYOUT_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -50,7 +70,7 @@ def draw(reason: str) -> Result:
     return Result(None, reason)
 
 
-class Variant:
+class Variant(Notation):
     """Base class: data as class attributes, hooks as methods."""
 
     key: ClassVar[str]
@@ -73,9 +93,54 @@ class Variant:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
-        # id(piece) -> (piece, table). The entry holds the piece, so its id cannot
-        # be reused while cached; pieces are shared values (``position.piece``).
-        self._reach_of: dict[int, tuple[Piece, tuple[Reach | None, ...]]] = {}
+        self._lay: Layout | None = None
+        # The last legal list: (position, its dice, moves). ``outcome`` and the
+        # game's parser ask for the same position's moves in turn.
+        self._memo: tuple[Position, Any, list[Move]] | None = None
+
+    # ----- compiled tables -------------------------------------------------
+
+    @property
+    def lay(self) -> Layout:
+        """The compiled tables, built the first time they are needed."""
+        lay = self._lay
+        if lay is None:
+            with _LAYOUT_LOCK:
+                if self._lay is None:
+                    self._lay = Layout(self)
+                lay = self._lay
+        return lay
+
+    def shape_keys(self) -> list[tuple[PieceType, int, str]]:
+        """Every (type, colour, facing) a piece of this variant can move as."""
+        out: list[tuple[PieceType, int, str]] = []
+        for t in self.piece_types:
+            for color in (WHITE, BLACK):
+                facings = tuple(FACINGS) if t.facing_relative else (_FORWARD[color],)
+                out.extend((t, color, f) for f in facings)
+        return out
+
+    def shape_for(self, kind: str, color: int, state: str) -> tuple[PieceType, int, str]:
+        """The (type, colour, facing) a piece with this value moves as."""
+        t = self.types[kind]
+        if t.facing_relative and len(state) == 1 and state in FACINGS:
+            return (t, color, state)
+        return (t, color, _FORWARD[color])
+
+    def prepare_layout(self, lay: Layout) -> None:
+        """Variant data on the compiled shapes (promotion squares and the like)."""
+
+    def attach(self, pos: Position) -> Position:
+        """Give ``pos`` (built from a board list) its bitboards and key."""
+        return self.lay.attach(pos)
+
+    def shape_at(self, pos: Position, sq: int) -> Shape:
+        p = pos.board[sq]
+        assert p is not None
+        lay = self.lay
+        code = p.code
+        table = lay.shape_of
+        return lay.shapes[table[code] if code < len(table) else lay.grow(code)]
 
     def zones(self) -> dict[str, tuple[int, ...]]:
         """Labelled groups of special squares the picture shows (terraces, Tquads)."""
@@ -92,7 +157,13 @@ class Variant:
 
     def material(self, pos: Position, color: int) -> list[str]:
         """The kinds of one side's pieces on the board (one entry per piece)."""
-        return [p.kind for p in pos.board if p is not None and p.color == color]
+        out: list[str] = []
+        bb = pos.bb
+        for shape in self.lay.by_color[color]:
+            n = bb[shape.index].bit_count()
+            if n:
+                out.extend([shape.kind] * n)
+        return out
 
     # ----- options -------------------------------------------------------
 
@@ -115,16 +186,13 @@ class Variant:
     # ----- geometry helpers ---------------------------------------------
 
     def reach(self, p: Piece) -> tuple[Reach | None, ...]:
-        entry = self._reach_of.get(id(p))
-        if entry is not None and entry[0] is p:
-            return entry[1]
-        facing = p.state if self.types[p.kind].facing_relative else ("N" if p.color == WHITE else "S")
-        k = (p.kind, p.color, facing)
+        """The piece's moves from every square, resolved to squares (explanations)."""
+        t, _, facing = self.shape_for(p.kind, p.color, p.state)
+        k = (t.name, p.color, facing)
         table = self._reach.get(k)
         if table is None:
-            table = reach_table(self.geometry, self.types[p.kind], facing)
+            table = reach_table(self.geometry, t, facing)
             self._reach[k] = table
-        self._reach_of[id(p)] = (p, table)
         return table
 
     def name(self, sq: int) -> str:
@@ -132,52 +200,116 @@ class Variant:
 
     # ----- attacks -------------------------------------------------------
 
+    def capture_reach(self, pos: Position, frm: int, occ: int | None = None) -> int:
+        """The squares the piece on ``frm`` could capture on (paths open, targets aside)."""
+        shape = self.shape_at(pos, frm)
+        if occ is None:
+            occ = pos.occ[0] | pos.occ[1]
+        entry = shape.gen[frm]
+        assert entry is not None
+        both, _, capture, lines, lames = entry
+        out = both | capture
+        for line, mode in lines:
+            if mode & CAPTURE_ONLY:
+                out |= line.reach(occ)
+        for pm, _, cd in lames:
+            if not occ & pm:
+                out |= cd
+        return out
+
     def attacks(self, pos: Position, frm: int, to: int) -> bool:
         """Could the piece on ``frm`` capture on ``to`` by its movement (dice aside)?"""
-        p = pos.board[frm]
-        if p is None:
+        if pos.board[frm] is None:
             return False
-        reach = self.reach(p)[frm]
-        assert reach is not None
-        paths = reach.captures.get(to)
-        return paths is not None and _any_open(pos.board, paths)
+        return bool(self.capture_reach(pos, frm) >> to & 1)
 
-    def is_attacked(self, pos: Position, sq: int, by: int) -> bool:
-        board = pos.board
-        reach_of = self.reach
-        # Read the per-piece cache inline unless a subclass decides reach itself.
-        cache = self._reach_of if type(self).reach is Variant.reach else {}
-        for frm, p in enumerate(board):
-            if p is None or p.color != by:
-                continue
-            entry = cache.get(id(p))
-            table = entry[1] if entry is not None and entry[0] is p else reach_of(p)
-            paths = table[frm].captures.get(sq)  # type: ignore[union-attr]
-            if paths and _any_open(board, paths):
+    def attackers(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
+        """The squares of ``by`` pieces that could capture on ``sq`` (with the
+        squares of ``occ`` occupied, the position's own by default)."""
+        if occ is None:
+            occ = pos.occ[0] | pos.occ[1]
+        plan = self.lay.attack_plans[by]
+        bb = pos.bb
+        out = 0
+        for s, rev in plan.leaps:
+            out |= rev[sq] & bb[s]
+        for lines, shapes in plan.slides:
+            att = 0
+            for s in shapes:
+                att |= bb[s]
+            if att:
+                line = lines[sq]
+                if line is not None and att & line.full:
+                    k = occ & line.mask
+                    r = line.tab.get(k)
+                    out |= (line.fill(k) if r is None else r) & att
+        for s, rev_lame, any_from in plan.lames:
+            b = bb[s]
+            if b & any_from[sq]:
+                for fb, pm in rev_lame[sq]:
+                    if b & fb and not occ & pm:
+                        out |= fb
+        return out
+
+    def is_attacked(self, pos: Position, sq: int, by: int, occ: int | None = None) -> bool:
+        """Could a ``by`` piece capture on ``sq``? Read outward from ``sq``."""
+        if occ is None:
+            occ = pos.occ[0] | pos.occ[1]
+        plan = self.lay.attack_plans[by]
+        bb = pos.bb
+        for s, rev in plan.leaps:
+            if rev[sq] & bb[s]:
                 return True
+        for lines, shapes in plan.slides:
+            att = 0
+            for s in shapes:
+                att |= bb[s]
+            if att:
+                line = lines[sq]
+                if line is not None and att & line.full:
+                    k = occ & line.mask
+                    r = line.tab.get(k)
+                    if (line.fill(k) if r is None else r) & att:
+                        return True
+        for s, rev_lame, any_from in plan.lames:
+            b = bb[s]
+            if b & any_from[sq]:
+                for fb, pm in rev_lame[sq]:
+                    if b & fb and not occ & pm:
+                        return True
         return False
 
-    def lone_blockers(self, pos: Position, sq: int, by: int) -> set[int]:
-        """Squares whose piece alone stands on some capture path of a ``by``
-        piece to ``sq``: moving that piece away could expose ``sq``."""
-        out: set[int] = set()
-        board = pos.board
-        for frm, p in enumerate(board):
-            if p is None or p.color != by:
+    def pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
+        """``color`` pieces that alone stand on an enemy capture path to ``king``:
+        moving one away could expose it."""
+        own = pos.occ[color]
+        plan = self.lay.attack_plans[1 - color]
+        bb = pos.bb
+        out = 0
+        for lines, shapes in plan.slides:
+            line = lines[king]
+            if line is None:
                 continue
-            paths = self.reach(p)[frm].captures.get(sq)  # type: ignore[union-attr]
-            if not paths:
+            att = 0
+            for s in shapes:
+                att |= bb[s]
+            if not att & line.full:
                 continue
-            for path in paths:
-                blocker = -1
-                for s in path:
-                    if board[s] is not None:
-                        if blocker >= 0:
-                            blocker = -1
-                            break
-                        blocker = s
-                if blocker >= 0:
-                    out.add(blocker)
+            seen = line.reach(occ)
+            blockers = seen & own
+            while blockers:
+                b = blockers & -blockers
+                blockers ^= b
+                if line.reach(occ ^ b) & ~seen & att:
+                    out |= b
+        for s, rev_lame, any_from in plan.lames:
+            bs = bb[s]
+            if bs & any_from[king]:
+                for fb, pm in rev_lame[king]:
+                    if bs & fb:
+                        blk = occ & pm
+                        if blk and not blk & (blk - 1) and blk & own:
+                            out |= blk
         return out
 
     def in_check(self, pos: Position, color: int | None = None) -> bool:
@@ -187,54 +319,122 @@ class Variant:
         k = pos.kings[c]
         return k >= 0 and self.is_attacked(pos, k, other(c))
 
+    def evasions(self, pos: Position, checker: int, king: int, occ: int) -> tuple[int, bool]:
+        """The squares where a move ends the check by the piece on ``checker``
+        (its square, or one on its path to the King), and whether every such move
+        does (only one path leads to the King)."""
+        shape = self.shape_at(pos, checker)
+        entry = shape.gen[checker]
+        assert entry is not None
+        both, _, capture, lines, lames = entry
+        kb = 1 << king
+        block = 0
+        paths = 1 if (both | capture) & kb else 0
+        for line, mode in lines:
+            if mode & CAPTURE_ONLY and line.reach(occ) & kb:
+                paths += 1
+                back = lines_for(self.geometry, tuple((-x, -y) for x, y in line.dirs))[king]
+                if back is not None:
+                    block |= line.reach(occ) & back.reach(occ)
+        for pm, _, cd in lames:
+            if cd & kb and not occ & pm:
+                paths += 1
+                block |= pm
+        return (1 << checker) | block, paths == 1
+
     # ----- move generation ----------------------------------------------
+
+    def targets(self, pos: Position, frm: int, shape: Shape, captures: bool = True) -> int:
+        """The squares the piece on ``frm`` moves or captures to by its atoms."""
+        occ0, occ1 = pos.occ
+        occ = occ0 | occ1
+        own = pos.occ[shape.color]
+        enemy = (occ ^ own) if captures else 0
+        notown = ~own if captures else ~occ
+        empty = ~occ
+        entry = shape.gen[frm]
+        assert entry is not None
+        both, move, capture, lines, lames = entry
+        t = (both & notown) | (move & empty) | (capture & enemy)
+        for line, mode in lines:
+            k = occ & line.mask
+            r = line.tab.get(k)
+            if r is None:
+                r = line.fill(k)
+            t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+        for pm, q, c in lames:
+            if not occ & pm:
+                t |= (q & empty) | (c & enemy)
+        return t
+
+    def ordinary_moves(self, pos: Position, color: int, captures: bool = True) -> list[Move]:
+        """Every piece's moves by its atoms, promotions expanded (no specials, no dice),
+        by square and then in the order of the piece's atoms. With ``captures``
+        false, only moves onto empty squares."""
+        lay = self._lay or self.lay
+        shapes = lay.shapes
+        shape_of = lay.shape_of
+        board = pos.board
+        occ0, occ1 = pos.occ
+        occ = occ0 | occ1
+        own = occ0 if color == WHITE else occ1
+        enemy = (occ ^ own) if captures else 0
+        notown = ~own if captures else ~occ
+        empty = ~occ
+        out: list[Move] = []
+        b = own
+        while b:
+            fb = b & -b
+            frm = fb.bit_length() - 1
+            b ^= fb
+            code = board[frm].code  # type: ignore[union-attr]
+            shape = shapes[shape_of[code] if code < len(shape_of) else lay.grow(code)]
+            both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+            t = (both & notown) | (move & empty) | (capture & enemy)
+            for line, mode in lines:
+                k = occ & line.mask
+                r = line.tab.get(k)
+                if r is None:
+                    r = line.fill(k)
+                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+            for pm, q, c in lames:
+                if not occ & pm:
+                    t |= (q & empty) | (c & enemy)
+            if not t:
+                continue
+            if t & shape.promote:
+                for m in shape.moves(frm, t):
+                    if shape.promote >> m.to & 1:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
+                continue
+            cache = shape.emit[frm]
+            ms = cache.get(t)
+            out += shape.moves(frm, t) if ms is None else ms
+        return out
+
+    @staticmethod
+    def plain_move(row: list[Move | None], frm: int, to: int) -> Move:
+        m = row[to]
+        if m is None:
+            m = row[to] = Move(frm, to)
+        return m
+
+    def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
+        """The kinds a piece reaching a promotion square may become."""
+        return ()
 
     def piece_moves(self, pos: Position, frm: int, p: Piece, out: list[Move]) -> None:
         """Ordinary moves of one piece by its atoms (no specials, no dice)."""
-        reach = self.reach(p)[frm]
-        assert reach is not None
-        board = pos.board
-        color = p.color
-        # Modes are the three Mode members: compare by identity (IntFlag '&' is slow).
-        for to, mode in reach.leaps:
-            t = board[to]
-            if t is None:
-                if mode is not _CAPTURE_ONLY:
-                    out.append(Move(frm, to))
-            elif t.color != color and mode is not _MOVE_ONLY:
-                out.append(Move(frm, to))
-        for ray, mode in reach.rays:
-            for to in ray:
-                t = board[to]
-                if t is None:
-                    if mode is not _CAPTURE_ONLY:
-                        out.append(Move(frm, to))
-                    continue
-                if t.color != color and mode is not _MOVE_ONLY:
-                    out.append(Move(frm, to))
-                break
-        for path, to, mode in reach.lames:
-            for s in path:
-                if board[s] is not None:
-                    break
-            else:
-                t = board[to]
-                if t is None:
-                    if mode is not _CAPTURE_ONLY:
-                        out.append(Move(frm, to))
-                elif t.color != color and mode is not _MOVE_ONLY:
-                    out.append(Move(frm, to))
+        shape = self.shape_at(pos, frm)
+        out.extend(shape.moves(frm, self.targets(pos, frm, shape)))
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
-        out: list[Move] = []
-        color = pos.turn
-        for frm, p in enumerate(pos.board):
-            if p is not None and p.color == color:
-                self.piece_moves(pos, frm, p, out)
-        return out
+        return self.ordinary_moves(pos, pos.turn)
 
     def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
-        """Turn raw board moves into actions (promotion choices and the like)."""
+        """Turn raw board moves into actions (promotions are expanded already)."""
         return moves
 
     def special_moves(self, pos: Position) -> list[Move]:
@@ -250,33 +450,85 @@ class Variant:
         return self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
 
     def legal_moves(self, pos: Position) -> list[Move]:
-        moves = [m for m in self.candidate_moves(pos) if self.permits(pos, m)]
+        """Every legal action in ``pos`` (a new list each call)."""
+        memo = self._memo
+        if memo is not None and memo[0] is pos and memo[1] is pos.dice:
+            return list(memo[2])
+        moves = self.generate_legal(pos)
+        self._memo = (pos, pos.dice, moves)
+        return list(moves)
+
+    def generate_legal(self, pos: Position) -> list[Move]:
+        """The legal actions: candidates the turn rules permit, less self-checks."""
+        moves = self.candidate_moves(pos)
+        if type(self).permits is not Variant.permits:
+            moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
             moves = self.filter_checks(pos, moves)
         return moves
 
     def filter_checks(self, pos: Position, moves: list[Move]) -> list[Move]:
-        """Drop moves that leave the mover's own King attacked."""
+        """Drop moves that leave the mover's own King attacked. Ordinary moves are
+        judged by the checkers and the pinned pieces; the King's steps by the
+        attacks on their squares; anything else is made and tested."""
         color = pos.turn
         king = pos.kings[color]
         if king < 0:
             return moves
-        enemy = other(color)
-        in_check = self.is_attacked(pos, king, enemy)
-        exposed = self.lone_blockers(pos, king, enemy) if not in_check else set()
-        out = []
+        enemy = 1 - color
+        occ = pos.occ[0] | pos.occ[1]
+        checkers = self.attackers(pos, king, enemy, occ)
+        pinned = self.pinned(pos, king, color, occ)
+        away = occ ^ (1 << king)
+        is_attacked = self.is_attacked
+        out: list[Move] = []
+        append = out.append
+        if not checkers:
+            for m in moves:
+                frm = m[0]
+                if frm == king:
+                    if m[2] == "" and m[5] < 0:
+                        if not is_attacked(pos, m[1], enemy, away):
+                            append(m)
+                        continue
+                elif frm >= 0 and m[2] in _SIMPLE and not pinned >> frm & 1:
+                    append(m)
+                    continue
+                elif frm < 0 and m[1] < 0:  # a roll or a pass leaves the board alone
+                    append(m)
+                    continue
+                if self.safe_after(pos, m, color):
+                    append(m)
+            return out
+        single = not checkers & (checkers - 1)
+        evade, exact = (0, False)
+        if single:
+            evade, exact = self.evasions(pos, checkers.bit_length() - 1, king, occ)
         for m in moves:
-            if m.frm < 0 and m.to < 0:  # a roll or a pass leaves the board alone
-                out.append(m)
+            frm = m[0]
+            if frm == king:
+                if m[2] == "" and m[5] < 0:
+                    if not is_attacked(pos, m[1], enemy, away):
+                        append(m)
+                    continue
+            elif frm >= 0 and m[2] in _SIMPLE and not pinned >> frm & 1:
+                if not evade >> m[1] & 1:
+                    continue  # neither takes the checker nor stands in its way
+                if exact or m[1] == checkers.bit_length() - 1:
+                    append(m)
+                    continue
+            elif frm < 0 and m[1] < 0:
+                append(m)
                 continue
-            if not in_check and m.frm != king and m.frm not in exposed and m.flag in ("", "double"):
-                out.append(m)
-                continue
-            new = self.make(pos, m, _no_roll)
-            k = new.kings[color]
-            if k < 0 or not self.is_attacked(new, k, enemy):
-                out.append(m)
+            if self.safe_after(pos, m, color):
+                append(m)
         return out
+
+    def safe_after(self, pos: Position, move: Move, color: int) -> bool:
+        """Make ``move`` and see whether ``color``'s King is safe."""
+        new = self.make(pos, move, _no_roll)
+        k = new.kings[color]
+        return k < 0 or not self.is_attacked(new, k, 1 - color)
 
     # ----- explanations (``explain.py``): hooks for what differs -------------
 
@@ -306,7 +558,8 @@ class Variant:
     # ----- making moves -------------------------------------------------
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
-        """The position after ``move``. Subclasses handle their own flags first."""
+        """The position after ``move`` (a new one; ``pos`` is left unchanged).
+        Subclasses handle their own flags first."""
         new = pos.copy()
         self.move_piece(new, move)
         self.finish(new, move, pos)
@@ -315,15 +568,15 @@ class Variant:
     def move_piece(self, new: Position, move: Move) -> Piece | None:
         """Lift the piece from ``frm`` to ``to`` (promoting), returning any capture."""
         board = new.board
-        p = board[move.frm]
+        frm, to = move.frm, move.to
+        captured = new.clear(to) if board[to] is not None else None
+        p = new.clear(frm)
         assert p is not None
-        captured = board[move.to]
         if move.promo:
             p = piece(move.promo, p.color, self.promoted_state(move, p))
-        board[move.to] = p
-        board[move.frm] = None
+        new.put(to, p)
         if p.kind == self.royal:
-            new.kings[p.color] = move.to
+            new.kings[p.color] = to
         if captured is not None and captured.kind == self.royal:
             new.kings[captured.color] = -1
         return captured
@@ -350,7 +603,12 @@ class Variant:
         return None
 
     def repetition_key(self, pos: Position) -> Any:
-        return pos.key()
+        """What makes two positions the same for repetition, as one 64-bit number:
+        the Zobrist key of the pieces (states included) and a stable hash of the
+        rest (side, castling, en passant, dice, variant state)."""
+        return pos.zkey ^ stable_hash(
+            (pos.turn, pos.castling, pos.ep, pos.dice, tuple(sorted(pos.extra.items())))
+        )
 
     def is_terminal(self, pos: Position) -> bool:
         """A cheap test for positions where play stops (used by perft)."""
@@ -390,6 +648,8 @@ class Variant:
     def recorded(self, san: str, move: Move, values: Sequence[int]) -> str:
         """The action as the record shows it: each '%' takes the value rolled,
         and any further rolls follow in brackets (e.g. ``reroll [3 3]``)."""
+        if not values:
+            return san
         rest = list(values)
         out = []
         for ch in san:
@@ -401,265 +661,6 @@ class Variant:
         if rest:
             text += " [" + " ".join(str(v) for v in rest) + "]"
         return text
-
-    # ----- notation ------------------------------------------------------
-
-    def is_capture(self, pos: Position, move: Move) -> bool:
-        if move.flag == "ep":
-            return True
-        if move.to < 0 or move.flag in ("teleport", "drop", "place", "relocate", "castle"):
-            return False
-        t = pos.board[move.to]
-        return t is not None and t.color != pos.turn
-
-    def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
-        """The canonical text of ``move`` (check marks are added by the caller)."""
-        p = pos.board[move.frm]
-        assert p is not None
-        t = self.types[p.kind]
-        dest = self.name(move.to)
-        capture = "x" if self.is_capture(pos, move) else ""
-        rivals = [
-            m.frm
-            for m in legal
-            if m.to == move.to
-            and m.frm != move.frm
-            and m.flag == move.flag
-            and _kind_at(pos, m.frm) == p.kind
-        ]
-        if t.is_pawn:
-            # A pawn stepping along its own file is written bare (e4); one that
-            # leaves its file names it (exd5, and King's Guard's sideways de3).
-            g = self.geometry
-            prefix = "" if g.file_of(move.frm) == g.file_of(move.to) and not capture else g.file_letter(move.frm)
-            if any(g.file_of(r) == g.file_of(move.frm) for r in rivals):
-                prefix = self.name(move.frm)
-        else:
-            prefix = t.letter + (self.disambiguate(move.frm, rivals) if rivals else "")
-        text = f"{prefix}{capture}{dest}"
-        if move.promo:
-            text += "=" + self.types[move.promo].letter
-        return text
-
-    def disambiguate(self, frm: int, rivals: Iterable[int]) -> str:
-        g = self.geometry
-        rivals = list(rivals)
-        file_ = g.file_letter(frm)
-        rank = str(g.rank_label(frm))
-        if all(g.file_of(r) != g.file_of(frm) for r in rivals):
-            return file_
-        if all(g.rank_of(r) != g.rank_of(frm) for r in rivals):
-            return rank
-        return file_ + rank
-
-    def format_moves(self, pos: Position, moves: Sequence[Move]) -> list[str]:
-        texts = [self.san(pos, m, moves) for m in moves]
-        if self.has_check:
-            texts = [t + self.check_mark(pos, m) for t, m in zip(texts, moves, strict=True)]
-        return texts
-
-    def check_mark(self, pos: Position, move: Move) -> str:
-        if move.flag in ("roll", "reroll", "pass", "place", "mirror", "reverse"):
-            return ""
-        new = self.make(pos, move, _no_roll)
-        if not self.in_check(new):
-            return ""
-        return "+" if self.has_legal_move(new) else "#"
-
-    # forgiving parser -----------------------------------------------------
-
-    def normalize(self, text: str) -> str:
-        """Strip what the parser forgives: annotations, check marks, roll values."""
-        # The record's own additions read back too: automatic notes "(Rh1)" and the
-        # values a re-roll drew "[6 4]" (they are decided by the game, not the player).
-        t = re.sub(r"\(\S*\)|\[[\d\s]*\]", " ", text).strip()
-        t = re.sub(r"[!?]+$", "", t)
-        t = re.sub(r"[+#]+$", "", t)
-        t = t.replace("0-0-0", CASTLE_QUEENSIDE).replace("0-0", CASTLE_KINGSIDE)
-        t = t.replace("O~O~O", CASTLE_QUEENSIDE).replace("O~O", CASTLE_KINGSIDE)
-        t = re.sub(r"%\d*", "%", t)
-        return t
-
-    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
-        """The one legal move that ``text`` names."""
-        if not text or not text.strip():
-            raise BadNotation("empty move; " + self.legal_hint(texts))
-        if len(text) > 64:
-            raise BadNotation("that is too long to be a move; " + self.legal_hint(texts))
-        if text in texts:  # the canonical text names its own action
-            return legal[texts.index(text)]
-        norm = self.normalize(text)
-        plain = [self.normalize(t) for t in texts]
-
-        def squash(s: str) -> str:
-            return s.replace("x", "").replace(" ", "").replace("-", "") if s not in (
-                CASTLE_KINGSIDE,
-                CASTLE_QUEENSIDE,
-            ) else s
-
-        exact = [m for m, t in zip(legal, plain, strict=True) if t == norm]
-        if len(exact) == 1:
-            return exact[0]
-        loose = [m for m, t in zip(legal, plain, strict=True) if squash(t) == squash(norm)]
-        if len(loose) == 1:
-            return loose[0]
-        coord = self.parse_coordinates(norm, legal)
-        if coord is not None:
-            return self.pick(coord, norm, pos, legal, texts)
-        pattern = self.parse_pattern(norm, pos, legal)
-        if pattern is not None:
-            return self.pick(pattern, norm, pos, legal, texts)
-        if self.looks_like_move(norm):
-            raise NotLegalHere(f"{text.strip()!r} is not legal here; " + self.legal_hint(texts))
-        raise BadNotation(f"cannot read {text.strip()!r} as a move; " + self.legal_hint(texts))
-
-    def pick(
-        self, matches: list[Move], text: str, pos: Position, legal: Sequence[Move], texts: Sequence[str]
-    ) -> Move:
-        if len(matches) == 1:
-            return matches[0]
-        if not matches:
-            raise NotLegalHere(f"{text!r} is not legal here; " + self.legal_hint(texts))
-        names = sorted({texts[legal.index(m)] for m in matches})
-        err = AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
-        err.choices = tuple(names)
-        raise err
-
-    def legal_hint(self, texts: Sequence[str]) -> str:
-        return legal_hint(texts)
-
-    _COORD = re.compile(r"^([a-z]\d)-?([a-z]\d)(?:=?([A-Za-z]))?$")
-    _SAN = re.compile(r"^([A-Z])?([a-z])?(\d)?x?([a-z]\d)(?:=?([A-Z]))?$")
-
-    def parse_coordinates(self, text: str, legal: Sequence[Move]) -> list[Move] | None:
-        m = self._COORD.match(text)
-        if not m:
-            return None
-        g = self.geometry
-        if not (g.is_square_name(m.group(1)) and g.is_square_name(m.group(2))):
-            return None
-        frm, to = g.parse_square(m.group(1)), g.parse_square(m.group(2))
-        promo_letter = (m.group(3) or "").upper()
-        out = []
-        for mv in legal:
-            # An entering piece (gate) is always written out, never implied.
-            if mv.gate >= 0:
-                continue
-            if mv.frm == frm and mv.to == to and mv.flag not in ("teleport", "drop"):
-                promo = self.types[mv.promo].letter if mv.promo else ""
-                if promo == promo_letter or (not promo_letter and not mv.promo):
-                    out.append(mv)
-        return out
-
-    def parse_pattern(self, text: str, pos: Position, legal: Sequence[Move]) -> list[Move] | None:
-        m = self._SAN.match(text)
-        if not m:
-            return None
-        letter, file_, rank, dest, promo = m.groups()
-        g = self.geometry
-        if not g.is_square_name(dest):
-            return None
-        to = g.parse_square(dest)
-        out = []
-        for mv in legal:
-            if mv.to != to or mv.frm < 0 or mv.gate >= 0:
-                continue
-            if mv.flag in ("teleport", "drop", "place", "relocate"):
-                continue
-            p = pos.board[mv.frm]
-            if p is None:
-                continue
-            t = self.types[p.kind]
-            if letter and t.letter != letter and not (t.is_pawn and letter == t.letter):
-                continue
-            if not letter and not t.is_pawn:
-                continue
-            if file_ and g.file_letter(mv.frm) != file_:
-                continue
-            if rank and str(g.rank_label(mv.frm)) != rank:
-                continue
-            if (promo or "") != (self.types[mv.promo].letter if mv.promo else ""):
-                continue
-            out.append(mv)
-        return out
-
-    def looks_like_move(self, text: str) -> bool:
-        return bool(re.search(r"[a-z]\d", text)) or text.upper().startswith("O-O")
-
-    # ----- FEN -----------------------------------------------------------
-
-    def piece_code(self, p: Piece) -> str:
-        letter = self.types[p.kind].letter
-        code = letter if p.color == WHITE else letter.lower()
-        return f"{code}({p.state})" if p.state else code
-
-    def placement(self, pos: Position) -> str:
-        """FEN piece placement, top rank first; holes are written '*'."""
-        g = self.geometry
-        rows = []
-        for r in range(g.height - 1, -1, -1):
-            row = ""
-            empty = 0
-            for f in range(g.width):
-                sq = f + r * g.width
-                p = pos.board[sq]
-                if not g.on_board[sq]:
-                    if empty:
-                        row += str(empty)
-                        empty = 0
-                    row += "*"
-                elif p is None:
-                    empty += 1
-                else:
-                    if empty:
-                        row += str(empty)
-                        empty = 0
-                    row += self.piece_code(p)
-            if empty:
-                row += str(empty)
-            rows.append(row)
-        return "/".join(rows)
-
-    def parse_placement(self, text: str) -> list[Piece | None]:
-        g = self.geometry
-        rows = text.split("/")
-        if len(rows) != g.height:
-            raise ValueError(f"FEN placement needs {g.height} ranks, got {len(rows)}")
-        board: list[Piece | None] = [None] * g.size
-        for i, row in enumerate(rows):
-            r = g.height - 1 - i
-            f = 0
-            pos = 0
-            for m in _PLACEMENT_TOKEN.finditer(row):
-                if m.start() != pos:
-                    break
-                pos = m.end()
-                if m.group(1):
-                    f += int(m.group(1))
-                    continue
-                if m.group(0) == "*":
-                    f += 1
-                    continue
-                letter, state = m.group(2), m.group(3) or ""
-                t = self.by_letter.get(letter.upper())
-                if t is None:
-                    raise ValueError(f"unknown piece letter {letter!r} in FEN")
-                sq = g.square_at(f, r)
-                if sq is None:
-                    raise ValueError(f"FEN puts a piece off the board on rank {r + g.first_rank}")
-                board[sq] = piece(t.id, WHITE if letter.isupper() else BLACK, state)
-                f += 1
-            if pos != len(row):
-                raise ValueError(f"cannot read FEN rank {row!r}")
-            if f != g.width:
-                raise ValueError(f"FEN rank {r + g.first_rank} has {f} files, expected {g.width}")
-        return board
-
-
-_MOVE_ONLY = Mode.MOVE
-_CAPTURE_ONLY = Mode.CAPTURE
-
-_PLACEMENT_TOKEN = re.compile(r"(\d+)|\*|([A-Za-z])(?:\(([^)]*)\))?")
 
 
 def _any_open(board: Sequence[Piece | None], paths: Iterable[tuple[int, ...]]) -> bool:
@@ -673,11 +674,10 @@ def _any_open(board: Sequence[Piece | None], paths: Iterable[tuple[int, ...]]) -
     return False
 
 
-def _no_roll(sides: int) -> int:
-    """Dice stand-in for looking ahead (legality tests and check marks): rolls never matter there."""
-    return 1
-
-
 def _kind_at(pos: Position, sq: int) -> str | None:
     p = pos.board[sq] if sq >= 0 else None
     return p.kind if p is not None else None
+
+
+_MOVE_ONLY = Mode.MOVE
+_CAPTURE_ONLY = Mode.CAPTURE

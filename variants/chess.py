@@ -11,6 +11,7 @@ from .base import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, dr
 from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
+from .tables import Layout, stable_hash
 
 KING = PieceType(
     "K", "K", "King", (K_STEP,), is_royal=True, words="moves one square in any direction"
@@ -66,12 +67,32 @@ class ChessLike(Variant):
         g = self.geometry
         # Cached geometry for the hot paths of move generation.
         self._double_starts = (g.rank_squares(self.pawn_ranks[0]), g.rank_squares(self.pawn_ranks[1]))
-        self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+        self._double_masks = tuple(sum(1 << s for s in squares) for squares in self._double_starts)
+        # (king, rook) -> (king to, rook to, squares between, mask of those squares)
+        self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...], int]] = {}
+        self._pawn_shapes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        self._doubles: dict[int, Move] = {}
+        self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
+
+    def prepare_layout(self, lay: Layout) -> None:
+        """Pawns promote on the last rank; remember the pawn shapes for double steps."""
+        for shape in lay.shapes:
+            if self.promotes(shape.kind):
+                shape.promote = sum(
+                    1 << s for s in self.geometry.rank_squares(self.last_rank(shape.color))
+                )
+        self._pawn_shapes = tuple(  # type: ignore[assignment]
+            tuple(s.index for s in lay.by_color[c] if s.kind == "P") for c in (WHITE, BLACK)
+        )
+
+    def promotes(self, kind: str) -> bool:
+        """Does a piece of this kind promote on reaching the last rank?"""
+        return bool(self.types[kind].is_pawn)
 
     # ----- setup ---------------------------------------------------------
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
-        pos = Position(self.parse_placement(self.start_placement))
+        pos = self.attach(Position(self.parse_placement(self.start_placement)))
         pos.find_kings()
         if self.castling:
             pos.castling = self.initial_castling(pos)
@@ -102,21 +123,14 @@ class ChessLike(Variant):
     # ----- pawns ---------------------------------------------------------
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
-        out = super().pseudo_moves(pos)
-        g = self.geometry
+        out = self.ordinary_moves(pos, pos.turn)
         color = pos.turn
-        board = pos.board
-        step = forward(color) * len(g.files)
         if self.double_step:
-            for sq in self._double_starts[color]:
-                p = board[sq]
-                if p is None or p.color != color or p.kind != "P":
-                    continue
-                one, two = sq + step, sq + 2 * step
-                if board[one] is None and board[two] is None:
-                    out.append(Move(sq, two, "double"))
+            self.double_steps(pos, color, out)
         if self.en_passant and pos.ep >= 0:
-            behind = pos.ep - step
+            g = self.geometry
+            board = pos.board
+            behind = pos.ep - forward(color) * g.width
             for df in (-1, 1):
                 frm = g.offset(behind, df, 0)
                 if frm is None:
@@ -126,16 +140,27 @@ class ChessLike(Variant):
                     out.append(Move(frm, pos.ep, "ep", aux=behind))
         return out
 
-    def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
-        g = self.geometry
-        out: list[Move] = []
-        for m in moves:
-            p = pos.board[m.frm]
-            if p is not None and p.kind == "P" and g.rank_label(m.to) == self.last_rank(p.color):
-                out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
-            else:
+    def double_steps(self, pos: Position, color: int, out: list[Move]) -> None:
+        """Pawns on their start rank stepping two squares across an empty one."""
+        self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
+        pawns = 0
+        for s in self._pawn_shapes[color]:
+            pawns |= pos.bb[s]
+        pawns &= self._double_masks[color]
+        if not pawns:
+            return
+        occ = pos.occ[0] | pos.occ[1]
+        step = forward(color) * self.geometry.width
+        doubles = self._doubles
+        while pawns:
+            b = pawns & -pawns
+            pawns ^= b
+            sq = b.bit_length() - 1
+            if not (occ >> (sq + step) & 1 or occ >> (sq + 2 * step) & 1):
+                m = doubles.get(sq)
+                if m is None:
+                    m = doubles[sq] = Move(sq, sq + 2 * step, "double")
                 out.append(m)
-        return out
 
     def promotion_choices(self, pos: Position, move: Move) -> Sequence[str]:
         return self.promotion_kinds
@@ -151,9 +176,10 @@ class ChessLike(Variant):
         out: list[Move] = []
         color = pos.turn
         king = pos.kings[color]
-        if king < 0:
+        if king < 0 or not pos.castling:
             return out
         board = pos.board
+        occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
             rp = board[rook]
             if rp is None or rp.color != color:
@@ -162,29 +188,28 @@ class ChessLike(Variant):
             if path is None:
                 path = self._castle_path(king, rook)
                 self._castle_paths[king, rook] = path
-            k_to, r_to, between = path
-            if k_to < 0:
-                continue
-            if any(board[s] is not None for s in between):
+            k_to, _, _, between = path
+            if k_to < 0 or occ & between:
                 continue
             if not self.castling_safe(pos, king, k_to):
                 continue
             out.append(Move(king, k_to, "castle", aux=rook))
         return out
 
-    def _castle_path(self, king: int, rook: int) -> tuple[int, int, tuple[int, ...]]:
-        """King and rook destinations and the squares that must be empty
+    def _castle_path(self, king: int, rook: int) -> tuple[int, int, tuple[int, ...], int]:
+        """King and rook destinations, the squares that must be empty and their mask
         (k_to is -1 when king and rook do not share a rank)."""
         g = self.geometry
         if g.rank_of(rook) != g.rank_of(king):
-            return (-1, -1, ())
+            return (-1, -1, (), 0)
         kingside = g.file_of(rook) > g.file_of(king)
         label = g.rank_label(king)
         k_to = g.parse_square(f"{'g' if kingside else 'c'}{label}")
         r_to = g.parse_square(f"{'f' if kingside else 'd'}{label}")
         lo = min(king, rook, k_to, r_to)
         hi = max(king, rook, k_to, r_to)
-        return (k_to, r_to, tuple(s for s in range(lo, hi + 1) if s not in (king, rook)))
+        between = tuple(s for s in range(lo, hi + 1) if s not in (king, rook))
+        return (k_to, r_to, between, sum(1 << s for s in between))
 
     def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
         if not self.has_check:
@@ -208,30 +233,32 @@ class ChessLike(Variant):
         """The board part of an ordinary, castling, en passant or double-step move."""
         g = self.geometry
         new.ep = -1
-        if move.flag == "castle":
-            rook = new.board[move.aux]
-            king = new.board[move.frm]
+        flag = move.flag
+        if flag == "castle":
             kingside = move.to > move.frm
             r_to = move.to - 1 if kingside else move.to + 1
-            new.board[move.aux] = None
-            new.board[move.frm] = None
-            new.board[move.to] = king
-            new.board[r_to] = rook
+            rook = new.clear(move.aux)
+            king = new.clear(move.frm)
+            assert rook is not None and king is not None
+            new.put(move.to, king)
+            new.put(r_to, rook)
             new.kings[new.turn] = move.to
             new.castling = frozenset(s for s in new.castling if g.rank_of(s) != g.rank_of(move.frm))
             return
-        if move.flag == "ep":
-            new.board[move.aux] = None
+        if flag == "ep":
+            new.clear(move.aux)
         self.move_piece(new, move)
-        if move.flag == "double":
+        if flag == "double":
             new.ep = (move.frm + move.to) // 2
-        if new.castling:
-            touched = {move.frm, move.to}
-            mover = new.board[move.to]
-            if mover is not None and mover.kind == self.royal:
-                home = g.rank_of(move.frm)
-                new.castling = frozenset(s for s in new.castling if g.rank_of(s) != home)
-            new.castling = frozenset(s for s in new.castling if s not in touched)
+        rights = new.castling
+        if rights:
+            frm, to = move.frm, move.to
+            if new.kings[new.turn] == to:  # the King moved: its rank's rights go
+                home = g.rank_of(frm)
+                rights = frozenset(s for s in rights if g.rank_of(s) != home)
+            if frm in rights or to in rights:
+                rights = rights - {frm, to}
+            new.castling = rights
 
     # ----- notation ------------------------------------------------------
 
@@ -265,7 +292,7 @@ class ChessLike(Variant):
                 f"castling {wing} needs a King and Rook that have never moved; your King or "
                 f"the {self.name(rook)} Rook has moved",
             )
-        k_to, _, between = self._castle_path(king, rook)
+        k_to, _, between, _ = self._castle_path(king, rook)
         busy = [s for s in between if pos.board[s] is not None]
         if busy:
             return (
@@ -336,22 +363,31 @@ class ChessLike(Variant):
 
     def is_insufficient(self, pos: Position) -> bool:
         """Dead position by material: K v K, K+minor v K, K+B v K+B with bishops on one colour."""
-        g = self.geometry
-        others = [(sq, p) for sq, p in enumerate(pos.board) if p is not None and p.kind != "K"]
+        bb = pos.bb
+        others = bishops = knights = 0
+        for shape in self.lay.shapes:
+            b = bb[shape.index]
+            if b and shape.kind != "K":
+                others |= b
+                if shape.kind == "B":
+                    bishops |= b
+                elif shape.kind == "N":
+                    knights |= b
         if not others:
             return True
-        if len(others) == 1 and others[0][1].kind in ("B", "N"):
+        if others.bit_count() == 1 and others & (bishops | knights):
             return True
-        if all(p.kind == "B" for _, p in others):
-            return len({g.is_dark(sq) for sq, _ in others}) == 1
+        if others == bishops:
+            return not bishops & self._dark or not bishops & ~self._dark
         return False
 
     def repetition_key(self, pos: Position) -> Any:
-        """Positions repeat when the board, side, castling rights and a real en passant repeat."""
+        """Positions repeat when the board, side, castling rights and a real en passant
+        repeat: the pieces' Zobrist key and a stable hash of the rest (64 bits)."""
         ep = pos.ep
         if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves(pos)):
             ep = -1
-        return (tuple(pos.board), pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos))
+        return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))
 
     def extra_key(self, pos: Position) -> Any:
         return tuple(sorted(pos.extra.items()))
@@ -398,6 +434,7 @@ class ChessLike(Variant):
             raise ValueError(f"FEN side to move must be 'w' or 'b', not {turn!r}")
         pos = Position(board, WHITE if turn == "w" else BLACK)
         pos.find_kings()
+        self.attach(pos)
         g = self.geometry
         castling = set()
         if rights != "-":

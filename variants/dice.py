@@ -37,6 +37,27 @@ class DiceSource:
     def clone(self) -> DiceSource:
         raise NotImplementedError
 
+    def checkpoint(self) -> object:
+        """A cheap mark to ``rewind`` to if an action fails half-way (``Game.play``)."""
+        return self.count
+
+    def rewind(self, mark: object) -> None:
+        """Undo every roll made since ``checkpoint`` returned ``mark``."""
+        assert isinstance(mark, int)
+        self.count = mark
+
+    def snapshot_state(self) -> object:
+        """What a snapshot keeps besides the roll counter (``variants.snapshot``): None
+        for a stream read by roll number, as the verifiable dice are."""
+        return None
+
+    def resume(self, count: int, state: object) -> None:
+        """Continue the stream at roll ``count`` (``variants.restore``); ``state`` is
+        what ``snapshot_state`` returned on the original's source."""
+        if count < 0:
+            raise ValueError("a roll counter cannot be negative")
+        self.count = count
+
 
 class ScriptedDice(DiceSource):
     """Values consumed in order; after they run out, ``then`` (if any) continues."""
@@ -57,9 +78,33 @@ class ScriptedDice(DiceSource):
         return self.then.roll(sides)
 
     def clone(self) -> ScriptedDice:
-        copy = ScriptedDice(self.values, self.then.clone() if self.then else None)
+        copy = ScriptedDice.__new__(ScriptedDice)
+        copy.values = self.values  # never changed after construction: shared
+        copy.then = self.then.clone() if self.then else None
         copy.count = self.count
         return copy
+
+    def checkpoint(self) -> object:
+        return (self.count, self.then.checkpoint() if self.then else None)
+
+    def rewind(self, mark: object) -> None:
+        assert isinstance(mark, tuple)
+        self.count, then = mark
+        if self.then is not None:
+            self.then.rewind(then)
+
+    def snapshot_state(self) -> object:
+        return self.then.snapshot_state() if self.then is not None else None
+
+    def resume(self, count: int, state: object) -> None:
+        # The rolls past the script go to ``then``: move it on by as many.
+        n = len(self.values)
+        further = max(0, count - n) - max(0, self.count - n)
+        if further and self.then is None:
+            raise ValueError(f"the scripted dice hold {n} rolls, the snapshot is at roll {count}")
+        if self.then is not None and (further or state is not None):
+            self.then.resume(self.then.count + further, state)
+        self.count = count
 
 
 class SeededDice(DiceSource):
@@ -69,9 +114,42 @@ class SeededDice(DiceSource):
         super().__init__()
         self.seed = seed
         self._rng = random.Random(seed)
+        self._saved: tuple[object, ...] | None = None  # generator state at the checkpoint
+        self._armed = False
 
     def _draw(self, sides: int, index: int) -> int:
+        if self._armed:  # save the state only when a roll follows a checkpoint
+            self._saved = self._rng.getstate()
+            self._armed = False
         return self._rng.randint(1, sides)
+
+    def checkpoint(self) -> object:
+        self._armed = True
+        self._saved = None
+        return self.count
+
+    def rewind(self, mark: object) -> None:
+        assert isinstance(mark, int)
+        if self._saved is not None:
+            self._rng.setstate(self._saved)
+        self._saved = None
+        self._armed = False
+        self.count = mark
+
+    def snapshot_state(self) -> object:
+        version, internal, gauss = self._rng.getstate()
+        return (version, internal, gauss)
+
+    def resume(self, count: int, state: object) -> None:
+        if state is None:
+            if count != self.count:
+                raise ValueError("seeded dice cannot skip to another roll without their state")
+            return
+        assert isinstance(state, tuple) and len(state) == 3
+        self._rng.setstate(state)
+        self._saved = None
+        self._armed = False
+        self.count = count
 
     def clone(self) -> SeededDice:
         copy = SeededDice(self.seed)

@@ -15,6 +15,14 @@ from .position import Move, Position
 from .record import Token, parse_record, squash
 from .refusal import Refusal
 
+# Shared (sides, value) pairs for ``Game.rolls``: a long game holds pointers, not tuples.
+_ROLL_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
+
+
+def _pair(sides: int, value: int) -> tuple[int, int]:
+    key = (sides, value)
+    return _ROLL_PAIRS.setdefault(key, key) if len(_ROLL_PAIRS) < 4096 else key
+
 
 class Game:
     """One game of one variant, driven by one dice source."""
@@ -37,6 +45,7 @@ class Game:
         self.tokens: list[Token] = []  # actions and turn rolls, for the record
         self.result: Result | None = None
         self.ended_by_players = False
+        # The legal actions of this ply with their texts, once a front end asked.
         self._legal: tuple[list[Move], list[str]] | None = None
         if fen is None:
             self.pos = rules.initial_position(self.options, self._roll)
@@ -82,16 +91,38 @@ class Game:
 
         A refused text raises ``IllegalMove`` (by cause: ``BadNotation``,
         ``NotLegalHere``, ``AmbiguousMove``, ``GameOver``) carrying the
-        explanation as ``.refusal``; the game is left unchanged."""
+        explanation as ``.refusal``; the game is left unchanged.
+
+        Only the moves the text can name are formatted (``Notation.candidates``),
+        and the played move's check mark comes from the position it makes; the
+        whole legal list is formatted when a front end asks for it."""
         if not isinstance(text, str) or self.result is not None:
             raise self._refused(text)
-        moves, texts = self._legal_pairs()
+        rules, pos = self.rules, self.pos
+        if self._legal is not None:
+            moves, texts = self._legal
+            try:
+                move = rules.parse(pos, text, moves, texts)
+            except IllegalMove as err:
+                raise self._refused(text, err) from None
+            return self._apply(move, texts[moves.index(move)])
+        moves = rules.legal_moves(pos)
+        named = rules.candidates(text, moves)
+        partial = [rules.san(pos, m, moves) if c else None for m, c in zip(moves, named, strict=True)]
         try:
-            move = self.rules.parse(self.pos, text, moves, texts)
-        except IllegalMove as err:
-            raise self._refused(text, err) from None
-        san = texts[moves.index(move)]
-        return self._apply(move, san)
+            move = rules.parse(pos, text, moves, partial)
+        except IllegalMove:
+            # The error names what is legal: read the text again against every text.
+            moves, texts = self._legal_pairs()
+            try:
+                move = rules.parse(pos, text, moves, texts)
+            except IllegalMove as err:
+                raise self._refused(text, err) from None
+            return self._apply(move, texts[moves.index(move)])
+        san = partial[moves.index(move)]
+        if san is None:  # not expected: the candidates cover every text the parser reads
+            san = rules.san(pos, move, moves)
+        return self._apply(move, san, mark=rules.has_check)
 
     def explain(self, text: str) -> Refusal | None:
         """Why ``text`` cannot be played now, or None when it can (``variants.explain``)."""
@@ -138,6 +169,13 @@ class Game:
     def fen(self) -> str:
         return self.rules.fen(self.pos)
 
+    def snapshot(self) -> bytes:
+        """The game's state as compact, versioned bytes; ``variants.restore`` reads
+        them back into a game that goes on exactly as this one (``variants/snapshot.py``)."""
+        from .snapshot import snapshot
+
+        return snapshot(self)
+
     def record(self) -> str:
         headers = [
             f'[Variant "{self.variant}"]',
@@ -159,7 +197,7 @@ class Game:
 
     def _roll(self, sides: int) -> int:
         value = self.dice_source.roll(sides)
-        self.rolls.append((sides, value))
+        self.rolls.append(_pair(sides, value))
         return value
 
     def _legal_pairs(self) -> tuple[list[Move], list[str]]:
@@ -168,31 +206,27 @@ class Game:
             self._legal = (moves, self.rules.format_moves(self.pos, moves))
         return self._legal
 
-    def _apply(self, move: Move, san: str) -> str:
+    def _apply(self, move: Move, san: str, mark: bool = False) -> str:
+        """Make ``move``; ``san`` is its text, without its check mark when ``mark``."""
         n_captured = len(self.captured)
-        saved = (
-            self.pos,
-            len(self.rolls),
-            self.dice_source.clone(),
-            len(self.tokens),
-            self.keys[:],
-            self.result,
-            self.last_move,
-            self.last_mover,
-            self._legal,
-        )
+        n_rolls = len(self.rolls)
+        n_tokens = len(self.tokens)
+        n_keys = len(self.keys)
+        saved = (self.pos, self.result, self.last_move, self.last_mover, self._legal)
+        dice_mark = self.dice_source.checkpoint()
         try:
             old = self.pos
             mover = old.turn
-            before = len(self.rolls)
             new = self.rules.make(old, move, self._roll)
-            values = [v for _, v in self.rolls[before:]]
+            if mark:
+                san += self.rules.check_mark(old, move, after=new)
+            values = [v for _, v in self.rolls[n_rolls:]]
             recorded = self.rules.record_text(old, san, move, values)
             note = self.rules.auto_note(new)
             if note:
                 recorded += " " + note
             self.tokens.append(Token(mover, recorded, self.rules.in_setup(old)))
-            self._note_captures(self.pos, new)
+            self._note_captures(old, new)
             self.pos = new
             self._legal = None
             self.last_move = move
@@ -200,20 +234,12 @@ class Game:
             self.keys.append(self.rules.repetition_key(new))
             self._begin_turn()
         except Exception:
-            (
-                self.pos,
-                n_rolls,
-                self.dice_source,
-                n_tokens,
-                self.keys,
-                self.result,
-                self.last_move,
-                self.last_mover,
-                self._legal,
-            ) = saved
+            self.pos, self.result, self.last_move, self.last_mover, self._legal = saved
+            self.dice_source.rewind(dice_mark)
             del self.rolls[n_rolls:]
             del self.captured[n_captured:]
             del self.tokens[n_tokens:]
+            del self.keys[n_keys:]
             raise
         folded = self.rules.folded_roll(old, move)
         if folded is not None:
@@ -233,14 +259,15 @@ class Game:
         a lost piece the mover brought back (``Variant.returns_from_lost``) leaves them."""
         mover = old.turn
         enemy = 1 - mover
-        after = list(self.rules.material(new, enemy))
-        for kind in self.rules.material(old, enemy):
-            if kind in after:
-                after.remove(kind)
-            else:
-                self.captured.append((enemy, kind))
+        if new.occ[enemy] != old.occ[enemy]:  # an action never adds enemy pieces
+            after = list(self.rules.material(new, enemy))
+            for kind in self.rules.material(old, enemy):
+                if kind in after:
+                    after.remove(kind)
+                else:
+                    self.captured.append((enemy, kind))
         back = self.rules.returns_from_lost
-        if any((mover, kind) in self.captured for kind in back):
+        if back and self.captured and any((mover, kind) in self.captured for kind in back):
             gained = list(self.rules.material(new, mover))
             for kind in self.rules.material(old, mover):
                 if kind in gained:

@@ -37,6 +37,7 @@ from .base import Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
+from .notation import Texts
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
@@ -207,7 +208,8 @@ class Guardener(ChessLike):
         return mate if mate >= 0 and pos.board[mate] == p else -1
 
     def has_guardener(self, pos: Position, color: int) -> bool:
-        return any(p is not None and p.kind == "G" and p.color == color for p in pos.board)
+        bb = pos.bb
+        return any(bb[s.index] for s in self.lay.by_color[color] if s.kind == "G")
 
     # ----- moves ---------------------------------------------------------
 
@@ -240,9 +242,13 @@ class Guardener(ChessLike):
         board = pos.board
         targets = [sq for sq in self.terraces[value] if board[sq] is None]
         out: list[Move] = []
-        for frm, p in enumerate(board):
-            if p is None or p.color != color:
-                continue
+        own = pos.occ[color]
+        while own:
+            b = own & -own
+            own ^= b
+            frm = b.bit_length() - 1
+            p = board[frm]
+            assert p is not None
             if p.kind == "P" and value == NO_PAWN_TERRACE[color]:
                 continue
             if frm == self.start_squares[color][1] and self.partner(pos, frm) >= 0:
@@ -276,8 +282,8 @@ class Guardener(ChessLike):
             return True
         return any(p.kind in PERMISSION.get(v, ()) for v in values)
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        moves = super().legal_moves(pos)
+    def generate_legal(self, pos: Position) -> list[Move]:
+        moves = super().generate_legal(pos)
         if not pos.extra["passed"][pos.turn] and all(
             self.is_plank(pos, m) for m in moves if m.flag != REROLL
         ):
@@ -321,23 +327,21 @@ class Guardener(ChessLike):
             new.dice = None
             new.extra["rerolled"] = True
             return new
-        board = new.board
         if move.flag == PASS:
             passed = list(pos.extra["passed"])
             passed[color] = True
             new.extra["passed"] = (passed[0], passed[1])
             new.ep = -1
         elif move.flag == DROP:
-            board[move.to] = piece("G", color)
+            new.put(move.to, piece("G", color))
             new.ep = -1
         elif move.flag == TELEPORT:
-            p = board[move.frm]
-            assert p is not None
             mate = self.partner(pos, move.frm)
-            board[move.frm] = None
+            p = new.clear(move.frm)
+            assert p is not None
             if mate >= 0:
-                board[mate] = None
-            board[move.to] = piece(p.kind, color)
+                new.clear(mate)
+            new.put(move.to, piece(p.kind, color))
             new.ep = -1
             if p.kind == self.royal:
                 new.kings[color] = move.to
@@ -352,9 +356,10 @@ class Guardener(ChessLike):
             self.make_board(new, move)
             for sq in (lifted, taken):
                 if sq >= 0:
-                    board[sq] = None  # the double start empties both squares at once
+                    new.clear(sq)  # the double start empties both squares at once
             if lifted >= 0:
-                board[move.to] = piece("G", color)
+                new.clear(move.to)
+                new.put(move.to, piece("G", color))
         moved = pos.extra["moved"]
         mover = pos.board[move.frm] if move.frm >= 0 else None
         back_home = mover is not None and mover.kind == "P" and not move.promo
@@ -383,7 +388,7 @@ class Guardener(ChessLike):
     def terrace_number(self, sq: int) -> int:
         return next(n for n, squares in self.terraces.items() if sq in squares)
 
-    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
+    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         try:
             return super().parse(pos, text, legal, texts)
         except IllegalMove:
@@ -433,9 +438,6 @@ class Guardener(ChessLike):
 
     def is_terminal(self, pos: Position) -> bool:
         return min(pos.kings) < 0
-
-    def repetition_key(self, pos: Position) -> Any:
-        return pos.key()  # no repetition rule here; the key only tells positions apart
 
     # ----- FEN -----------------------------------------------------------
 

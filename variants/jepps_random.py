@@ -90,7 +90,7 @@ class JeppsRandom(ChessLike):
         return opts
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
-        pos = Position(self.parse_placement(PAWNS_ONLY))
+        pos = self.attach(Position(self.parse_placement(PAWNS_ONLY)))
         pos.find_kings()
         pos.extra = {
             "phase": "setup",
@@ -180,7 +180,7 @@ class JeppsRandom(ChessLike):
         return None
 
     def place(self, pos: Position, color: int, move: Move) -> None:
-        pos.board[move.to] = piece(move.promo, color)
+        pos.put(move.to, piece(move.promo, color))
         stock = list(pos.extra["stock"])
         s = stock[color]
         i = s.index(move.promo)
@@ -277,10 +277,10 @@ class JeppsRandom(ChessLike):
             return self.setup_actions(pos)
         return super().candidate_moves(pos)
 
-    def legal_moves(self, pos: Position) -> list[Move]:
+    def generate_legal(self, pos: Position) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
-        return super().legal_moves(pos)
+        return super().generate_legal(pos)
 
     def special_moves(self, pos: Position) -> list[Move]:
         return self.relocations(pos)
@@ -347,8 +347,7 @@ class JeppsRandom(ChessLike):
             self.advance(new)
             return new
         if move.flag == "relocate":
-            new.board[move.to] = new.board[move.frm]
-            new.board[move.frm] = None
+            new.lift(move.frm, move.to)
             new.kings[new.turn] = move.to
             new.ep = -1
         else:

@@ -49,32 +49,44 @@ class KingsGuard(ChessLike):
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
         # Non-pawn pieces never capture; pawns capture only with an assist.
-        board = pos.board
-        out = [m for m in super().pseudo_moves(pos) if board[m.to] is None]
+        out = self.ordinary_moves(pos, pos.turn, captures=False)
         out.extend(self.pawn_captures(pos))
         return out
 
     def pawn_captures(self, pos: Position) -> list[Move]:
         """A pawn takes an adjacent enemy when a friendly non-pawn attacks it."""
         color = pos.turn
-        board = pos.board
         g = self.geometry
-        assistants = [
-            sq for sq, p in enumerate(board) if p is not None and p.color == color and p.kind != "P"
-        ]
-        out = []
-        for frm, p in enumerate(board):
-            if p is None or p.color != color or p.kind != "P":
-                continue
+        bb = pos.bb
+        shapes = self.lay.by_color[color]
+        pawns = assist = 0
+        for shape in shapes:
+            if shape.kind == "P":
+                pawns |= bb[shape.index]
+        enemy = pos.occ[1 - color]
+        out: list[Move] = []
+        while pawns:
+            b = pawns & -pawns
+            pawns ^= b
+            frm = b.bit_length() - 1
             for dx, dy in ALL_DIRECTIONS:
                 to = g.offset(frm, dx, dy)
-                if to is None:
+                if to is None or not enemy >> to & 1:
                     continue
-                t = board[to]
-                if t is None or t.color == color:
-                    continue
-                if any(self.attacks(pos, a, to) for a in assistants):
-                    out.append(Move(frm, to))
+                assist = self.attackers(pos, to, color) & ~self._pawns(pos, color)
+                if assist:
+                    plain = Move(frm, to)
+                    if g.rank_label(to) == self.last_rank(color):
+                        out.extend(plain._replace(promo=k) for k in self.promotion_choices(pos, plain))
+                    else:
+                        out.append(plain)
+        return out
+
+    def _pawns(self, pos: Position, color: int) -> int:
+        out = 0
+        for shape in self.lay.by_color[color]:
+            if shape.kind == "P":
+                out |= pos.bb[shape.index]
         return out
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
@@ -141,7 +153,7 @@ class KingsGuard(ChessLike):
         color = pos.turn
         if pos.kings[color] < 0:
             return win(other(color), "king captured")
-        if not any(p is not None and p.color == color and p.kind == "P" for p in pos.board):
+        if not self._pawns(pos, color):
             return win(other(color), "no pawns left")
         if not self.legal_moves(pos):
             return win(other(color), "no legal move")
@@ -153,6 +165,4 @@ class KingsGuard(ChessLike):
 
     def is_terminal(self, pos: Position) -> bool:
         color = pos.turn
-        return pos.kings[color] < 0 or not any(
-            p is not None and p.color == color and p.kind == "P" for p in pos.board
-        )
+        return pos.kings[color] < 0 or not self._pawns(pos, color)

@@ -26,7 +26,7 @@ from .geometry import WHITE
 ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """One piece of the record body, in the order it happened."""
 

@@ -37,6 +37,7 @@ from typing import Any
 from .base import Result, Roller, draw, win
 from .chess import KING, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
+from .notation import Texts
 from .pieces import (
     DIAGONAL,
     FACINGS,
@@ -48,13 +49,12 @@ from .pieces import (
     Mode,
     Offset,
     PieceType,
-    Reach,
     facing_vector,
-    reach_table,
 )
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
 from .status import TurnFacts
+from .tables import stable_hash
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
@@ -243,21 +243,21 @@ class StoneGarden(ChessLike):
     promotion_kinds = HORSE_PROMOTIONS
     start_placement = START_FEN.split()[0]
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._promoted_reach = reach_table(self.geometry, PROMOTED_KING, "N")
-        self._reach_by_piece: dict[Piece, tuple[Reach | None, ...]] = {}
-
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         return self.from_fen(START_FEN)
 
-    def reach(self, p: Piece) -> tuple[Reach | None, ...]:
-        table = self._reach_by_piece.get(p)
-        if table is None:
-            promoted = p.kind == KING.id and p.state == PROMOTED
-            table = self._promoted_reach if promoted else super().reach(p)
-            self._reach_by_piece[p] = table
-        return table
+    def shape_keys(self) -> list[tuple[PieceType, int, str]]:
+        """A promoted King moves as a piece of its own (King plus xiangqi horse)."""
+        return super().shape_keys() + [(PROMOTED_KING, WHITE, "N"), (PROMOTED_KING, BLACK, "S")]
+
+    def shape_for(self, kind: str, color: int, state: str) -> tuple[PieceType, int, str]:
+        if kind == KING.id and state == PROMOTED:
+            return (PROMOTED_KING, color, "N" if color == WHITE else "S")
+        return super().shape_for(kind, color, state)
+
+    def promotes(self, kind: str) -> bool:
+        """A Horse reaching the last rank must promote."""
+        return kind == HORSE.id
 
     # ----- halves and Raven turning ---------------------------------------------
 
@@ -337,30 +337,6 @@ class StoneGarden(ChessLike):
 
     # ----- moves ---------------------------------------------------------------------
 
-    def piece_moves(self, pos: Position, frm: int, p: Piece, out: list[Move]) -> None:
-        if p.kind != POLICEMAN.id:
-            super().piece_moves(pos, frm, p, out)
-            return
-        # Two paths (left and right) reach the square straight ahead: list it once.
-        mine: list[Move] = []
-        super().piece_moves(pos, frm, p, mine)
-        out.extend(dict.fromkeys(mine))
-
-    def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
-        """A Horse reaching the last rank must promote."""
-        out: list[Move] = []
-        for m in moves:
-            p = pos.board[m.frm]
-            if (
-                p is not None
-                and p.kind == HORSE.id
-                and self.geometry.rank_label(m.to) == self.last_rank(p.color)
-            ):
-                out.extend(m._replace(promo=k) for k in HORSE_PROMOTIONS)
-            else:
-                out.append(m)
-        return out
-
     def special_moves(self, pos: Position) -> list[Move]:
         """Raven turns: 90° in place, or a sideways step turning to face that way
         (RULES.md section 4, reading)."""
@@ -392,19 +368,21 @@ class StoneGarden(ChessLike):
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         new = pos.copy()
         color = pos.turn
-        board = new.board
         if move.frm != move.to:
             self.move_piece(new, move)
         if move.flag == TURN:
-            board[move.to] = piece(RAVEN.id, color, move.facing)
-        moved = board[move.to]
+            new.clear(move.to)
+            new.put(move.to, piece(RAVEN.id, color, move.facing))
+        moved = new.board[move.to]
         assert moved is not None
         if moved.kind == KING.id:
             # Promoted in the enemy half; demoted on moving back into its own half.
             state = PROMOTED if self.in_enemy_half(move.to, color) else ""
             if moved.state == PROMOTED and not state:
                 new.extra["demotions"] = _bump(new.extra["demotions"], color, 1)
-            board[move.to] = piece(KING.id, color, state)
+            if moved.state != state:
+                new.clear(move.to)
+                new.put(move.to, piece(KING.id, color, state))
         new.extra["moves"] = _bump(new.extra["moves"], color, 1)
         if pos.extra["cooling"] or move.flag == TURN:
             new.extra["cooling"] = self.cooling_after(pos, move)
@@ -440,16 +418,6 @@ class StoneGarden(ChessLike):
             new.fullmove += 1
         new.turn = other(old.turn)
 
-    def has_legal_move(self, pos: Position) -> bool:
-        """Stop at the first move that leaves the King safe (mate and stalemate tests)."""
-        color = pos.turn
-        for m in self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos):
-            new = self.make(pos, m, _no_dice)
-            k = new.kings[color]
-            if k < 0 or not self.is_attacked(new, k, other(color)):
-                return True
-        return False
-
     # ----- end of game -----------------------------------------------------------------
 
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
@@ -472,9 +440,10 @@ class StoneGarden(ChessLike):
     def repetition_key(self, pos: Position) -> Any:
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
-        ravens = {p.color for p in pos.board if p is not None and p.kind == RAVEN.id}
+        bb = pos.bb
+        ravens = {s.color for s in self.lay.shapes if s.kind == RAVEN.id and bb[s.index]}
         early = tuple(min(e["moves"][c], NO_TURN_MOVES) if c in ravens else None for c in (WHITE, BLACK))
-        return (tuple(pos.board), pos.turn, early, e["cooling"])
+        return pos.zkey ^ stable_hash((pos.turn, early, e["cooling"]))
 
     # ----- notation ----------------------------------------------------------------------
 
@@ -487,7 +456,7 @@ class StoneGarden(ChessLike):
         plain = move._replace(flag="", facing="")
         return super().san(pos, plain, [m for m in legal if m.flag != TURN]) + f"^{move.facing}"
 
-    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
+    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         """Text ending ``^X`` names a turn to X; any other text names a move without one."""
         m = _TURN_SUFFIX.search(self.normalize(text)) if text and len(text) <= 64 else None
         if m:
@@ -499,7 +468,7 @@ class StoneGarden(ChessLike):
             keep = [i for i, mv in enumerate(legal) if mv.flag != TURN]
         # A refused text is explained by ``explain.py`` (which names every legal action).
         return super().parse(
-            pos, body, [legal[i] for i in keep], [_TURN_MARK.sub("", texts[i]) for i in keep]
+            pos, body, [legal[i] for i in keep], [_strip_turn(texts[i]) for i in keep]
         )
 
     # ----- FEN -----------------------------------------------------------------------------
@@ -515,7 +484,8 @@ class StoneGarden(ChessLike):
             if p is None:
                 continue
             if p.kind == RAVEN.id and not p.state:
-                pos.board[sq] = piece(RAVEN.id, p.color, _FORWARD[p.color])
+                pos.clear(sq)
+                pos.put(sq, piece(RAVEN.id, p.color, _FORWARD[p.color]))
             elif p.kind == RAVEN.id and p.state not in FACINGS:
                 raise ValueError(f"a Raven faces N, E, S or W, not {p.state!r}")
             elif p.kind == KING.id and p.state not in ("", PROMOTED):
@@ -567,6 +537,10 @@ class StoneGarden(ChessLike):
                 raise ValueError(f"a cooling Raven has made fewer than {_REST_CAP} moves since turning")
             out[sq] = int(m.group(2))
         return tuple(sorted(out.items()))
+
+
+def _strip_turn(text: str | None) -> str | None:
+    return _TURN_MARK.sub("", text) if text is not None else None
 
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six")

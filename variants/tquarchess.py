@@ -10,10 +10,12 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
+from .notation import Texts
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
 from .status import TurnFacts
+from .tables import Layout
 
 TQUARC = PieceType(
     "T",
@@ -115,11 +117,22 @@ class Tquarchess(ChessLike):
             "rolled": 0,
         }
 
+    def prepare_layout(self, lay: Layout) -> None:
+        super().prepare_layout(lay)
+        self._tquarc_shapes = tuple(
+            tuple(s.index for s in lay.by_color[c] if s.kind == "T") for c in (WHITE, BLACK)
+        )
+
+    def tquarcs(self, pos: Position, color: int) -> int:
+        """The squares of ``color``'s Tquarcs (one at most), as a bitboard."""
+        self.lay  # noqa: B018 (the Tquarc shapes are known once the tables are built)
+        out = 0
+        for s in self._tquarc_shapes[color]:
+            out |= pos.bb[s]
+        return out
+
     def tquarc_square(self, pos: Position, color: int) -> int:
-        for sq, p in enumerate(pos.board):
-            if p is not None and p.kind == "T" and p.color == color:
-                return sq
-        return -1
+        return self.tquarcs(pos, color).bit_length() - 1
 
     def can_enter(self, pos: Position, color: int) -> bool:
         return bool(pos.extra["hand"][color] and pos.extra["gates"][color])
@@ -211,10 +224,14 @@ class Tquarchess(ChessLike):
                     extra.append(m._replace(flag="kres", promo="T"))
         return moves + extra
 
-    def legal_moves(self, pos: Position) -> list[Move]:
-        moves = super().legal_moves(pos)
+    def generate_legal(self, pos: Position) -> list[Move]:
+        moves = super().generate_legal(pos)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
-        if not pos.extra["rolled"] and any(m.gate >= 0 for m in moves):
+        if (
+            not pos.extra["rolled"]
+            and self.can_enter(pos, pos.turn)
+            and any(m.gate >= 0 for m in moves)
+        ):
             moves.append(Move(-1, -1, "roll"))
         return moves
 
@@ -227,43 +244,46 @@ class Tquarchess(ChessLike):
             new.dice = (value,)
             return new
         new = pos.copy()
-        board = new.board
         moved = pos.board[move.frm]
         assert moved is not None
         tq_acted = moved.kind == "T"
         if move.flag == "teleport":
-            board[move.frm] = None
-            board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+            new.clear(move.frm)
+            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
             new.ep = -1
         elif move.flag == "king2":
-            board[move.frm] = None
-            board[move.to] = moved
+            new.lift(move.frm, move.to)
             new.kings[color] = move.to
             new.ep = -1
             new.castling = frozenset(s for s in new.castling if s not in self.home[color])
             new.extra["king2"] = with_side(new.extra["king2"], color, True)
         elif move.flag == "kres":
             self.make_board(new, move._replace(flag="", promo=""))
-            board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+            new.clear(move.to)
+            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
             tq_acted = True
         else:
             self.make_board(new, move)
             if move.promo == "T":
-                board[move.to] = piece("T", color, str(roll(TQUARC_DIE)))
+                new.clear(move.to)
+                new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
                 tq_acted = True
         if move.gate >= 0:
             value = pos.extra["rolled"] or roll(TQUARC_DIE)
-            board[move.gate] = piece("T", color, str(value))
+            new.put(move.gate, piece("T", color, str(value)))
             new.extra["hand"] = with_side(new.extra["hand"], color, False)
             tq_acted = True
         # Back-rank squares whose original piece has now left (or was taken there).
-        gates = list(new.extra["gates"])
-        touched = {move.frm, move.to, move.aux} if move.flag == "castle" else {move.frm, move.to}
-        for c in (WHITE, BLACK):
-            gates[c] = gates[c] - touched
-        new.extra["gates"] = (gates[0], gates[1])
-        new.extra["last_tq"] = color if tq_acted else -1
-        new.extra["rolled"] = 0
+        white, black = new.extra["gates"]
+        if white or black:
+            touched = (
+                {move.frm, move.to, move.aux} if move.flag == "castle" else {move.frm, move.to}
+            )
+            if not (white.isdisjoint(touched) and black.isdisjoint(touched)):
+                new.extra["gates"] = (white - touched, black - touched)
+        extra = new.extra
+        extra["last_tq"] = color if tq_acted else -1
+        extra["rolled"] = 0
         new.dice = None
         self.finish(new, move, pos)
         return new
@@ -322,7 +342,7 @@ class Tquarchess(ChessLike):
             return f"roll%{rolled}", "roll"
         return None
 
-    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Sequence[str]) -> Move:
+    def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``
         (an ordinary move) stay apart. A missing '%' is forgiven when only one
         action can be meant: ``Bg5/T`` for ``Bg5/T%``, ``roll`` for ``roll%``."""
@@ -335,7 +355,7 @@ class Tquarchess(ChessLike):
             rolled = [
                 m
                 for m, t in zip(legal, texts, strict=True)
-                if "%" in t and _unrolled(self.normalize(t)) == norm
+                if t is not None and "%" in t and _unrolled(self.normalize(t)) == norm
             ]
             if len(rolled) != 1:
                 raise
@@ -346,7 +366,7 @@ class Tquarchess(ChessLike):
     def is_insufficient(self, pos: Position) -> bool:
         # A Tquarc on the board, one that can still enter, or one a Knight can
         # resurrect is material (a lapsed entry is not).
-        if any(p is not None and p.kind == "T" for p in pos.board):
+        if self.tquarcs(pos, WHITE) or self.tquarcs(pos, BLACK):
             return False
         for c in (WHITE, BLACK):
             if self.can_enter(pos, c) or (self.tquarc_lost(pos, c) and pos.count("N", c)):

@@ -96,7 +96,6 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Pat
     seen_all: dict[tuple[int, int], str] = {}
     seen_start: dict[int, str] = {}
     kills_mid_play = 0
-    started = time.monotonic()
     run = 0
     while kills_mid_play < KILLS:
         run += 1
@@ -140,7 +139,6 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Pat
                 if start_rolls != "[]":
                     assert seen_start.setdefault(game_id, start_rolls) == start_rolls
     assert len(acked) >= 250
-    assert time.monotonic() - started < 110
 
     # Every game replays from its log, every roll is the seed's, and a resumed game
     # shows the dice of its last acknowledged action.
