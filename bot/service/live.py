@@ -65,6 +65,8 @@ class Live:
     before the first completed turn aborts the game (``bot.service.clock``).
     ``snapshot_seq``: the log entry up to which the stored snapshot holds this game
     (``bot.service.snapshots``); a new one is due every ``SNAPSHOT_EVERY`` entries.
+    ``partial``: the game was restored from a snapshot, so ``game.record()`` holds only
+    what came after it (the whole record is a replay of the log: ``history`` does that).
     """
 
     game: Any  # variants.Game
@@ -72,6 +74,7 @@ class Live:
     ply: int
     turns: int = 0
     snapshot_seq: int = 0  # the log entry of the latest snapshot taken of it (0: none)
+    partial: bool = False  # restored from a snapshot: its record starts there
 
 
 def dice_drawn(game: Any) -> int:

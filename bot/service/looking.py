@@ -25,7 +25,7 @@ from typing import Any
 from bot.service.access import Viewer
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
-from bot.service.live import make_summary, make_view, taken_back
+from bot.service.live import make_summary, make_view, rebuild, taken_back
 from bot.service.results import (
     GameSummary,
     GameView,
@@ -174,6 +174,8 @@ class Looking(ServiceCore):
                 HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at)
                 for a in actions
             )
+            if live is not None and live.partial:  # restored from a snapshot: replay all
+                live = await self._cpu(rebuild, row, actions)
             record = "" if live is None else await self._cpu(live.game.record)
             return History(make_view(row, live), record, entries, row.start_rolls)
 

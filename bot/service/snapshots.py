@@ -62,5 +62,6 @@ def restore(row: GameRow, snapshot: SnapshotRow, after: Sequence[ActionRow]) -> 
         raise ValueError("the snapshot does not match its game")
     live = Live(game=game, seq=snapshot.seq, ply=snapshot.ply, turns=snapshot.turns)
     live.snapshot_seq = snapshot.seq
+    live.partial = True
     catch_up(row, live, after)
     return live
