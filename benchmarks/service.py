@@ -27,7 +27,8 @@ Methodology:
   games) cannot hold them all: that is the cache pressure. ``--restart`` times the first
   ``--seconds`` after the service opens, with nothing warm.
 - **Baseline interleaved.** ``baseline`` is this tree with the issue-12 service changes off:
-  no snapshots (a cache miss replays the whole log), no warm-up, the default collector.
+  no snapshots (a cache miss replays the whole log), no warm-up, the default collector,
+  SQLite's own checkpoints inside commits (not the store's background checkpointer).
   Runs alternate ABBA, each in a fresh process on a fresh copy of the same database.
 - **Reported** per run: p50/p99/max latency, the largest event-loop block (a task that
   sleeps 1 ms and records its overshoot), the collector's pauses by generation
@@ -214,6 +215,7 @@ async def one_run(
     from bot.discord_app import ChessGardenBot, Settings, service_label
     from bot.service import GameService
     from bot.service.gcpolicy import GcWatch
+    from storage.sqlite import CHECKPOINT_EVERY
 
     improved = variant == "improved"
     logging.basicConfig(level=logging.ERROR)
@@ -231,7 +233,12 @@ async def one_run(
 
     core.rebuild, core.restore = counting_rebuild, counting_restore  # type: ignore[assignment]
 
-    service = await GameService.open(str(db), label=service_label, snapshots=improved)
+    service = await GameService.open(
+        str(db),
+        label=service_label,
+        snapshots=improved,
+        checkpoint_every=CHECKPOINT_EVERY if improved else None,
+    )
     bot = ChessGardenBot(service, Settings())
     fake = FakeDiscord(
         bot_id=snowflake(), application_id=snowflake(), state_of=lambda: bot._connection

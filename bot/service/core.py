@@ -65,6 +65,7 @@ from storage import (
     StoreFullError,
     WriteTx,
 )
+from storage.sqlite import CHECKPOINT_EVERY
 from variants.dice import new_secret_seed
 
 MAX_TEXT = 200
@@ -216,12 +217,15 @@ class ServiceCore(Timekeeping):
         db: str | os.PathLike[str] | None = None,
         *,
         busy_timeout_ms: int | None = None,
+        checkpoint_every: float | None = CHECKPOINT_EVERY,
         **kwargs: Any,
     ) -> Self:
         """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it.
 
-        Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot."""
-        store: dict[str, Any] = {}
+        Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot.
+        ``checkpoint_every``: seconds between the store's background checkpoints
+        (``None``: SQLite's own, inside commits; see ``storage.sqlite``)."""
+        store: dict[str, Any] = {"checkpoint_every": checkpoint_every}
         if busy_timeout_ms is not None:
             store["busy_timeout_ms"] = busy_timeout_ms
         if kwargs.get("clock") is not None:  # log entries are stamped on the same clock

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import random
 import shutil
@@ -358,3 +359,29 @@ async def test_the_gc_policy_freezes_and_turns_full_collections_off() -> None:
         watch.remove()
         gc.unfreeze()
     assert gc.get_threshold() == saved
+
+
+async def test_the_log_reaches_the_database_file_without_a_commit_waiting(
+    tmp_path: Path,
+) -> None:
+    """The background checkpointer copies the write-ahead log into the database file;
+    the writer's own checkpoint (inside a commit) is pushed far away."""
+    for every, expected in ((0.05, True), (None, False)):
+        path = tmp_path / f"cp-{every}.sqlite3"
+        service = await GameService.open(
+            str(path), renderer=None, dice_renderer=None, checkpoint_every=every
+        )
+        try:
+            game_id = await start(service, "kings_guard", 1)
+            await play_random(service, game_id, 3, random.Random(1))
+            await asyncio.sleep(0.3)
+            copy = tmp_path / f"main-only-{every}.sqlite3"
+            shutil.copy(path, copy)  # the database file alone, without its -wal
+            with sqlite3.connect(copy) as conn:
+                try:
+                    found = conn.execute("SELECT count(*) FROM actions").fetchone()[0]
+                except sqlite3.OperationalError:  # not even the tables are in the file yet
+                    found = 0
+            assert (found == 3) is expected, (every, found)
+        finally:
+            await service.close()
