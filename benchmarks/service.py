@@ -353,8 +353,10 @@ async def one_run(
 
     prober = asyncio.create_task(probe())
     started = time.perf_counter()
+    cpu = time.process_time()
     await load(seconds, rng, timed=True)
     elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     stop.set()
     await prober
     watch.remove()
@@ -373,6 +375,8 @@ async def one_run(
         "p99": q(0.99),
         "max": ms[-1] if ms else float("nan"),
         "lag_ms": worst * 1000,
+        "cpu_ms": cpu * 1000 / max(1, len(ms)),
+        "load": os.getloadavg()[0],
         "gc": watch.summary(),
         "full_replays": counts["full"],
         "restores": counts["restored"],
@@ -445,7 +449,8 @@ def main() -> None:
                 print(
                     f"rep {rep + 1} {variant:8s}: {out['n']} moves ({out['rate']:.1f}/s) "
                     f"p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, max {out['max']:.1f} ms; "
-                    f"largest loop block {out['lag_ms']:.1f} ms; GC pauses by generation "
+                    f"largest loop block {out['lag_ms']:.1f} ms; CPU {out['cpu_ms']:.1f} ms/move; "
+                    f"load {out['load']:.1f}; GC pauses by generation "
                     f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
                     f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
                     f"{out['refused']}, errors {out['errors']}, dropped {out['dropped']}",
@@ -464,6 +469,7 @@ def main() -> None:
             print(
                 f"  {variant:8s}: p50 {med('p50'):.1f} ms, p99 {med('p99'):.1f} ms, "
                 f"max {med('max'):.1f} ms, largest loop block {med('lag_ms'):.1f} ms, "
+                f"CPU {med('cpu_ms'):.1f} ms/move, "
                 f"largest gen-2 pause {full2:.1f} ms; p99 {verdict} the goal {GOAL_P99_MS:g} ms"
             )
         if len(results) == 2 and args.reps:
