@@ -153,7 +153,8 @@ Looking (anyone who can see the game)::
 
 Board messages (contract C8; no viewer, the Discord layer's own bookkeeping)::
 
-    set_board_message(*, game_id, channel_id, message_id) -> None   # the latest board post
+    set_board_message(*, game_id, channel_id, message_id) -> tuple[int, int] | None
+        # the latest board post; returns the one it replaces (read in the same transaction)
     board_message(*, game_id) -> tuple[int, int] | None             # (channel id, message id)
 
 Result types (``bot.service.results``)::
