@@ -213,7 +213,7 @@ async def one_run(
 
     import bot.service.core as core
     from bot.discord_app import ChessGardenBot, Settings, service_label
-    from bot.service import GameService
+    from bot.service import GameService, ServiceError
     from bot.service.gcpolicy import GcWatch
     from storage.sqlite import CHECKPOINT_EVERY
 
@@ -260,7 +260,12 @@ async def one_run(
     finished: set[int] = set()
 
     async def seen_act(**kwargs: Any) -> Any:
-        outcome = await real_act(**kwargs)
+        try:
+            outcome = await real_act(**kwargs)
+        except ServiceError as error:  # the player gets a private refusal
+            failures["refused"] += 1
+            refusals[type(error).__name__] = refusals.get(type(error).__name__, 0) + 1
+            raise
         view = outcome.game
         if view.status != "active":
             finished.add(view.id)
@@ -273,7 +278,8 @@ async def one_run(
     busy: set[int] = set()
     ids = list(known)
     latencies: list[float] = []
-    failures = {"refused": 0, "dropped": 0, "errors": 0}
+    failures = {"refused": 0, "dropped": 0, "errors": 0, "no_board": 0}
+    refusals: dict[str, int] = {}
 
     async def move(gid: int, arrival: float, rng: random.Random) -> None:
         info = known[gid]
@@ -286,21 +292,19 @@ async def one_run(
             "type": 1,
             "options": [{"name": "notation", "type": 3, "value": notation}],
         }
-        world._register(payload, None)
+        state = world._register(payload, None)
         try:
             interaction = discord.Interaction(data=payload, state=bot._connection)  # type: ignore[arg-type]
-            before = len(fake.requests)
             await bot.tree._call(interaction)
             latencies.append(time.perf_counter() - arrival)
-            sent = fake.requests[before:]
-            if not any(r.files for r in sent):
-                failures["refused"] += 1
+            if not any(r.files for r in fake.requests if r.interaction_id == state.id):
+                failures["no_board"] += 1  # answered without a board (a refusal, ...)
         except Exception:
             failures["errors"] += 1
         finally:
             busy.discard(gid)
-            if len(fake.requests) > 2000:
-                del fake.requests[:1000]
+            if len(fake.requests) > 4000:
+                del fake.requests[:2000]
 
     async def load(duration: float, rng: random.Random, timed: bool) -> None:
         tasks: set[asyncio.Task[None]] = set()
@@ -381,6 +385,7 @@ async def one_run(
         "full_replays": counts["full"],
         "restores": counts["restored"],
         "cached": cached,
+        "refusals": refusals,
         **failures,
     }
 
@@ -453,7 +458,8 @@ def main() -> None:
                     f"load {out['load']:.1f}; GC pauses by generation "
                     f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
                     f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
-                    f"{out['refused']}, errors {out['errors']}, dropped {out['dropped']}",
+                    f"{out['refused']} {out['refusals'] or ''}, answered without a board "
+                    f"{out['no_board']}, errors {out['errors']}, dropped {out['dropped']}",
                     flush=True,
                 )
         print("medians over the repetitions:")
