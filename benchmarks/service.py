@@ -1,208 +1,493 @@
-"""Benchmark the game service: 1,000 live games, many simulated players, rendering included.
+"""What a player waits for when they move on Discord, under load (issue 12).
 
-    python benchmarks/service.py [--games 1000] [--clients 64] [--seconds 15]
-                                 [--rate 40] [--db PATH] [--no-render]
+    python benchmarks/service.py [--games 1000 | --games 10000 | --restart]
+                                 [--seconds 60] [--reps 3] [--rate 50]
+                                 [--only improved|baseline] [--templates 200] [--keep DIR]
 
-Two phases over the same 1,000 live games (all five variants, SQLite file with
-synchronous=FULL, every action in its own transaction, a PNG rendered per action):
+Methodology:
 
-1. throughput: ``--clients`` players act back to back (no thinking time), each on a
-   random game nobody else is acting on; prints actions/s.
-2. latency: players arrive as a Poisson stream at ``--rate`` actions/s (people think
-   between moves), each playing one random legal action; prints p50/p90/p99/max of
-   ``GameService.act`` (lock + transaction + engine + render) against the target
-   p99 <= 50 ms.
-
-A game that ends is replaced by a new one in the same channel (not timed).
+- **The real per-move sequence.** Each move is a ``/move`` slash command built as a raw
+  ``INTERACTION_CREATE`` payload, parsed by discord.py's own state and run by the bot's
+  command tree (``ChessGardenBot`` with its cogs): ``flows.act`` calls the service once
+  (act, board PNG, dice PNG, legal list), answers with the board post, stores the board
+  message and takes the buttons off the previous board. Only Discord's two HTTP edges
+  are replaced (``tests/bot/discord_fake``: every request is answered in memory).
+- **Timed from the arrival** (the scheduled instant of a Poisson stream at ``--rate``,
+  default 50 actions/s) to the return of the command, i.e. after the last request the
+  bot sends for that move. Arrivals are not delayed by slow answers (no coordinated
+  omission): a late loop shows up in the figures.
+- **Aged games.** Every game is 40 to 100 plies old before timing (``--templates`` games
+  are played out with the engine and stored; the rest of the ``--games`` are copies of
+  their logs in other channels with other players). A move is chosen at random from the
+  legal list the previous answer gave (what a player sees); a game that ends is left.
+- **No pre-filled caches.** Nothing asks the engine for legal moves before the timer.
+  ``--games N`` is the steady state: the games have been in use (improved: the service's
+  own warm-up; baseline: each game viewed once, most recent first, as players would have
+  brought them in), then 5 s of the same load untimed. With 10,000 games the cache (4,096
+  games) cannot hold them all: that is the cache pressure. ``--restart`` times the first
+  ``--seconds`` after the service opens, with nothing warm.
+- **Baseline interleaved.** ``baseline`` is this tree with the issue-12 service changes off:
+  no snapshots (a cache miss replays the whole log), no warm-up, the default collector,
+  SQLite's own checkpoints inside commits (not the store's background checkpointer).
+  Runs alternate ABBA, each in a fresh process on a fresh copy of the same database.
+- **Reported** per run: p50/p99/max latency, the largest event-loop block (a task that
+  sleeps 1 ms and records its overshoot), the collector's pauses by generation
+  (``gc.callbacks``), full replays and snapshot restores; then the medians over the
+  repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import logging
 import os
 import random
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "bot"))  # the payload-level Discord fake
 
-import variants  # noqa: E402
-from bot.service import GameService, ServiceError  # noqa: E402
-
-TARGET_P99_MS = 50.0
-
-
-@dataclass
-class Table:
-    location: int
-    game_id: int = 0
-    busy: bool = False
+GOAL_P99_MS = 50.0
+GUILD = 1_200_000_000_000_000_000
+CHANNEL0 = 1_200_000_000_000_100_000
+PLAYER0 = 1_300_000_000_000_000_000
+MIN_PLIES, MAX_PLIES = 40, 100
 
 
-@dataclass
-class Stats:
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    finished: int = 0
-    images: int = 0
+def players(index: int) -> tuple[int, int]:
+    return PLAYER0 + 2 * index, PLAYER0 + 2 * index + 1
 
 
-async def new_game(service: GameService, table: Table, rng: random.Random) -> None:
-    white, black = 10_000 + table.location * 2, 10_001 + table.location * 2
-    made = await service.challenge(
-        location_id=table.location,
-        challenger_id=white,
-        opponent_id=black,
-        colour="white",
-        variant=rng.choice(variants.names()),
+# ----- the aged database ---------------------------------------------------------------
+
+
+async def build(path: Path, games: int, templates: int, seed: int) -> None:
+    """``games`` live games aged 40-100 plies: ``templates`` played out with the engine,
+    the rest copies of their logs; snapshots as the improved service leaves them; and
+    ``path.json``: per game, what its players last saw (turn, legal list)."""
+    import variants
+    from bot.service import GameService
+    from bot.service.live import rebuild
+    from bot.service.snapshots import take
+    from storage import NewAction
+
+    seeds = iter(range(10**9))
+    service = await GameService.open(
+        str(path),
+        renderer=None,
+        dice_renderer=None,
+        rng=random.Random(seed),
+        seed_factory=lambda: f"bench-{seed}-{next(seeds)}",
+        max_open_challenges=10**6,
     )
-    await service.accept(game_id=made.game.id, user_id=black, render=False)
-    table.game_id = made.game.id
-
-
-async def one_action(
-    service: GameService, table: Table, rng: random.Random, stats: Stats, render: bool
-) -> None:
-    table.busy = True
-    try:
-        view = await service.view(game_id=table.game_id)
-        if view.is_over or view.ply >= 200:
-            if not view.is_over:
-                await service.resign(game_id=table.game_id, user_id=view.white_id or 0)
-            stats.finished += 1
-            await new_game(service, table, rng)
-            view = await service.view(game_id=table.game_id)
-        legal = await service.legal_moves(game_id=table.game_id)
-        text = rng.choice(legal)
-        started = time.perf_counter()
-        try:
-            outcome = await service.act(
-                game_id=table.game_id,
-                user_id=view.to_move_id or 0,
-                text=text,
-                expected_ply=view.ply,
-                render=render,
-            )
-        except ServiceError:
-            stats.errors += 1
-            return
-        stats.latencies.append(time.perf_counter() - started)
-        stats.images += outcome.image is not None
-    finally:
-        table.busy = False
-
-
-def pick(tables: list[Table], rng: random.Random) -> Table | None:
-    for _ in range(20):
-        table = rng.choice(tables)
-        if not table.busy:
-            return table
-    return None
-
-
-async def throughput(
-    service: GameService, tables: list[Table], clients: int, seconds: float, render: bool
-) -> Stats:
-    stats = Stats()
-    deadline = time.perf_counter() + seconds
-
-    async def client(seed: int) -> None:
-        rng = random.Random(seed)
-        while time.perf_counter() < deadline:
-            table = pick(tables, rng)
-            if table is None:
-                await asyncio.sleep(0)
-                continue
-            await one_action(service, table, rng, stats, render)
-
-    await asyncio.gather(*(client(i) for i in range(clients)))
-    return stats
-
-
-async def latency(
-    service: GameService, tables: list[Table], rate: float, seconds: float, render: bool
-) -> Stats:
-    stats = Stats()
-    rng = random.Random(7)
-    tasks: set[asyncio.Task[None]] = set()
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        await asyncio.sleep(rng.expovariate(rate))
-        table = pick(tables, rng)
-        if table is None:
-            continue
-        table.busy = True
-        task = asyncio.create_task(
-            one_action(service, table, random.Random(rng.random()), stats, render)
+    rng = random.Random(seed)
+    known: dict[int, dict[str, Any]] = {}
+    made: list[int] = []
+    names = variants.names()
+    index = 0
+    while len(made) < min(templates, games):
+        white, black = players(index)
+        location = CHANNEL0 + index
+        index += 1
+        challenge = await service.challenge(
+            location_id=location,
+            challenger_id=white,
+            opponent_id=black,
+            variant=names[len(made) % len(names)],
+            colour="white",
+            guild_id=GUILD,
         )
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
-    await asyncio.gather(*tasks)
-    return stats
+        gid = (await service.accept(game_id=challenge.game.id, user_id=black, render=False)).game.id
+        row = await service.repo.get_game(gid)
+        assert row is not None
+        live = rebuild(row, [])
+        game = live.game
+        target = rng.randint(MIN_PLIES, MAX_PLIES)
+        entries = []
+        while len(entries) < target and game.result is None:
+            before = len(game.rolls)
+            mover = white if game.turn == "white" else black
+            text = game.play(rng.choice(game.legal_moves()))
+            entries.append(
+                NewAction(gid, len(entries) + 1, "move", mover, text, tuple(game.rolls[before:]))
+            )
+        async with service.repo.write() as tx:
+            for entry in entries:
+                await tx.append_action(entry)
+        if game.result is not None:
+            async with service.repo.write() as tx:  # ended while ageing: not a live game
+                await tx.append_action(
+                    NewAction(gid, len(entries) + 1, "resign", white, "white resigns")
+                )
+                from storage import GameChanges
+
+                await tx.update_game(
+                    gid, GameChanges(status="finished", result="0-1", result_reason="resignation")
+                )
+            continue
+        row = await service.repo.get_game(gid)
+        assert row is not None
+        live = rebuild(row, await service.repo.actions(gid))
+        async with service.repo.write() as tx:
+            await tx.save_snapshot(take(row, live))
+        made.append(gid)
+        known[gid] = {
+            "white": white,
+            "black": black,
+            "turn": game.turn,
+            "legal": game.legal_moves(),
+            "channel": location,
+        }
+        if len(made) % 50 == 0:
+            print(f"  aged {len(made)} games", file=sys.stderr)
+    await service.close()
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(games)")]
+    fixed = {
+        "id", "location_id", "challenger_id", "opponent_id", "white_id", "black_id",
+        "request_id", "log_count", "roll_count",
+    }  # fmt: skip
+    copied = [c for c in columns if c not in fixed]
+    conn.execute("BEGIN")
+    for n in range(len(made), games):
+        source = made[n % len(made)]
+        white, black = players(index)
+        location = CHANNEL0 + index
+        index += 1
+        now = "2026-01-01T00:00:00.000+00:00"
+        for player in (white, black):
+            conn.execute(
+                "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, NULL, ?, ?)",
+                (player, now, now),
+            )
+        gid = conn.execute(
+            f"INSERT INTO games ({', '.join(copied)}, location_id, challenger_id, opponent_id, "
+            f"white_id, black_id, log_count, roll_count) SELECT {', '.join(copied)}, ?, ?, ?, ?, ?, "
+            "0, json_array_length(start_rolls) FROM games WHERE id = ? RETURNING id",
+            (location, white, black, white, black, source),
+        ).fetchone()[0]
+        src = known[source]
+        conn.execute(
+            "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
+            "roll_index, created_at) SELECT ?, seq, kind, NULL, "
+            "CASE actor_id WHEN ? THEN ? ELSE ? END, text, rolls, roll_index, created_at "
+            "FROM actions WHERE game_id = ? ORDER BY seq",
+            (gid, src["white"], white, black, source),
+        )
+        conn.execute(
+            "INSERT INTO snapshots SELECT ?, seq, ply, turns, roll_count, format, data, "
+            "created_at FROM snapshots WHERE game_id = ?",
+            (gid, source),
+        )
+        known[gid] = {**src, "white": white, "black": black, "channel": location}
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    path.with_suffix(".json").write_text(json.dumps(known))
 
 
-def report(name: str, stats: Stats, seconds: float) -> float:
-    ms = sorted(x * 1000 for x in stats.latencies)
-    if not ms:
-        print(f"{name}: no actions completed")
-        return float("inf")
+# ----- one timed run (a fresh process) ----------------------------------------------------
+
+
+async def one_run(
+    db: Path, mode: str, variant: str, seconds: float, rate: float, seed: int
+) -> dict[str, Any]:
+    import discord
+    from discord.webhook.async_ import async_context
+    from discord_fake import FakeDiscord
+    from discord_payloads import channel_payload, snowflake
+    from harness import Person, World
+
+    import bot.service.core as core
+    from bot.discord_app import ChessGardenBot, Settings, service_label
+    from bot.service import GameService, ServiceError
+    from bot.service.gcpolicy import GcWatch
+    from storage.sqlite import CHECKPOINT_EVERY
+
+    improved = variant == "improved"
+    logging.basicConfig(level=logging.ERROR)
+    known = {int(k): v for k, v in json.loads(db.with_suffix(".json").read_text()).items()}
+    counts = {"full": 0, "restored": 0}
+    real_rebuild, real_restore = core.rebuild, core.restore
+
+    def counting_rebuild(*args: Any) -> Any:
+        counts["full"] += 1
+        return real_rebuild(*args)
+
+    def counting_restore(*args: Any) -> Any:
+        counts["restored"] += 1
+        return real_restore(*args)
+
+    core.rebuild, core.restore = counting_rebuild, counting_restore  # type: ignore[assignment]
+
+    service = await GameService.open(
+        str(db),
+        label=service_label,
+        snapshots=improved,
+        checkpoint_every=CHECKPOINT_EVERY if improved else None,
+    )
+    bot = ChessGardenBot(service, Settings())
+    fake = FakeDiscord(
+        bot_id=snowflake(), application_id=snowflake(), state_of=lambda: bot._connection
+    )
+    world = World(bot, fake, service)
+    world.guild_id = world.everyone_role = GUILD
+    bot.http.request = fake.bot_request  # type: ignore[method-assign]
+    async_context.set(world.adapter)
+    await bot.login("bench-token")
+    world._create_guild()
+    for gid, info in known.items():
+        channel = info["channel"]
+        fake.channels[channel] = channel_payload(channel, GUILD, f"game-{gid}", 0, position=10)
+    world._guild_create(list(fake.channels.values()), [])
+    command_id = snowflake()
+
+    # What the players last saw of each game, kept up to date by the answers.
+    real_act = service.act
+    finished: set[int] = set()
+
+    async def seen_act(**kwargs: Any) -> Any:
+        try:
+            outcome = await real_act(**kwargs)
+        except ServiceError as error:  # the player gets a private refusal
+            failures["refused"] += 1
+            refusals[type(error).__name__] = refusals.get(type(error).__name__, 0) + 1
+            raise
+        view = outcome.game
+        if view.status != "active":
+            finished.add(view.id)
+        else:
+            known[view.id]["turn"] = view.turn
+            known[view.id]["legal"] = list(outcome.legal)
+        return outcome
+
+    service.act = seen_act  # type: ignore[method-assign]
+    busy: set[int] = set()
+    ids = list(known)
+    latencies: list[float] = []
+    failures = {"refused": 0, "dropped": 0, "errors": 0, "no_board": 0}
+    refusals: dict[str, int] = {}
+
+    async def move(gid: int, arrival: float, rng: random.Random) -> None:
+        info = known[gid]
+        person = Person(info["white"] if info["turn"] == "white" else info["black"], "p")
+        payload = world._base(person, info["channel"], 2)
+        notation = rng.choice(info["legal"])
+        payload["data"] = {
+            "id": str(command_id),
+            "name": "move",
+            "type": 1,
+            "options": [{"name": "notation", "type": 3, "value": notation}],
+        }
+        state = world._register(payload, None)
+        try:
+            interaction = discord.Interaction(data=payload, state=bot._connection)  # type: ignore[arg-type]
+            await bot.tree._call(interaction)
+            latencies.append(time.perf_counter() - arrival)
+            if not any(r.files for r in fake.requests if r.interaction_id == state.id):
+                failures["no_board"] += 1  # answered without a board (a refusal, ...)
+        except Exception:
+            failures["errors"] += 1
+        finally:
+            busy.discard(gid)
+            if len(fake.requests) > 4000:
+                del fake.requests[:2000]
+
+    async def load(duration: float, rng: random.Random, timed: bool) -> None:
+        tasks: set[asyncio.Task[None]] = set()
+        start = time.perf_counter()
+        due = start
+        while True:
+            due += rng.expovariate(rate)
+            if due - start > duration:
+                break
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            for _ in range(20):
+                gid = rng.choice(ids)
+                if gid not in busy and gid not in finished:
+                    break
+            else:
+                failures["dropped"] += timed
+                continue
+            busy.add(gid)
+            task = asyncio.create_task(move(gid, due, random.Random(rng.random())))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.gather(*tasks)
+
+    rng = random.Random(seed)
+    if mode == "steady":
+        if improved:
+            await service.start_warm_up(gc_policy=True)
+        else:
+            rows = await service.repo.recent_live_games(len(ids))
+            for row in rows:
+                await service.view(game_id=row.id)
+        await load(5.0, rng, timed=False)
+        latencies.clear()
+    elif improved:
+        service.start_warm_up(gc_policy=True)
+
+    watch = GcWatch().install()
+    watch.reset()
+    counts.update(full=0, restored=0)
+    worst = 0.0
+    stop = asyncio.Event()
+
+    async def probe() -> None:
+        nonlocal worst
+        while not stop.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(0.001)
+            worst = max(worst, time.perf_counter() - t - 0.001)
+
+    prober = asyncio.create_task(probe())
+    started = time.perf_counter()
+    cpu = time.process_time()
+    await load(seconds, rng, timed=True)
+    elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    stop.set()
+    await prober
+    watch.remove()
+    cached = len(service._cache)
+    await bot.close()
+    await service.close()
+    ms = sorted(x * 1000 for x in latencies)
 
     def q(p: float) -> float:
-        return ms[min(len(ms) - 1, int(p * len(ms)))]
+        return ms[min(len(ms) - 1, int(p * len(ms)))] if ms else float("nan")
 
-    print(
-        f"{name}: {len(ms)} actions in {seconds:.1f} s = {len(ms) / seconds:.1f} actions/s; "
-        f"latency p50 {q(0.50):.1f} ms, p90 {q(0.90):.1f} ms, p99 {q(0.99):.1f} ms, "
-        f"max {ms[-1]:.1f} ms, mean {statistics.fmean(ms):.1f} ms; "
-        f"images {stats.images}, refused {stats.errors}, games finished {stats.finished}"
-    )
-    return q(0.99)
+    return {
+        "n": len(ms),
+        "rate": len(ms) / elapsed,
+        "p50": q(0.50),
+        "p99": q(0.99),
+        "max": ms[-1] if ms else float("nan"),
+        "lag_ms": worst * 1000,
+        "cpu_ms": cpu * 1000 / max(1, len(ms)),
+        "load": os.getloadavg()[0],
+        "gc": watch.summary(),
+        "full_replays": counts["full"],
+        "restores": counts["restored"],
+        "cached": cached,
+        "refusals": refusals,
+        **failures,
+    }
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+# ----- the driver ---------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--clients", type=int, default=64)
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--rate", type=float, default=40.0, help="offered actions/s, phase 2")
-    parser.add_argument("--db", default=None)
-    parser.add_argument("--no-render", action="store_true")
+    parser.add_argument(
+        "--restart", action="store_true", help="the first --seconds after a restart"
+    )
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=50.0, help="Poisson arrivals per second")
+    parser.add_argument("--only", choices=("improved", "baseline"), default=None)
+    parser.add_argument("--templates", type=int, default=200, help="games aged with the engine")
+    parser.add_argument(
+        "--keep", default=None, help="directory to keep (and reuse) the aged database"
+    )
+    parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)  # db mode variant seconds seed
     args = parser.parse_args()
-    render = not args.no_render
+    if args.run:
+        db, mode, variant, seconds, seed = args.run
+        result = asyncio.run(one_run(Path(db), mode, variant, float(seconds), args.rate, int(seed)))
+        print(json.dumps(result))
+        return
+
+    mode = "restart" if args.restart else "steady"
+    variants_run = [args.only] if args.only else ["improved", "baseline"]
     with tempfile.TemporaryDirectory() as tmp:
-        db = args.db or os.path.join(tmp, "bench.sqlite3")
-        service = await GameService.open(db)
-        rng = random.Random(1)
+        home = Path(args.keep) if args.keep else Path(tmp)
+        home.mkdir(parents=True, exist_ok=True)
+        template = home / f"aged-{args.games}-{args.templates}.sqlite3"
+        if not template.exists() or not template.with_suffix(".json").exists():
+            started = time.perf_counter()
+            print(f"ageing {args.games} games ({args.templates} played out) ...", file=sys.stderr)
+            asyncio.run(build(template, args.games, args.templates, seed=12))
+            print(f"  built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         print(
-            f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
-            f"{os.cpu_count()} CPUs, render={'on' if render else 'off'}, db={db}"
+            f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, "
+            f"load average {os.getloadavg()[0]:.1f}; {args.games} live games aged "
+            f"{MIN_PLIES}-{MAX_PLIES} plies, mode {mode}, Poisson {args.rate:g}/s, "
+            f"{args.seconds:g} s x {args.reps}; goal p99 <= {GOAL_P99_MS:g} ms"
         )
-        started = time.perf_counter()
-        tables = [Table(location) for location in range(1, args.games + 1)]
-        for table in tables:
-            await new_game(service, table, rng)
-        print(f"set up {len(tables)} live games in {time.perf_counter() - started:.1f} s")
-        # Warm the renderer's caches (sprites, boards) once per variant, untimed.
-        for table in tables[:20]:
-            await one_action(service, table, rng, Stats(), render)
+        results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants_run}
+        for rep in range(args.reps):
+            order = variants_run if rep % 2 == 0 else list(reversed(variants_run))
+            for variant in order:
+                db = home / f"run-{variant}.sqlite3"
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{db}{suffix}").unlink(missing_ok=True)
+                shutil.copy(template, db)
+                shutil.copy(template.with_suffix(".json"), db.with_suffix(".json"))
+                done = subprocess.run(
+                    [sys.executable, __file__, "--rate", str(args.rate), "--run", str(db), mode,
+                     variant, str(args.seconds), str(100 + rep)],
+                    capture_output=True, text=True, cwd=ROOT,
+                )  # fmt: skip
+                if done.returncode != 0:
+                    raise SystemExit(f"run failed:\n{done.stderr[-3000:]}")
+                out = json.loads(done.stdout.strip().splitlines()[-1])
+                results[variant].append(out)
+                gc_ = out["gc"]
+                print(
+                    f"rep {rep + 1} {variant:8s}: {out['n']} moves ({out['rate']:.1f}/s) "
+                    f"p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, max {out['max']:.1f} ms; "
+                    f"largest loop block {out['lag_ms']:.1f} ms; CPU {out['cpu_ms']:.1f} ms/move; "
+                    f"load {out['load']:.1f}; GC pauses by generation "
+                    f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
+                    f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
+                    f"{out['refused']} {out['refusals'] or ''}, answered without a board "
+                    f"{out['no_board']}, errors {out['errors']}, dropped {out['dropped']}",
+                    flush=True,
+                )
+        print("medians over the repetitions:")
+        for variant, runs in results.items():
+            if not runs:
+                continue
 
-        t0 = time.perf_counter()
-        stats = await throughput(service, tables, args.clients, args.seconds, render)
-        report(f"throughput ({args.clients} players back to back)", stats, time.perf_counter() - t0)
+            def med(key: str, runs: list[dict[str, Any]] = runs) -> float:
+                return statistics.median(r[key] for r in runs)
 
-        t0 = time.perf_counter()
-        stats = await latency(service, tables, args.rate, args.seconds, render)
-        p99 = report(f"latency (Poisson {args.rate:g} actions/s)", stats, time.perf_counter() - t0)
-        verdict = "meets" if p99 <= TARGET_P99_MS else "MISSES"
-        print(f"p99 {p99:.1f} ms {verdict} the target p99 <= {TARGET_P99_MS:g} ms")
-        await service.close()
+            full2 = max(r["gc"]["largest_ms"][2] for r in runs)
+            verdict = "meets" if med("p99") <= GOAL_P99_MS else "MISSES"
+            print(
+                f"  {variant:8s}: p50 {med('p50'):.1f} ms, p99 {med('p99'):.1f} ms, "
+                f"max {med('max'):.1f} ms, largest loop block {med('lag_ms'):.1f} ms, "
+                f"CPU {med('cpu_ms'):.1f} ms/move, "
+                f"largest gen-2 pause {full2:.1f} ms; p99 {verdict} the goal {GOAL_P99_MS:g} ms"
+            )
+        if len(results) == 2 and args.reps:
+            ratios = [
+                a["p99"] / b["p99"]
+                for a, b in zip(results["improved"], results["baseline"], strict=True)
+            ]
+            print(
+                f"p99 improved / baseline, median of per-repetition ratios: "
+                f"{statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})"
+            )
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -101,6 +101,9 @@ async def _serve(settings: Settings) -> None:
     # The store is opened before Discord is contacted: a store that cannot be opened
     # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
+    # Live games warm up in the background, the most recent first, while the bot logs
+    # in; then the collector's policy keeps full collections off the loop (issue 12).
+    service.start_warm_up()
     try:
         async with ChessGardenBot(service, settings) as bot:
             assert settings.token is not None

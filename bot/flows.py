@@ -100,11 +100,9 @@ def board_post(
 async def remember_board(interaction: Interaction, game_id: int, sent: Sent) -> Sent | None:
     """Store ``sent`` as the game's board message (in the database, so it outlives a
     restart); return the one it replaces."""
-    service = service_of(interaction)
-    previous = await service.board_message(game_id=game_id)
-    await service.set_board_message(
+    previous = await service_of(interaction).set_board_message(
         game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
-    )
+    )  # one call: it answers with the board it replaces
     return Sent(*previous) if previous is not None else None
 
 

@@ -29,6 +29,7 @@ from storage.models import (
     PlayerRow,
     ResultText,
     Roll,
+    SnapshotRow,
 )
 from storage.repository import (
     ConflictError,
@@ -76,6 +77,7 @@ __all__ = [
     "ResultText",
     "Roll",
     "SchemaError",
+    "SnapshotRow",
     "SqliteRepository",
     "StorageError",
     "StoreBusyError",

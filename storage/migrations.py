@@ -401,5 +401,26 @@ _V4: list[str] = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4]
+# Snapshots (issue 12): a cache of each live game's engine state after log entry ``seq``,
+# so that a rebuild replays only the entries after it. Never the truth: the log is; a
+# snapshot that does not check out is ignored and the game is replayed from the start.
+# The index serves the warm-up after a restart (live games, the most recent first).
+_SNAPSHOTS: list[str] = [
+    """
+    CREATE TABLE snapshots (
+        game_id     INTEGER PRIMARY KEY REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),   -- log entries 1..seq are in it
+        ply         INTEGER NOT NULL,
+        turns       INTEGER NOT NULL,                    -- completed turns (the clock's count)
+        roll_count  INTEGER NOT NULL,                    -- dice drawn so far (start rolls too)
+        format      TEXT NOT NULL,                       -- how ``data`` is written
+        data        BLOB NOT NULL,
+        created_at  TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS games_by_location ON games (location_id, id)",
+    "CREATE INDEX games_active_recent ON games (updated_at) WHERE status = 'active'",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS]
 LATEST_VERSION = len(MIGRATIONS)

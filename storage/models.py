@@ -180,6 +180,21 @@ class ActionRow:
 
 
 @dataclass(frozen=True)
+class SnapshotRow:
+    """A cached engine state of a game after log entry ``seq`` (issue 12): a rebuild
+    restores it and replays only the later entries. ``format`` names how ``data`` is
+    written (the service's business); the log, not this, is the truth."""
+
+    game_id: int
+    seq: int
+    ply: int
+    turns: int
+    roll_count: int
+    format: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class NewAction:
     game_id: int
     seq: int

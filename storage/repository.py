@@ -41,6 +41,7 @@ from storage.models import (
     NewAction,
     NewGame,
     PlayerRow,
+    SnapshotRow,
 )
 
 
@@ -115,6 +116,14 @@ class WriteTx(Protocol):
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None: ...
 
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]: ...
+
+    async def save_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Keep it unless the game has a later snapshot already; whether it was kept."""
+        ...
+
     async def list_games(self, query: GameQuery) -> list[GameRow]: ...
 
     async def upsert_player(self, player_id: int, name: str | None = None) -> None: ...
@@ -132,6 +141,17 @@ class Repository(Protocol):
     async def actions(self, game_id: int, after: int = 0) -> list[ActionRow]: ...
 
     async def last_seq(self, game_id: int) -> int: ...
+
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The game's latest snapshot (a cache of its engine state, issue 12) and the log
+        entries after it; without a snapshot, the whole log."""
+        ...
+
+    async def recent_live_games(self, limit: int) -> list[GameRow]:
+        """Active games, the most recently changed first (indexed)."""
+        ...
 
     async def get_player(self, player_id: int) -> PlayerRow | None: ...
 

@@ -19,6 +19,14 @@ file and the cause; see ``storage.opening``). Later, a lock held past the busy t
 raises ``StoreBusyError`` and a full disk ``StoreFullError`` (both ``StoreUnavailableError``):
 the transaction is rolled back and the same call may be retried.
 
+Checkpoints: in WAL mode SQLite copies the log back into the database file (a
+checkpoint) from inside a commit once the log passes 1,000 pages: with ``FULL`` that
+commit then waits for the copy and two syncs, and every write queued behind it waits
+too (hundreds of ms on a busy disk). So a third connection checkpoints (``PASSIVE``: it
+never blocks a writer or a reader) every ``checkpoint_every`` seconds in the
+background, and the writer's own automatic checkpoint is raised to a far limit
+(``AUTOCHECKPOINT_PAGES``) that only a stalled background checkpointer reaches.
+
 Log integrity: triggers keep each game's ``log_count`` and ``roll_count`` with every
 append, number each action's first roll (``roll_index``), and refuse an entry out of
 order, an update or a delete of the log, and a second seed.
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -49,6 +58,7 @@ from storage.models import (
     NewGame,
     PlayerRow,
     Roll,
+    SnapshotRow,
 )
 from storage.opening import check_path, close_fully, open_cause
 from storage.repository import (
@@ -62,9 +72,13 @@ from storage.repository import (
     StoreUnavailableError,
 )
 
+log = logging.getLogger(__name__)
+
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
 BUSY_TIMEOUT_MS = 10_000
+CHECKPOINT_EVERY = 1.0  # seconds between background checkpoints
+AUTOCHECKPOINT_PAGES = 20_000  # the writer checkpoints itself only past this (about 80 MB)
 
 Clock = Callable[[], str]
 
@@ -270,6 +284,39 @@ class _Reads:
         )
         return [_action_from_row(r) for r in rows]
 
+    async def snapshot(self, game_id: int) -> SnapshotRow | None:
+        """The game's latest snapshot (a cache of its engine state), if any."""
+        row = await _fetchone(
+            self._conn,
+            "SELECT game_id, seq, ply, turns, roll_count, format, data FROM snapshots "
+            "WHERE game_id = ?",
+            (game_id,),
+        )
+        if row is None:
+            return None
+        game, seq, ply, turns, roll_count, form, data = tuple(row)
+        return SnapshotRow(
+            int(game), int(seq), int(ply), int(turns), int(roll_count), str(form), bytes(data)
+        )
+
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The latest snapshot and the log entries after it (all of them without one):
+        what a rebuild needs."""
+        found = await self.snapshot(game_id)
+        return found, await self.actions(game_id, after=found.seq if found else 0)
+
+    async def recent_live_games(self, limit: int) -> list[GameRow]:
+        """Active games, the most recently changed first (the warm-up after a restart)."""
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (max(0, int(limit)),),
+        )
+        return [_game_from_row(r) for r in rows]
+
     async def last_seq(self, game_id: int) -> int:
         """The number of entries in the game's log (0 for none)."""
         row = await _fetchone(
@@ -436,6 +483,30 @@ class SqliteWriteTx(_Reads):
         if changed != 1:
             raise NotFoundError(f"no game {game_id}")
 
+    async def save_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Keep ``snapshot`` as the game's latest unless a later one is stored already;
+        whether it was kept."""
+        changed = await _run(
+            self._conn,
+            "INSERT INTO snapshots (game_id, seq, ply, turns, roll_count, format, data, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, ply = excluded.ply, "
+            "turns = excluded.turns, roll_count = excluded.roll_count, "
+            "format = excluded.format, data = excluded.data, created_at = excluded.created_at "
+            "WHERE excluded.seq > snapshots.seq",
+            (
+                snapshot.game_id,
+                snapshot.seq,
+                snapshot.ply,
+                snapshot.turns,
+                snapshot.roll_count,
+                snapshot.format,
+                snapshot.data,
+                self._now(),
+            ),
+        )
+        return changed == 1
+
     async def upsert_player(self, player_id: int, name: str | None = None) -> None:
         now = self._now()
         await _run(
@@ -457,6 +528,8 @@ class SqliteRepository(_Reads):
         reader: aiosqlite.Connection,
         path: str,
         clock: Clock,
+        checkpointer: aiosqlite.Connection | None = None,
+        checkpoint_every: float = CHECKPOINT_EVERY,
     ) -> None:
         super().__init__(reader)
         self._writer = writer
@@ -465,6 +538,21 @@ class SqliteRepository(_Reads):
         self._now = clock
         self._write_lock = asyncio.Lock()
         self._closed = False
+        self._checkpointer = checkpointer
+        self._checkpoint_every = checkpoint_every
+        self._checkpointing: asyncio.Task[None] | None = None
+        if checkpointer is not None:
+            self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoints())
+
+    async def _checkpoints(self) -> None:
+        """Copy the write-ahead log into the database now and then, off the writer."""
+        assert self._checkpointer is not None
+        while True:
+            await asyncio.sleep(self._checkpoint_every)
+            try:
+                await self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as error:  # the writer's own checkpoint is the fallback
+                log.warning("background checkpoint failed: %s", error)
 
     @classmethod
     async def open(
@@ -473,12 +561,14 @@ class SqliteRepository(_Reads):
         *,
         clock: Clock = utc_now,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        checkpoint_every: float | None = CHECKPOINT_EVERY,
     ) -> SqliteRepository:
         """Open (creating if needed) and migrate the database file.
 
         Raises ``StoreOpenError`` (one line: the file and the cause) when it cannot,
         after closing every connection it made, so that no worker thread is left
-        running to keep the process alive.
+        running to keep the process alive. ``checkpoint_every``: seconds between
+        background checkpoints (``None``: SQLite's own, inside commits).
         """
         resolved = resolve_db_path(path)
         memory = resolved == ":memory:"
@@ -493,6 +583,10 @@ class SqliteRepository(_Reads):
             reader = writer if memory else await _connect(resolved, busy_timeout_ms, opened)
             if not memory:
                 await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
+            checkpointer = None
+            if not memory and checkpoint_every is not None:
+                await writer.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
+                checkpointer = await _connect(resolved, busy_timeout_ms, opened)
         except BaseException as error:
             for conn in reversed(opened):
                 await close_fully(conn)
@@ -504,7 +598,9 @@ class SqliteRepository(_Reads):
                     f"cannot open the database {resolved}: {open_cause(resolved, cause or error)}"
                 ) from error
             raise
-        return cls(writer, reader, resolved, clock)
+        if checkpointer is None:
+            return cls(writer, reader, resolved, clock)
+        return cls(writer, reader, resolved, clock, checkpointer, float(checkpoint_every or 0))
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[SqliteWriteTx]:
@@ -529,6 +625,12 @@ class SqliteRepository(_Reads):
         if self._closed:
             return
         self._closed = True
+        if self._checkpointing is not None:
+            self._checkpointing.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._checkpointing
+        if self._checkpointer is not None:
+            await self._checkpointer.close()
         async with self._write_lock:
             if self._reader is not self._writer:
                 await self._reader.close()

@@ -7,13 +7,18 @@ any ``ServiceError`` nothing stored has changed.
 
 Opening and closing::
 
-    service = await GameService.open(db_path, busy_timeout_ms=None, **options)
+    service = await GameService.open(db_path, busy_timeout_ms=None, checkpoint_every=1.0,
+                                     **options)
         # path, $CHESSGARDEN_DB or ./chessgarden.sqlite3. A store that cannot be opened
         # raises storage.StoreOpenError, one line naming the file and the cause, with
         # every connection closed (the process can exit at once).
     service = GameService(repository, renderer=..., dice_renderer=..., label=..., rng=...,
-                          seed_factory=..., max_open_challenges=3, cpu_workers=2)
-    await service.close()
+                          seed_factory=..., max_open_challenges=3, cpu_workers=2,
+                          cache_size=4096, snapshots=True)
+    service.start_warm_up(gc_policy=True)  # after a restart: background task (issue 12)
+    await service.warm_up(limit=None) -> list[int]  # the same, awaited; ids warmed, in order
+    await service.idle()   # wait for background work (warm-up, snapshots) and write them
+    await service.close()  # also writes the snapshots still pending
 
     # renderer:      Callable[[variants.Game, str], bytes], (game, 'white'|'black') -> PNG;
     #                default renderers.render_png(game, orientation=...). None: no boards.
@@ -26,6 +31,17 @@ Opening and closing::
     # clock:         a bot.service.Clock (now(), sleep_until()); default SystemClock. Tests
     #                pass a ManualClock. GameService.open stamps log entries on it too.
     # challenge_hours: hours before a challenge nobody accepted expires (24).
+    # cache_size:    live games kept in memory (engine state), least recently used out.
+    # snapshots:     keep a snapshot of each live game every 8 log entries (taken after
+    #                the answer, written in batches), so a game that is not in memory is
+    #                restored and replays a few entries, not its whole log
+    #                (bot.service.snapshots; the log stays the truth).
+    # checkpoint_every: seconds between the store's background WAL checkpoints (None:
+    #                SQLite's own, inside commits; storage.sqlite).
+    # start_warm_up: live games rebuilt into the cache, the most recently played first,
+    #                in worker threads (the renderer's sprites first); then, with
+    #                gc_policy, gc.freeze() and no automatic full collections
+    #                (bot.service.gcpolicy). `chessgarden run` starts it.
 
 Addressing a game: every per-game method takes ``location_id=`` (the channel or thread
 id; it finds the live game there, or for looking the last game there) or ``game_id=``.
@@ -137,7 +153,8 @@ Looking (anyone who can see the game)::
 
 Board messages (contract C8; no viewer, the Discord layer's own bookkeeping)::
 
-    set_board_message(*, game_id, channel_id, message_id) -> None   # the latest board post
+    set_board_message(*, game_id, channel_id, message_id) -> tuple[int, int] | None
+        # the latest board post; returns the one it replaces (read in the same transaction)
     board_message(*, game_id) -> tuple[int, int] | None             # (channel id, message id)
 
 Result types (``bot.service.results``)::

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import os
 import random
 from collections import OrderedDict
@@ -32,6 +33,7 @@ from bot.service.errors import (
     StoreBusy,
     StoreFull,
 )
+from bot.service.gcpolicy import GcPolicy
 from bot.service.live import (
     DiceRenderer,
     Live,
@@ -45,6 +47,7 @@ from bot.service.live import (
     result_text,
 )
 from bot.service.results import GameView, Outcome
+from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
 from storage import (
@@ -56,11 +59,13 @@ from storage import (
     GameRow,
     NewAction,
     Repository,
+    SnapshotRow,
     SqliteRepository,
     StoreBusyError,
     StoreFullError,
     WriteTx,
 )
+from storage.sqlite import CHECKPOINT_EVERY
 from variants.dice import new_secret_seed
 
 MAX_TEXT = 200
@@ -68,6 +73,9 @@ MAX_REQUEST_ID = 200
 COLOURS: tuple[Colour, Colour] = ("white", "black")
 CATCH_UP_INLINE = 4  # log entries replayed on the loop; more go to a worker thread
 VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
+SNAPSHOT_FLUSH_DELAY = 0.5  # seconds: snapshots due meanwhile are written in one transaction
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -174,6 +182,7 @@ class ServiceCore(Timekeeping):
         cpu_workers: int = 2,
         clock: Clock | None = None,
         challenge_hours: float = DEFAULT_CHALLENGE_HOURS,
+        snapshots: bool = True,
     ) -> None:
         if isinstance(max_open_challenges, bool) or not isinstance(max_open_challenges, int):
             raise ValueError("max_open_challenges must be a whole number")
@@ -193,6 +202,14 @@ class ServiceCore(Timekeeping):
         self.max_open_challenges = max_open_challenges
         self._workers = Workers(cpu_workers)
         self._init_time(clock, challenge_hours)
+        # Snapshots (issue 12): a rebuild replays only the log after the latest one.
+        self.snapshots = snapshots
+        self._snapshotting: set[int] = set()
+        self._unwritten: dict[int, SnapshotRow] = {}
+        self._flusher: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self.gc_policy: GcPolicy | None = None
+        self.warming: asyncio.Task[list[int]] | None = None
 
     @classmethod
     async def open(
@@ -200,12 +217,15 @@ class ServiceCore(Timekeeping):
         db: str | os.PathLike[str] | None = None,
         *,
         busy_timeout_ms: int | None = None,
+        checkpoint_every: float | None = CHECKPOINT_EVERY,
         **kwargs: Any,
     ) -> Self:
         """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it.
 
-        Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot."""
-        store: dict[str, Any] = {}
+        Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot.
+        ``checkpoint_every``: seconds between the store's background checkpoints
+        (``None``: SQLite's own, inside commits; see ``storage.sqlite``)."""
+        store: dict[str, Any] = {"checkpoint_every": checkpoint_every}
         if busy_timeout_ms is not None:
             store["busy_timeout_ms"] = busy_timeout_ms
         if kwargs.get("clock") is not None:  # log entries are stamped on the same clock
@@ -220,9 +240,23 @@ class ServiceCore(Timekeeping):
         return service
 
     async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+        await self._flush_snapshots()
+        if self.gc_policy is not None:
+            await self.gc_policy.stop()
         self._workers.close()
         if self._owns_repository:
             await self.repo.close()
+
+    def _spawn(self, work: Awaitable[T]) -> asyncio.Task[T]:
+        """A background task the service waits for (or cancels) when it closes."""
+        task: asyncio.Task[T] = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
 
     async def _cpu(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Rebuilds, legal lists, images: in a worker thread (see ``bot.service.workers``)."""
@@ -351,10 +385,164 @@ class ServiceCore(Timekeeping):
                 live = None
         if live is None or live.seq != seq:
             self._cache.pop(row.id, None)
-            live = await self._cpu(rebuild, row, await source.actions(row.id))
+            live = await self._rebuild(source, row)
+            self._snapshot_soon(row, live)
         if remember:
             self._remember(row.id, live)
         return live
+
+    async def _rebuild(self, source: WriteTx | Repository, row: GameRow) -> Live:
+        """The game from its latest snapshot and the entries after it, or from the
+        whole log when there is no usable snapshot; in a worker thread either way."""
+        if self.snapshots:
+            snapshot, after = await source.snapshot_and_actions(row.id)
+            if snapshot is None:  # ``after`` is the whole log
+                return await self._cpu(rebuild, row, after)
+            try:
+                return await self._cpu(restore, row, snapshot, after)
+            except Exception as error:  # a cache, never the truth: replay the log
+                log.warning("game %s: snapshot %s not used: %s", row.id, snapshot.seq, error)
+        return await self._cpu(rebuild, row, await source.actions(row.id))
+
+    # ----- snapshots (issue 12) -------------------------------------------------
+
+    def _snapshot_soon(self, row: GameRow, live: Live) -> None:
+        """Take a snapshot of a live game after the answer, if one is due: every
+        ``SNAPSHOT_EVERY`` log entries. Off the hot path: a background task, the
+        pickling in a worker thread, the writing batched with others."""
+        if (
+            not self.snapshots
+            or row.status != "active"
+            or live.seq - live.snapshot_seq < SNAPSHOT_EVERY
+            or row.id in self._snapshotting
+        ):
+            return
+        self._snapshotting.add(row.id)
+        self._spawn(self._take_snapshot(row))
+
+    async def _take_snapshot(self, row: GameRow) -> None:
+        try:
+            async with self._lock(self._game_locks, row.id):
+                live = self._cache.get(row.id)
+                if live is None or live.seq - live.snapshot_seq < SNAPSHOT_EVERY:
+                    return
+                snapshot = await self._cpu(take, row, live)
+                live.snapshot_seq = snapshot.seq
+            self._unwritten[row.id] = snapshot
+            if self._flusher is None or self._flusher.done():
+                self._flusher = self._spawn(self._flush_later())
+        except Exception as error:  # a snapshot is an optimisation: never an error
+            log.warning("game %s: no snapshot taken: %s", row.id, error)
+        finally:
+            self._snapshotting.discard(row.id)
+
+    async def idle(self) -> None:
+        """Wait for the background work started so far (the warm-up, snapshots being
+        taken), then write the snapshots still pending."""
+        while True:
+            tasks = [t for t in self._background if t is not self._flusher and not t.done()]
+            if not tasks:
+                break
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._flush_snapshots()
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(SNAPSHOT_FLUSH_DELAY)
+        await self._flush_snapshots()
+
+    async def _flush_snapshots(self) -> None:
+        """Write the snapshots taken meanwhile, in one transaction."""
+        batch, self._unwritten = self._unwritten, {}
+        if not batch:
+            return
+        try:
+            async with self.repo.write() as tx:
+                for snapshot in batch.values():
+                    await tx.save_snapshot(snapshot)
+        except Exception as error:
+            log.warning("%d snapshots not written: %s", len(batch), error)
+            for game_id in batch:  # due again: taken again with a later move
+                live = self._cache.get(game_id)
+                if live is not None:
+                    live.snapshot_seq = 0
+
+    # ----- warming up after a restart (issue 12) -------------------------------
+
+    async def warm_up(self, limit: int | None = None) -> list[int]:
+        """Rebuild live games into the cache, the most recently played first, until
+        ``limit`` (default: the cache's size) or the cache is full; returns their ids in
+        the order warmed. Games that players reach first are already there (or being
+        built for them, under their lock) and are skipped. Rebuilds run in worker
+        threads from snapshots; a game without one gets its first snapshot."""
+        wanted = self._cache_size if limit is None else max(0, min(limit, self._cache_size))
+        rows = await self.repo.recent_live_games(wanted)
+        warmed: list[int] = []
+        for row in rows:
+            if len(self._cache) >= self._cache_size:
+                break
+            if row.id in self._cache:
+                continue
+            async with self._lock(self._game_locks, row.id):
+                if row.id in self._cache:
+                    continue
+                try:
+                    live = await self._fresh(self.repo, row, remember=False)
+                except Exception as error:  # a game that cannot be rebuilt stays cold
+                    log.warning("game %s not warmed up: %s", row.id, error)
+                    continue
+                if live is None or row.id in self._cache:
+                    continue
+                self._cache[row.id] = live
+                # Behind the games players have touched meanwhile, and behind the more
+                # recent ones warmed before it: it is the first to go if space runs out.
+                self._cache.move_to_end(row.id, last=False)
+                warmed.append(row.id)
+        return warmed
+
+    async def _warm_drawing(self) -> None:
+        """Draw one board and one set of dice per variant in a worker thread: the
+        renderer's modules are imported and its sprites and empty boards drawn before the
+        first player needs them (after a restart, these first draws cost seconds)."""
+        if self._renderer is None and self._dice_renderer is None:
+            return
+
+        def draw_each() -> None:
+            for key in variants.names():
+                game = variants.new_game(key, seed=0)
+                if self._renderer is not None:
+                    self._renderer(game, "white")
+                    self._renderer(game, "black")
+                if self._dice_renderer is not None and game.dice:
+                    self._dice_renderer(key, tuple(game.dice))
+
+        try:
+            await self._cpu(draw_each)
+        except Exception as error:  # the first real board will say what is wrong
+            log.warning("could not warm up the renderer: %s", error)
+
+    def start_warm_up(self, *, gc_policy: bool = True) -> asyncio.Task[list[int]]:
+        """``warm_up`` in the background (after a restart); then, if ``gc_policy``,
+        freeze what is warm and keep full collections off the loop (``GcPolicy``)."""
+
+        if gc_policy:
+            self.gc_policy = self.gc_policy or GcPolicy()
+            self.gc_policy.hold()
+
+        async def warm() -> list[int]:
+            try:
+                await self._warm_drawing()
+                warmed = await self.warm_up()
+            except Exception as error:  # the games then warm up as players reach them
+                log.warning("the warm-up stopped: %s", error)
+                warmed = []
+            log.info("warmed up %d live games", len(warmed))
+            if self.gc_policy is not None:
+                self.gc_policy.settle()
+                self.gc_policy.start()
+            return warmed
+
+        self.warming = self._spawn(warm())
+        return self.warming
 
     async def _active_live(self, tx: WriteTx, row: GameRow) -> Live:
         if row.status == "challenge":

@@ -63,12 +63,18 @@ class Live:
     the number of completed turns: moves after which the side to act changed (a re-roll,
     a Tquarc ``roll`` or a Jepps placement with more to place is not one). A timeout
     before the first completed turn aborts the game (``bot.service.clock``).
+    ``snapshot_seq``: the log entry up to which the stored snapshot holds this game
+    (``bot.service.snapshots``); a new one is due every ``SNAPSHOT_EVERY`` entries.
+    ``partial``: the game was restored from a snapshot, so ``game.record()`` holds only
+    what came after it (the whole record is a replay of the log: ``history`` does that).
     """
 
     game: Any  # variants.Game
     seq: int
     ply: int
     turns: int = 0
+    snapshot_seq: int = 0  # the log entry of the latest snapshot taken of it (0: none)
+    partial: bool = False  # restored from a snapshot: its record starts there
 
 
 def dice_drawn(game: Any) -> int:

@@ -25,7 +25,7 @@ from typing import Any
 from bot.service.access import Viewer
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
-from bot.service.live import make_summary, make_view, taken_back
+from bot.service.live import make_summary, make_view, rebuild, taken_back
 from bot.service.results import (
     GameSummary,
     GameView,
@@ -174,6 +174,8 @@ class Looking(ServiceCore):
                 HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at)
                 for a in actions
             )
+            if live is not None and live.partial:  # restored from a snapshot: replay all
+                live = await self._cpu(rebuild, row, actions)
             record = "" if live is None else await self._cpu(live.game.record)
             return History(make_view(row, live), record, entries, row.start_rolls)
 
@@ -275,17 +277,25 @@ class Looking(ServiceCore):
 
     # ----- board messages (contract C8) -------------------------------------------
 
-    async def set_board_message(self, *, game_id: int, channel_id: int, message_id: int) -> None:
+    async def set_board_message(
+        self, *, game_id: int, channel_id: int, message_id: int
+    ) -> tuple[int, int] | None:
         """Remember the game's latest board message (replacing the one before), so that
         its buttons can be taken off when a new board is posted or the game ends, even
-        after a restart. Not a change of the game: ``updated_at`` stays."""
+        after a restart. Not a change of the game: ``updated_at`` stays. Returns the
+        board message it replaces, ``(channel id, message id)`` or ``None``, read in the
+        same transaction (one call per posted board, issue 12)."""
         game_id = check_id(game_id, "the game id")
         channel_id = check_id(channel_id, "the channel id")
         message_id = check_id(message_id, "the message id")
         async with self._write() as tx:
-            if await tx.get_game(game_id) is None:
+            row = await tx.get_game(game_id)
+            if row is None:
                 raise NotFound(f"there is no game {game_id}")
             await tx.set_board_message(game_id, channel_id, message_id)
+        if row.board_channel_id is None or row.board_message_id is None:
+            return None
+        return row.board_channel_id, row.board_message_id
 
     async def board_message(self, *, game_id: int) -> tuple[int, int] | None:
         """``(channel id, message id)`` of the game's latest board message, or ``None``."""

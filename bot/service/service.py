@@ -365,6 +365,7 @@ class GameService(Deadlines, TakeBack):
                     self._cache.pop(row.id, None)
                 raise
             self._announce_row(row)
+            self._snapshot_soon(row, live)
             view = make_view(row, live)
             messages = [f"{colour.capitalize()} played {recorded}."]
             messages += self._status_lines(row, view)

@@ -114,8 +114,9 @@ async def test_board_messages_are_remembered_across_a_restart(tmp_path: Path) ->
         started = await start(service, "tquarchess")
         gid = started.game.id
         assert await service.board_message(game_id=gid) is None
-        await service.set_board_message(game_id=gid, channel_id=77, message_id=1001)
-        await service.set_board_message(game_id=gid, channel_id=77, message_id=1002)  # newer
+        assert await service.set_board_message(game_id=gid, channel_id=77, message_id=1001) is None
+        replaced = await service.set_board_message(game_id=gid, channel_id=77, message_id=1002)
+        assert replaced == (77, 1001)  # the board it replaces, in the same call
         with pytest.raises(NotFound):
             await service.set_board_message(game_id=gid + 1, channel_id=1, message_id=2)
         with pytest.raises(NotFound):
