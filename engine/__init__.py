@@ -12,11 +12,12 @@
 call). No I/O, no discord: the package imports only ``variants``
 (ARCHITECTURE.md, "The search").
 
-Levels: 1 looks one action ahead (plus captures), within a quarter of a second,
-and adds noise of about half a pawn to its scores, so it makes mistakes but
-takes what is left hanging; 2 looks up to three actions ahead within 0.8 s with
-a little noise; 3 searches as deep as ``budget_s`` allows (2 s by default) with
-no noise.
+Levels: 1 looks one action ahead and at the opponent's capture in reply, within
+half a second, with noise of about a third of a pawn on its scores: it takes
+what is left hanging and keeps its pieces covered, but misjudges exchanges and
+plans nothing; 2 looks up to three actions ahead (captures three deep) within
+1 s with a little noise; 3 searches as deep as ``budget_s`` allows (2 s by
+default) with no noise.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(1, max_depth=1, budget_cap_s=0.25, noise=0.08, qdepth=2),
-    2: Level(2, max_depth=3, budget_cap_s=0.8, noise=0.02, qdepth=4),
+    1: Level(1, max_depth=1, budget_cap_s=0.5, noise=0.05, qdepth=1),
+    2: Level(2, max_depth=3, budget_cap_s=1.0, noise=0.02, qdepth=3),
     3: Level(3, max_depth=64, budget_cap_s=None, noise=0.0, qdepth=4),
 }
 

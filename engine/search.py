@@ -17,8 +17,9 @@
   that would still let the average land inside (alpha, beta), given the exact
   values so far and the bounds [-1, 1] on the rest, and the node is cut as soon
   as that is impossible; ``"star2"`` adds Ballard's probing phase: before the
-  Star1 pass, one action of every outcome is searched (the table's action, or
-  the first in order; in quiescence the stand-pat score, which is free). One
+  Star1 pass, one action of every outcome is searched with the full window (the
+  table's action, or the first in order; in quiescence the stand-pat score,
+  which is free). One
   action's value bounds the outcome from below for the side that moves there,
   so the probes alone may prove the node above beta or below alpha, and they
   tighten the Star1 windows. Which is the default, and why, is measured by
@@ -127,9 +128,12 @@ class Search(Generic[N, A]):
             raise ValueError("no legal action to choose from")
         if len(moves) == 1:
             return Report(moves[0], 0.0, 0, 0, self.clock() - start, ((moves[0], 0.0),))
-        best, value, depth = moves[0], 0.0, 0
-        scores: list[tuple[A, float]] = [(m, 0.0) for m in moves]
-        moves = self.ordered(root, moves, None, 0)
+        # Before any iteration: each action by the static score it leads to (its
+        # likeliest outcome). This orders the first iteration and is the choice
+        # if not even that one finishes.
+        scores = self.glance(root, moves)
+        moves = [m for m, _ in scores]
+        best, value, depth = scores[0][0], scores[0][1], 0
         last = 0.0  # time of the previous iteration
         for target in range(1, s.max_depth + 1):
             began = self.clock()
@@ -157,6 +161,19 @@ class Search(Generic[N, A]):
             value = dict(scores)[best]
         return Report(best, value, depth, self.nodes, self.clock() - start, tuple(scores))
 
+    def glance(self, root: N, moves: Sequence[A]) -> list[tuple[A, float]]:
+        """Each action's static value after it (its likeliest outcome), best first."""
+        d = self.domain
+        me = d.side(root)
+        out = []
+        for m in moves:
+            p, child = max(d.children(root, m), key=lambda k: k[0])
+            t = d.terminal(child, 1, False, True)
+            v = t if t is not None else d.evaluate(child)
+            out.append((m, v if d.side(child) == me else -v))
+        out.sort(key=lambda t: -t[1])
+        return out
+
     def root_search(self, root: N, depth: int, moves: Sequence[A]) -> list[tuple[A, float]]:
         """Every root action's value at ``depth`` (exact for the best; the others
         exact with ``exact_root``, else upper bounds), best first."""
@@ -169,7 +186,7 @@ class Search(Generic[N, A]):
             out.append((m, v))
             if v > alpha:
                 alpha = v
-                if i > 0:
+                if i > 0 or depth == 1:
                     self.partial = (m, v)  # proved better than the previous best
         out.sort(key=lambda t: -t[1])
         return out
@@ -306,20 +323,13 @@ class Search(Generic[N, A]):
         """Star2's probing phase: one action per outcome. Fills ``lo``/``hi`` with
         the bounds learnt (for ``me``); returns a cut value when they suffice."""
         d = self.domain
-        for i, (p, child) in enumerate(kids):
+        for i, (_, child) in enumerate(kids):
             ours = d.side(child) == me
             t = d.terminal(child, ply, depth > 0, depth + self.settings.qdepth <= 0)
             if t is not None:
                 lo[i] = hi[i] = t if ours else -t
             else:
-                # The bound the probe must reach, for the side moving in the child.
-                if ours:
-                    others = sum(kp * lo[j] for j, (kp, _) in enumerate(kids) if j != i)
-                    need = (beta - others) / p
-                else:
-                    others = sum(kp * hi[j] for j, (kp, _) in enumerate(kids) if j != i)
-                    need = (others - alpha) / p
-                w = self.probe_one(child, depth, min(max(need, LOW), HIGH), ply)
+                w = self.probe_one(child, depth, ply)
                 if w is None:
                     continue
                 if ours:
@@ -332,8 +342,10 @@ class Search(Generic[N, A]):
                 return sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
         return None
 
-    def probe_one(self, child: N, depth: int, need: float, ply: int) -> float | None:
-        """A lower bound on ``child``'s value for its side to move, or None."""
+    def probe_one(self, child: N, depth: int, ply: int) -> float | None:
+        """A lower bound on ``child``'s value for its side to move: the value of
+        one action, searched with the full window (a probe that fell short of a
+        cut still tightens the bounds the other probes and the Star1 pass use)."""
         d = self.domain
         if depth <= 0:
             return d.evaluate(child)  # stand-pat: quiescence never scores below it
@@ -342,13 +354,8 @@ class Search(Generic[N, A]):
         moves = d.moves(child)
         if not moves:
             return None
-        first = (
-            tt_move
-            if tt_move is not None and tt_move in moves
-            else self.ordered(child, moves, None, ply)[0]
-        )
-        v = self.after(child, first, depth - 1, need - EPS, INF, ply)
-        return v if v > need - EPS else None
+        first = tt_move if tt_move is not None and tt_move in moves else self.ordered(child, moves, None, ply)[0]
+        return self.after(child, first, depth - 1, -INF, INF, ply)
 
     # ----- ordering ------------------------------------------------------------------
 
