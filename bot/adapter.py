@@ -10,11 +10,18 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import timestamps
+from bot.options import OptionsError as OptionsError
+from bot.options import options_text
+from bot.options import parse_options as parse_options
 from bot.service import GameSummary, GameView, History, Outcome, ServiceError, VerifyReport
+
+if TYPE_CHECKING:
+    from variants import Refusal, Status
 
 BOARD_FILE = "board.png"
 DICE_FILE = "dice.png"
@@ -69,60 +76,8 @@ def fit(embed: discord.Embed) -> discord.Embed:
 
 # ----- options of /play ---------------------------------------------------------
 
-
-class OptionsError(ValueError):
-    """The ``options`` text of ``/play`` cannot be read. One line, for the user."""
-
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def parse_options(text: str | None) -> dict[str, Any]:
-    """``"free_play"`` or ``"free_play=true, other=3"`` -> ``{"free_play": True, "other": 3}``.
-
-    A bare name means true. Values are read as booleans, then whole numbers, then text.
-    Items are separated by commas or spaces. Whether a name is allowed is the variant's
-    business (``variants.rules(key).check_options``), not this function's.
-    """
-    options: dict[str, Any] = {}
-    if not text or not text.strip():
-        return options
-    for item in text.replace(",", " ").replace(";", " ").split():
-        name, sep, raw = item.partition("=")
-        name = name.strip().lower().replace("-", "_")
-        if not name or not name.replace("_", "").isalnum():
-            raise OptionsError(f"cannot read the option {item!r}; write name or name=value")
-        if name in options:
-            raise OptionsError(f"the option {name} is given twice")
-        if not sep:
-            options[name] = True
-            continue
-        value = raw.strip()
-        if not value:
-            raise OptionsError(f"the option {name} needs a value after '='")
-        lowered = value.lower()
-        if lowered in _TRUE:
-            options[name] = True
-        elif lowered in _FALSE:
-            options[name] = False
-        else:
-            try:
-                options[name] = int(value)
-            except ValueError:
-                options[name] = value
-    return options
-
-
-def options_text(options: dict[str, Any]) -> str:
-    if not options:
-        return "none"
-    return ", ".join(
-        name
-        if value is True
-        else f"{name}={str(value).lower() if isinstance(value, bool) else value}"
-        for name, value in sorted(options.items())
-    )
+# ``parse_options``/``OptionsError``/``options_text`` live in ``bot.options`` (no discord),
+# so that the console's ``--option`` reads options exactly as ``/play`` does.
 
 
 # ----- autocomplete -------------------------------------------------------------
@@ -177,6 +132,21 @@ def error_text(error: ServiceError | ValueError, legal: Sequence[str] = ()) -> s
     hint = legal_hint(legal)
     if hint and "legal now" not in text.lower():  # the engine's messages often list them already
         text = f"{text}\n{hint}"
+    return clip(text, MAX_CONTENT)
+
+
+def refusal_text(refusal: Refusal) -> str:
+    """An action the engine refused (contract C2): the rule, in one sentence, with what
+    was typed, and the closest legal actions. Not the whole legal list: ``/move``
+    suggests every legal action as you type."""
+    text = refusal.message[:1].upper() + refusal.message[1:]
+    typed = refusal.text if len(refusal.text) <= 40 else refusal.text[:37] + "..."
+    if typed and refusal.cause != "game-over":
+        text += f" (you typed `{typed.replace('`', '')}`)"
+    if not text.endswith((".", "!", "?")):
+        text += "."
+    if refusal.closest:
+        text += "\nClosest legal: " + ", ".join(f"`{action}`" for action in refusal.closest) + "."
     return clip(text, MAX_CONTENT)
 
 
@@ -334,6 +304,13 @@ def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
     )
 
 
+def add_clock(embed: discord.Embed, view: GameView) -> None:
+    """The clock (issue 13): when the side to act runs out of time, as a Discord timestamp."""
+    field = timestamps.clock_field(view)
+    if field is not None:
+        embed.add_field(name=field[0], value=field[1], inline=True)
+
+
 def board_embed(
     view: GameView,
     messages: Iterable[str],
@@ -342,8 +319,10 @@ def board_embed(
     dice_image: bool,
     show_commitment: bool = False,
     orientation: str | None = None,
+    status: Status | None = None,
 ) -> discord.Embed:
-    """The embed of a board message: what happened, who plays, whose move, dice, result."""
+    """The embed of a board message: what happened, who plays, whose move, dice, the
+    status in words (``variants.describe``: what the dice allow, what is pending), result."""
     description = "\n".join(messages) or f"Game {view.id}."
     embed = discord.Embed(
         title=f"{view.variant_title} · game {view.id}",
@@ -360,6 +339,9 @@ def board_embed(
             embed.add_field(name="Dice", value=dice_text(view.dice), inline=True)
         if view.draw_offer:
             embed.add_field(name="Draw offer", value=f"from {view.draw_offer}", inline=True)
+        if status is not None and status.lines:
+            embed.add_field(name=STATUS_FIELD, value=status_text(status), inline=False)
+        add_clock(embed, view)
     else:
         embed.add_field(name="Result", value=result_line(view), inline=True)
     if view.last_move:
@@ -378,6 +360,23 @@ def board_embed(
     hint = " · /move to play, /verify after the end" if view.status == "active" else ""
     embed.set_footer(text=f"ply {view.ply}{side}{hint}")
     return embed
+
+
+STATUS_FIELD = "Now"
+
+
+def status_text(status: Status, limit: int = MAX_FIELD_TEXT) -> str:
+    """The status in words for an embed field: the headline in bold (who acts, the dice
+    and what they allow), then what is pending, check, and the other facts, each on its
+    own line, as many whole lines as fit in ``limit`` characters."""
+    lines = [f"**{status.headline}**", *status.lines[1:]]
+    text = ""
+    for line in lines:
+        joined = f"{text}\n{line}" if text else line
+        if len(joined) > limit:
+            break
+        text = joined
+    return text or clip(lines[0], limit)
 
 
 def turn_prompt(
@@ -435,6 +434,7 @@ def challenge_embed(outcome: Outcome) -> discord.Embed:
     embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
     embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
     embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    add_clock(embed, view)
     _add_commitment(embed, view.commitment)
     embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
     return embed
@@ -463,6 +463,7 @@ def history_text(history: History) -> str:
     ]
     if view.seed is not None:
         lines.append(f"dice seed: {view.seed}")
+    lines += timestamps.history_clock_lines(view)
     if history.start_rolls:
         lines.append("start rolls: " + " ".join(f"d{s}={v}" for s, v in history.start_rolls))
     for entry in history.entries:
@@ -484,6 +485,7 @@ def history_post(history: History) -> Post:
     )
     embed.add_field(name="Status", value=result_line(view), inline=True)
     embed.add_field(name="Moves", value=str(len(moves)), inline=True)
+    add_clock(embed, view)
     embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
@@ -508,7 +510,10 @@ def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.E
             who = f"{mention(game.challenger_id)} challenges {mention(game.opponent_id)}"
         else:
             who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
-        lines.append(f"**{game.id}** · {game.variant} · {game.status} · {who} · [jump]({where})")
+        clock = timestamps.summary_clock(game)
+        lines.append(
+            f"**{game.id}** · {game.variant} · {game.status} · {who}{clock} · [jump]({where})"
+        )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed
 

@@ -105,7 +105,11 @@ async def refusal(
     location_id: int | None = None,
     game_id: int | None = None,
 ) -> Post:
-    """A service's refusal as a private post; an illegal action lists what is legal now."""
+    """A service's refusal as a private post. An illegal action says the rule that refuses
+    it and the closest legal actions (the engine's ``Refusal``, contract C2); without
+    one, it lists what is legal now."""
+    if isinstance(error, IllegalAction) and error.refusal is not None:
+        return error_post(adapter.refusal_text(error.refusal))
     legal: tuple[str, ...] = ()
     if isinstance(error, IllegalAction) and (location_id is not None or game_id is not None):
         legal = await legal_for(interaction, location_id=location_id, game_id=game_id)

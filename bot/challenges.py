@@ -44,8 +44,10 @@ async def challenge(
     options: dict[str, Any],
     want_thread: bool,
     name: str,
+    days: int | None = None,
 ) -> bool:
-    """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted."""
+    """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted.
+    ``days``: the time control, days per move (``None``: no time limit)."""
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
@@ -56,6 +58,7 @@ async def challenge(
         options=options,
         guild_id=interaction.guild_id,
         request_id=answers.request_id(interaction),
+        days=days,
     )
     busy = await service.list_games(location_id=here, statuses=answers.LIVE, limit=1)
     if not busy and not want_thread:

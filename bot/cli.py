@@ -1,23 +1,41 @@
 """The ``chessgarden`` command line.
 
-Each front end registers its own subcommands; this module only gathers them.
+Each front end registers its own subcommands; this module only gathers them, and
+imports a front end only when one of its commands runs (``FRONT_ENDS``). So
+``chessgarden variants``, ``rules`` and ``moves`` load the rules engine alone, and
+``play``, ``games``, ``record`` and ``roll`` add the service and the database, but
+none of them loads discord.py (and none loads Pillow unless it draws). ``--help``,
+or a command nobody registered, loads every front end to list them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+
+# The module that registers each group of subcommands (with ``add_subcommands``). A
+# test checks this table against what the modules really register.
+FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("bot.console", ("play", "games", "record", "roll")),
+    ("renderers.cli", ("render", "gif")),
+    ("bot.discord_cli", ("run", "commands")),
+    ("bot.sweep", ("sweep",)),
+)
+CORE_COMMANDS = ("variants", "rules", "moves")
 
 
 def _moves(args: argparse.Namespace) -> int:
     import variants
+    from bot.options import OptionsError, parse_option_args
 
     try:
-        game = variants.new_game(args.variant, seed=args.seed)
+        options = parse_option_args(args.option)
+        game = variants.new_game(args.variant, seed=args.seed, options=options)
         for text in args.moves:
             game.play(text)
-    except ValueError as exc:
+    except (ValueError, OptionsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if game.dice:
@@ -50,7 +68,9 @@ def _rules(args: argparse.Namespace) -> int:
             for name, text in variants.rulebook_docs().items():
                 (target / name).write_text(text, encoding="utf-8")
         except OSError as exc:
-            print(f"error: cannot write the rules pages to {target}: {exc.strerror}", file=sys.stderr)
+            print(
+                f"error: cannot write the rules pages to {target}: {exc.strerror}", file=sys.stderr
+            )
             return 2
         print(f"wrote {len(variants.names()) + 1} pages to {target}")
         return 0
@@ -67,14 +87,7 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="chessgarden",
-        description="Chess Garden: dice chess variants on Discord and in your terminal.",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
+def _add_core(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("variants", help="list the variants")
     p.set_defaults(func=_variants)
 
@@ -88,26 +101,72 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_rules)
 
-    p = sub.add_parser("moves", help="print the legal actions after some moves")
+    p = sub.add_parser(
+        "moves",
+        help="print the legal actions after some moves",
+        description="Play the moves from the start (options may come before, between or "
+        "after them), then print the dice and the legal actions.",
+    )
     p.add_argument("variant", help="variant key, see `chessgarden variants`")
     p.add_argument("moves", nargs="*", help="actions to play first, in notation")
     p.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
-    p.set_defaults(func=_moves)
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="a variant option, e.g. free_play (repeatable; see `chessgarden rules`)",
+    )
+    p.set_defaults(func=_moves, more_words="moves")
 
-    from bot import console
-    from renderers import cli as render_cli
 
-    console.add_subcommands(sub)
-    render_cli.add_subcommands(sub)
-    from bot import discord_cli
+def _owner(command: str | None) -> str | None:
+    for module, commands in FRONT_ENDS:
+        if command in commands:
+            return module
+    return None
 
-    discord_cli.add_subcommands(sub)
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line. With ``command``, only the front end that owns it is loaded
+    (the parser then knows the core commands and that front end's); without, all."""
+    parser = argparse.ArgumentParser(
+        prog="chessgarden",
+        description="Chess Garden: dice chess variants on Discord and in your terminal.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    _add_core(sub)
+    if command in CORE_COMMANDS:
+        return parser
+    owner = _owner(command)
+    for module, _ in FRONT_ENDS:
+        if owner is None or module == owner:
+            importlib.import_module(module).add_subcommands(sub)
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option)."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(argv))
+    args, extra = parser.parse_known_args(argv)
+    # A command whose last positional takes many words (``moves``) also takes words
+    # after its options: ``moves tquarchess e4 --seed 3 e5``.
+    more = getattr(args, "more_words", None)
+    if more and extra and not any(word.startswith("-") for word in extra):
+        getattr(args, more).extend(extra)
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     code: int = args.func(args)
     return code
 

@@ -1,18 +1,33 @@
-"""Local console front end: hot-seat play, records and dice, through the same service and store.
+"""Local console front end: hot-seat play, stored games, records and dice, through the
+same service and store as the Discord bot.
 
-    chessgarden play VARIANT [--db PATH] [--game ID] [--seed N] [--images DIR]
+    chessgarden play VARIANT [--db PATH] [--seed N] [--days N] [--option NAME[=VALUE] ...]
+                             [--no-board] [--orientation white|black|mover] [--images DIR]
+    chessgarden play --game ID [--db PATH] [...]          resume a stored game
+    chessgarden games [--db PATH] [--limit N]             list the stored games
     chessgarden record [--db PATH] ID
     chessgarden roll EXPR
 
-``play`` prints ``game <id>`` first, then reads one command per line from standard
-input: an action in notation, ``moves``, ``board``, ``history``, ``resign``, ``draw``,
-``help`` or ``quit``. After each action it prints the recorded notation and the dice
-now showing as ``[a b]``, and the result when the game ends. A prompt is shown only
-when standard input is a terminal. Bad input prints ``error: ...`` and play goes on.
+``play`` prints ``game <id>``, then the board and the status in words, then reads one
+command per line: an action in notation, or ``moves``, ``board``, ``history``,
+``undo``, ``resign``, ``draw``, ``rules``, ``help``, ``quit`` (see ``COMMANDS``).
+After each action it prints the action as recorded with the dice now showing
+(``e4 [2 4]``), the text board (``variants.text_board``, from the side to act unless
+``--orientation`` says otherwise; ``--no-board`` leaves it out) and the status in words
+(``variants.describe``): who acts, what the dice allow, what is pending, check. Each
+answer ends with an empty line. A refused action prints the rule that refuses it and
+the closest legal actions (``variants.explain``). ``resign`` and ``draw`` ask y/N
+first; ``quit`` says how to resume.
 
-Console games are played by two local players, ``WHITE_ID`` and ``BLACK_ID``; whoever
-is to move is the one typing. ``--seed N`` makes a new game's dice reproducible (the
-seed is then ``N``, not a secret).
+On a terminal there is a prompt, line editing, history and Tab completion of the legal
+actions and the commands (``bot.terminal``). Console games are played by two local
+players, ``WHITE_ID`` and ``BLACK_ID``; whoever is to move is the one typing.
+``--seed N`` makes a new game's dice reproducible (the seed is then ``N``, not a secret).
+
+Time (issue 13): a console game has no time limit unless ``--days N`` (1 to 14 days per
+move) is given; then the status line says how long the side to act has left, and a
+side that runs out of time loses on time (the game ends when it is next resumed, or by
+``chessgarden sweep``).
 
 Also runnable as ``python -m bot.console ...``.
 """
@@ -22,28 +37,46 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.options import OptionsError, parse_option_args
 from bot.service import (
     GameService,
+    GameSummary,
     GameView,
+    IllegalAction,
     InvalidState,
     Outcome,
     RenderUnavailable,
     ServiceError,
+    TimeUp,
     roll_dice,
 )
+from bot.service.clock import days_text, time_left_text
 from bot.service.dice_expr import DiceExpressionError
+from bot.terminal import LineReader, wrap_width, wrapped
 from storage import StorageError, StoreOpenError, resolve_db_path
 
 WHITE_ID = 1
 BLACK_ID = 2
 CONSOLE_PLAYERS = (WHITE_ID, BLACK_ID)
-COMMANDS = "an action in notation (e.g. e4, Nf3, reroll, pass, roll), moves, board, history, resign, draw, help, quit"
+ORIENTATIONS = ("white", "black", "mover")
+COMMANDS: dict[str, str] = {
+    "moves": "list the legal actions now (Tab completes them as you type)",
+    "board": "show the board and the status again",
+    "history": "the game's record so far",
+    "undo": "take back the last move (only while no die has been rolled since it)",
+    "resign": "the side to move resigns (asks y/N first)",
+    "draw": "both players agree a draw (asks y/N first)",
+    "rules": "the complete rules of this variant",
+    "help": "this list",
+    "quit": "leave; the game stays stored and can be resumed",
+}
+ACTION_HINT = "an action in notation (e.g. e4, Nf3, reroll, pass, roll)"
+YES = ("y", "yes")
 
 
 def _label(user_id: int) -> str:
@@ -55,11 +88,17 @@ def dice_text(dice: tuple[int, ...] | None) -> str:
 
 
 def add_subcommands(subparsers: Any) -> None:
-    """Register ``play``, ``record`` and ``roll`` on an ``argparse`` subparsers object."""
+    """Register ``play``, ``games``, ``record`` and ``roll`` on an ``argparse`` subparsers object."""
     play = subparsers.add_parser(
         "play",
         help="play a game hot-seat in this terminal",
-        description="Hot-seat play through the game service. Commands on stdin: " + COMMANDS,
+        description=(
+            "Hot-seat play through the game service. Type "
+            + ACTION_HINT
+            + ", or one of: "
+            + ", ".join(COMMANDS)
+            + "."
+        ),
     )
     play.add_argument(
         "variant",
@@ -76,9 +115,49 @@ def add_subcommands(subparsers: Any) -> None:
         help="reproducible dice for a new game (the seed is N, not a secret)",
     )
     play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="a variant option for a new game, e.g. free_play (repeatable; "
+        "`chessgarden rules VARIANT` lists them)",
+    )
+    play.add_argument(
+        "--no-board",
+        dest="show_board",
+        action="store_false",
+        help="do not print the text board after each action (the status still shows)",
+    )
+    play.add_argument(
+        "--orientation",
+        choices=ORIENTATIONS,
+        default=None,
+        help="the side at the bottom of the board: white, black, or mover (the side to "
+        "act). Default: mover for the text board, white for --images",
+    )
+    play.add_argument(
+        "--days",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a new game's time control: N days per move, 1 to 14 (default: no time limit)",
+    )
+    play.add_argument(
         "--images", default=None, metavar="DIR", help="write a PNG of the board after each action"
     )
     play.set_defaults(func=main_play)
+
+    games = subparsers.add_parser(
+        "games",
+        help="list the stored games",
+        description="List the stored games, newest activity first: id, variant, status, "
+        "players, moves and last activity.",
+    )
+    _add_db(games)
+    games.add_argument(
+        "--limit", type=int, default=25, metavar="N", help="at most N games (default 25)"
+    )
+    games.set_defaults(func=main_games)
 
     record = subparsers.add_parser("record", help="print a stored game's record")
     _add_db(record)
@@ -137,6 +216,77 @@ async def _record(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- games ------------------------------------------------------------------
+
+
+def main_games(args: argparse.Namespace) -> int:
+    return asyncio.run(_games(args, sys.stdout))
+
+
+async def _games(args: argparse.Namespace, stdout: TextIO) -> int:
+    if args.limit < 1:
+        print("error: --limit must be at least 1", file=sys.stderr)
+        return 2
+    service = await _open(args.db)
+    if service is None:
+        return 1
+    try:
+        games = await service.list_games(limit=min(args.limit, 100), count_moves=True)
+    except ServiceError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        await service.close()
+    for line in games_table(games):
+        stdout.write(line + "\n")
+    if any(g.status == "active" and _is_console_game(g) for g in games):
+        stdout.write(
+            f"Resume a console game with: chessgarden play --game ID{_db_words(args.db)}\n"
+        )
+    return 0
+
+
+def games_table(games: Sequence[GameSummary]) -> list[str]:
+    """One line per game: id, variant, status, players, moves, last activity (UTC)."""
+    if not games:
+        return ["No games stored yet. Start one with: chessgarden play VARIANT"]
+    rows = [("id", "variant", "status", "players", "moves", "last activity (UTC)")]
+    for game in games:
+        status = f"{game.status} {game.result}" if game.result else str(game.status)
+        moves = "" if game.moves is None else str(game.moves)
+        rows.append((str(game.id), game.variant, status, _players(game), moves, _when(game)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(widths[i]) if i in (0, 4) else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _is_console_game(game: GameSummary) -> bool:
+    return game.challenger_id in CONSOLE_PLAYERS and game.opponent_id in CONSOLE_PLAYERS
+
+
+def _players(game: GameSummary) -> str:
+    if _is_console_game(game):
+        return "hot-seat (console)"
+    if game.status == "challenge" or game.white_id is None:
+        opponent = "anyone" if game.opponent_id is None else f"user {game.opponent_id}"
+        return f"user {game.challenger_id} challenges {opponent}"
+    return f"user {game.white_id} vs user {game.black_id}"
+
+
+def _when(game: GameSummary) -> str:
+    return game.updated_at[:16].replace("T", " ")  # ISO 8601 in UTC: date, hours, minutes
+
+
+def _db_words(db: str | None) -> str:
+    return f" --db {db}" if db else ""
+
+
 # ----- play -------------------------------------------------------------------
 
 
@@ -161,12 +311,35 @@ async def _open(db: str | None) -> GameService | None:
 
 
 async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    options: dict[str, Any] = {}
+    try:
+        options = parse_option_args(getattr(args, "option", None) or [])
+    except OptionsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if options and args.game is not None:
+        print(
+            f"error: --option is for a new game; game {args.game} keeps the options it "
+            "was created with",
+            file=sys.stderr,
+        )
+        return 2
     service = await _open(args.db)
     if service is None:
         return 1
     try:
-        session = _Session(service, stdin, stdout, args.images)
-        view = await session.start(args.variant, args.game, args.seed)
+        session = Session(
+            service,
+            stdin,
+            stdout,
+            images=args.images,
+            show_board=getattr(args, "show_board", True),
+            orientation=getattr(args, "orientation", None),
+            db=args.db,
+        )
+        view = await session.start(
+            args.variant, args.game, args.seed, options, getattr(args, "days", None)
+        )
         if view is None:
             return 2
         return await session.loop()
@@ -174,26 +347,60 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         await service.close()
 
 
-class _Session:
+class Session:
+    """One hot-seat game at this keyboard."""
+
     def __init__(
-        self, service: GameService, stdin: TextIO, stdout: TextIO, images: str | None
+        self,
+        service: GameService,
+        stdin: TextIO,
+        stdout: TextIO,
+        images: str | None = None,
+        *,
+        show_board: bool = True,
+        orientation: str | None = None,
+        db: str | None = None,
     ) -> None:
         self.service = service
-        self.stdin = stdin
         self.stdout = stdout
         self.images = Path(images) if images else None
+        self.show_board = show_board
+        self.orientation = orientation
+        self.db = db
         self.game_id = 0
+        self.variant = ""
+        self.legal: tuple[str, ...] = ()
         self.warned_images = False
+        self.reader = LineReader(stdin, stdout, self.words)
+        self.width = wrap_width(stdout)
 
-    def say(self, line: str) -> None:
+    # ----- output ----------------------------------------------------------------
+
+    def say(self, line: str = "") -> None:
         self.stdout.write(line + "\n")
         self.stdout.flush()
 
+    def tell(self, line: str) -> None:
+        """A line of prose: wrapped between words on a terminal, whole elsewhere."""
+        for part in wrapped(line, self.width):
+            self.say(part)
+
     def error(self, message: str) -> None:
-        self.say(f"error: {message}")
+        self.tell(f"error: {message}")
+
+    def words(self) -> tuple[str, ...]:
+        """What Tab completes: the legal actions now, then the commands."""
+        return (*self.legal, *COMMANDS)
+
+    # ----- starting ----------------------------------------------------------------
 
     async def start(
-        self, variant: str | None, game_id: int | None, seed: int | None
+        self,
+        variant: str | None,
+        game_id: int | None,
+        seed: int | None,
+        options: dict[str, Any] | None = None,
+        days: int | None = None,
     ) -> GameView | None:
         try:
             if game_id is not None:
@@ -223,6 +430,8 @@ class _Session:
                     opponent_id=BLACK_ID,
                     colour="white",
                     variant=variant,
+                    options=options or None,
+                    days=days,
                 )
                 view = (
                     await self.service.accept(
@@ -236,86 +445,213 @@ class _Session:
             print(f"error: {error}", file=sys.stderr)
             return None
         self.game_id = view.id
+        self.variant = view.variant
         self.say(f"game {view.id}")
-        self.say(self.status(view))
+        what = "resumed" if game_id is not None else "begins"
+        options_said = f" (options: {_options_words(view.options)})" if view.options else ""
+        self.tell(
+            f"{view.variant_title}{options_said}, game {view.id} {what}: White and Black play "
+            "at this keyboard. Type help for the commands, rules for the rules."
+        )
+        view = await self.on_time(view)
+        await self.show(view)
         if self.images is not None:
             await self.write_image(None, view)
+        self.say()
         return view
 
-    @staticmethod
-    def status(view: GameView) -> str:
-        if view.status == "active":
-            dice = dice_text(view.dice)
-            return f"{view.turn} to move" + (f" {dice}" if dice else "")
-        return result_line(view)
+    # ----- time ------------------------------------------------------------------
+
+    def clock(self, view: GameView) -> str:
+        """``Clock: White has 2 days 3 hours left (3 days per move).`` for a timed game
+        (issue 13); ``''`` untimed."""
+        if view.deadline is None:
+            return ""
+        left = time_left_text(view.deadline, self.service.clock.now())
+        return f"Clock: {view.turn.capitalize()} has {left} left ({days_text(view.time_days)})."
+
+    async def on_time(self, view: GameView) -> GameView:
+        """If the side to act has run out of time, end the game now (one scheduler pass)
+        and say so; the game as it stands after that."""
+        if view.status != "active" or view.deadline is None:
+            return view
+        if self.service.clock.now() < view.deadline:
+            return view
+        for event in await self.service.run_due():
+            if event.game.id == self.game_id:
+                self.say(event.messages[0])
+        return await self.service.view(game_id=self.game_id)
 
     async def loop(self) -> int:
-        interactive = self.stdin.isatty()
         while True:
-            if interactive:
-                self.stdout.write("> ")
-                self.stdout.flush()
             try:
-                line = _readline(self.stdin)
+                line = self.reader.read("> ")
             except KeyboardInterrupt:
                 self.say("")
+                self.say(self.resume_hint())
                 return 130
-            if not line:
+            if line is None:
                 return 0
-            command = line.strip()
-            if not command:
+            if not line:
                 continue
-            if command.lower() in ("quit", "exit"):
+            if line.lower() in ("quit", "exit"):
+                self.say(self.resume_hint())
                 return 0
             try:
-                await self.handle(command)
+                await self.handle(line)
+            except IllegalAction as error:
+                self.refused(error, line)
+            except TimeUp as error:  # the side to act ran out of time: the game ends on time
+                self.error(str(error))
+                view = await self.on_time(await self.service.view(game_id=self.game_id))
+                await self.show(view)
             except ServiceError as error:
                 self.error(str(error))
+            self.say()
+
+    def resume_hint(self) -> str:
+        if self.game_id == 0:
+            return ""
+        return (
+            f"Game {self.game_id} is stored. Resume it with: "
+            f"chessgarden play --game {self.game_id}{_db_words(self.db)}"
+        )
 
     async def handle(self, command: str) -> None:
         word = command.lower()
         service, gid = self.service, self.game_id
         if word in ("help", "?"):
-            self.say("commands: " + COMMANDS)
+            self.help()
         elif word == "moves":
             moves = await service.legal_moves(game_id=gid)
+            self.legal = moves
             self.say(" ".join(moves) if moves else "(no legal moves)")
         elif word == "board":
             view = await service.view(game_id=gid)
-            self.say(f"{view.variant} after {view.ply} moves; {self.status(view)}")
-            self.say(await service.position(game_id=gid))
+            self.say(f"{view.variant_title}, game {view.id}, {_actions(view.ply)} played")
+            await self.show(view, board=True)
             if self.images is not None:
                 await self.write_image(None, view)
         elif word == "history":
             history = await service.history(game_id=gid)
             self.say(history.record.rstrip("\n"))
-        elif word == "resign":
-            outcome = await service.resign(game_id=gid, user_id=await self.mover())
-            self.after(outcome, outcome.messages[0].rstrip("."))
-        elif word == "draw":  # both players are at this keyboard: one agreement, one commit
-            outcome = await service.agree_draw(game_id=gid, user_id=await self.mover())
-            self.after(outcome, "draw agreed")
-        else:
+        elif word == "rules":
+            import variants
+
+            self.stdout.write(variants.rulebook_text(self.variant))
+        elif word == "undo":
             view = await service.view(game_id=gid)
             if view.is_over:
-                self.error(f"the game is over: {result_line(view)}")
-                return
-            outcome = await service.act(
-                game_id=gid,
-                user_id=await self.mover(view),
-                text=command,
-                render=self.images is not None,
-                expected_ply=view.ply,
-            )
-            dice = dice_text(outcome.dice)
-            self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
-            if self.images is not None:
-                await self.write_image(outcome, outcome.game)
+                raise_over(view)
+            # The player who made the last move asks: the side not to move now.
+            asker = BLACK_ID if view.turn == "white" else WHITE_ID
+            outcome = await service.undo(game_id=gid, user_id=asker)
+            await self.after(outcome, outcome.messages[0])
+        elif word == "resign":
+            mover = await self.mover()
+            side = _label(mover)
+            if self.confirm(f"{side} resigns the game: sure? [y/N] "):
+                outcome = await service.resign(game_id=gid, user_id=mover)
+                await self.after(outcome, outcome.messages[0].rstrip("."))
+            else:
+                self.say(f"{side} plays on.")
+        elif word == "draw":  # both players are at this keyboard: one agreement, one commit
+            mover = await self.mover()
+            if self.confirm("Both players agree to a draw: sure? [y/N] "):
+                outcome = await service.agree_draw(game_id=gid, user_id=mover)
+                await self.after(outcome, "draw agreed")
+            else:
+                self.say("No draw; play on.")
+        else:
+            await self.act(command)
 
-    def after(self, outcome: Outcome, line: str) -> None:
+    def help(self) -> None:
+        self.say(f"Type {ACTION_HINT}, or a command:")
+        for name, what in COMMANDS.items():
+            self.say(f"  {name:<8} {what}")
+        if self.reader.readline is not None:
+            self.say("Tab completes actions and commands; Up and Down recall earlier lines.")
+
+    def confirm(self, question: str) -> bool:
+        """A y/N question; anything but y or yes (or the end of input) is no."""
+        if not self.reader.interactive:
+            self.say(question.rstrip())
+        answer = self.reader.read(question, remember=False)
+        return answer is not None and answer.lower() in YES
+
+    async def act(self, command: str) -> None:
+        service, gid = self.service, self.game_id
+        view = await service.view(game_id=gid)
+        if view.is_over:
+            self.error(f"the game is over: {result_line(view)}")
+            return
+        outcome = await service.act(
+            game_id=gid,
+            user_id=await self.mover(view),
+            text=command,
+            render=self.images is not None,
+            orientation=self.image_side(),
+            expected_ply=view.ply,
+        )
+        dice = dice_text(outcome.dice)
+        await self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
+        if self.images is not None:
+            await self.write_image(outcome, outcome.game)
+
+    def refused(self, error: IllegalAction, text: str) -> None:
+        """The rule that refuses the action and the closest legal actions (contract C2)."""
+        refusal = error.refusal
+        if refusal is None:
+            self.error(str(error))
+            return
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        self.error(f"{refusal.message} ({shown!r})")
+        if refusal.closest:
+            more = f"; `moves` lists all {len(self.legal)}" if len(self.legal) > 5 else ""
+            self.tell(f"closest legal: {', '.join(refusal.closest)}{more}")
+
+    async def after(self, outcome: Outcome, line: str) -> None:
         self.say(line)
+        self.legal = outcome.legal
         if outcome.game_over:
             self.say(result_line(outcome.game))
+        await self.show(outcome.game, outcome=outcome)
+
+    async def show(
+        self, view: GameView, *, outcome: Outcome | None = None, board: bool = False
+    ) -> None:
+        """The text board (unless ``--no-board``; ``board``: even then) and the status in
+        words. No empty line inside: an empty line ends an answer."""
+        status = outcome.status if outcome is not None else None
+        if self.show_board or board or status is None:
+            text = await self.service.text_board(game_id=view.id, orientation=self.text_side())
+            status = text.status
+            if self.show_board or board:
+                for line in text.board.splitlines():
+                    if line.strip():
+                        self.say(line)
+        if view.status == "active" and not self.legal:
+            self.legal = await self.service.legal_moves(game_id=view.id)
+        if view.status != "active":
+            if outcome is None:  # a game that was over already
+                self.say(result_line(view))
+            self.say(f"Its record: chessgarden record {view.id}{_db_words(self.db)}")
+            return
+        for line in status.lines:
+            self.tell(line)
+        if view.deadline is not None:
+            self.tell(self.clock(view))
+
+    def text_side(self) -> str | None:
+        """The side at the bottom of the text board (``None``: the side to act)."""
+        return None if self.orientation in (None, "mover") else self.orientation
+
+    def image_side(self) -> str | None:
+        """The side at the bottom of the images (``None``: the side to act); White unless
+        ``--orientation`` says otherwise, so that a game's PNGs do not turn every ply."""
+        if self.orientation == "mover":
+            return None
+        return self.orientation or "white"
 
     async def mover(self, view: GameView | None = None) -> int:
         view = view or await self.service.view(game_id=self.game_id)
@@ -328,7 +664,9 @@ class _Session:
         image = outcome.image if outcome is not None else None
         if image is None:
             try:
-                image = (await self.service.board(game_id=self.game_id, orientation="white")).image
+                image = (
+                    await self.service.board(game_id=self.game_id, orientation=self.image_side())
+                ).image
             except RenderUnavailable as error:
                 if not self.warned_images:
                     self.error(f"no images: {error}")
@@ -342,17 +680,14 @@ class _Session:
             self.error(f"cannot write the image: {error}")
 
 
-def _readline(stdin: TextIO) -> str:
-    """One line of input; Ctrl-C interrupts the wait at once (asyncio's own handler would
-    only cancel the task once the blocking read returned)."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    except ValueError:  # not the main thread
-        return stdin.readline()
-    try:
-        return stdin.readline()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def _actions(count: int) -> str:
+    return f"{count} action{'' if count == 1 else 's'}"
+
+
+def _options_words(options: dict[str, Any]) -> str:
+    from bot.options import options_text
+
+    return options_text(options)
 
 
 def raise_over(view: GameView) -> None:

@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import EXTENSIONS
-from bot.service import GameService
+from bot.service import GameService, Scheduler
 from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
 
@@ -32,8 +32,10 @@ DB_VAR = "CHESSGARDEN_DB"
 DEV_GUILD_VAR = "CHESSGARDEN_DEV_GUILD"
 MAX_CHALLENGES_VAR = "CHESSGARDEN_MAX_CHALLENGES"
 THREADS_VAR = "CHESSGARDEN_THREADS_PER_HOUR"
+CHALLENGE_HOURS_VAR = "CHESSGARDEN_CHALLENGE_HOURS"
 DEFAULT_MAX_CHALLENGES = 3
 DEFAULT_THREADS_PER_HOUR = 10
+DEFAULT_CHALLENGE_HOURS = 24
 
 
 class SettingsError(ValueError):
@@ -50,7 +52,9 @@ class Settings:
     - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them;
     - ``max_challenges``: ``CHESSGARDEN_MAX_CHALLENGES``, open challenges per user (3);
     - ``threads_per_hour``: ``CHESSGARDEN_THREADS_PER_HOUR``, new game threads per channel
-      in any hour (10).
+      in any hour (10);
+    - ``challenge_hours``: ``CHESSGARDEN_CHALLENGE_HOURS``, hours before a challenge nobody
+      accepted expires (24).
 
     The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
@@ -61,6 +65,7 @@ class Settings:
     sync_commands: bool = False
     max_challenges: int = DEFAULT_MAX_CHALLENGES
     threads_per_hour: int = DEFAULT_THREADS_PER_HOUR
+    challenge_hours: int = DEFAULT_CHALLENGE_HOURS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, sync: bool = False) -> Settings:
@@ -82,6 +87,7 @@ class Settings:
             sync_commands=sync,
             max_challenges=_count(env, MAX_CHALLENGES_VAR, DEFAULT_MAX_CHALLENGES),
             threads_per_hour=_count(env, THREADS_VAR, DEFAULT_THREADS_PER_HOUR),
+            challenge_hours=_count(env, CHALLENGE_HOURS_VAR, DEFAULT_CHALLENGE_HOURS),
         )
 
     def __str__(self) -> str:
@@ -172,6 +178,10 @@ class ChessGardenBot(commands.Bot):
 
     ``defer_after``: seconds of work after which an answer is deferred (see ``bot.flows``).
     ``thread_budget``: the per-channel limit on new game threads.
+    ``scheduler``: the deadline scheduler (``bot.service.scheduler``), which ends games on
+    time, reminds players and expires challenges, posting through ``bot.deadline_posts``.
+    It starts once the bot is ready (its posts need the gateway's view of the threads)
+    and stops when the bot closes.
     """
 
     defer_after = 2.0
@@ -196,6 +206,9 @@ class ChessGardenBot(commands.Bot):
         self.service = service
         self.settings = settings
         self.thread_budget = ThreadBudget(settings.threads_per_hour)
+        from bot.deadline_posts import DiscordNotifier
+
+        self.scheduler = Scheduler(service, DiscordNotifier(self), render=True)
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -207,6 +220,10 @@ class ChessGardenBot(commands.Bot):
         await self.load_cogs()
         if self.settings.sync_commands:
             await self.sync_commands()
+
+    async def close(self) -> None:
+        await self.scheduler.stop()
+        await super().close()
 
     async def sync_commands(self) -> list[Any]:
         """Push the slash commands to Discord: to the dev server if set, else globally."""
@@ -223,6 +240,8 @@ class ChessGardenBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("logged in as %s; in %d servers", self.user, len(self.guilds))
+        if not self.scheduler.running:  # the first READY: catch up, then keep time
+            self.scheduler.start()
         if self.application_id is not None:
             log.info("invite link: %s", invite_url(self.application_id))
 
@@ -234,5 +253,8 @@ def service_label(user_id: int) -> str:
 
 async def open_service(settings: Settings) -> GameService:
     return await GameService.open(
-        settings.db_path, label=service_label, max_open_challenges=settings.max_challenges
+        settings.db_path,
+        label=service_label,
+        max_open_challenges=settings.max_challenges,
+        challenge_hours=settings.challenge_hours,
     )

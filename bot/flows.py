@@ -73,6 +73,7 @@ def board_post(
         dice_image=outcome.dice_image is not None,
         show_commitment=show_commitment,
         orientation=side if outcome.image is not None else None,
+        status=outcome.status,
     )
     content: str | None = None
     ping: tuple[int, ...] = ()
@@ -374,6 +375,7 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
         opponent_id=opponent,
         colour=colour,
         options=dict(view.options),
+        days=view.time_days,  # the same time control
         want_thread=False,
         name=f"{view.variant_title}: rematch of game {view.id}",
     )

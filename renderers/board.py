@@ -1,16 +1,22 @@
 """Board pictures of any variant, composed from cached palette-mode layers.
 
     render_png(game, *, size=800, orientation=None, theme="classic") -> bytes
+    warm(variant_key, *, size=800, themes=("classic",)) -> int
 
 Layers, each drawn once and cached:
 
 - the empty board per (variant, theme, size, orientation): squares, holes left as
   background, terraces shaded and labelled, Tquads outlined and numbered, coordinates;
 - piece sprites per (piece, colour, size) (``sprites.py``);
-- square tiles: one square's background with its highlight and its piece, keyed by
-  (square, highlight, piece, colour, badge, offset), so drawing a square is one lookup
-  and one paste;
-- the status strip and the player bars, keyed by what they say.
+- square tiles: one square's background with its highlight and its piece. Squares
+  whose empty background looks the same (every light square of a plain board) share a
+  background class, and a tile is keyed by (class, highlight, piece, colour, badge,
+  offset), so drawing a square is one lookup and one paste. ``warm`` draws every tile a
+  variant can show before the first picture is asked for;
+- the status strip and the player bars, keyed by what they say;
+- compressed bands (``png.py``): the strip, each bar, each screen row of squares and
+  the static rows, keyed by what they show. ``render_png`` compresses only the bands no
+  earlier picture had, and never composes the whole picture.
 
 Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
 composed and saved in palette mode. Layout and orientation come from ``layout.py``;
@@ -19,47 +25,71 @@ what the picture shows comes from ``scene.py``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import io
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from functools import lru_cache
+from collections.abc import Callable, Hashable, Iterable
 
 from PIL import Image, ImageDraw
 
+import variants
 from variants import Game, Variant
 from variants.geometry import Geometry
 
-from .dice import bundled_font, value_badge
+from .dice import bundled_font, flat_text, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status
-from .scene import CHECK, LAST, NEXT, CellKey, Scene, Side, Status, scene
+from .png import Band, assemble, compress_band
+from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import RGB, Theme, get_theme
 
-PNG_COMPRESS_LEVEL = 6
-TILE_CACHE = 4096
+__all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]
+
+TILE_CACHE = 4096  # tiles drawn on demand, beyond the ones ``warm`` drew
 PANEL_CACHE = 256
+BAND_CACHE = 2048
+ART_CACHE = 32
+# zlib levels per band (benchmarks/render.py). Level 8 makes a band 7-20 % smaller than
+# level 6 and takes 2-3 times as long. Bytes matter most where the picture is sparse (the
+# baseline's picture is small there too), time in every picture: so a row of squares
+# with at most SPARSE_ROW pieces gets 8, a busier row (openings, middlegames: pictures
+# whose baseline is large) 6; the strip, new after every action, gets 6; the bars, new
+# only after a capture, 8; what never changes, 9. (SPARSE_ROW 2 left 11 of 1,000
+# benchmark positions of seed 42 over 0.3x the baseline's bytes; 4 leaves none.)
+SPARSE_ROW = 4  # pieces in a row of squares
+LEVEL_SPARSE_ROW = 8
+LEVEL_BUSY_ROW = 6
+LEVEL_STRIP = 6
+LEVEL_BAR = 8
+LEVEL_STATIC = 9
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
+# Sprites a variant shows besides its piece types' own: Stone Garden's promoted King.
+_EXTRA_SPRITES: dict[str, tuple[str, ...]] = {"stone_garden": ("KP",)}
+# Value badges a kind can carry: a Tquarc shows its die value.
+_BADGES: dict[str, tuple[str, ...]] = {"T": ("1", "2", "3", "4")}
 
-class _Lru(OrderedDict[Hashable, Image.Image]):
-    """A small least-recently-used cache of images."""
+
+class _Lru(OrderedDict[Hashable, object]):
+    """A small least-recently-used cache."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
 
-    def fetch(self, key: Hashable, make: Callable[[], Image.Image]) -> Image.Image:
-        im = self.get(key)
-        if im is None:
-            im = make()
-            self[key] = im
+    def fetch(self, key: Hashable, make: Callable[[], object]) -> object:
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self[key] = value
             if len(self) > self.limit:
                 self.popitem(last=False)
         else:
             self.move_to_end(key)
-        return im
+        return value
 
 
 class BoardArt:
@@ -76,10 +106,40 @@ class BoardArt:
         self.theme = theme
         self.lay: Layout = layout(geometry, size, flipped)
         self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
-        self.rgb = _empty_board(self.lay, zones, theme)
-        self.p = self.quantize(self.rgb)
+        self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
+        rgb = _empty_board(self.lay, zones, theme)
+        self.p = self.quantize(rgb)
+        # squares whose empty background is the same share tiles
+        lay = self.lay
+        classes: dict[bytes, int] = {}
+        self.cls: list[int] = []
+        for box in lay.cells:
+            look = rgb.crop(box).tobytes()
+            self.cls.append(classes.setdefault(look, len(classes)))
+        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(classes)
+        for s, c in enumerate(self.cls):
+            if self.class_box[c] == (0, 0, 0, 0):
+                self.class_box[c] = lay.cells[s]
+        # each class's empty square in RGB, to draw tiles on (the RGB board is not kept)
+        self.class_back = [rgb.crop(box) for box in self.class_box]
+        self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
+        self.bands = _Lru(BAND_CACHE)
+        self.warm_bands: dict[Hashable, Band] = {}
+        # screen rows of squares: (top y, the box squares in the row, left to right)
+        rows: dict[int, list[int]] = {}
+        for s, box in enumerate(lay.cells):
+            rows.setdefault(box[1], []).append(s)
+        self.rows = [
+            (y, tuple(sorted(squares, key=lambda s: lay.cells[s][0])))
+            for y, squares in sorted(rows.items())
+        ]
+        _, _, _, y_files = lay.file_band
+        self.static = {
+            "files": (lay.board[3], y_files),
+            "pad": (lay.bottom_bar[3], lay.height),
+        }
 
     def quantize(self, im: Image.Image) -> Image.Image:
         return to_palette(im, self.palette)
@@ -88,15 +148,20 @@ class BoardArt:
 
     def tile(self, sq: int, key: CellKey | None) -> Image.Image:
         """Square ``sq`` showing ``key`` (None: the empty square), in palette mode."""
-        box = self.lay.cells[sq]
-        if key is None:
-            return self.tiles.fetch((sq, None), lambda: self.p.crop(box))
-        return self.tiles.fetch((sq, key), lambda: self._draw_tile(box, key))
+        ck = (self.cls[sq], key)
+        im = self.warm_tiles.get(ck)
+        if im is None:
+            im = self.tiles.fetch(ck, lambda: self._draw_tile(ck[0], key))  # type: ignore[assignment]
+        assert isinstance(im, Image.Image)
+        return im
 
-    def _draw_tile(self, box: Box, key: CellKey) -> Image.Image:
+    def _draw_tile(self, cls: int, key: CellKey | None) -> Image.Image:
+        box = self.class_box[cls]
+        if key is None:
+            return self.p.crop(box)
         hl, sprite, color, badge, shift = key
         th, c, sq = self.theme, colours(self.theme), self.lay.sq
-        im = self.rgb.crop(box)
+        im = self.class_back[cls].copy()
         if hl in (LAST, CHECK):
             tint = c.last_move if hl == LAST else c.check
             im.paste(tint[:3], (0, 0, sq, sq), Image.new("L", (sq, sq), tint[3]))
@@ -113,17 +178,32 @@ class BoardArt:
                 im.paste(b, (sq - b.width - inset, sq - b.height - inset), b)
         return self.quantize(im)
 
+    def warm(self, keys: Iterable[CellKey]) -> int:
+        """Draw the tiles of ``keys`` on every background class; return how many."""
+        n = 0
+        for cls in range(len(self.class_box)):
+            for key in (None, *keys):
+                ck = (cls, key)
+                if ck not in self.warm_tiles:
+                    self.warm_tiles[ck] = self._draw_tile(cls, key)
+                    n += 1
+        return n
+
     def status_strip(self, st: Status) -> Image.Image:
         x0, y0, x1, y1 = self.lay.strip
-        return self.panels.fetch(
+        im = self.panels.fetch(
             ("status", st), lambda: self.quantize(draw_status(st, x1 - x0, y1 - y0, self.theme))
         )
+        assert isinstance(im, Image.Image)
+        return im
 
     def side_bar(self, side: Side) -> Image.Image:
         x0, y0, x1, y1 = self.lay.top_bar
-        return self.panels.fetch(
+        im = self.panels.fetch(
             ("side", side), lambda: self.quantize(draw_side(side, x1 - x0, y1 - y0, self.theme))
         )
+        assert isinstance(im, Image.Image)
+        return im
 
     # ----- composing ---------------------------------------------------------------
 
@@ -157,33 +237,152 @@ class BoardArt:
             frame.paste(self.side_bar(sc.bottom), lay.bottom_bar[:2])
         return painted
 
+    # ----- encoding ------------------------------------------------------------------
 
-@lru_cache(maxsize=32)
-def _art(
-    key: str,
-    geometry: Geometry,
-    zones: tuple[tuple[str, tuple[int, ...]], ...],
-    theme: Theme,
-    size: int,
-    flipped: bool,
-) -> BoardArt:
-    return BoardArt(geometry, dict(zones), theme, size, flipped)
+    def _band(self, key: Hashable, draw: Callable[[], Image.Image], level: int) -> Band:
+        warm = self.warm_bands.get(key)
+        if warm is not None:
+            return warm
+
+        def make() -> Band:
+            im = draw()
+            return compress_band(im.tobytes(), im.width, level)
+
+        band = self.bands.fetch(key, make)
+        assert isinstance(band, Band)
+        return band
+
+    def _row_spec(
+        self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
+    ) -> tuple[Hashable, Callable[[], Image.Image], int]:
+        look = tuple(cells.get(s) for s in squares)
+        pieces = sum(1 for key in look if key is not None and key[1])
+
+        def draw() -> Image.Image:
+            lay = self.lay
+            im = self.p.crop((0, y, lay.width, y + lay.sq))
+            for s, key in zip(squares, look, strict=True):
+                if key is not None:
+                    im.paste(self.tile(s, key), (lay.cells[s][0], 0))
+            return im
+
+        level = LEVEL_SPARSE_ROW if pieces <= SPARSE_ROW else LEVEL_BUSY_ROW
+        return ("row", y, look), draw, level
+
+    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], int]]:
+        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, level)."""
+        w = self.lay.width
+        y0, y1 = self.static["files"]
+        p0, p1 = self.static["pad"]
+        specs: list[tuple[Hashable, Callable[[], Image.Image], int]] = [
+            (("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
+            (("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
+        ]
+        specs += [self._row_spec(y, squares, sc.cells) for y, squares in self.rows]
+        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
+        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
+        if p1 > p0:
+            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
+        return specs
+
+    def encode(self, sc: Scene) -> bytes:
+        """The PNG of ``sc``, from cached bands where the picture has shown them before."""
+        bands = [self._band(key, draw, level) for key, draw, level in self._specs(sc)]
+        return assemble(self.lay.width, self.lay.height, self.plte, bands)
+
+    def warm_start(self, game: Game) -> int:
+        """Encode the bands of ``game``'s picture (a start position), but for its status
+        strip, and keep them for good: every game begins there. Returns how many bands."""
+        sc = scene(game, self.lay)
+        specs = [spec for spec in self._specs(sc) if spec[0] != ("status", sc.status)]
+        for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
+            flipped = dataclasses.replace(side, to_move=not side.to_move)
+            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), LEVEL_BAR))
+        for key, draw, level in specs:
+            self.warm_bands[key] = self._band(key, draw, level)
+        return len(specs)
+
+    def drop_position_caches(self) -> None:
+        """Forget everything drawn for particular positions; keep the warm tiles."""
+        self.tiles.clear()
+        self.panels.clear()
+        self.bands.clear()
+
+
+_ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()
 
 
 def board_art(rules: Variant, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
     """The cached layers for a variant's rules object."""
-    zones = tuple(sorted((str(k), tuple(v)) for k, v in rules.zones().items()))
-    return _art(rules.key, rules.geometry, zones, get_theme(theme), size, flipped)
+    th = get_theme(theme)
+    key = (rules.key, th, size, flipped)
+    art = _ARTS.get(key)
+    if art is None:
+        zones = {str(k): tuple(v) for k, v in rules.zones().items()}
+        art = BoardArt(rules.geometry, zones, th, size, flipped)
+        _ARTS[key] = art
+        if len(_ARTS) > ART_CACHE:
+            _ARTS.popitem(last=False)
+    else:
+        _ARTS.move_to_end(key)
+    return art
 
 
-def is_flipped(game: Game, orientation: str | None) -> bool:
-    """Black at the bottom? ``orientation`` None means the side to move."""
-    if orientation is None:
-        return bool(game.pos.turn == 1)
-    if orientation not in ("white", "black"):
-        raise ValueError(f"orientation must be 'white', 'black' or None, not {orientation!r}")
-    return orientation == "black"
+def clear_caches() -> None:
+    """Forget every cached board layer (sprites and palettes stay)."""
+    _ARTS.clear()
 
+
+def drop_position_caches() -> None:
+    """Forget every tile, strip, bar and band drawn for particular positions; keep
+    the empty boards and the tiles ``warm`` drew."""
+    for art in _ARTS.values():
+        art.drop_position_caches()
+
+
+def tile_keys(rules: Variant) -> list[CellKey]:
+    """Every square look a variant can show, but for the Guardener's double start."""
+    kinds: list[str] = []
+    for t in rules.piece_types:
+        kinds += [f"RA:{f}" for f in "NESW"] if t.facing_relative else [t.id]
+    kinds += _EXTRA_SPRITES.get(rules.key, ())
+    royal = {t.id for t in rules.piece_types if t.is_royal} | {"KP"}
+    keys: list[CellKey] = [(LAST, "", 0, "", 0), (NEXT, "", 0, "", 0)]
+    for kind in kinds:
+        for color in (0, 1):
+            for badge in _BADGES.get(kind, ("",)):
+                for hl in (NONE, LAST):
+                    keys.append((hl, kind, color, badge, 0))
+                if rules.has_check and kind in royal:
+                    keys.append((CHECK, kind, color, badge, 0))
+    return keys
+
+
+def warm(
+    variant_key: str,
+    *,
+    size: int = 800,
+    themes: Iterable[Theme | str] = ("classic",),
+    orientations: Iterable[str] = ("white", "black"),
+) -> int:
+    """Draw every tile ``variant_key`` can show at ``size``, and encode the rows and bars
+    of its start position, ahead of the first picture.
+
+    The bot calls this at start-up for each variant; a picture then never waits for a
+    piece to be drawn, and a new game's first picture compresses only its status strip.
+    Returns how many tiles and bands were made.
+    """
+    rules = variants.rules(variant_key)
+    keys = tile_keys(rules)
+    start = variants.new_game(variant_key, seed=0)  # dice change the strip only
+    n = 0
+    for theme in themes:
+        for orientation in orientations:
+            if orientation not in ("white", "black"):
+                raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
+            art = board_art(rules, theme, size, orientation == "black")
+            n += art.warm(keys) + art.warm_start(start)
+    return n
 
 # ----- the empty board ------------------------------------------------------------------
 
@@ -201,10 +400,10 @@ def _empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -
         d.rectangle([x0, y0, x1 - 1, y1 - 1], fill=base)
     for label, squares in zones.items():
         if _is_terrace(label):
-            _terrace_label(d, lay, label, squares, theme)
+            _terrace_label(im, lay, label, squares, theme)
         else:
-            _outline_zone(d, lay, label, squares, zones, theme)
-    _coordinates(d, lay, theme)
+            _outline_zone(im, lay, label, squares, zones, theme)
+    _coordinates(im, lay, theme)
     return im
 
 
@@ -224,9 +423,10 @@ def _cell(lay: Layout, s: int) -> tuple[int, int]:
 
 
 def _terrace_label(
-    d: ImageDraw.ImageDraw, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
+    im: Image.Image, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
 ) -> None:
     """The label goes in a hole at one end of the terrace, or else in its first square."""
+    d = ImageDraw.Draw(im)
     g, sq, c = lay.geometry, lay.sq, colours(theme)
     cells = sorted(_cell(lay, s) for s in squares)
     cols = {col for col, _ in cells}
@@ -246,7 +446,8 @@ def _terrace_label(
         d.rounded_rectangle(
             [box[0], box[1], box[0] + t * 2, box[1] + t], radius=t // 3, fill=c.zone_line
         )
-        d.text(
+        flat_text(
+            im,
             (box[0] + t, box[1] + t / 2),
             label,
             fill=_ink(c.zone_line),
@@ -259,9 +460,8 @@ def _terrace_label(
     pill = c.label
     hw, hh = sq * 0.36, sq * 0.24
     d.rounded_rectangle([cx - hw, cy - hh, cx + hw, cy + hh], radius=round(hh * 0.6), fill=pill)
-    d.text(
-        (cx, cy), label, fill=_ink(pill), font=bundled_font(max(7, round(sq * 0.3))), anchor="mm"
-    )
+    font = bundled_font(max(7, round(sq * 0.3)))
+    flat_text(im, (cx, cy), label, fill=_ink(pill), font=font, anchor="mm")
 
 
 def _ink(bg: RGB) -> RGB:
@@ -271,7 +471,7 @@ def _ink(bg: RGB) -> RGB:
 
 
 def _outline_zone(
-    d: ImageDraw.ImageDraw,
+    im: Image.Image,
     lay: Layout,
     label: str,
     squares: tuple[int, ...],
@@ -279,6 +479,7 @@ def _outline_zone(
     theme: Theme,
 ) -> None:
     """A line round the zone's edge, and its number in a tab at its outermost corner."""
+    d = ImageDraw.Draw(im)
     sq, c = lay.sq, colours(theme)
     lw = max(2, round(sq * 0.05))
     h = lw // 2
@@ -306,7 +507,8 @@ def _outline_zone(
     ty = y0 if top else y1 - t
     d.rectangle([tx, ty, tx + t - 1, ty + t - 1], fill=c.zone_line)
     number = "".join(ch for ch in label if ch.isdigit()) or label[:2]
-    d.text(
+    flat_text(
+        im,
         (tx + t / 2, ty + t / 2),
         number,
         fill=_ink(c.zone_line),
@@ -315,7 +517,7 @@ def _outline_zone(
     )
 
 
-def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
+def _coordinates(im: Image.Image, lay: Layout, theme: Theme) -> None:
     g, c = lay.geometry, colours(theme)
     font = bundled_font(max(7, round(lay.sq * 0.3)))
     files: dict[int, str] = {}
@@ -327,14 +529,23 @@ def _coordinates(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
     fx0, fy0, _, fy1 = lay.file_band
     for col, letter in files.items():
         x0, _, x1, _ = lay.cell_at(col, 0)
-        d.text(((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
+        flat_text(im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
     rx0, _, rx1, _ = lay.rank_band
     for row, label in ranks.items():
         _, y0, _, y1 = lay.cell_at(0, row)
-        d.text(((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
+        flat_text(im, ((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
 
 
 # ----- public ---------------------------------------------------------------------------
+
+
+def is_flipped(game: Game, orientation: str | None) -> bool:
+    """Black at the bottom? ``orientation`` None means the side to move."""
+    if orientation is None:
+        return bool(game.pos.turn == 1)
+    if orientation not in ("white", "black"):
+        raise ValueError(f"orientation must be 'white', 'black' or None, not {orientation!r}")
+    return orientation == "black"
 
 
 def render_image(
@@ -348,8 +559,9 @@ def render_image(
 
 
 def encode_png(image: Image.Image) -> bytes:
+    """A palette image as PNG through Pillow (the board itself uses ``BoardArt.encode``)."""
     buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    image.save(buf, format="PNG")
     return buf.getvalue()
 
 
@@ -361,4 +573,5 @@ def render_png(
     ``orientation`` is 'white' (White at the bottom), 'black', or None for the side
     to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
     """
-    return encode_png(render_image(game, size=size, orientation=orientation, theme=theme))
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation))
+    return art.encode(scene(game, art.lay))

@@ -3,6 +3,9 @@
     chessgarden render VARIANT [--moves M ...] [--seed N] [--flip] [--theme T] [--size N] -o FILE.png
     chessgarden gif RECORD_FILE [--size N] [--theme T] [--flip] -o FILE.gif
 
+A GIF is at most ``MAX_GIF_SIZE`` px wide and replays at most ``MAX_FRAMES`` - 1 actions
+(issue 9: a 1,000-ply GIF used to peak at 895 MiB, and ``--size`` had no bound).
+
 ``add_subcommands(subparsers)`` registers both on an argparse sub-parser set; each
 sets ``func`` to a function ``(args) -> int`` (0 done, 2 bad input).
 ``python -m renderers.cli ...`` runs them without the bot.
@@ -18,7 +21,8 @@ from typing import Any
 import variants
 
 from .board import render_png
-from .gif import render_gif
+from .gif import MAX_FRAMES, MAX_GIF_SIZE, check_gif, render_gif
+from .layout import MAX_SIZE, MIN_SIZE
 from .themes import THEMES
 
 USAGE_ERROR = 2
@@ -42,7 +46,9 @@ def add_subcommands(subparsers: Any) -> None:
     render.add_argument("--seed", type=int, default=1, help="seed for the dice (default 1)")
     render.add_argument("--flip", action="store_true", help="Black at the bottom")
     render.add_argument("--theme", choices=sorted(THEMES), default="classic")
-    render.add_argument("--size", type=int, default=800, help="image width in pixels")
+    render.add_argument(
+        "--size", type=int, default=800, help=f"image width in pixels ({MIN_SIZE}..{MAX_SIZE})"
+    )
     render.add_argument("-o", "--output", required=True, help="the PNG file to write")
     render.set_defaults(func=run_render)
 
@@ -54,7 +60,13 @@ def add_subcommands(subparsers: Any) -> None:
     gif.add_argument("record", help="the record file ('-' reads standard input)")
     gif.add_argument("--flip", action="store_true", help="Black at the bottom")
     gif.add_argument("--theme", choices=sorted(THEMES), default="classic")
-    gif.add_argument("--size", type=int, default=480, help="image width in pixels")
+    gif.add_argument(
+        "--size",
+        type=int,
+        default=480,
+        help=f"image width in pixels ({MIN_SIZE}..{MAX_GIF_SIZE}); a game of at most "
+        f"{MAX_FRAMES - 1} actions",
+    )
     gif.add_argument("-o", "--output", required=True, help="the GIF file to write")
     gif.set_defaults(func=run_gif)
 
@@ -100,6 +112,12 @@ def run_gif(args: argparse.Namespace) -> int:
         record = sys.stdin.read() if args.record == "-" else Path(args.record).read_text("utf-8")
     except OSError as e:
         return _fail(f"cannot read {args.record}: {e.strerror or e}")
+    try:
+        check_gif(record, args.size)
+    except ValueError as e:  # too wide, or too long a game: say so, not "does not replay"
+        return _fail(f"{args.record}: {e}")
+    except KeyError as e:
+        return _fail(f"{args.record} does not replay: {e}")
     try:
         data = render_gif(
             record,

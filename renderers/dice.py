@@ -1,7 +1,11 @@
 """Dice images: single die faces and a small palette PNG of a whole roll.
 
-- A d6 is a rounded square with pips; a d4 is a triangle with 1-4 pips.
-- Any other die, or any roll of more than ``MAX_PIP_DICE`` dice, shows numbers.
+- Every die shows its value as a numeral, large and heavy, so that it reads on a phone:
+  the Discord embed's thumbnail is shown about 80 px wide and the board's status strip
+  about 44 px tall, where pips blur into a grey dot.
+- A d4 is a triangle, a d6 and any other die a rounded square; a die other than d4 and
+  d6 also carries a small "d20" tag when it is large enough.
+- Pips (``pips=True``) remain for a d4 and a d6, for pictures meant to be seen large.
 - Dice are laid out side by side and wrap into rows of ``PER_ROW``.
 
 ``value_badge`` draws the small round number badge used for a Tquarc's die value.
@@ -14,7 +18,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from .themes import Theme, get_theme
 
@@ -35,7 +39,7 @@ _D6_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
 }
 
 # The d4 face: an upward triangle in units of the image; pips as barycentric-ish points.
-_D4_TRIANGLE = ((0.5, 0.08), (0.95, 0.88), (0.05, 0.88))
+_D4_TRIANGLE = ((0.5, 0.03), (0.98, 0.93), (0.02, 0.93))
 _D4_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
     1: ((0.5, 0.62),),
     2: ((0.37, 0.7), (0.63, 0.7)),
@@ -53,30 +57,87 @@ def bundled_font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+_LEVELS3 = [0 if v < 64 else 255 if v > 191 else 128 for v in range(256)]
+
+
+def flat_text(
+    im: Image.Image,
+    xy: tuple[float, float],
+    text: str,
+    *,
+    font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+    fill: tuple[int, int, int],
+    anchor: str | None = None,
+) -> None:
+    """Text on ``im`` with its edge softened to one half-tone only (three levels: none,
+    half, full). It reads as smooth at board sizes, and a palette picture stores far fewer
+    colours than with full anti-aliasing: the strip's words take a third fewer bytes."""
+    probe = ImageDraw.Draw(im)
+    x0, y0, x1, y1 = probe.textbbox(xy, text, font=font, anchor=anchor)
+    x0, y0 = int(x0) - 1, int(y0) - 1
+    w, h = int(x1) + 2 - x0, int(y1) + 2 - y0
+    if w <= 0 or h <= 0:
+        return
+    mask = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(mask).text((xy[0] - x0, xy[1] - y0), text, font=font, fill=255, anchor=anchor)
+    im.paste(fill, (x0, y0), mask.point(_LEVELS3))
+
+
 def fit_font(text: str, max_w: float, max_h: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """The largest bundled-font size at which ``text`` fits in max_w x max_h pixels."""
-    px = max(6, int(max_h))
-    while px > 6:
-        font = bundled_font(px)
-        x0, y0, x1, y1 = font.getbbox(text)
-        if x1 - x0 <= max_w and y1 - y0 <= max_h:
-            return font
-        px = max(6, int(px * 0.9))
-    return bundled_font(6)
+
+    def fits(px: int) -> bool:
+        x0, y0, x1, y1 = bundled_font(px).getbbox(text)
+        return x1 - x0 <= max_w and y1 - y0 <= max_h
+
+    lo, hi = 6, max(6, int(max_h * 2))  # glyphs stand less tall than the font size
+    if not fits(lo):
+        return bundled_font(lo)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return bundled_font(lo)
 
 
 def _centred_text(
-    draw: ImageDraw.ImageDraw,
+    im: Image.Image,
     text: str,
     cx: float,
     cy: float,
     max_w: float,
     max_h: float,
     fill: tuple[int, int, int],
+    weight: float = 0.0,
 ) -> None:
-    font = fit_font(text, max_w, max_h)
-    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
-    draw.text((cx - (x0 + x1) / 2, cy - (y0 + y1) / 2), text, font=font, fill=fill)
+    """``text`` as large as fits in max_w x max_h, centred on (cx, cy).
+
+    ``weight`` thickens the strokes by that share of the height on each side (a heavier
+    numeral): the glyphs are drawn as a mask and dilated, which keeps corners clean.
+    """
+    grow = round(max_h * weight)
+    font = fit_font(text, max_w - 2 * grow, max_h - 2 * grow)
+    x0, y0, x1, y1 = font.getbbox(text)
+    at = (cx - (x0 + x1) / 2, cy - (y0 + y1) / 2)
+    if grow <= 0:
+        ImageDraw.Draw(im).text(at, text, font=font, fill=fill)
+        return
+    # the glyphs' mask, grown by ``grow`` (blur, then threshold), over their box only
+    m = 2 * grow
+    left, top = int(at[0] + x0) - m, int(at[1] + y0) - m
+    mask = Image.new("L", (int(x1 - x0) + 2 * m + 1, int(y1 - y0) + 2 * m + 1), 0)
+    ImageDraw.Draw(mask).text((at[0] - left, at[1] - top), text, font=font, fill=255)
+    mask = mask.filter(ImageFilter.GaussianBlur(grow / 2)).point(_GROWN)
+    im.paste(fill + (255,) if im.mode == "RGBA" else fill, (left, top), mask)
+
+
+# a Gaussian of sigma r/2 is about 2.3% of its peak at distance r from a straight edge
+_GROWN = [255 if v > 5 else 0 for v in range(256)]
+
+
+NUMERAL_WEIGHT = 0.035  # how much heavier a die's numeral is drawn, as a share of its height
 
 
 def _check(value: int, sides: int) -> None:
@@ -106,7 +167,9 @@ def _die(value: int, sides: int, size: int, theme: Theme, pips: bool) -> Image.I
             for x, y in _D4_PIPS[value]:
                 d.ellipse([x * s - r, y * s - r, x * s + r, y * s + r], fill=theme.die_pip + (255,))
         else:
-            _centred_text(d, str(value), 0.5 * s, 0.64 * s, 0.5 * s, 0.3 * s, theme.die_pip)
+            _centred_text(
+                im, str(value), 0.5 * s, 0.64 * s, 0.5 * s, 0.52 * s, theme.die_pip, NUMERAL_WEIGHT
+            )
     else:
         m = s * 0.06
         d.rounded_rectangle(
@@ -124,18 +187,20 @@ def _die(value: int, sides: int, size: int, theme: Theme, pips: bool) -> Image.I
                 d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=theme.die_pip + (255,))
         else:
             text = str(value)
-            _centred_text(d, text, s / 2, s * 0.5, s * 0.7, s * 0.42, theme.die_pip)
-            if size >= 40:  # a small "d20" tag shows which die it was
-                _centred_text(d, f"d{sides}", s * 0.5, s * 0.83, s * 0.4, s * 0.11, theme.die_edge)
+            tag = sides not in (4, 6) and size >= 40  # a small "d20" tag: which die it was
+            cy, h = (0.44, 0.5) if tag else (0.5, 0.62)
+            _centred_text(im, text, s / 2, s * cy, s * 0.74, s * h, theme.die_pip, NUMERAL_WEIGHT)
+            if tag:
+                _centred_text(im, f"d{sides}", s * 0.5, s * 0.83, s * 0.4, s * 0.11, theme.die_edge)
     return im.resize((size, size), Image.Resampling.LANCZOS)
 
 
 def draw_die(
-    value: int, sides: int, size: int, theme: Theme | str, *, pips: bool = True
+    value: int, sides: int, size: int, theme: Theme | str, *, pips: bool = False
 ) -> Image.Image:
     """One die face as an RGBA ``size`` x ``size`` image (shared and cached: do not draw on it).
 
-    A d6 and a d4 show pips (unless ``pips`` is False); other dice show the number.
+    The face shows its value as a numeral; with ``pips`` a d6 or a d4 shows pips instead.
     """
     _check(value, sides)
     if size < 8:
@@ -152,7 +217,7 @@ def _badge(text: str, size: int, theme: Theme) -> Image.Image:
     d.ellipse([0, 0, s - 1, s - 1], fill=theme.badge_outline + (255,))
     d.ellipse([ring, ring, s - 1 - ring, s - 1 - ring], fill=theme.badge_fill + (255,))
     inner = s - 2 * ring
-    _centred_text(d, text, s / 2, s / 2, inner * 0.72, inner * 0.62, theme.badge_text)
+    _centred_text(im, text, s / 2, s / 2, inner * 0.72, inner * 0.62, theme.badge_text)
     return im.resize((size, size), Image.Resampling.LANCZOS)
 
 
@@ -172,8 +237,12 @@ def render_dice(
     *,
     size: int = 96,
     theme: Theme | str = "classic",
+    pips: bool = False,
 ) -> Image.Image:
-    """The dice of one roll side by side (RGB), wrapped into rows of ``PER_ROW``."""
+    """The dice of one roll side by side (RGB), wrapped into rows of ``PER_ROW``.
+
+    Numerals unless ``pips`` (pips only for up to ``MAX_PIP_DICE`` d4s and d6s).
+    """
     th = get_theme(theme)
     vals = [int(v) for v in values]
     if not vals:
@@ -185,7 +254,7 @@ def render_dice(
         raise ValueError(f"{len(vals)} values but {len(per_die)} side counts")
     for v, n in zip(vals, per_die, strict=True):
         _check(v, n)
-    pips = len(vals) <= MAX_PIP_DICE
+    pips = pips and len(vals) <= MAX_PIP_DICE
     gap = max(2, size // 8)
     cols = min(len(vals), PER_ROW)
     rows = math.ceil(len(vals) / PER_ROW)

@@ -2,21 +2,25 @@
 
 The picture, top to bottom:
 
-- the status strip: whose turn it is (or the result), and the dice showing;
+- the status strip: whose turn it is (or the result), what the dice allow, a badge for a
+  teleport or resurrection on offer, and the dice showing as numerals;
 - the far player's bar: their name, pieces waiting or still to place, pieces lost;
 - the board, with rank labels in a band on its left and file labels in a band below it;
 - the near player's bar.
 
-Everything is measured in squares. The image is exactly ``size`` pixels wide; the
-square is the largest whole number of pixels for which the board plus the rank-label
-band plus a small right-hand pad fit in that width::
+The image is exactly ``size`` pixels wide; the square is the largest whole number of
+pixels for which the board plus the rank-label band plus a small right-hand pad fit in
+that width::
 
     sq     = size // (files + COORD + PAD)     (COORD, PAD below; rounded down to int)
     height = strip + 2 * bar + ranks * sq + coord + pad
 
-with ``strip = max(MIN_BAND, round(STRIP * sq))``, ``bar = max(MIN_BAND, round(BAR * sq))``,
-``coord = round(COORD * sq)`` and ``pad = round(PAD * sq)``. (The strip and bars keep a
-legible height on small pictures.)
+with ``coord = round(COORD * sq)`` and ``pad = round(PAD * sq)``. The strip and the bars
+are measured in image widths, not squares, so that their words read the same on a
+10-file board as on an 8-file one: ``strip = max(MIN_BAND, round(STRIP * size))`` and
+``bar = max(MIN_BAND, round(BAR * size))``. At 800 px the strip is 88 px, which Discord
+shows on a phone (about 400 px wide) as 44 px: two lines of words and dice whose
+numerals stand 20 px tall.
 
 Orientation lives here and only here: ``screen_cell`` maps a square to its
 (column, row) on screen, and ``screen_facing`` turns a board facing into a picture one.
@@ -31,8 +35,8 @@ from variants.geometry import Geometry
 
 COORD = 0.42  # the rank-label band (left) and the file-label band (below), in squares
 PAD = 0.12  # the margin right of the board and below the bottom bar
-STRIP = 0.6  # the status strip
-BAR = 0.62  # each player's bar
+STRIP = 0.11  # the status strip, in image widths
+BAR = 0.072  # each player's bar, in image widths
 MIN_BAND = 28  # the least height in pixels of the strip and the bars
 
 MIN_SIZE = 160
@@ -104,7 +108,7 @@ def layout(geometry: Geometry, size: int, flipped: bool) -> Layout:
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"image size must be {MIN_SIZE}..{MAX_SIZE} px, not {size}")
     sq = square_px(geometry, size)
-    strip_h, bar_h = max(MIN_BAND, round(STRIP * sq)), max(MIN_BAND, round(BAR * sq))
+    strip_h, bar_h = max(MIN_BAND, round(STRIP * size)), max(MIN_BAND, round(BAR * size))
     coord, pad = round(COORD * sq), round(PAD * sq)
     bw, bh = geometry.width * sq, geometry.height * sq
     x0 = coord

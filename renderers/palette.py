@@ -19,7 +19,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from .dice import bundled_font, draw_die, value_badge
-from .sprites import piece_kinds, piece_sprite
+from .sprites import piece_colours, piece_kinds, piece_sprite
 from .themes import RGB, RGBA, Theme
 
 CUT_COLORS = 12  # median-cut colours besides the exact ones: few keep the PNG small
@@ -58,6 +58,8 @@ class Colours:
     next_ring: RGB  # the square a Jepps setup fills next
     offered: RGB  # backdrop of a piece the dice offer
     label: RGB  # the pill behind a terrace's label
+    chip: RGB  # the square behind a piece in a player's bar
+    alert: RGB  # words that must stand out: check, the result
 
     def square_bases(self, terraces: bool = False) -> list[RGB]:
         """Every flat colour a square can have: plain (or terrace), and with each highlight."""
@@ -85,6 +87,8 @@ def colours(theme: Theme) -> Colours:
         next_ring=theme.last_move[:3],
         offered=mix(theme.background, theme.last_move[:3], 0.55),
         label=over(theme.background, theme.terrace_shade[:3] + (200,)),
+        chip=mix(theme.light_square, theme.dark_square, 0.35),
+        alert=mix(theme.check[:3], theme.text, 0.2),
     )
 
 
@@ -136,18 +140,42 @@ def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
         c.coord,
         c.zone_line,
         c.next_ring,
+        c.chip,
+        c.offered,
         theme.badge_fill,
         theme.badge_outline,
+        theme.accent,
+        theme.accent_text,
+        theme.die_face,
+        theme.die_pip,
         theme.piece_white_fill,
         theme.piece_white_outline,
         theme.piece_black_fill,
         theme.piece_black_outline,
-        # the anti-aliased edge between a piece's light and dark parts
-        mix(theme.piece_white_fill, theme.piece_black_fill, 0.25),
-        mix(theme.piece_white_fill, theme.piece_black_fill, 0.5),
-        mix(theme.piece_white_fill, theme.piece_black_fill, 0.75),
+        *piece_colours(0, theme),
+        *piece_colours(1, theme),
         *c.square_bases(terraces),
         *([c.label] if terraces else []),
+        # the one half-tone at the edge of words (``dice.flat_text``) on what they are written on
+        *(
+            mix(bg, ink, 0.5)
+            for bg in (c.page, c.bar_turn, theme.accent, c.zone_line, c.label)
+            for ink in (
+                c.text,
+                c.dim_text,
+                c.coord,
+                c.alert,
+                theme.accent_text,
+                (0, 0, 0),
+                (255, 255, 255),
+            )
+        ),
+        # a sprite's half-transparent rim over everything a piece is drawn on
+        *(
+            mix(base, ink, 0.5)
+            for base in c.square_bases(terraces) + [c.page, c.bar_turn, c.offered, c.chip]
+            for ink in (theme.piece_white_outline, theme.piece_edge)
+        ),
     ]:
         if col not in exact:
             exact.append(col)

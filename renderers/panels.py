@@ -9,11 +9,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
+from PIL.ImageFont import FreeTypeFont
+from PIL.ImageFont import ImageFont as _BitmapFont
 
-from .dice import bundled_font, draw_die, value_badge
-from .palette import Colours, colours, mix
+from .dice import bundled_font, draw_die, flat_text, value_badge
+from .palette import colours
 from .scene import Side, Status
-from .sprites import PIECE_NAMES, piece_sprite, raven_sprite
+from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
 
 COLOR_NAMES = ("White", "Black")
@@ -32,18 +34,64 @@ def icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     return _letter_icon(key, color, size, theme)
 
 
+@lru_cache(maxsize=512)
+def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
+    """A sprite key as a plain silhouette (``sprites.plain_sprite``) in flat colours, for the
+    player bars; a kind the art does not know is its lettered disc."""
+    col = "white" if color == 0 else "black"
+    kind, _, facing = key.partition(":")
+    if kind in PIECE_NAMES and kind != "KP":
+        im = plain_sprite(kind, col, size, theme, facing)
+    else:
+        im = icon(key, color, size, theme)
+    return _flat(im, color, theme)
+
+
 @lru_cache(maxsize=1024)
 def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
-    """``icon`` with its edge alpha rounded to three levels (0, half, full).
+    """``icon`` in a few flat colours: every pixel is one of the piece's own colours
+    (fill, outline, shade, accent, rim) and the edge alpha is one of three levels (0,
+    half, full).
 
-    The edges stay smooth at board sizes, and the palette PNG gets much smaller.
+    The edges stay smooth at board sizes, and the palette PNG gets much smaller: the
+    soft blends inside a sprite were most of its bytes.
     """
-    im = icon(key, color, size, theme).copy()
-    im.putalpha(im.getchannel("A").point(_ALPHA3))
-    return im
+    return _flat(icon(key, color, size, theme), color, theme)
 
 
-_ALPHA3 = [0 if v < 64 else 255 if v > 191 else 128 for v in range(256)]
+def _flat(im: Image.Image, color: int, theme: Theme) -> Image.Image:
+    alpha = im.getchannel("A").point(_ALPHA3)
+    flat = im.convert("RGB").quantize(
+        palette=_sprite_palette(color, theme), dither=Image.Dither.NONE
+    )
+    out = flat.convert("RGBA")
+    out.putalpha(alpha)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _sprite_palette(color: int, theme: Theme) -> Image.Image:
+    return _palette_of(piece_colours(color, theme))
+
+
+def _palette_of(cols: tuple[RGB, ...]) -> Image.Image:
+    pal = Image.new("P", (1, 1))
+    pal.putpalette([v for rgb in cols for v in rgb])
+    return pal
+
+
+@lru_cache(maxsize=64)
+def crisp_die(value: int, sides: int, size: int, theme: Theme) -> Image.Image:
+    """``draw_die`` in the die's three flat colours with a hard edge, for the strip."""
+    im = draw_die(value, sides, size, theme)
+    alpha = im.getchannel("A").point(_ALPHA3)
+    pal = _palette_of((theme.die_face, theme.die_edge, theme.die_pip))
+    out = im.convert("RGB").quantize(palette=pal, dither=Image.Dither.NONE).convert("RGBA")
+    out.putalpha(alpha)
+    return out
+
+
+_ALPHA3 = [0 if v < 128 else 255 for v in range(256)]
 
 
 def _letter_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
@@ -65,153 +113,207 @@ def _letter_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     return im
 
 
+def _chip(
+    d: ImageDraw.ImageDraw, x: float, y: float, px: int, fill: RGB, radius: float = 0.18
+) -> None:
+    """The small rounded square a bar draws a piece or a disc on, so that pieces of both
+    colours read on the dark page."""
+    d.rounded_rectangle([x, y, x + px - 1, y + px - 1], radius=round(px * radius), fill=fill)
+
+
 def _disc(d: ImageDraw.ImageDraw, x: float, cy: float, r: float, color: int, theme: Theme) -> None:
+    """A White or Black stone on a chip: ``x`` is the chip's left edge."""
+    c = colours(theme)
+    px = round(2.9 * r)
+    _chip(d, x, cy - px / 2, px, c.chip, 0.3)
     fill = theme.piece_white_fill if color == 0 else theme.piece_black_fill
-    line = theme.piece_white_outline if color == 0 else theme.piece_black_outline
-    d.ellipse([x, cy - r, x + 2 * r, cy + r], fill=fill, outline=line, width=max(1, round(r / 5)))
+    line = theme.piece_white_outline if color == 0 else theme.piece_edge
+    cx = x + px / 2
+    d.ellipse(
+        [cx - r, cy - r, cx + r, cy + r], fill=fill, outline=line, width=max(1, round(r / 6))
+    )
+
+
+def disc_width(r: float) -> int:
+    return round(2.9 * r)
 
 
 def alert_colour(theme: Theme) -> RGB:
-    return mix(theme.check[:3], theme.text, 0.2)
+    return colours(theme).alert
+
+
+# Stand-ins for characters the bundled font cannot draw.
+_PLAIN = {"\u00d7": "x", "\u2014": "-", "\u2013": "-", "\u2192": "->", "\u00a5": "Y"}
+
+
+def drawable(text: str) -> str:
+    """``text`` with every character the bundled font lacks replaced by a plain one."""
+    font = bundled_font(16)
+    missing = bytes(font.getmask("\ue000"))
+    out = []
+    for ch in text:
+        if ch in _PLAIN:
+            out.append(_PLAIN[ch])
+        elif ch.isspace() or ch.isascii() or bytes(font.getmask(ch)) != missing:
+            out.append(ch)
+        else:
+            out.append("?")
+    return "".join(out)
+
+
+def _fit(text: str, px: int, room: float, least: int = 9) -> tuple[str, FreeTypeFont | _BitmapFont]:
+    """The font (shrunk down to ``least`` px) at which ``text`` fits in ``room``; cut
+    with '...' when even that is too wide."""
+    text = drawable(text)
+    font = bundled_font(px)
+    while px > least and font.getlength(text) > room:
+        px -= 1
+        font = bundled_font(px)
+    while len(text) > 1 and font.getlength(text) > room:
+        text = text[:-2].rstrip() + "\u2026"
+    return text, font
 
 
 def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
+    """Whose turn (or the result) and what the dice allow on the left, in two lines, with a
+    badge when a teleport or resurrection is on offer; the dice as numerals on the right,
+    then the pieces a Jepps setup roll offers."""
     c = colours(theme)
     im = Image.new("RGB", (w, h), c.page)
     d = ImageDraw.Draw(im)
-    pad = max(2, round(h * 0.22))
-    cy = h / 2
-    # right: caption, dice, then the pieces they offer
-    die_px = max(8, round(h * 0.86))
-    icon_px = max(8, round(h * 0.95))
-    cap_font = bundled_font(max(10, round(h * 0.36)))
-    right: list[tuple[str, object, int]] = []  # (kind, payload, width)
-    if st.dice:
-        if st.dice_caption:
-            right.append(("text", st.dice_caption, round(cap_font.getlength(st.dice_caption))))
-        for v in st.dice:
-            right.append(("die", v, die_px))
-    if st.offered:
-        right.append(("text", "pick", round(cap_font.getlength("pick"))))
-        for k in st.offered:
-            right.append(("icon", k, icon_px))
-    gap = max(2, round(h * 0.12))
-    right_w = sum(wd for _, _, wd in right) + gap * len(right)
+    pad = max(3, round(h * 0.14))
+    gap = max(2, round(h * 0.1))
+    # right: the dice, then the pieces they offer
+    die_px = max(10, round(h * 0.78))
+    icon_px = max(10, round(h * 0.78))
+    right = [("die", v) for v in st.dice] + [("icon", k) for k in st.offered]
+    right_w = sum(die_px if kind == "die" else icon_px for kind, _ in right) + gap * max(
+        0, len(right) - 1
+    )
     x = w - pad - right_w
-    for kind, payload, wd in right:
-        x += gap
-        if kind == "text":
-            d.text((x, cy), str(payload), fill=c.dim_text, font=cap_font, anchor="lm")
-        elif kind == "die":
+    for kind, payload in right:
+        top = round((h - die_px) / 2)
+        if kind == "die":
             assert isinstance(payload, int)
-            face = draw_die(payload, st.sides, die_px, theme)
-            im.paste(face, (x, round(cy - die_px / 2)), face)
+            face = crisp_die(payload, st.sides, die_px, theme)
+            im.paste(face, (x, top), face)
+            x += die_px + gap
         else:
             assert isinstance(payload, str)
+            _chip(d, x, top, icon_px, c.offered)
             spr = crisp_icon(payload, st.offered_color, icon_px, theme)
-            im.paste(spr, (x, round(cy - icon_px / 2)), spr)
-        x += wd
-    # left: whose turn, or the result
+            im.paste(spr, (x, top), spr)
+            x += icon_px + gap
+    # left: the stone of the side to act, then one or two lines of words
+    end = w - pad - right_w - (pad if right else 0)
     x = pad
+    two = bool(st.detail or st.badge)
+    line1 = h * (0.3 if two else 0.5)
+    line2 = h * 0.73
     if st.disc >= 0:
-        r = h * 0.25
-        _disc(d, x, cy, r, st.disc, theme)
-        x += round(2 * r + pad)
-    room = w - pad - right_w - x - pad
-    px = max(12, round(h * 0.5))
-    font = bundled_font(px)
-    while px > 8 and font.getlength(st.text) > room:
-        px -= 1
-        font = bundled_font(px)
-    fill = alert_colour(theme) if st.alert else c.text
-    d.text((x, cy), st.text, fill=fill, font=font, anchor="lm")
+        r = h * (0.13 if two else 0.18)
+        _disc(d, x, line1, r, st.disc, theme)
+        x += disc_width(r) + gap
+    text, font = _fit(st.text, max(10, round(h * 0.34)), end - x)
+    flat_text(im, (x, line1), text, fill=alert_colour(theme) if st.alert else c.text, font=font, anchor="lm")
+    if not two:
+        return im
+    x2 = pad
+    if st.badge:
+        x2 = _badge_pill(im, x2, line2, st.badge, h, end, theme) + gap
+    if st.detail and x2 < end:
+        detail, font = _fit(st.detail, max(9, round(h * 0.27)), end - x2)
+        flat_text(im, (x2, line2), detail, fill=c.text, font=font, anchor="lm")
     return im
 
 
-def _section(
-    im: Image.Image,
-    d: ImageDraw.ImageDraw,
-    x: int,
-    h: int,
-    caption: str,
-    keys: tuple[str, ...],
-    color: int,
-    step: int,
-    icon_px: int,
-    theme: Theme,
-    c: Colours,
-    *,
-    offered: frozenset[str] = frozenset(),
-    badge: str = "",
+def _badge_pill(
+    im: Image.Image, x: int, cy: float, text: str, h: int, end: float, theme: Theme
 ) -> int:
-    """Draw a caption and a row of icons from ``x``; return where the next one starts."""
-    font = bundled_font(max(10, round(h * 0.3)))
-    d.text((x, h / 2), caption, fill=c.dim_text, font=font, anchor="lm")
-    x += round(font.getlength(caption)) + max(2, h // 12)
-    y = (h - icon_px) // 2
+    """The accent-coloured pill that says a teleport or resurrection is on offer; returns
+    where it ends."""
+    label, font = _fit(text, max(9, round(h * 0.25)), end - x - h * 0.3)
+    ph = round(h * 0.36)
+    pw = round(font.getlength(label) + h * 0.28)
+    ImageDraw.Draw(im).rounded_rectangle(
+        [x, cy - ph / 2, x + pw, cy + ph / 2], radius=ph // 2, fill=theme.accent
+    )
+    flat_text(im, (x + pw / 2, cy), label, fill=theme.accent_text, font=font, anchor="mm")
+    return x + pw
+
+
+def _grouped(keys: tuple[str, ...]) -> list[tuple[str, int]]:
+    """Equal keys together, in the given order, with how many there are."""
+    out: dict[str, int] = {}
     for k in keys:
-        if k in offered:
-            m = max(1, icon_px // 14)
-            d.rounded_rectangle(
-                [x + m, y + m, x + icon_px - m, y + icon_px - m],
-                radius=icon_px // 5,
-                fill=c.offered,
-            )
-        spr = crisp_icon(k, color, icon_px, theme)
-        im.paste(spr, (x, y), spr)
-        if badge:
-            b = value_badge(badge, max(8, round(icon_px * 0.42)), theme)
-            im.paste(b, (x + icon_px - b.width, y + icon_px - b.height), b)
-        x += step
-    return x + (icon_px - step) + max(4, h // 3)
+        out[k] = out.get(k, 0) + 1
+    return list(out.items())
 
 
 def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
+    """A player's bar: their stone and name, then the pieces waiting off the board, still to
+    place, and lost: each kind once, with its count, as a plain silhouette in the player's
+    own colour on a light tray (so that black pieces show on the dark page)."""
     c = colours(theme)
-    im = Image.new("RGB", (w, h), c.bar_turn if side.to_move else c.page)
+    bg = c.bar_turn if side.to_move else c.page
+    im = Image.new("RGB", (w, h), bg)
     d = ImageDraw.Draw(im)
-    pad = max(2, round(h * 0.2))
+    pad = max(3, round(h * 0.2))
     cy = h / 2
     x = pad
     r = h * 0.22
     _disc(d, x, cy, r, side.color, theme)
-    x += round(2 * r + pad * 0.7)
+    x += disc_width(r) + round(pad * 0.6)
     name = COLOR_NAMES[side.color]
-    font = bundled_font(max(12, round(h * 0.42)))
-    d.text((x, cy), name, fill=c.text, font=font, anchor="lm")
+    font = bundled_font(max(10, round(h * 0.42)))
+    flat_text(im, (x, cy), name, fill=c.text, font=font, anchor="lm")
     x += round(font.getlength(name)) + 2 * pad
-    icon_px = max(8, round(h * 0.9))
-    sections: list[tuple[str, tuple[str, ...]]] = []
+    sections: list[tuple[str, list[tuple[str, int]], frozenset[str], str]] = []
     if side.waiting:
-        sections.append(("waiting", side.waiting))
+        sections.append(("waiting", _grouped(side.waiting), frozenset(), side.waiting_badge))
     if side.stock:
-        sections.append(("to place", side.stock))
+        sections.append(("to place", _grouped(side.stock), side.offered, ""))
     if side.lost:
-        sections.append(("lost", side.lost))
-    if not sections:
-        return im
-    cap_font = bundled_font(max(10, round(h * 0.3)))
-    fixed = sum(
-        round(cap_font.getlength(cap)) + max(2, h // 12) + max(4, h // 3) for cap, _ in sections
-    )
-    n = sum(len(keys) for _, keys in sections)
-    room = w - pad - x - fixed - icon_px * len(sections)
-    # icons overlap when there is not room for them all side by side
-    step = max(2, min(icon_px, room // max(1, n - len(sections)))) if n > len(sections) else icon_px
-    for cap, keys in sections:
-        x = _section(
-            im,
-            d,
-            x,
-            h,
-            cap,
-            keys,
-            side.color,
-            step,
-            icon_px,
-            theme,
-            c,
-            offered=side.offered if cap == "to place" else frozenset(),
-            badge=side.waiting_badge if cap == "waiting" else "",
-        )
+        sections.append(("lost", _grouped(side.lost), frozenset(), ""))
+    icon_px = max(10, round(h * 0.7))
+    cap_font = bundled_font(max(9, round(h * 0.3)))
+    count_font = bundled_font(max(9, round(h * 0.34)))
+    ink = theme.piece_white_outline  # the counts, dark on the tray
+    inset = max(2, icon_px // 10)
+    top = round(cy - icon_px / 2)
+    for caption, groups, offered, badge in sections:
+        flat_text(im, (x, cy), caption, fill=c.dim_text, font=cap_font, anchor="lm")
+        x += round(cap_font.getlength(caption)) + max(3, h // 8)
+        tags = [f"x{n}" if n > 1 else "" for _, n in groups]
+        widths = [icon_px + (round(count_font.getlength(t)) + inset if t else 0) for t in tags]
+        shown = 0
+        while shown < len(groups) and x + sum(widths[: shown + 1]) + 2 * inset <= w - pad:
+            shown += 1
+        if shown:
+            tray_w = sum(widths[:shown]) + 2 * inset
+            d.rounded_rectangle(
+                [x, top - inset, x + tray_w - 1, top + icon_px + inset - 1],
+                radius=round(icon_px * 0.2),
+                fill=c.chip,
+            )
+            x += inset
+        for (key, _), tag, wd in zip(groups[:shown], tags, widths, strict=False):
+            if key in offered:
+                d.rounded_rectangle(
+                    [x, top, x + icon_px - 1, top + icon_px - 1],
+                    radius=round(icon_px * 0.2),
+                    fill=c.offered,
+                )
+            spr = plain_icon(key, side.color, icon_px, theme)
+            im.paste(spr, (x, top), spr)
+            if badge:
+                b = value_badge(badge, max(8, round(icon_px * 0.5)), theme)
+                im.paste(b, (x + icon_px - b.width, top + icon_px - b.height), b)
+            if tag:
+                flat_text(im, (x + icon_px, cy), tag, fill=ink, font=count_font, anchor="lm")
+            x += wd
+        if shown < len(groups):
+            flat_text(im, (x + inset, cy), "...", fill=c.dim_text, font=count_font, anchor="lm")
+            return im
+        x += inset + max(4, h // 3)
     return im

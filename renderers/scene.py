@@ -11,11 +11,13 @@ All the variant-specific reading of ``game.pos.extra`` is here, in ``side_info``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+import variants
 from variants import Game
-from variants.geometry import color_name
 from variants.position import Move, Piece
+from variants.status import SEPARATOR
 
 from .layout import Layout, screen_facing
 
@@ -49,12 +51,13 @@ class Side:
 class Status:
     """The status strip."""
 
-    text: str
+    text: str  # whose turn it is, or the result: "White to move", "Black wins: checkmate"
+    detail: str  # what the dice allow, in words ('' when nothing to say)
+    badge: str  # a teleport or resurrection on offer, e.g. "Teleport to T3" ('' when none)
     disc: int  # colour of the disc before the text: 0/1, or -1 for none
     alert: bool  # check or game over: the text stands out
     dice: tuple[int, ...]
     sides: int
-    dice_caption: str
     offered: tuple[str, ...]  # sprite keys the dice offer (Jepps setup)
     offered_color: int
 
@@ -168,52 +171,76 @@ def side_info(game: Game, color: int, offered: frozenset[str]) -> Side:
 
 
 def status(game: Game, offered: frozenset[str]) -> Status:
-    pos = game.pos
-    turn = pos.turn
-    who = color_name(turn).capitalize()
-    result = game.result
-    dice: tuple[int, ...] = tuple(game.dice or ()) if result is None else ()
-    sides = game.rules.dice_sides or 4  # a die shown in a variant without turn dice: the d4
+    """The strip's words from ``variants.describe`` (contract C1): the same words the
+    console and the Discord embed show."""
+    st = variants.describe(game)
+    dice = tuple(st.dice or ()) if st.phase != "over" else ()
+    sides = st.dice_sides or game.rules.dice_sides or 4
     if dice:
         sides = max(sides, *dice)
-    caption = ""
-    alert = False
-    if result is not None:
-        winner = result.winner
-        text = f"{winner.capitalize()} wins" if winner else "Draw"
-        text += f": {result.reason}" if result.reason else ""
-        disc = -1 if winner is None else (0 if winner == "white" else 1)
-        alert = True
-    elif pos.extra.get("phase") == "setup":
-        disc = turn
-        if pos.extra.get("mediator") == "pending":
-            text = f"Setup: mediator roll, {who} chooses"
-            caption = "mediator"
-        else:
-            nxt = sorted({m.to for m in _placements(game)})
-            where = game.rules.name(nxt[0]) if len(nxt) == 1 else "next square"
-            text = f"Setup: {who} places on {where}"
-            caption = "setup dice"
-    else:
-        disc = turn
-        text = f"{who} to move"
-        if game.checked_king() >= 0:
-            text += ": check"
-            alert = True
-        if dice:
-            if game.rules.dice_sides == 0:
-                caption = "Tquarc die"
-            elif len(dice) == 2 and dice[0] == dice[1]:
-                caption = "double"
-            else:
-                caption = "roll"
+    if st.phase == "over" or st.actor is None:
+        result = game.result
+        winner = result.winner if result is not None else None
+        return Status(
+            text=st.short,
+            detail="",
+            badge="",
+            disc=-1 if winner is None else (0 if winner == "white" else 1),
+            alert=True,
+            dice=(),
+            sides=sides,
+            offered=(),
+            offered_color=0,
+        )
+    who = st.actor.capitalize()
+    text = f"{who} to place" if st.phase == "setup" else f"{who} to move"
+    detail = st.short
+    if st.check:
+        text += ": check"
+        detail = _drop(_drop(detail, f"Check{SEPARATOR}", front=True), f"{SEPARATOR}check")
+    if detail.startswith(f"{who} to "):  # describe's fallback: nothing beyond the headline
+        detail = ""
+    label = badge(game, st.pending)
+    if label and set(_words(detail)) <= set(_words(label)):
+        detail = ""  # the badge says it already ("teleport to Tquad 1")
     return Status(
         text=text,
-        disc=disc,
-        alert=alert,
+        detail=detail[:1].upper() + detail[1:],
+        badge=label,
+        disc=game.pos.turn,
+        alert=st.check,
         dice=dice,
         sides=sides,
-        dice_caption=caption,
         offered=tuple(sorted(offered, key=_rank)),
-        offered_color=turn,
+        offered_color=game.pos.turn,
     )
+
+
+def _drop(text: str, part: str, front: bool = False) -> str:
+    if front:
+        return text[len(part) :] if text.startswith(part) else text
+    return text[: -len(part)] if text.endswith(part) else text
+
+
+_WHERE = re.compile(r"\b(Tquad \d|T\d)\b")
+_VALUE = re.compile(r"\bentry with value (\d)\b")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in ("to", "the")]
+
+
+def badge(game: Game, pending: str) -> str:
+    """The badge for what ``describe`` says is pending: a teleport or resurrection on
+    offer, or a Tquarc entry value rolled and waiting (RULES.md: Guardener "Double x2",
+    Tquarchess teleport and entry). '' when nothing is pending."""
+    if not pending:
+        return ""
+    flags = {m.flag for m, _ in game.legal_actions()}
+    words = [w for f, w in (("teleport", "teleport"), ("drop", "resurrect")) if f in flags]
+    head = pending.split(":", 1)[0]
+    if not words:
+        value = _VALUE.search(head)
+        return f"ENTRY VALUE {value.group(1)}" if value else head.upper()
+    where = _WHERE.search(pending)
+    return "/".join(words).upper() + (f" {where.group(1).upper()}" if where else "")

@@ -9,8 +9,11 @@ times the target size:
 - ``accent``: parts in the *opposite* colour (the Guardener's dome);
 - ``detail``: interior lines and dots, in the outline colour.
 
-The outline is the body dilated by a blur-and-threshold; black pieces get one more
-thin dark rim so that their light outline still reads on light squares. The
+The outline is the body dilated by a blur-and-threshold. A black piece's outline is the
+theme's ``piece_black_ring``: dark in the classic theme (a black silhouette with light
+inner lines, one ring fewer to store), light in high contrast, where the dark squares
+are nearly black; a light ring gets one more thin dark rim so that it still reads on
+light squares. The
 4x image is then downscaled with LANCZOS, which gives the anti-aliasing.
 
 Sprites are cached per (kind, colour, size, theme, facing). The returned image is
@@ -484,12 +487,22 @@ def _mix(a: RGB, b: RGB, t: float) -> RGB:
 
 
 def _colours(color: str, theme: Theme) -> tuple[RGB, RGB, RGB, RGB, RGB | None]:
-    """(fill, outline, shade, accent fill, outer edge) for one side."""
+    """(fill, inner lines, shade, accent fill, outer ring) for one side; the outer ring is
+    None where the inner-line colour is the ring too (White)."""
     if color == "white":
         fill, line = theme.piece_white_fill, theme.piece_white_outline
         return fill, line, _mix(fill, line, 0.16), theme.piece_black_fill, None
     fill, line = theme.piece_black_fill, theme.piece_black_outline
-    return fill, line, _mix(fill, line, 0.22), theme.piece_white_fill, theme.piece_edge
+    return fill, line, _mix(fill, line, 0.22), theme.piece_white_fill, theme.piece_black_ring
+
+
+def piece_colours(color: int, theme: Theme) -> tuple[RGB, ...]:
+    """Every flat colour a sprite of ``color`` (0 White, 1 Black) is drawn in."""
+    fill, line, shade, accent, ring = _colours("white" if color == 0 else "black", theme)
+    if ring is None:
+        return fill, line, shade, accent
+    rim = (theme.piece_edge,) if ring != theme.piece_edge else ()
+    return (fill, line, shade, accent, ring, *rim)
 
 
 def _normalise_color(color: str) -> str:
@@ -507,15 +520,15 @@ def _outline_widths(size: int) -> tuple[float, float]:
 
 
 def _compose(pen: _Pen, color: str, size: int, theme: Theme) -> Image.Image:
-    fill, line, shade, accent, edge = _colours(color, theme)
+    fill, line, shade, accent, ring_colour = _colours(color, theme)
     px = pen.px
     body = pen.masks["body"]
     outline_r, edge_r = _outline_widths(size)
     ring = _dilate(body, outline_r * SUPERSAMPLE)
     out = Image.new("RGBA", (px, px), (0, 0, 0, 0))
-    if edge is not None:
-        out.paste(edge + (255,), (0, 0, px, px), _dilate(ring, edge_r * SUPERSAMPLE))
-    out.paste(line + (255,), (0, 0, px, px), ring)
+    if ring_colour is not None and ring_colour != theme.piece_edge:  # a light ring: rim it
+        out.paste(theme.piece_edge + (255,), (0, 0, px, px), _dilate(ring, edge_r * SUPERSAMPLE))
+    out.paste((ring_colour or line) + (255,), (0, 0, px, px), ring)
     out.paste(fill + (255,), (0, 0, px, px), body)
     for layer, colour in (("shade", shade), ("accent", accent), ("detail", line)):
         mask = ImageChops.multiply(pen.masks[layer], body)
@@ -577,6 +590,34 @@ def raven_sprite(color: str, size: int, theme: Theme | str, facing: str) -> Imag
     return _sprite("RA", _normalise_color(color), size, get_theme(theme), facing)
 
 
+@lru_cache(maxsize=512)
+def _plain(kind: str, color: str, size: int, theme: Theme, facing: str | None) -> Image.Image:
+    pen = _draw_pen(kind, size, facing)
+    fill, line, _, _, ring_colour = _colours(color, theme)
+    px = pen.px
+    body = pen.masks["body"]
+    outline_r, _ = _outline_widths(size)
+    out = Image.new("RGBA", (px, px), (0, 0, 0, 0))
+    out.paste((ring_colour or line) + (255,), (0, 0, px, px), _dilate(body, outline_r * SUPERSAMPLE))
+    out.paste(fill + (255,), (0, 0, px, px), body)
+    return out.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def plain_sprite(kind: str, color: str, size: int, theme: Theme | str, facing: str = "") -> Image.Image:
+    """The piece's silhouette in its fill colour with its outline, without inner lines or
+    shading: for small pictures of pieces (a player's lost pieces), where the inner lines
+    would blur and cost most of the bytes. ``facing`` as for ``raven_sprite`` ('' is
+    forward). Shared and cached: do not draw on it."""
+    if size < 8:
+        raise ValueError(f"sprite size must be at least 8 px, not {size}")
+    col = _normalise_color(color)
+    if kind == "RA":
+        facing = facing or ("N" if col == "white" else "S")
+    elif facing:
+        raise ValueError(f"only a Raven has a facing, not {kind!r}")
+    return _plain(kind, col, size, get_theme(theme), facing or None)
+
+
 def silhouette(kind: str, size: int) -> Image.Image:
     """The bare body mask (mode 'L') of a kind at ``size``, for tests and layout."""
     pen = _draw_pen(kind, size, None)
@@ -585,3 +626,4 @@ def silhouette(kind: str, size: int) -> Image.Image:
 
 def clear_cache() -> None:
     _sprite.cache_clear()
+    _plain.cache_clear()

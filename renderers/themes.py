@@ -36,6 +36,9 @@ class Theme:
     piece_black_outline: RGB
     # a thin outermost rim around black pieces, so their light outline reads on light squares
     piece_edge: RGB
+    # the outline ring of a black piece: dark (no rim then) where the dark squares are light
+    # enough for a black silhouette, light where they are not
+    piece_black_ring: RGB
     # badges (Tquarc value, promoted King, counters)
     badge_fill: RGB
     badge_outline: RGB
@@ -47,6 +50,9 @@ class Theme:
     # page
     background: RGB
     text: RGB
+    # the badge that says a teleport or resurrection is on offer
+    accent: RGB
+    accent_text: RGB
 
 
 CLASSIC = Theme(
@@ -63,6 +69,7 @@ CLASSIC = Theme(
     piece_black_fill=(44, 40, 38),
     piece_black_outline=(232, 222, 204),
     piece_edge=(20, 18, 16),
+    piece_black_ring=(20, 18, 16),
     badge_fill=(196, 48, 42),
     badge_outline=(255, 255, 255),
     badge_text=(255, 255, 255),
@@ -71,6 +78,8 @@ CLASSIC = Theme(
     die_pip=(40, 34, 30),
     background=(48, 46, 43),
     text=(235, 230, 220),
+    accent=(242, 188, 66),
+    accent_text=(36, 28, 20),
 )
 
 HIGH_CONTRAST = Theme(
@@ -87,6 +96,7 @@ HIGH_CONTRAST = Theme(
     piece_black_fill=(0, 0, 0),
     piece_black_outline=(255, 255, 255),
     piece_edge=(0, 0, 0),
+    piece_black_ring=(255, 255, 255),
     badge_fill=(0, 114, 178),
     badge_outline=(255, 255, 255),
     badge_text=(255, 255, 255),
@@ -95,6 +105,8 @@ HIGH_CONTRAST = Theme(
     die_pip=(0, 0, 0),
     background=(0, 0, 0),
     text=(255, 255, 255),
+    accent=(230, 159, 0),  # Okabe-Ito orange
+    accent_text=(0, 0, 0),
 )
 
 THEMES: dict[str, Theme] = {CLASSIC.name: CLASSIC, HIGH_CONTRAST.name: HIGH_CONTRAST}

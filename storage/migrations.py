@@ -247,5 +247,159 @@ _V2: list[str] = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+# Undo (issue 11): in a local hot-seat game a player may take back the last move,
+# provided no die was rolled since it. The log stays append-only: the take-back is an
+# entry of its own, kind 'undo', and a replay skips the move it takes back. SQLite
+# cannot change a CHECK constraint, so ``actions`` is rebuilt (create, copy, drop,
+# rename) with 'undo' among the kinds, and its triggers made again.
+_UNDO_ACTIONS = """
+    CREATE TABLE actions_undo (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
+        kind        TEXT NOT NULL CHECK (kind IN
+                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
+                         'undo')),
+        request_id  TEXT,
+        actor_id    INTEGER,
+        text        TEXT NOT NULL,                              -- canonical notation as recorded
+        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
+        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq),
+        UNIQUE (game_id, request_id)
+    )
+"""
+
+_UNDO: list[str] = [
+    _UNDO_ACTIONS,
+    """
+    INSERT INTO actions_undo (game_id, seq, kind, request_id, actor_id, text, rolls, roll_index,
+        created_at)
+    SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at
+    FROM actions
+    """,
+    "DROP TABLE actions",
+    "ALTER TABLE actions_undo RENAME TO actions",
+    # The same triggers as version 2 (dropped with the old table).
+    """
+    CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_in_order BEFORE INSERT ON actions
+    WHEN NEW.seq <> (SELECT log_count FROM games WHERE id = NEW.game_id) + 1
+      OR NEW.roll_index <> (SELECT roll_count FROM games WHERE id = NEW.game_id)
+    BEGIN SELECT RAISE(ABORT, 'action out of order: the log takes entry log_count + 1'); END
+    """,
+    """
+    CREATE TRIGGER actions_counted AFTER INSERT ON actions
+    BEGIN
+        UPDATE games SET log_count = NEW.seq,
+                         roll_count = roll_count + json_array_length(NEW.rolls)
+        WHERE id = NEW.game_id;
+    END
+    """,
+    # An undo draws no die.
+    """
+    CREATE TRIGGER actions_undo_rolls_nothing BEFORE INSERT ON actions
+    WHEN NEW.kind = 'undo' AND NEW.rolls <> '[]'
+    BEGIN SELECT RAISE(ABORT, 'an undo rolls no dice'); END
+    """,
+]
+
+# Version 4 (issue 13, correspondence time):
+# - the time control chosen with a challenge (``time_days``, days per move; NULL untimed)
+#   and the clock of the side to act: ``clock_side``, ``turn_started_ms``, ``deadline_ms``
+#   (a challenge: when it expires) and ``reminder_ms`` (NULL once reminded this turn).
+#   Instants are whole milliseconds since the Unix epoch, UTC (a BIGINT in PostgreSQL);
+# - ``due_ms``, the next instant the deadline scheduler must look at the game: derived by
+#   the database from the columns above (never written by hand), NULL for a game that is
+#   over or has no clock, and indexed (partial index ``games_due``), so that "the next
+#   deadline" and "everything due by now" read only due games, in order. PostgreSQL:
+#   ``GENERATED ALWAYS AS (...) STORED`` with ``LEAST`` for ``MIN``;
+# - two new log entry kinds: ``timeout`` (the scheduler ends the game on time) and
+#   ``extend`` (a moderator adds days to the clock). The kinds are a CHECK constraint,
+#   which SQLite cannot alter, so ``actions`` is rebuilt (create, copy, drop, rename) and
+#   its triggers made again, as in versions 2 and 3 ('undo' stays a kind);
+# - challenges stored before version 4 expire 24 hours after they were made (the default
+#   of CHESSGARDEN_CHALLENGE_HOURS); games stored before version 4 are untimed.
+_V4_ACTIONS = """
+    CREATE TABLE actions_v4 (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
+        kind        TEXT NOT NULL CHECK (kind IN
+                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
+                         'undo', 'timeout', 'extend')),
+        request_id  TEXT,
+        actor_id    INTEGER,
+        text        TEXT NOT NULL,                              -- canonical notation as recorded
+        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
+        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq),
+        UNIQUE (game_id, request_id)
+    )
+"""
+
+_V4: list[str] = [
+    "ALTER TABLE games ADD COLUMN time_days INTEGER CHECK (time_days IS NULL OR time_days >= 1)",
+    "ALTER TABLE games ADD COLUMN clock_side TEXT CHECK (clock_side IN ('white', 'black'))",
+    "ALTER TABLE games ADD COLUMN turn_started_ms INTEGER",
+    "ALTER TABLE games ADD COLUMN deadline_ms INTEGER",
+    "ALTER TABLE games ADD COLUMN reminder_ms INTEGER",
+    """
+    ALTER TABLE games ADD COLUMN due_ms INTEGER GENERATED ALWAYS AS (
+        CASE WHEN status IN ('challenge', 'active') AND deadline_ms IS NOT NULL
+             THEN MIN(COALESCE(reminder_ms, deadline_ms), deadline_ms) END
+    ) VIRTUAL
+    """,
+    "CREATE INDEX games_due ON games (due_ms) WHERE due_ms IS NOT NULL",
+    """
+    UPDATE games SET deadline_ms = CAST(strftime('%s', created_at) AS INTEGER) * 1000 + 86400000
+    WHERE status = 'challenge' AND deadline_ms IS NULL
+    """,
+    _V4_ACTIONS,
+    """
+    INSERT INTO actions_v4 (game_id, seq, kind, request_id, actor_id, text, rolls, roll_index,
+        created_at)
+    SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at
+    FROM actions
+    """,
+    "DROP TABLE actions",
+    "ALTER TABLE actions_v4 RENAME TO actions",
+    # The triggers went with the old table; the same ones again.
+    """
+    CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
+    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER actions_in_order BEFORE INSERT ON actions
+    WHEN NEW.seq <> (SELECT log_count FROM games WHERE id = NEW.game_id) + 1
+      OR NEW.roll_index <> (SELECT roll_count FROM games WHERE id = NEW.game_id)
+    BEGIN SELECT RAISE(ABORT, 'action out of order: the log takes entry log_count + 1'); END
+    """,
+    """
+    CREATE TRIGGER actions_counted AFTER INSERT ON actions
+    BEGIN
+        UPDATE games SET log_count = NEW.seq,
+                         roll_count = roll_count + json_array_length(NEW.rolls)
+        WHERE id = NEW.game_id;
+    END
+    """,
+    """
+    CREATE TRIGGER actions_undo_rolls_nothing BEFORE INSERT ON actions
+    WHEN NEW.kind = 'undo' AND NEW.rolls <> '[]'
+    BEGIN SELECT RAISE(ABORT, 'an undo rolls no dice'); END
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4]
 LATEST_VERSION = len(MIGRATIONS)

@@ -22,7 +22,17 @@ STATUSES: tuple[GameStatus, ...] = (
 LIVE_STATUSES: tuple[GameStatus, ...] = ("challenge", "active")
 ENDED_STATUSES: tuple[GameStatus, ...] = ("finished", "aborted", "declined", "cancelled")
 
-ActionKind = Literal["move", "resign", "draw_offer", "draw_accept", "draw_decline", "abort"]
+ActionKind = Literal[
+    "move",
+    "resign",
+    "draw_offer",
+    "draw_accept",
+    "draw_decline",
+    "abort",
+    "undo",
+    "timeout",
+    "extend",
+]
 ACTION_KINDS: tuple[ActionKind, ...] = (
     "move",
     "resign",
@@ -30,6 +40,9 @@ ACTION_KINDS: tuple[ActionKind, ...] = (
     "draw_accept",
     "draw_decline",
     "abort",
+    "undo",  # a take-back in a local game; a replay skips the move it takes back
+    "timeout",  # the side to act missed its deadline (logged by the deadline scheduler)
+    "extend",  # a moderator added days to the clock of the side to act
 )
 
 Colour = Literal["white", "black"]
@@ -50,6 +63,15 @@ class GameRow:
     ``roll_count`` the number of rolls stored (start rolls included); the store keeps
     both with every append. ``board_channel_id``/``board_message_id``: the latest board
     message posted for the game, if any.
+
+    Time (schema version 3; instants are whole milliseconds since the Unix epoch, UTC):
+    ``time_days`` is the time control chosen with the challenge (days per move; ``None``
+    for an untimed game). For a challenge, ``deadline_ms`` is when it expires. For an
+    active game, ``clock_side`` is the side to act, ``turn_started_ms`` when its turn
+    began, ``deadline_ms`` when its time runs out (``None`` untimed) and ``reminder_ms``
+    when it is to be reminded (``None`` once reminded this turn, or untimed). The store
+    derives from them the game's next due instant (the indexed ``due_ms``) for the
+    deadline scheduler.
     """
 
     id: int
@@ -76,6 +98,11 @@ class GameRow:
     request_id: str | None
     created_at: str
     updated_at: str
+    time_days: int | None = None
+    clock_side: Colour | None = None
+    turn_started_ms: int | None = None
+    deadline_ms: int | None = None
+    reminder_ms: int | None = None
 
     @property
     def is_live(self) -> bool:
@@ -104,6 +131,8 @@ class NewGame:
     white_id: int | None = None
     black_id: int | None = None
     request_id: str | None = None
+    time_days: int | None = None  # days per move; None: untimed
+    deadline_ms: int | None = None  # a challenge: when it expires
 
 
 _UNSET: Any = object()
@@ -122,6 +151,10 @@ class GameChanges:
     draw_offer: Colour | None = _UNSET
     seed: str | None = _UNSET  # set once, at acceptance; the store refuses a change
     commitment: str | None = _UNSET
+    clock_side: Colour | None = _UNSET
+    turn_started_ms: int | None = _UNSET
+    deadline_ms: int | None = _UNSET
+    reminder_ms: int | None = _UNSET
 
     def items(self) -> list[tuple[str, Any]]:
         """The ``(column, value)`` pairs to set, in field order."""
@@ -155,6 +188,15 @@ class NewAction:
     text: str
     rolls: tuple[Roll, ...] = ()
     request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class DueGame:
+    """A game the deadline scheduler must look at: at ``due_ms`` its challenge expires,
+    its side to act is to be reminded, or its side to act runs out of time."""
+
+    game_id: int
+    due_ms: int
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,15 @@ Uniqueness the store must enforce (and report as ``ConflictError``):
   request applies once.
 
 The action log is append-only: there is no update or delete of actions.
+
+Deadlines (issue 13): ``Repository.next_due`` and ``due_games`` read the games that have
+something due (a challenge expiring, a reminder, a timeout) through an index on the
+derived ``due_ms``; ``WriteTx.claim_due`` re-reads one of them inside the write
+transaction, and only if it is still due. Whatever the caller writes in that transaction
+(ending the game, clearing the reminder) makes it no longer due, so two processes that
+both saw it due handle it once: SQLite serialises the two transactions (``BEGIN
+IMMEDIATE``) and the second finds nothing due; PostgreSQL does the same with ``SELECT ...
+FOR UPDATE SKIP LOCKED`` in ``claim_due``.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from typing import Protocol
 
 from storage.models import (
     ActionRow,
+    DueGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -83,6 +93,12 @@ class WriteTx(Protocol):
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None: ...
 
+    async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
+        """The game if something of it is due at ``now_ms``, locked for this transaction
+        (PostgreSQL: ``FOR UPDATE SKIP LOCKED``); ``None`` if not, or if another
+        transaction holds it."""
+        ...
+
     async def insert_game(self, game: NewGame) -> GameRow: ...
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[tuple[int, int], ...]) -> None:
@@ -118,6 +134,14 @@ class Repository(Protocol):
     async def last_seq(self, game_id: int) -> int: ...
 
     async def get_player(self, player_id: int) -> PlayerRow | None: ...
+
+    async def next_due(self) -> int | None:
+        """The earliest ``due_ms`` of any game (indexed), or ``None`` when nothing is due."""
+        ...
+
+    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
+        """Games with ``due_ms <= now_ms``, the earliest first (indexed)."""
+        ...
 
     async def schema_version(self) -> int: ...
 

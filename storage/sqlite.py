@@ -41,6 +41,7 @@ import aiosqlite
 from storage.migrations import LATEST_VERSION, MIGRATIONS
 from storage.models import (
     ActionRow,
+    DueGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -71,7 +72,8 @@ _GAME_COLUMNS = (
     "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
-    "request_id, created_at, updated_at"
+    "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
+    "reminder_ms"
 )
 _ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
@@ -121,6 +123,11 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         request_id,
         created_at,
         updated_at,
+        time_days,
+        clock_side,
+        turn_started_ms,
+        deadline_ms,
+        reminder_ms,
     ) = tuple(row)
     return GameRow(
         id=id_,
@@ -147,7 +154,28 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         request_id=request_id,
         created_at=created_at,
         updated_at=updated_at,
+        time_days=time_days,
+        clock_side=clock_side,
+        turn_started_ms=turn_started_ms,
+        deadline_ms=deadline_ms,
+        reminder_ms=reminder_ms,
     )
+
+
+# The deadline scheduler's two reads (issue 13). Both walk the partial index ``games_due``
+# on the derived column ``due_ms`` (NULL for a game that is over or has no clock), so they
+# read only games that have something due, in order, and never a whole table; a test asks
+# SQLite for their plans. Kept as constants so that the test explains these very texts.
+NEXT_DUE_SQL = "SELECT MIN(due_ms) FROM games WHERE due_ms IS NOT NULL"
+DUE_GAMES_SQL = (
+    "SELECT id, due_ms FROM games WHERE due_ms IS NOT NULL AND due_ms <= ? "
+    "ORDER BY due_ms, id LIMIT ?"
+)
+# Inside a write transaction: the game, if it is (still) due. SQLite: the transaction is
+# ``BEGIN IMMEDIATE``, so no other connection writes between this read and our write.
+# PostgreSQL: the same ``WHERE`` with ``FOR UPDATE SKIP LOCKED``, so that a second process
+# skips a game the first is handling and finds it no longer due once that one commits.
+CLAIM_DUE_WHERE = "id = ? AND due_ms IS NOT NULL AND due_ms <= ?"
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
@@ -277,6 +305,16 @@ class _Reads:
         rows = await _fetchall(self._conn, sql, tuple(params))
         return [_game_from_row(r) for r in rows]
 
+    async def next_due(self) -> int | None:
+        """The earliest instant (ms) at which some game has something due, or ``None``."""
+        row = await _fetchone(self._conn, NEXT_DUE_SQL)
+        return None if row is None or row[0] is None else int(row[0])
+
+    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
+        """Games with something due at ``now_ms`` or before, the earliest first."""
+        rows = await _fetchall(self._conn, DUE_GAMES_SQL, (now_ms, max(1, int(limit))))
+        return [DueGame(int(r[0]), int(r[1])) for r in rows]
+
 
 class SqliteWriteTx(_Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
@@ -296,6 +334,12 @@ class SqliteWriteTx(_Reads):
         )
         return _action_from_row(row) if row else None
 
+    async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
+        """The game, if something of it is due at ``now_ms`` (see ``CLAIM_DUE_WHERE``);
+        ``None`` if not, for example because another process has just handled it. What
+        the caller then writes in this transaction settles the claim."""
+        return await self._game_where(CLAIM_DUE_WHERE, (game_id, now_ms))
+
     async def insert_game(self, game: NewGame) -> GameRow:
         now = self._now()
         try:
@@ -303,8 +347,10 @@ class SqliteWriteTx(_Reads):
                 self._conn,
                 "INSERT INTO games (variant, options, status, location_id, guild_id, "
                 "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
-                "commitment, start_rolls, request_id, created_at, updated_at) "
-                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {_GAME_COLUMNS}",
+                "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
+                "deadline_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"RETURNING {_GAME_COLUMNS}",
                 (
                     game.variant,
                     json.dumps(game.options, sort_keys=True),
@@ -322,6 +368,8 @@ class SqliteWriteTx(_Reads):
                     game.request_id,
                     now,
                     now,
+                    game.time_days,
+                    game.deadline_ms,
                 ),
             )
         except sqlite3.IntegrityError as error:

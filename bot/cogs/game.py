@@ -1,5 +1,5 @@
 """Playing: /play, /accept, /move (with autocomplete), /board, /resign, /draw, /pass,
-/reroll, /abort.
+/reroll, /abort, /extend.
 
 The cog translates; the service decides. Errors reach only the person who caused them,
 and a turn prompt is a new message that pings the player; see ``bot.flows`` for how.
@@ -19,6 +19,7 @@ import variants
 from bot import adapter, answers, challenges, flows, threads
 from bot.adapter import Post
 from bot.service import ServiceError
+from bot.service.clock import MAX_DAYS, MIN_DAYS
 
 if TYPE_CHECKING:
     from bot.discord_app import ChessGardenBot
@@ -51,6 +52,16 @@ DRAW_CHOICES = [
 ]
 DRAW_COMMANDS = {"offer": "offer_draw", "accept": "accept_draw", "decline": "decline_draw"}
 
+# /play days: a menu rather than a number box, so that "no time limit" is one of the
+# choices (value 0) next to 1 to 14 days per move; 15 choices, under Discord's 25.
+NO_TIME_LIMIT = 0
+DEFAULT_DAYS = 3
+DAYS_CHOICES = [
+    Choice(name=f"{n} day{'s' if n != 1 else ''} per move", value=n)
+    for n in range(MIN_DAYS, MAX_DAYS + 1)
+] + [Choice(name="no time limit", value=NO_TIME_LIMIT)]
+EXTRA_DAYS = app_commands.Range[int, MIN_DAYS, MAX_DAYS]
+
 
 def is_moderator(interaction: Interaction) -> bool:
     """Manage Messages in this channel: the right to tidy up other people's games."""
@@ -72,8 +83,10 @@ class GameCog(commands.Cog, name="Games"):
         colour="The side you play (default: random, drawn when the challenge is accepted)",
         thread="Play in a new thread (made anyway when this channel already has a game)",
         options="Variant options, e.g. free_play or name=value, separated by commas",
+        days="Time per move (default 3 days), or no time limit; a late player loses on time",
     )
     @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES)
+    @app_commands.choices(days=DAYS_CHOICES)
     @app_commands.guild_only()
     async def play(
         self,
@@ -83,6 +96,7 @@ class GameCog(commands.Cog, name="Games"):
         colour: str = "random",
         thread: bool = False,
         options: app_commands.Range[str, 1, MAX_OPTIONS_TEXT] | None = None,
+        days: int = DEFAULT_DAYS,
     ) -> None:
         # everything that needs no request is checked first, and refused privately
         try:
@@ -111,6 +125,7 @@ class GameCog(commands.Cog, name="Games"):
             colour=colour,
             options=parsed,
             want_thread=thread,
+            days=None if days == NO_TIME_LIMIT else days,
             name=threads.thread_name(
                 rules.title,
                 interaction.user.display_name,
@@ -231,6 +246,48 @@ class GameCog(commands.Cog, name="Games"):
             )
 
         await flows.publish(interaction, work())
+
+    @app_commands.command(
+        name="extend", description="Moderators: add days to the clock of the player to act here"
+    )
+    @app_commands.describe(days="Days to add (1 to 14)", reason="Why, for the record (optional)")
+    @app_commands.default_permissions(manage_messages=True)
+    @app_commands.checks.has_permissions(manage_messages=True)
+    @app_commands.guild_only()
+    async def extend(
+        self,
+        interaction: Interaction,
+        days: EXTRA_DAYS,
+        reason: app_commands.Range[str, 1, MAX_REASON] | None = None,
+    ) -> None:
+        if not is_moderator(interaction):
+            await answers.refuse(
+                interaction, "Only members with Manage Messages can extend a game's clock."
+            )
+            return
+        service = answers.service_of(interaction)
+
+        async def work() -> Post:
+            try:
+                outcome = await service.extend(
+                    user_id=interaction.user.id,
+                    moderator=True,
+                    days=days,
+                    location_id=answers.location_of(interaction),
+                    reason=reason,
+                    **answers.seen(interaction),
+                )
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            interaction.extras["game_id"] = outcome.game.id
+            embed = adapter.closed_embed(outcome)
+            adapter.add_clock(embed, outcome.game)
+            # the player whose clock it is hears of it; nobody else is pinged
+            who = outcome.game.to_move_id
+            content = f"{adapter.mention(who)}, your clock was extended." if who else None
+            return Post(embed=embed, content=content, ping=(who,) if who else ())
+
+        await answers.answer(interaction, work())
 
 
 async def setup(bot: ChessGardenBot) -> None:

@@ -7,7 +7,6 @@ They work in direct messages too: /rules as anywhere, /games lists your own game
 from __future__ import annotations
 
 import asyncio
-import io
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -31,75 +30,37 @@ IN_A_DM = (
 )
 
 
-READINGS_TITLE = "Readings in force (our interpretation where the rules are silent)"
-MAX_EMBED_TOTAL = 6000  # Discord: all of an embed's text together
-MAX_FIELDS = 25
-
-
-def pack(lines: list[str], limit: int = adapter.MAX_FIELD_TEXT) -> list[str]:
-    """Lines joined into chunks of at most ``limit`` characters, never cutting a line that
-    fits; a longer line is split between words."""
-    pieces: list[str] = []
-    for line in lines:
-        while len(line) > limit:
-            cut = line.rfind(" ", 0, limit)
-            cut = cut if cut > 0 else limit
-            pieces.append(line[:cut])
-            line = line[cut:].lstrip()
-        pieces.append(line)
-    chunks: list[str] = []
-    for piece in pieces:
-        if chunks and len(chunks[-1]) + 1 + len(piece) <= limit:
-            chunks[-1] += "\n" + piece
-        else:
-            chunks.append(piece)
-    return chunks
-
-
-def readings_text(key: str) -> str:
+def rules_embeds(key: str, *, image: bool) -> list[discord.Embed]:
+    """The complete rules of a variant as Discord embeds: ``variants.rulebook_pages``, the
+    same source as ``chessgarden rules`` and ``docs/rules/``, so they cannot drift. Each
+    embed keeps under Discord's limits (6,000 characters, 25 fields); one message holds
+    at most 6,000 characters of embeds in all, so each page is a message of its own. The
+    first page has the summary, the options for /play and the pieces diagram."""
+    book = variants.rulebook(key)
     rules = variants.rules(key)
-    return "\n".join(f"{n}. {text}" for n, text in enumerate(rules.readings, 1))
-
-
-def rules_embed(key: str, *, image: bool) -> tuple[discord.Embed, bool]:
-    """Summary, options, dice and every reading in force (RULES.md marks them **(reading)**).
-
-    The readings fill as many fields as they need (1,024 characters each). If they would
-    not fit in one embed, they go in an attached text file instead; the second value says
-    so.
-    """
-    rules = variants.rules(key)
-    embed = discord.Embed(
-        title=f"{rules.title} (`{key}`)",
-        description=adapter.clip(rules.summary or "No summary yet.", adapter.MAX_EMBED_TEXT),
-        colour=adapter.COLOUR_CHALLENGE,
-    )
-    lines = [f"{n}. {text}" for n, text in enumerate(rules.readings, 1)] or ["none"]
-    chunks = pack(lines)
-    names = [READINGS_TITLE] + ["Readings, continued"] * (len(chunks) - 1)
-    size = len(embed.title or "") + len(embed.description or "") + 200  # with the other fields
-    size += sum(len(n) + len(c) for n, c in zip(names, chunks, strict=True))
-    attach = size > MAX_EMBED_TOTAL or len(chunks) + 2 > MAX_FIELDS
-    if attach:
-        embed.add_field(
-            name=READINGS_TITLE,
-            value=f"{len(rules.readings)} readings, in the attached file.",
-            inline=False,
+    pages = variants.rulebook_pages(key)
+    embeds = []
+    for number, page in enumerate(pages, 1):
+        first = number == 1
+        embed = discord.Embed(
+            title=f"{book.title} (`{key}`)" + ("" if first else ", continued"),
+            colour=adapter.COLOUR_CHALLENGE,
         )
-    else:
-        for name, chunk in zip(names, chunks, strict=True):
-            embed.add_field(name=name, value=chunk, inline=False)
-    embed.add_field(
-        name="Options for /play",
-        value=", ".join(f"`{name}`" for name in rules.option_names) or "none",
-        inline=True,
-    )
-    sides = int(getattr(rules, "dice_sides", 0) or 0)
-    embed.add_field(name="Dice", value=f"d{sides}" if sides else "see the summary", inline=True)
-    if image:
-        embed.set_image(url=f"attachment://{adapter.PIECES_FILE}")
-    embed.set_footer(text="Every roll is verifiable: /verify after the game.")
-    return embed, attach
+        if first:
+            options = ", ".join(f"`{name}`" for name in rules.option_names)
+            embed.description = adapter.clip(
+                f"*{book.tagline}*\n{book.summary}"
+                + (f"\nOptions for /play: {options}." if options else ""),
+                adapter.MAX_EMBED_TEXT,
+            )
+            if image:
+                embed.set_image(url=f"attachment://{adapter.PIECES_FILE}")
+        for name, value in page:
+            embed.add_field(name=name, value=value, inline=False)
+        more = f"Page {number} of {len(pages)} · " if len(pages) > 1 else ""
+        embed.set_footer(text=f"{more}Every roll is verifiable: /verify after the game.")
+        embeds.append(embed)
+    return embeds
 
 
 class InfoCog(commands.Cog, name="Info"):
@@ -108,7 +69,9 @@ class InfoCog(commands.Cog, name="Info"):
     def __init__(self, bot: ChessGardenBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="rules", description="A variant's rules, pieces and readings")
+    @app_commands.command(
+        name="rules", description="A variant's complete rules: pieces, dice, actions, the end"
+    )
     @app_commands.describe(variant="Which variant")
     @app_commands.choices(variant=variant_choices())
     async def rules(self, interaction: Interaction, variant: str) -> None:
@@ -124,14 +87,17 @@ class InfoCog(commands.Cog, name="Info"):
                 png: bytes | None = await asyncio.to_thread(piece_diagram_png, variant)
             except (ValueError, OSError):
                 png = None
-            embed, attach = rules_embed(variant, image=png is not None)
+            embeds = rules_embeds(variant, image=png is not None)
             files = [adapter.png_file(png, adapter.PIECES_FILE)] if png is not None else []
-            if attach:
-                data = (readings_text(variant) + "\n").encode()
-                files.append(discord.File(io.BytesIO(data), filename=f"readings-{variant}.txt"))
-            return Post(embed=embed, files=files)
+            rest.extend(embeds[1:])
+            return Post(embed=embeds[0], files=files)
 
-        await answers.answer(interaction, work())
+        rest: list[discord.Embed] = []
+        _, sent = await answers.answer(interaction, work())
+        for embed in rest:  # each further page in a message of its own
+            if sent is None:  # the page before did not go out: stop there
+                break
+            sent = await answers.deliver(interaction, Post(embed=embed))
 
     @app_commands.command(
         name="history", description="The record of this channel's game, as text and as a file"

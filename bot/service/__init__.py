@@ -23,6 +23,9 @@ Opening and closing::
     #                Discord: label=lambda uid: f"<@{uid}>".
     # max_open_challenges: open challenges one user may have at once (contract C7).
     # cpu_workers:   worker threads for rebuilds and images, and worker processes for verify.
+    # clock:         a bot.service.Clock (now(), sleep_until()); default SystemClock. Tests
+    #                pass a ManualClock. GameService.open stamps log entries on it too.
+    # challenge_hours: hours before a challenge nobody accepted expires (24).
 
 Addressing a game: every per-game method takes ``location_id=`` (the channel or thread
 id; it finds the live game there, or for looking the last game there) or ``game_id=``.
@@ -40,7 +43,8 @@ viewer's own games).
 Commands (keyword-only; all return ``Outcome``)::
 
     challenge(*, location_id, challenger_id, variant, opponent_id=None, colour="random",
-              options=None, guild_id=None, request_id=None)
+              options=None, guild_id=None, request_id=None, days=None)
+        # days: the time control, 1 to 14 days per move; None = no time limit.
         # No seed, no engine game and no die until acceptance (C4): the Outcome has no
         # dice, no image, and GameView.commitment is None.
         # opponent_id None = open to anyone. colour is the challenger's: 'white'|'black'|'random'.
@@ -70,11 +74,42 @@ Commands (keyword-only; all return ``Outcome``)::
     agree_draw(*, user_id, location_id=None, game_id=None, request_id=None, render=False)
         # hot-seat only (the console, both players at one keyboard): the draw is agreed
         # in ONE transaction, whatever offer stands. No viewer: never for Discord.
+    undo(*, user_id, location_id=None, game_id=None, request_id=None, render=False)
+        # hot-seat only (the console): no viewer, never for Discord. Takes back the last
+        # move not taken back yet, only while no die has been rolled since it (its own
+        # rolls included), else InvalidState saying so. Logged as an 'undo' entry (text
+        # "undo <move>"); rebuilds, the record and verify skip the move taken back.
     abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None,
           viewer=None)
         # moderator=True is required; works on a challenge or an active game, but a
         # moderator who plays in a started game gets NotAllowed("you play in this game;
         # resign instead") (C5). Logged as an 'abort' entry: actor_id = who, text = why.
+
+    extend(*, user_id, moderator: bool, days, location_id=None, game_id=None, reason=None,
+           viewer=None)
+        # a moderator who does not play adds 1-14 days to the clock of the side to act;
+        # logged as an 'extend' entry ("2 days added to white's clock: why").
+
+Time (issue 13; ``bot.service.clock``, ``bot.service.deadlines``, ``bot.service.scheduler``)::
+
+    # A timed game's side to act must act by GameView.deadline: its turn's start + days
+    # (+ extensions). The clock restarts only when the side to act changes (a re-roll, a
+    # Tquarc roll, a Jepps placement run do not). After the deadline every command that
+    # would change the game raises TimeUp (InvalidState) until the scheduler ends it.
+    next_due() -> datetime | None             # the next due instant (an indexed query)
+    run_due(*, now=None, render=False, limit=100) -> tuple[DeadlineEvent, ...]
+        # handles everything due at now, each item exactly once across processes (claimed
+        # in the database): challenges expire ('expired'), reminders ('reminder': one per
+        # turn, 24 h or a quarter of the turn before the deadline), timeouts ('timeout': a
+        # 'timeout' log entry; a loss on time, a draw if the winner cannot win
+        # (clock.TIMEOUT_MATERIAL), or an abort if nobody completed a turn).
+    add_deadline_listener(fn) / remove_deadline_listener(fn)   # fn(due: datetime), sync
+    Scheduler(service, notifier=None, *, clock=None, render=False, max_sleep=5 min)
+        .start() / .stop() / .run() / .run_once(now=None) / .wake(due)
+        # the background task: a pass, then sleep until next_due() (at most max_sleep), or
+        # until a new earlier deadline; notifier.deadline_event(event) for each event.
+    DeadlineEvent(kind, game: GameView, messages, ping: tuple[int, ...], at,
+                  board_message: (channel, message) | None, image: bytes | None) .line
 
 Looking (anyone who can see the game)::
 
@@ -82,6 +117,9 @@ Looking (anyone who can see the game)::
           viewer=None) -> Outcome
         # image and dice_image are PNG bytes, with legal; RenderUnavailable if the board
         # cannot be drawn; InvalidState for a challenge (no board before the dice exist).
+    text_board(*, location_id=None, game_id=None, orientation=None, viewer=None) -> TextBoard
+        # the board as text (variants.text_board) from orientation's side (default: the
+        # side to act; White once over) and the status in words; in a worker thread.
     view(*, location_id=None, game_id=None, viewer=None) -> GameView
     legal_moves(*, location_id=None, game_id=None, viewer=None) -> tuple[str, ...]
     position(*, location_id=None, game_id=None, viewer=None) -> str    # FEN-like text
@@ -89,7 +127,9 @@ Looking (anyone who can see the game)::
         # .record is variants.replay-able ('' for a game that never started: a
         # challenge shows no dice); .entries include aborts with who and why.
     list_games(*, location_id=None, guild_id=None, player_id=None,
-               statuses=None, limit=25, viewer=None) -> tuple[GameSummary, ...]
+               statuses=None, limit=25, viewer=None, count_moves=False)
+        -> tuple[GameSummary, ...]
+        # count_moves: GameSummary.moves from each game's log (one read each, no replay)
     verify(*, location_id=None, game_id=None, viewer=None) -> VerifyReport
         # only once the game has ended (the seed is revealed then); else SeedNotRevealed;
         # InvalidState for a game that never started. Runs in a worker process; kept
@@ -104,19 +144,25 @@ Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
             recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
-            legal: tuple[str, ...], dice_image: bytes | None)
+            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None)
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
         # legal: the legal actions for the side now to act ('' tuple unless active);
-        # dice_image: the dice showing, drawn with the board when render=True.
+        # dice_image: the dice showing, drawn with the board when render=True;
+        # status: the position in words (variants.describe, C1), computed with legal.
+    TextBoard(game: GameView, status: variants.Status, board: str, orientation)
     GameView(id, variant, variant_title, options, status, location_id, guild_id,
              challenger_id, opponent_id, white_id, black_id, turn, to_move_id, dice, ply,
-             last_move, result, winner, result_reason, draw_offer, commitment, seed)
+             last_move, result, winner, result_reason, draw_offer, commitment, seed,
+             time_days, deadline)
+        time_days: days per move or None; deadline: when the side to act runs out of
+        time (a challenge: when it expires), an aware UTC datetime, or None
         status: 'challenge'|'active'|'finished'|'aborted'|'declined'|'cancelled'
         commitment: str | None (None for a challenge)   seed: None until the game ended
         .is_over  .colour_of(user_id)
     GameSummary(id, variant, status, location_id, guild_id, challenger_id, opponent_id,
-                white_id, black_id, result, result_reason, created_at, updated_at)
+                white_id, black_id, result, result_reason, created_at, updated_at,
+                moves: int | None, time_days, clock_side, deadline)
     History(game, record, entries: tuple[HistoryEntry(seq, kind, actor_id, text, rolls,
             created_at), ...], start_rolls)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
@@ -127,8 +173,11 @@ Result types (``bot.service.results``)::
 Errors (``bot.service.errors``)::
 
     ServiceError > InvalidInput > UnknownVariant; NotFound; NotAllowed;
-    InvalidState > LocationBusy (.game_id), StaleAction, SeedNotRevealed, TooManyChallenges;
-    IllegalAction (.kind: 'syntax'|'illegal'|'ambiguous'|'over'); RequestConflict;
+    InvalidState > LocationBusy (.game_id), StaleAction, SeedNotRevealed, TooManyChallenges,
+                   TimeUp;
+    IllegalAction (.kind: 'syntax'|'illegal'|'ambiguous'|'over'; .refusal: the engine's
+                   variants.Refusal, C2: cause, the rule in a sentence, closest actions);
+    RequestConflict;
     RenderUnavailable; CorruptGame;
     StoreUnavailable > StoreBusy ("The database is busy; try again in a moment."),
                        StoreFull ("The database disk is full; nothing was saved. Try again later.")
@@ -143,8 +192,8 @@ Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, sync
 ``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each started game's row holds
 the seed (drawn at acceptance, secret until the game ends), its SHA-256 commitment, and
 the count of its log entries and rolls; the append-only ``actions`` log holds every
-move, resignation, draw offer/answer and abort with the ``(sides, value)`` rolls it drew
-and the number of its first roll. The engine state is only a cache, rebuilt from that
+move, resignation, draw offer/answer, take-back, abort, timeout and extension with the
+``(sides, value)`` rolls it drew and the number of its first roll. The engine state is only a cache, rebuilt from that
 log (in a worker thread).
 
 Guarantees: one live game (challenge or active) per location; every action runs under
@@ -158,6 +207,7 @@ event loop.
 from __future__ import annotations
 
 from bot.service.access import Viewer
+from bot.service.clock import Clock, ManualClock, SystemClock
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -175,22 +225,28 @@ from bot.service.errors import (
     StoreBusy,
     StoreFull,
     StoreUnavailable,
+    TimeUp,
     TooManyChallenges,
     UnknownVariant,
 )
 from bot.service.results import (
+    DeadlineEvent,
     GameSummary,
     GameView,
     History,
     HistoryEntry,
     Outcome,
     RollMismatch,
+    TextBoard,
     VerifyReport,
 )
+from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
+    "Clock",
     "CorruptGame",
+    "DeadlineEvent",
     "DiceExpressionError",
     "DiceResult",
     "GameService",
@@ -202,18 +258,24 @@ __all__ = [
     "InvalidInput",
     "InvalidState",
     "LocationBusy",
+    "ManualClock",
     "NotAllowed",
+    "Notifier",
     "NotFound",
     "Outcome",
     "RenderUnavailable",
     "RequestConflict",
     "RollMismatch",
+    "Scheduler",
     "SeedNotRevealed",
     "ServiceError",
     "StaleAction",
     "StoreBusy",
     "StoreFull",
     "StoreUnavailable",
+    "SystemClock",
+    "TextBoard",
+    "TimeUp",
     "TooManyChallenges",
     "UnknownVariant",
     "VerifyReport",

@@ -19,6 +19,7 @@ from typing import Any, ParamSpec, Self, TypeVar
 
 import variants
 from bot.service.access import Viewer, can_see, hidden
+from bot.service.clock import DEFAULT_CHALLENGE_HOURS, Clock, store_clock
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
@@ -44,6 +45,7 @@ from bot.service.live import (
     result_text,
 )
 from bot.service.results import GameView, Outcome
+from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
 from storage import (
     ActionKind,
@@ -155,7 +157,7 @@ def translate_store_faults(cls: type[T]) -> type[T]:
     return cls
 
 
-class ServiceCore:
+class ServiceCore(Timekeeping):
     """State and internals shared by the commands: locks, cache, lookups, messages."""
 
     def __init__(
@@ -170,6 +172,8 @@ class ServiceCore:
         cache_size: int = 4096,
         max_open_challenges: int = 3,
         cpu_workers: int = 2,
+        clock: Clock | None = None,
+        challenge_hours: float = DEFAULT_CHALLENGE_HOURS,
     ) -> None:
         if isinstance(max_open_challenges, bool) or not isinstance(max_open_challenges, int):
             raise ValueError("max_open_challenges must be a whole number")
@@ -188,6 +192,7 @@ class ServiceCore:
         self._owns_repository = False
         self.max_open_challenges = max_open_challenges
         self._workers = Workers(cpu_workers)
+        self._init_time(clock, challenge_hours)
 
     @classmethod
     async def open(
@@ -203,6 +208,8 @@ class ServiceCore:
         store: dict[str, Any] = {}
         if busy_timeout_ms is not None:
             store["busy_timeout_ms"] = busy_timeout_ms
+        if kwargs.get("clock") is not None:  # log entries are stamped on the same clock
+            store["clock"] = store_clock(kwargs["clock"])
         repository = await SqliteRepository.open(db, **store)
         try:
             service = cls(repository, **kwargs)
@@ -409,6 +416,7 @@ class ServiceCore:
                     )
                     if repeated is not None:
                         return repeated
+                    self._check_time(row, self._now_ms())
                     live = await self._active_live(tx, row)
                     colour = self._colour_of(row, user_id, live)
                     step = decide(row, colour, live)
@@ -417,7 +425,10 @@ class ServiceCore:
                             row.id, live.seq + 1, step.kind, user_id, step.text, (), request_id
                         )
                     )
-                    row = await tx.update_game(row.id, step.changes)
+                    changes = step.changes
+                    if step.end is not None:  # no clock once the game is over
+                        changes = replace(changes, deadline_ms=None, reminder_ms=None)
+                    row = await tx.update_game(row.id, changes)
                     if step.end is not None:
                         dirty = True
                         live.game.end(*step.end)
@@ -434,6 +445,7 @@ class ServiceCore:
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     def _agree(self, colour: str, text: str | None = None) -> Step:
@@ -498,6 +510,7 @@ class ServiceCore:
             repeated=True,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     # ----- messages -----------------------------------------------------------
@@ -565,8 +578,8 @@ class ServiceCore:
         """The legal actions and, if ``render``, the board and dice images: one hop to a
         worker thread. Call with the game's lock held (the thread reads the engine game)."""
         active = view.status == "active"
-        if not active and not render:
-            return Shown()
+        if not active and not render:  # an ended game: its status is one line, no moves
+            return Shown(status=variants.describe(live.game))
         side = orientation or view.turn or "white"
         return await self._cpu(
             show,

@@ -10,6 +10,8 @@
     |   +-- StaleAction      ``expected_ply`` no longer matches: someone acted first
     |   +-- SeedNotRevealed  verify asked for a game still in play
     |   +-- TooManyChallenges  the challenger has ``max_open_challenges`` open already
+    |   +-- TimeUp           the side to act's time ran out (or the challenge expired);
+    |                        the deadline scheduler ends it (``bot.service.deadlines``)
     +-- IllegalAction        the engine refused the notation; ``kind`` says why
     +-- RequestConflict      a request id reused for a different command
     +-- RenderUnavailable    the board image could not be drawn
@@ -22,6 +24,11 @@ On any ``ServiceError`` nothing stored has changed.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from variants import Refusal
 
 
 class ServiceError(Exception):
@@ -71,12 +78,22 @@ class TooManyChallenges(InvalidState):
     pass
 
 
-class IllegalAction(ServiceError):
-    """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'."""
+class TimeUp(InvalidState):
+    """The deadline has passed: the game ends on time (or the challenge has expired) as
+    soon as the deadline scheduler gets to it; nothing else may change it meanwhile."""
 
-    def __init__(self, message: str, kind: str = "illegal") -> None:
+
+class IllegalAction(ServiceError):
+    """The engine refused the action. ``kind`` is 'syntax', 'illegal', 'ambiguous' or 'over'.
+
+    ``refusal`` (contract C2) is the engine's ``variants.Refusal``: the cause code, the
+    sentence naming the rule, and the closest legal actions. The message is the
+    engine's, unchanged: the refusal, then what is legal now."""
+
+    def __init__(self, message: str, kind: str = "illegal", refusal: Refusal | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.refusal = refusal
 
 
 class RequestConflict(ServiceError):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import variants
+from bot.service.clock import from_ms, timeout_end
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
 from storage import ActionRow, GameRow, ResultText, Roll
@@ -57,12 +59,16 @@ def render_dice(variant: str, dice: tuple[int, ...]) -> bytes:
 class Live:
     """A game's engine state, rebuilt from the log and kept in step with it.
 
-    ``seq`` is the number of log entries applied; ``ply`` the number of moves.
+    ``seq`` is the number of log entries applied; ``ply`` the number of moves; ``turns``
+    the number of completed turns: moves after which the side to act changed (a re-roll,
+    a Tquarc ``roll`` or a Jepps placement with more to place is not one). A timeout
+    before the first completed turn aborts the game (``bot.service.clock``).
     """
 
     game: Any  # variants.Game
     seq: int
     ply: int
+    turns: int = 0
 
 
 def dice_drawn(game: Any) -> int:
@@ -89,8 +95,31 @@ def all_rolls(row: GameRow, actions: Sequence[ActionRow]) -> list[Roll]:
     return rolls
 
 
+class Rewound(ValueError):
+    """An 'undo' entry reached a cached game: the engine cannot unmake a move, so the
+    game is rebuilt from the log instead (``rebuild`` skips the move taken back)."""
+
+
+def taken_back(actions: Sequence[ActionRow]) -> dict[int, ActionRow]:
+    """The moves that 'undo' entries take back: ``{undo seq: the move it takes back}``.
+    Each undo takes back the latest move not already taken back. ``ValueError`` names
+    an undo with no move left to take back."""
+    moves: list[ActionRow] = []
+    undone: dict[int, ActionRow] = {}
+    for action in actions:
+        if action.kind == "move":
+            moves.append(action)
+        elif action.kind == "undo":
+            if not moves:
+                raise ValueError(f"entry {action.seq} takes back a move, but no move is left")
+            undone[action.seq] = moves.pop()
+    return undone
+
+
 def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
-    """Replay the stored log; every roll and every recorded text must come out the same."""
+    """Replay the stored log; every roll and every recorded text must come out the same.
+    A move taken back by a later 'undo' entry is skipped (it rolled no die, so the dice
+    after it are the same either way)."""
     try:
         game = variants.new_game(
             row.variant, options=row.options, dice=engine_dice(row, all_rolls(row, actions))
@@ -99,23 +128,37 @@ def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
         raise CorruptGame(f"game {row.id} cannot be set up again: {error}") from error
     if tuple(game.rolls) != tuple(row.start_rolls):
         raise CorruptGame(f"game {row.id}: the start rolls do not replay")
+    try:
+        skipped = {move.seq for move in taken_back(actions).values()}
+    except ValueError as error:
+        raise CorruptGame(f"game {row.id}: {error}") from error
     live = Live(game=game, seq=0, ply=0)
-    catch_up(row, live, actions)
+    catch_up(row, live, actions, skipped)
     return live
 
 
-def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
+def catch_up(
+    row: GameRow,
+    live: Live,
+    actions: Sequence[ActionRow],
+    skipped: set[int] | None = None,
+) -> None:
     """Apply log entries ``live.seq + 1 ...`` to the engine state, checking each one.
 
     The engine's dice must already hold the entries' rolls: a full rebuild scripts
     them; a cached game whose dice continue from the seed draws the same values.
+    ``skipped``: the moves taken back (``rebuild``); without it, an 'undo' entry
+    raises ``Rewound`` and the caller rebuilds.
     """
     game = live.game
     for action in actions:
         if action.seq != live.seq + 1:
             raise CorruptGame(f"game {row.id}: log entry {live.seq + 1} is missing")
-        if action.kind == "move":
+        if action.kind == "move" and skipped is not None and action.seq in skipped:
+            live.ply += 1  # made, and taken back later in the log (the undo counts it off)
+        elif action.kind == "move":
             before = len(game.rolls)
+            side = game.turn
             try:
                 recorded = game.play(action.text)
             except ValueError as error:
@@ -127,9 +170,19 @@ def catch_up(row: GameRow, live: Live, actions: Sequence[ActionRow]) -> None:
                     f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
                 )
             live.ply += 1
+            if game.turn != side:
+                live.turns += 1
+        elif action.kind == "undo":
+            if skipped is None:
+                raise Rewound(f"game {row.id}: entry {action.seq} takes back a move")
+            live.ply -= 1
         elif action.kind in END_KINDS and game.result is None:
             winner, reason = end_of(row, action)
             game.end(winner, reason)
+        elif action.kind == "timeout" and game.result is None:
+            end = timeout_end(game, live.turns)
+            if end.status == "finished":  # an aborted game keeps no engine result
+                game.end(end.winner, end.reason)
         live.seq = action.seq
 
 
@@ -151,7 +204,9 @@ def illegal(error: ValueError) -> IllegalAction:
         kind = "ambiguous"
     elif isinstance(error, variants.GameOver):
         kind = "over"
-    return IllegalAction(str(error) or "that action is not legal here", kind)
+    return IllegalAction(
+        str(error) or "that action is not legal here", kind, getattr(error, "refusal", None)
+    )
 
 
 def variant_title(key: str) -> str:
@@ -205,7 +260,17 @@ def make_view(row: GameRow, live: Live | None) -> GameView:
         draw_offer=row.draw_offer,
         commitment=row.commitment,
         seed=row.seed if row.is_ended else None,
+        time_days=row.time_days,
+        deadline=deadline_of(row),
     )
+
+
+def deadline_of(row: GameRow) -> datetime | None:
+    """When the side to act runs out of time (a challenge: when it expires); ``None``
+    when untimed or over."""
+    if not row.is_live or row.deadline_ms is None:
+        return None
+    return from_ms(row.deadline_ms)
 
 
 def make_summary(row: GameRow) -> GameSummary:
@@ -223,6 +288,9 @@ def make_summary(row: GameRow) -> GameSummary:
         result_reason=row.result_reason,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        time_days=row.time_days,
+        clock_side=row.clock_side if row.status == "active" else None,
+        deadline=deadline_of(row),
     )
 
 

@@ -18,17 +18,35 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from bot.service.access import Viewer
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
-from bot.service.live import make_summary, make_view
-from bot.service.results import GameSummary, GameView, History, HistoryEntry, Outcome, VerifyReport
+from bot.service.live import make_summary, make_view, taken_back
+from bot.service.results import (
+    GameSummary,
+    GameView,
+    History,
+    HistoryEntry,
+    Outcome,
+    TextBoard,
+    VerifyReport,
+)
 from bot.service.verify import log_digest, verify_game
-from storage import STATUSES, GameQuery, GameRow
+from bot.service.workers import text_and_status
+from storage import STATUSES, ActionRow, GameQuery, GameRow
+
+
+def moves_on_board(actions: Sequence[ActionRow]) -> int:
+    """Moves made and not taken back."""
+    try:
+        undone = len(taken_back(actions))
+    except ValueError:  # a broken log: count what is there; verify names the fault
+        undone = sum(1 for a in actions if a.kind == "undo")
+    return sum(1 for a in actions if a.kind == "move") - undone
 
 
 class Looking(ServiceCore):
@@ -80,7 +98,30 @@ class Looking(ServiceCore):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
+
+    async def text_board(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        orientation: str | None = None,
+        viewer: Viewer | None = None,
+    ) -> TextBoard:
+        """The position as text for a terminal: the board (``variants.text_board``) from
+        ``orientation``'s side (default: the side to act; White once the game is over)
+        and the status in words (``variants.describe``), computed in a worker thread."""
+        self._check_orientation(orientation)
+        row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            if live is None:
+                raise self._not_started(row)
+            view = make_view(row, live)
+            side = orientation or (view.turn if view.status == "active" and view.turn else "white")
+            board, status = await self._cpu(text_and_status, live.game, side)
+        return TextBoard(view, status, board, side)  # type: ignore[arg-type]
 
     async def legal_moves(
         self,
@@ -145,9 +186,11 @@ class Looking(ServiceCore):
         statuses: Iterable[str] | None = None,
         limit: int = 25,
         viewer: Viewer | None = None,
+        count_moves: bool = False,
     ) -> tuple[GameSummary, ...]:
         """Newest first. With a ``viewer``: only games of the viewer's server, or in a DM
-        only the viewer's own games, whatever the other filters say."""
+        only the viewer's own games, whatever the other filters say. ``count_moves``:
+        fill ``GameSummary.moves`` from each game's log (one read per game, no replay)."""
         chosen: tuple[Any, ...] | None = None
         if statuses is not None:
             chosen = tuple(statuses)
@@ -173,7 +216,15 @@ class Looking(ServiceCore):
                 if query.player_id not in (None, viewer.user_id):
                     return ()
                 query = replace(query, player_id=viewer.user_id)
-        return tuple(make_summary(r) for r in await self.repo.list_games(query))
+        rows = await self.repo.list_games(query)
+        if not count_moves:
+            return tuple(make_summary(r) for r in rows)
+        counted = []
+        for r in rows:
+            counted.append(
+                replace(make_summary(r), moves=moves_on_board(await self.repo.actions(r.id)))
+            )
+        return tuple(counted)
 
     async def verify(
         self,

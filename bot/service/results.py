@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
+from variants import Status
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,10 @@ class GameView:
     no seed and no ``commitment`` (``None``); the seed is drawn at acceptance and its
     SHA-256 ``commitment`` is public from then on; ``seed`` is ``None`` until the game
     has ended.
+
+    Time (issue 13): ``time_days`` is the time control (days per move; ``None``: no time
+    limit). ``deadline`` is when the side to act runs out of time (``None`` when untimed or
+    over); for a challenge, when it expires.
     """
 
     id: int
@@ -42,6 +48,8 @@ class GameView:
     draw_offer: Colour | None
     commitment: str | None
     seed: str | None
+    time_days: int | None = None
+    deadline: datetime | None = None
 
     @property
     def is_over(self) -> bool:
@@ -67,7 +75,9 @@ class Outcome:
     - ``repeated``: a retried request id; this is the original result, nothing new applied;
     - ``legal``: the legal actions for the side now to act (empty unless the game is active);
     - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
-      no board was drawn, no dice show, or no dice renderer is configured).
+      no board was drawn, no dice show, or no dice renderer is configured);
+    - ``status``: the position in words (``variants.describe``, contract C1): who acts,
+      what the dice allow, what is pending, check; ``None`` for a game that never started.
     """
 
     game: GameView
@@ -78,6 +88,7 @@ class Outcome:
     repeated: bool = False
     legal: tuple[str, ...] = ()
     dice_image: bytes | None = None
+    status: Status | None = None
 
     @property
     def next_user_id(self) -> int | None:
@@ -98,7 +109,9 @@ class Outcome:
 
 @dataclass(frozen=True)
 class GameSummary:
-    """One line of a game list (no engine state needed)."""
+    """One line of a game list (no engine state needed). ``clock_side`` is the side to act
+    in an active game (``None`` for games stored before time controls existed) and
+    ``deadline`` as in ``GameView``."""
 
     id: int
     variant: str
@@ -113,15 +126,34 @@ class GameSummary:
     result_reason: str | None
     created_at: str
     updated_at: str
+    moves: int | None = None  # moves on the board (taken-back ones not counted), if asked
+    time_days: int | None = None
+    clock_side: Colour | None = None
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TextBoard:
+    """The position as text for a terminal (``GameService.text_board``): the board from
+    ``orientation``'s side (``variants.text_board``) and the status in words."""
+
+    game: GameView
+    status: Status
+    board: str
+    orientation: Colour
 
 
 @dataclass(frozen=True)
 class HistoryEntry:
     """One log entry. An ``abort`` entry's ``actor_id`` is the moderator and its ``text``
-    the reason they gave."""
+    the reason they gave; an ``undo`` entry's text names the move it takes back; an
+    ``extend`` entry's the moderator and the days added (``2 days
+    added to white's clock: why``); a ``timeout`` entry has no actor (the deadline
+    scheduler) and says who ran out of time (``white ran out of time``)."""
 
     seq: int
-    kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort'
+    kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
+    # 'undo', 'timeout', 'extend'
     actor_id: int | None
     text: str
     rolls: tuple[Roll, ...]
@@ -175,3 +207,32 @@ class VerifyReport:
             and self.replay_error is None
             and not self.problems
         )
+
+
+@dataclass(frozen=True)
+class DeadlineEvent:
+    """Something the deadline scheduler did to one game (``GameService.run_due``), for a
+    notifier to tell the players:
+
+    - ``'reminder'``: the side to act (``ping``) has little time left (``game.deadline``);
+    - ``'timeout'``: the side to act ran out of time; ``game`` is the game after it, which
+      is ``finished`` (a loss on time, or a draw) or ``aborted`` (nobody had moved yet);
+      ``ping`` is both players; ``image`` the final board when drawn;
+    - ``'expired'``: a challenge nobody accepted in time is cancelled.
+
+    ``messages`` say it in words (the first is one line for a log or ``chessgarden
+    sweep``); ``board_message`` is the game's latest board or challenge message
+    (channel id, message id), whose buttons are to come off; ``at`` is when it was handled.
+    """
+
+    kind: str
+    game: GameView
+    messages: tuple[str, ...]
+    ping: tuple[int, ...]
+    at: datetime
+    board_message: tuple[int, int] | None = None
+    image: bytes | None = None
+
+    @property
+    def line(self) -> str:
+        return f"game {self.game.id}: {self.messages[0] if self.messages else self.kind}"

@@ -24,6 +24,7 @@ from typing import Any
 
 import variants
 from bot.service.access import Viewer
+from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
 from bot.service.core import (
     COLOURS,
     Step,
@@ -33,6 +34,7 @@ from bot.service.core import (
     other_colour,
     translate_store_faults,
 )
+from bot.service.deadlines import Deadlines
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
@@ -52,8 +54,8 @@ from bot.service.live import (
     result_text,
     variant_title,
 )
-from bot.service.looking import Looking
 from bot.service.results import Outcome
+from bot.service.takeback import TakeBack
 from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
 from variants.dice import seed_commitment
 
@@ -61,7 +63,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Looking):
+class GameService(Deadlines, TakeBack):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(
@@ -75,9 +77,12 @@ class GameService(Looking):
         options: dict[str, Any] | None = None,
         guild_id: int | None = None,
         request_id: str | None = None,
+        days: int | None = None,
     ) -> Outcome:
         """A challenge: no engine game, no seed and no die until it is accepted (C4).
-        At most ``max_open_challenges`` open challenges per challenger (C7)."""
+        At most ``max_open_challenges`` open challenges per challenger (C7).
+        ``days``: the time control, days per move (1 to 14), or ``None`` for no time
+        limit. The challenge itself expires after ``challenge_hours``."""
         location_id = check_id(location_id, "the location id")
         challenger_id = check_id(challenger_id, "the challenger id")
         if opponent_id is not None:
@@ -94,6 +99,9 @@ class GameService(Looking):
         if colour not in ("white", "black", "random"):
             raise InvalidInput("the colour must be white, black or random")
         options = self._check_options(variant, options)
+        if days is not None:
+            days = check_days(days)
+        now_ms = self._now_ms()
         async with self._lock(self._location_locks, location_id), self._write() as tx:
             if request_id is not None:
                 earlier = await tx.game_by_request(request_id)
@@ -119,12 +127,15 @@ class GameService(Looking):
                     opponent_id=opponent_id,
                     challenger_colour=colour,  # type: ignore[arg-type]
                     request_id=request_id,
+                    time_days=days,
+                    deadline_ms=now_ms + round(self.challenge_hours * HOUR_MS),
                 )
             )
+        self._announce_row(row)
         who = self._label(opponent_id) if opponent_id is not None else "anyone"
         messages = (
             f"Game {row.id}: {self._label(challenger_id)} challenges {who} to "
-            f"{variant_title(variant)} (challenger plays {colour}).",
+            f"{variant_title(variant)} (challenger plays {colour}; {days_text(days)}).",
             "The dice are drawn when the challenge is accepted.",
         )
         return Outcome(make_view(row, None), messages)
@@ -168,6 +179,8 @@ class GameService(Looking):
                     raise InvalidState(
                         f"game {row.id} is not an open challenge (it is {row.status})"
                     )
+                now_ms = self._now_ms()
+                self._check_time(row, now_ms)  # an expired challenge cannot be accepted
                 if user_id == row.challenger_id:
                     raise NotAllowed("you cannot accept your own challenge; cancel it instead")
                 if row.opponent_id is not None and user_id != row.opponent_id:
@@ -197,6 +210,7 @@ class GameService(Looking):
                         opponent_id=user_id,
                         seed=secret,
                         commitment=seed_commitment(secret),
+                        **turn_clock(row.time_days, game.turn, now_ms),
                     ),
                 )
                 rolls = tuple(game.rolls)
@@ -207,13 +221,21 @@ class GameService(Looking):
             self._remember(row.id, live)
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
+        self._announce_row(row)
         messages = (
             f"Game {row.id} begins: {variant_title(row.variant)}, white {self._label(white)}, "
             f"black {self._label(black)}.",
             f"Dice commitment: {row.commitment}",
             self._to_move_line(view),
         )
-        return Outcome(view, messages, shown.image, legal=shown.legal, dice_image=shown.dice_image)
+        return Outcome(
+            view,
+            messages,
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+            status=shown.status,
+        )
 
     async def decline(
         self,
@@ -255,7 +277,10 @@ class GameService(Looking):
                 if row.opponent_id is None:
                     raise NotAllowed("an open challenge cannot be declined; just leave it")
                 raise NotAllowed("only the challenged player can decline")
-            row = await tx.update_game(row.id, GameChanges(status=status))  # type: ignore[arg-type]
+            row = await tx.update_game(
+                row.id,
+                GameChanges(status=status, deadline_ms=None),  # type: ignore[arg-type]
+            )
         self._cache.pop(row.id, None)
         return Outcome(make_view(row, None), (f"Game {row.id}: challenge {status}.",))
 
@@ -291,6 +316,8 @@ class GameService(Looking):
                     )
                     if repeated is not None:
                         return repeated
+                    now_ms = self._now_ms()
+                    self._check_time(row, now_ms)
                     live = await self._active_live(tx, row)
                     game = live.game
                     colour = game.turn
@@ -323,6 +350,7 @@ class GameService(Looking):
                             result_reason=game.result.reason,
                             draw_offer=None,
                         )
+                    turned = self._clock_after(row, colour, game, changes, now_ms)
                     await tx.append_action(
                         NewAction(
                             row.id, live.seq + 1, "move", user_id, recorded, rolls, request_id
@@ -331,10 +359,12 @@ class GameService(Looking):
                     row = await tx.update_game(row.id, GameChanges(**changes))
                 live.seq += 1
                 live.ply += 1
+                live.turns += turned
             except BaseException:
                 if dirty:
                     self._cache.pop(row.id, None)
                 raise
+            self._announce_row(row)
             view = make_view(row, live)
             messages = [f"{colour.capitalize()} played {recorded}."]
             messages += self._status_lines(row, view)
@@ -347,6 +377,7 @@ class GameService(Looking):
             rolls,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            status=shown.status,
         )
 
     async def resign(
@@ -517,7 +548,14 @@ class GameService(Looking):
                 raise NotAllowed("you play in this game; resign instead")
             await tx.append_action(NewAction(row.id, row.log_count + 1, "abort", user_id, why))
             row = await tx.update_game(
-                row.id, GameChanges(status="aborted", result_reason=why, draw_offer=None)
+                row.id,
+                GameChanges(
+                    status="aborted",
+                    result_reason=why,
+                    draw_offer=None,
+                    deadline_ms=None,
+                    reminder_ms=None,
+                ),
             )
         self._cache.pop(row.id, None)
         view = make_view(row, None)

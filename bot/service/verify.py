@@ -11,12 +11,18 @@ Everything is reported, in words:
    (``roll_index``), which must follow the rolls before it, and the game row's
    ``roll_count`` must equal the rolls stored;
 4. roll k, as stored, equals ``verifiable_roll(seed, game id, k, sides)``;
-5. the log replays on the seed's dice alone: a fresh engine game on
+5. a take-back (an ``undo`` entry) names the latest move not yet taken back, and
+   no die was rolled from that move to the take-back; the replays skip that move;
+6. the log replays on the seed's dice alone: a fresh engine game on
    ``VerifiableDice(seed, game id)`` plays the stored texts and records the same texts
    and rolls. Where it does not, the report names the action, what is stored with its
    dice and what the seed's dice are and give;
-6. the stored result follows from the log: who resigned, which move ended the game,
-   an agreed draw, an abort (by whom, why), and nothing logged after the end.
+7. the stored result follows from the log: who resigned, which move ended the game,
+   an agreed draw, an abort (by whom, why), a timeout (issue 13: the side that ran out
+   was the side to act; nobody had completed a turn: aborted; the winner could not win:
+   a draw; else a loss on time), and nothing logged after the end. Every ``extend`` entry
+   names the side to act then, adds 1 to 14 days to a game that has a clock, and was made
+   by someone who does not play in the game.
 
 A pure function of the stored data: the service runs it in a worker thread and keeps
 the report for a finished game (``bot.service.looking``).
@@ -27,17 +33,25 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import variants
-from bot.service.live import dice_text, new_engine_game, result_text
+from bot.service.clock import (
+    EXTEND_PATTERN,
+    MAX_DAYS,
+    MIN_DAYS,
+    TIMEOUT_REASONS,
+    timeout_end,
+    timeout_text,
+)
+from bot.service.live import dice_text, new_engine_game, result_text, taken_back
 from bot.service.results import RollMismatch, VerifyReport
 from storage import ActionRow, GameRow, Roll
 from variants.dice import DiceError, ScriptedDice, seed_commitment, verifiable_roll
 
 MAX_ROLL_LINES = 10
-END_ENTRIES = ("resign", "draw_accept", "abort")
+END_ENTRIES = ("resign", "draw_accept", "abort", "timeout")
 
 
 def log_digest(row: GameRow, actions: Sequence[ActionRow]) -> str:
@@ -57,6 +71,7 @@ def log_digest(row: GameRow, actions: Sequence[ActionRow]) -> str:
         row.start_rolls,
         row.log_count,
         row.roll_count,
+        row.time_days,
     ]
     data += [(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.roll_index) for a in actions]
     blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
@@ -84,6 +99,7 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         )
     if len(mismatches) > MAX_ROLL_LINES:
         problems.append(f"... and {len(mismatches) - MAX_ROLL_LINES} more rolls differ")
+    problems += _undo_problems(actions)
     replay = _replay(row, actions)
     if replay.error:
         problems.append(replay.error)
@@ -142,6 +158,40 @@ def _log_gaps(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
     return problems
 
 
+def _skipped(actions: Sequence[ActionRow]) -> set[int]:
+    """The moves taken back by 'undo' entries (none when the undo entries are broken;
+    ``_undo_problems`` reports that)."""
+    try:
+        return {move.seq for move in taken_back(actions).values()}
+    except ValueError:
+        return set()
+
+
+def _undo_problems(actions: Sequence[ActionRow]) -> list[str]:
+    """Each 'undo' entry takes back the latest move not yet taken back, names it, and
+    no die was rolled from that move to the undo (else the dice after it would differ
+    with and without the move, and the take-back would have chosen dice)."""
+    try:
+        undone = taken_back(actions)
+    except ValueError as error:
+        return [str(error)]
+    problems: list[str] = []
+    for seq, move in undone.items():
+        undo = next(a for a in actions if a.seq == seq)
+        if undo.text != f"undo {move.text}":
+            problems.append(
+                f"entry {seq} ({undo.text}) takes back move {move.seq}, which is {move.text}"
+            )
+        rolled = [v for a in actions if move.seq <= a.seq <= seq for _, v in a.rolls]
+        if rolled:
+            problems.append(
+                f"entry {seq} takes back move {move.seq} ({move.text}), but dice were rolled "
+                f"since it ({dice_text(tuple(rolled))}); a move may be taken back only while "
+                "no die has been rolled after it"
+            )
+    return problems
+
+
 def _where(action: ActionRow) -> str:
     return f"action {action.seq} ({action.text})"
 
@@ -192,6 +242,8 @@ class _Replay:
     game: Any = None  # the engine game on the seed's dice, as far as it got
     complete: bool = False  # every move of the log replayed
     ended_by: ActionRow | None = None  # the move after which the engine ended the game
+    turns: int = 0  # completed turns: moves after which the side to act changed
+    side_at: dict[int, str] = field(default_factory=dict)  # other entries: the side to act
 
 
 def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
@@ -205,6 +257,7 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         out.error = f"the game cannot be set up: {error}"
         return out
     out.game = game
+    skipped = _skipped(actions)
     if tuple(game.rolls) != tuple(row.start_rolls):
         out.error = (
             f"the game start is stored with dice {_rolls_text(row.start_rolls)}; the seed's "
@@ -212,10 +265,12 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         )
         return out
     for action in actions:
-        if action.kind != "move":
+        if action.kind != "move" or action.seq in skipped:
+            out.side_at[action.seq] = str(game.turn)
             continue
         seed_dice = dice_text(game.dice) or "(none)"
         before = len(game.rolls)
+        side = game.turn
         try:
             recorded = game.play(action.text)
         except ValueError as error:
@@ -233,6 +288,8 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
                 f"dice are {seed_dice}, which give {recorded}{_then(drawn)}"
             )
             return out
+        if game.turn != side:
+            out.turns += 1
         if game.result is not None and out.ended_by is None:
             out.ended_by = action
     out.complete = True
@@ -243,6 +300,7 @@ def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:
     """The dice the stored log shows before entry ``seq``: the stored moves replayed on
     the stored rolls (only when a difference is reported, so a clean game replays once)."""
     values = [v for _, v in row.start_rolls]
+    skipped = _skipped(actions)
     for action in actions:
         values += [v for _, v in action.rolls]
     try:
@@ -250,7 +308,7 @@ def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:
         for action in actions:
             if action.seq >= seq:
                 break
-            if action.kind == "move":
+            if action.kind == "move" and action.seq not in skipped:
                 game.play(action.text)
     except (ValueError, DiceError):
         return "(which the stored rolls do not show)"
@@ -284,8 +342,11 @@ def _result_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay
     last = actions[-1] if actions else None
     said = f"entry {last.seq}, {last.kind} {last.text}" if last else "no entries"
 
+    problems += _extend_problems(row, actions, replay)
     if row.status == "finished":
-        if row.result_reason == "resignation":
+        if row.result_reason in TIMEOUT_REASONS or (end is not None and end.kind == "timeout"):
+            problems += _timeout_problems(row, end, replay, stored, said)
+        elif row.result_reason == "resignation":
             resign = end if end is not None and end.kind == "resign" else None
             if resign is None:
                 problems.append(
@@ -307,6 +368,8 @@ def _result_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay
                 )
         else:
             problems += _engine_end_problems(row, replay, stored, said)
+    elif row.status == "aborted" and end is not None and end.kind == "timeout":
+        problems += _timeout_problems(row, end, replay, stored, said)
     elif row.status == "aborted":
         if end is None or end.kind != "abort":
             problems.append(f"the game is stored as {stored}, but the log has no abort entry")
@@ -330,6 +393,70 @@ def _result_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay
         problems.append(
             f"the challenge is stored as {row.status}, but the log has {len(actions)} entries"
         )
+    return problems
+
+
+def _timeout_problems(
+    row: GameRow, end: ActionRow | None, replay: _Replay, stored: str, said: str
+) -> list[str]:
+    """A game stored as ended on time: the log must end with the timeout of the side to
+    act, and the stored outcome must be the one that timeout gives (``clock.timeout_end``)."""
+    if end is None or end.kind != "timeout":
+        return [
+            f"the game is stored as {stored}, but nobody ran out of time in the log "
+            f"(its last entry: {said})"
+        ]
+    problems: list[str] = []
+    if row.time_days is None:
+        problems.append(f"entry {end.seq} says {end.text!r}, but the game has no time limit")
+    if end.actor_id is not None:
+        problems.append(
+            f"entry {end.seq} ({end.text}) was sent by player {end.actor_id}; a timeout "
+            "is declared by the server, never by a player"
+        )
+    if not replay.complete or replay.game is None or replay.game.result is not None:
+        return problems  # the replay failed (said already), or the game ended before
+    side = str(replay.game.turn)
+    if end.text != timeout_text(side):
+        problems.append(
+            f"entry {end.seq} says {end.text!r}, but after the moves before it {side} was to act"
+        )
+    expected = timeout_end(replay.game, replay.turns)
+    if expected.status != row.status or expected.result != row.result:
+        problems.append(
+            f"entry {end.seq}: {side} ran out of time after {replay.turns} completed "
+            f"turns, so the game is {expected.words}; the game is stored as {stored}"
+        )
+    elif row.result_reason != expected.reason:
+        problems.append(
+            f"entry {end.seq}: the game ended on time ({expected.reason}); the game stores "
+            f"the reason {row.result_reason!r}"
+        )
+    return problems
+
+
+def _extend_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay) -> list[str]:
+    problems: list[str] = []
+    players = {row.white_id, row.black_id}
+    for action in actions:
+        if action.kind != "extend":
+            continue
+        where = f"entry {action.seq} ({action.text})"
+        found = EXTEND_PATTERN.match(action.text)
+        if found is None:
+            problems.append(f"{where} does not say how many days were added, and for whom")
+            continue
+        days, colour = int(found[1]), found[2]
+        if not MIN_DAYS <= days <= MAX_DAYS:
+            problems.append(f"{where} adds {days} days; a moderator adds {MIN_DAYS} to {MAX_DAYS}")
+        if row.time_days is None:
+            problems.append(f"{where} extends a clock, but the game has no time limit")
+        if action.actor_id is None or action.actor_id in players:
+            who = "nobody" if action.actor_id is None else f"player {action.actor_id}, who plays"
+            problems.append(f"{where} was made by {who}; only a moderator who does not play may")
+        side = replay.side_at.get(action.seq)
+        if side is not None and side != colour:
+            problems.append(f"{where}: {side} was to act then, not {colour}")
     return problems
 
 

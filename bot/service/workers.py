@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
+import variants
 from bot.service.errors import RenderUnavailable, ServiceError
 from bot.service.live import DiceRenderer, Renderer
 
@@ -45,6 +46,7 @@ class Shown:
     image: bytes | None = None
     dice_image: bytes | None = None
     failure: ServiceError | None = None  # why the board image is missing, if asked for
+    status: variants.Status | None = None  # the position in words (C1)
 
 
 class Workers:
@@ -128,8 +130,10 @@ def show(
     dice_renderer: DiceRenderer | None,
     render: bool,
 ) -> Shown:
-    """Runs in a worker thread: the legal list, the board and the dice images."""
+    """Runs in a worker thread: the legal list, the status in words, the board and the
+    dice images."""
     legal = tuple(game.legal_moves()) if active else ()
+    status = variants.describe(game)
     image = dice_image = None
     failure: ServiceError | None = None
     if render:
@@ -147,4 +151,9 @@ def show(
             dice_image = dice_renderer(variant, dice)
         except Exception as error:  # a missing dice picture never fails a move
             log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
-    return Shown(legal, image, dice_image, failure)
+    return Shown(legal, image, dice_image, failure, status)
+
+
+def text_and_status(game: Any, orientation: str) -> tuple[str, variants.Status]:
+    """Runs in a worker thread: the board as text and the status in words."""
+    return variants.text_board(game, orientation=orientation), variants.describe(game)

@@ -178,6 +178,7 @@ class World:
         real_images: bool = False,
         settings: Settings | None = None,
         defer_after: float | None = None,
+        clock: Any = None,
     ) -> World:
         holder: list[World] = []
 
@@ -199,6 +200,8 @@ class World:
             rng=random.Random(seed),
             seed_factory=lambda: f"harness-seed-{seed}-{next(seeds)}",
             max_open_challenges=settings.max_challenges,
+            challenge_hours=settings.challenge_hours,
+            clock=clock,  # a bot.service.ManualClock: days pass in a moment (issue 13)
         )
         bot = ChessGardenBot(service, settings)
         if defer_after is not None:

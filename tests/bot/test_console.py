@@ -1,4 +1,5 @@
-"""The console: ``play``, ``record`` and ``roll``, run as the user runs them."""
+"""The console: ``play``, ``record`` and ``roll``, run as the user runs them, through pipes
+against a temporary database. Each answer of ``play`` ends with an empty line."""
 
 from __future__ import annotations
 
@@ -15,11 +16,9 @@ import variants
 from bot import console
 from variants.dice import VerifiableDice
 
-DICE = re.compile(r"^\[(\d+(?: \d+)*)\]$")
-
 
 class Console:
-    """``python -m bot.console play ...`` driven one line at a time through pipes."""
+    """``python -m bot.console play ...`` driven one command at a time through pipes."""
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
@@ -30,22 +29,28 @@ class Console:
             text=True,
         )
 
-    def line(self) -> str:
+    def block(self) -> list[str]:
+        """One answer: its lines up to the empty line that ends it."""
         assert self.proc.stdout is not None
-        text = self.proc.stdout.readline()
-        assert text, f"console ended: {self.proc.stderr.read() if self.proc.stderr else ''}"
-        return text.rstrip("\n")
+        lines: list[str] = []
+        while True:
+            text = self.proc.stdout.readline()
+            assert text, f"console ended: {self.proc.stderr.read() if self.proc.stderr else ''}"
+            if text == "\n":
+                return lines
+            lines.append(text.rstrip("\n"))
 
-    def send(self, command: str) -> str:
+    def send(self, *commands: str) -> list[str]:
+        """Type ``commands`` (a command and its y/N answer, say); the answer."""
         assert self.proc.stdin is not None
-        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.write("".join(c + "\n" for c in commands))
         self.proc.stdin.flush()
-        return self.line()
+        return self.block()
 
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        return self.proc.wait(timeout=30)
+    def close(self) -> tuple[int, str]:
+        """End the input; the exit code and whatever was printed after the last answer."""
+        out, _ = self.proc.communicate(timeout=60)
+        return self.proc.returncode, out
 
 
 def dice_of(line: str) -> str:
@@ -59,76 +64,223 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
+
+
+def board_lines(game: variants.Game, orientation: str) -> list[str]:
+    """The text board as the console prints it (no empty line inside an answer)."""
+    return [
+        line for line in variants.text_board(game, orientation=orientation).splitlines() if line
+    ]
 
 
 def test_hot_seat_game_matches_the_engine(tmp_path: Path) -> None:
     db = tmp_path / "console.sqlite3"
-    con = Console("guardener", "--db", str(db), "--seed", "7")
-    assert con.line() == "game 1"
+    con = Console("guardener", "--db", str(db), "--seed", "7", "--no-board")
+    opening = con.block()
+    assert opening[0] == "game 1"
     # An independent engine game on the same dice: the console must agree with it.
     engine = variants.new_game("guardener", dice=VerifiableDice("7", 1))
-    status = con.line()
-    assert status == f"white to move [{' '.join(map(str, engine.dice or ()))}]"
-    assert con.send("moves").split() == engine.legal_moves()
+    assert opening[2:] == list(variants.describe(engine).lines)  # the status in words
+    assert opening[2].startswith(f"White to move [{' '.join(map(str, engine.dice or ()))}]")
+    assert con.send("moves") == [" ".join(engine.legal_moves())]
     for step in range(12):
         move = engine.legal_moves()[(step * 7) % len(engine.legal_moves())]
         recorded = engine.play(move)
-        line = con.send(move)
+        answer = con.send(move)
         dice = f" [{' '.join(map(str, engine.dice))}]" if engine.dice else ""
-        assert line == recorded + dice
+        assert answer[0] == recorded + dice
         if engine.result is not None:
-            assert con.line().startswith("result ")
+            assert answer[1].startswith("result ")
             break
-    assert con.send("bogus!").startswith("error: ")
-    assert con.send("moves").split() == engine.legal_moves()  # still going after bad input
-    history = [con.send("history")]
-    while not history[-1].startswith("1."):
-        history.append(con.line())
+        assert answer[1:] == list(variants.describe(engine).lines)
+    refused = con.send("bogus!")
+    assert refused[0].startswith("error: not an action in Guardener")
+    assert con.send("moves") == [" ".join(engine.legal_moves())]  # still going after bad input
+    history = con.send("history") + con.block()  # the record has an empty line of its own
     assert variants.replay("\n".join(history)).history == engine.history
-    assert con.send("resign").endswith("resigns")
-    assert con.line().startswith("result ")
-    assert con.send("e4").startswith("error: the game is over")
-    assert con.close() == 0
+    resigned = con.send("resign", "y")
+    assert resigned[0].endswith("sure? [y/N]") and resigned[1].endswith("resigns")
+    assert resigned[2].startswith("result ")
+    assert resigned[3] == f"Its record: chessgarden record 1 --db {db}"
+    assert con.send("e4")[0].startswith("error: the game is over")
+    code, rest = con.close()
+    assert code == 0 and rest == ""
+
+
+def test_the_board_and_the_status_after_every_action(tmp_path: Path) -> None:
+    con = Console("tquarchess", "--db", str(tmp_path / "b.sqlite3"), "--seed", "2")
+    engine = variants.new_game("tquarchess", seed=2)
+    opening = con.block()
+    shown = board_lines(engine, "white")
+    assert opening[2 : 2 + len(shown)] == shown  # from the side to act: White
+    assert opening[2 + len(shown) :] == list(variants.describe(engine).lines)
+    for move in ("e4", "e5", "Nf3"):
+        recorded = engine.play(move)
+        answer = con.send(move)
+        side = engine.turn  # the side now to act sits at the bottom
+        assert answer == [recorded, *board_lines(engine, side), *variants.describe(engine).lines]
+    assert answer[1].split() == list("hgfedcba")  # Black's view: the h-file on the left
+    again = con.send("board")
+    assert again[0] == "Tquarchess, game 1, 3 actions played"
+    assert again[1:] == [*board_lines(engine, "black"), *variants.describe(engine).lines]
+    code, rest = con.close()
+    assert code == 0
+
+
+def test_orientation_fixes_the_text_board(tmp_path: Path) -> None:
+    con = Console("kings_guard", "--db", str(tmp_path / "o.sqlite3"), "--orientation", "white")
+    engine = variants.new_game("kings_guard", seed=1)
+    con.block()
+    for move in ("e3", "e6"):
+        engine.play(move)
+        answer = con.send(move)
+        assert answer[1 : 1 + len(board_lines(engine, "white"))] == board_lines(engine, "white")
+    con.close()
+
+
+def test_a_refused_action_names_the_rule_and_the_closest_actions(tmp_path: Path) -> None:
+    result = run(
+        "play", "kings_guard", "--db", str(tmp_path / "r.sqlite3"), "--no-board",
+        stdin="exd5\nQd2\n",
+    )  # fmt: skip
+    answers = result.stdout.split("\n\n")
+    game = variants.new_game("kings_guard", seed=1)
+    for answer, text in zip(answers[1:3], ("exd5", "Qd2"), strict=True):
+        refusal = game.explain(text)
+        assert refusal is not None
+        error, closest = answer.strip().splitlines()
+        assert error == f"error: {refusal.message} ({text!r})"
+        assert closest == f"closest legal: {', '.join(refusal.closest)}; `moves` lists all 26"
+        assert "legal now" not in answer  # not the whole list: the rule and the nearest
+
+
+def test_arrow_keys_in_piped_input_are_not_control_characters(tmp_path: Path) -> None:
+    result = run(
+        "play", "kings_guard", "--db", str(tmp_path / "k.sqlite3"), "--no-board",
+        stdin="\x1b[A\ne3\x1b[D\x1b[C\n\x1bOA\n",
+    )  # fmt: skip
+    assert "control characters" not in result.stdout
+    assert "\ne3\n" in result.stdout  # the escape sequences went; the action was played
+    assert "error" not in result.stdout
 
 
 def test_resume_shows_the_same_dice(tmp_path: Path) -> None:
     db = str(tmp_path / "resume.sqlite3")
-    con = Console("guardener", "--db", db)
-    assert con.line() == "game 1"
-    con.line()
+    con = Console("guardener", "--db", db, "--no-board")
+    assert con.block()[0] == "game 1"
     last = ""
     for _ in range(5):
-        moves = con.send("moves").split()
-        last = con.send(moves[-1])
-    assert con.close() == 0
-    again = Console("--db", db, "--game", "1")
-    assert again.line() == "game 1"
-    status = again.line()
-    assert status.endswith(dice_of(last)) and dice_of(last)
-    moves = again.send("moves").split()
-    assert not again.send(moves[0]).startswith("error")
-    assert again.close() == 0
+        moves = con.send("moves")[0].split()
+        last = con.send(moves[-1])[0]
+    code, rest = con.close()
+    assert code == 0
+    again = Console("--db", db, "--game", "1", "--no-board")
+    opening = again.block()
+    assert opening[0] == "game 1" and "game 1 resumed" in opening[1]
+    assert dice_of(last) and f" {dice_of(last)}" in opening[2]  # the headline shows them
+    moves = again.send("moves")[0].split()
+    assert not again.send(moves[0])[0].startswith("error")
+    again.close()
 
 
-def test_draw_by_agreement_and_quit(tmp_path: Path) -> None:
+def test_draw_asks_first_and_quit_says_how_to_resume(tmp_path: Path) -> None:
+    db = str(tmp_path / "d.sqlite3")
     result = run(
-        "play", "tquarchess", "--db", str(tmp_path / "d.sqlite3"), stdin="e4\ndraw\nquit\ne5\n"
-    )
-    lines = result.stdout.splitlines()
+        "play", "tquarchess", "--db", db, "--no-board",
+        stdin="e4\ndraw\nn\nquit\n",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert lines[:3] == ["game 1", "white to move", "e4"]
-    assert lines[3] == "draw agreed"
-    assert lines[4] == "result 1/2-1/2 draw (agreement)"
-    assert len(lines) == 5  # nothing after quit
+    answers = [a.splitlines() for a in result.stdout.split("\n\n")]
+    assert answers[1][0] == "e4"
+    assert answers[2] == ["Both players agree to a draw: sure? [y/N]", "No draw; play on."]
+    assert answers[3] == [f"Game 1 is stored. Resume it with: chessgarden play --game 1 --db {db}"]
     assert "> " not in result.stdout  # no prompt when stdin is not a terminal
+    drawn = run("play", "--db", db, "--game", "1", "--no-board", stdin="draw\nyes\n")
+    answers = [a.splitlines() for a in drawn.stdout.split("\n\n")]
+    assert answers[1][1:3] == ["draw agreed", "result 1/2-1/2 draw (agreement)"]
+
+
+def test_resign_needs_a_yes(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.sqlite3")
+    kept = run("play", "stone_garden", "--db", db, "--no-board", stdin="resign\n\nresign\nno\n")
+    assert kept.stdout.count("White plays on.") == 2
+    assert "resigns\n" not in kept.stdout
+    gone = run("play", "--db", db, "--game", "1", "--no-board", stdin="resign\nY\n")
+    assert "White resigns\nresult 0-1 black wins (resignation)\n" in gone.stdout
+
+
+def test_undo_takes_back_a_move_without_dice(tmp_path: Path) -> None:
+    db = str(tmp_path / "u.sqlite3")
+    result = run(
+        "play", "kings_guard", "--db", db, "--no-board",
+        stdin="e3\nd6\nundo\nundo\nundo\nc3\n",
+    )  # fmt: skip
+    answers = [a.splitlines() for a in result.stdout.split("\n\n")]
+    assert answers[3][0] == "Black takes back d6."
+    assert answers[3][1] == "Black to move"
+    assert answers[4][0] == "White takes back e3."
+    assert answers[5] == ["error: there is no move to take back"]
+    assert answers[6][0] == "c3"
+    record = run("record", "--db", db, "1").stdout
+    assert variants.replay(record).history == ["c3"]
+
+
+def test_undo_is_refused_once_a_die_was_rolled(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.sqlite3")
+    result = run("play", "guardener", "--db", db, "--seed", "7", "--no-board", stdin="moves\n")
+    first = result.stdout.split("\n\n")[1].split()[0]
+    again = run("play", "--db", db, "--game", "1", "--no-board", stdin=f"{first}\nundo\n")
+    refused = again.stdout.split("\n\n")[2].strip()
+    assert refused.startswith(f"error: {first} cannot be taken back: dice were rolled since")
+
+
+def test_options_for_a_new_game(tmp_path: Path) -> None:
+    db = str(tmp_path / "opt.sqlite3")
+    engine = variants.new_game(
+        "jepps_random", options={"free_play": True}, dice=VerifiableDice("1", 1)
+    )
+    free = run(
+        "play", "jepps_random", "--db", db, "--seed", "1", "--option", "free_play", "--no-board",
+        stdin=engine.legal_moves()[0] + "\n",
+    )  # fmt: skip
+    assert free.returncode == 0, free.stderr
+    assert "(options: free_play)" in free.stdout
+    assert "\nBlack to place a piece on h8" in free.stdout  # Free Play: Black places next
+    bad = run("play", "jepps_random", "--db", db, "--option", "colour=red")
+    assert bad.returncode == 2 and "colour" in bad.stderr
+    unreadable = run("play", "jepps_random", "--db", db, "--option", "a b")
+    assert unreadable.returncode == 2 and "cannot read the option" in unreadable.stderr
+    resumed = run("play", "--db", db, "--game", "1", "--option", "free_play")
+    assert resumed.returncode == 2 and "--option is for a new game" in resumed.stderr
+
+
+def test_games_lists_the_stored_games(tmp_path: Path) -> None:
+    db = str(tmp_path / "list.sqlite3")
+    empty = run("games", "--db", db)
+    assert empty.returncode == 0 and empty.stdout.startswith("No games stored yet.")
+    run("play", "tquarchess", "--db", db, "--no-board", stdin="e4\ne5\nNf3\nundo\n")
+    run("play", "kings_guard", "--db", db, "--no-board", stdin="e3\nresign\ny\n")
+    listed = run("games", "--db", db)
+    assert listed.returncode == 0, listed.stderr
+    header, second, first, hint = listed.stdout.splitlines()
+    columns = ["id", "variant", "status", "players", "moves", "last activity (UTC)"]
+    assert re.split(r"\s{2,}", header.strip()) == columns
+    cells = [re.split(r"\s{2,}", line.strip()) for line in (second, first)]
+    assert cells[0][:5] == ["2", "kings_guard", "finished 1-0", "hot-seat (console)", "1"]
+    assert cells[1][:5] == ["1", "tquarchess", "active", "hot-seat (console)", "2"]
+    for row in cells:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[5])
+    assert hint == f"Resume a console game with: chessgarden play --game ID --db {db}"
+    assert run("games", "--db", db, "--limit", "1").stdout.splitlines()[1].split()[0] == "2"
+    assert run("games", "--db", db, "--limit", "0").returncode == 2
 
 
 def test_record_prints_a_replayable_record(tmp_path: Path) -> None:
     db = str(tmp_path / "r.sqlite3")
-    played = run("play", "jepps_random", "--db", db, stdin="moves\n")
-    first_moves = played.stdout.splitlines()[2].split()
+    played = run("play", "jepps_random", "--db", db, "--no-board", stdin="moves\n")
+    first_moves = played.stdout.split("\n\n")[1].split()
     run("play", "--db", db, "--game", "1", stdin=f"{first_moves[0]}\n")
     result = run("record", "--db", db, "1")
     assert result.returncode == 0, result.stderr
@@ -145,6 +297,8 @@ def test_bad_arguments(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no game 5" in missing.stderr
     nothing = run("play", "--db", db)
     assert nothing.returncode == 2
+    sideways = run("play", "tquarchess", "--db", db, "--orientation", "left")
+    assert sideways.returncode == 2 and "invalid choice: 'left'" in sideways.stderr
 
 
 def test_roll() -> None:
@@ -159,40 +313,51 @@ def test_roll() -> None:
     )
 
 
-def test_images_are_written_after_each_action(tmp_path: Path) -> None:
-    pytest.importorskip("renderers")
-    from renderers import render_png  # noqa: F401 - the images need the real renderer
+@pytest.mark.parametrize(
+    ("orientation", "sides"),
+    [(None, ["white"] * 3), ("mover", ["white", "black", "white"]), ("black", ["black"] * 3)],
+)
+def test_images_are_written_after_each_action(
+    tmp_path: Path, orientation: str | None, sides: list[str]
+) -> None:
+    from renderers import render_png
 
     out = tmp_path / "png"
+    turn = ["--orientation", orientation] if orientation else []
     result = run(
-        "play",
-        "tquarchess",
-        "--db",
-        str(tmp_path / "i.sqlite3"),
-        "--images",
-        str(out),
+        "play", "tquarchess", "--db", str(tmp_path / "i.sqlite3"), "--seed", "4",
+        "--images", str(out), *turn,
         stdin="e4\nzz\ne5\nboard\n",
-    )
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in out.iterdir())
     assert files == ["game1-0000.png", "game1-0001.png", "game1-0002.png"]
-    for path in out.iterdir():
-        assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    game = variants.new_game("tquarchess", seed=4)
+    for name, side in zip(files, sides, strict=True):
+        if name != files[0]:
+            game.play(["e4", "e5"][files.index(name) - 1])
+        assert (out / name).read_bytes() == render_png(game, orientation=side), name
 
 
-def test_add_subcommands_registers_play_record_roll() -> None:
+def test_add_subcommands_registers_play_games_record_roll() -> None:
     parser = argparse.ArgumentParser(prog="chessgarden")
     subparsers = parser.add_subparsers(dest="command")
     console.add_subcommands(subparsers)
-    play = parser.parse_args(["play", "guardener", "--db", "x", "--game", "3", "--seed", "4"])
+    play = parser.parse_args(
+        ["play", "guardener", "--db", "x", "--game", "3", "--seed", "4", "--option", "a=1"]
+    )
     assert play.func is console.main_play
-    assert (play.variant, play.db, play.game, play.seed, play.images) == (
+    assert (play.variant, play.db, play.game, play.seed, play.images, play.option) == (
         "guardener",
         "x",
         3,
         4,
         None,
+        ["a=1"],
     )
+    assert (play.show_board, play.orientation) == (True, None)
+    games = parser.parse_args(["games", "--db", "z"])
+    assert games.func is console.main_games and (games.db, games.limit) == ("z", 25)
     record = parser.parse_args(["record", "--db", "y", "12"])
     assert record.func is console.main_record and (record.db, record.id) == ("y", 12)
     roll = parser.parse_args(["roll", "d20+3"])
@@ -207,11 +372,21 @@ async def test_in_process_session_with_a_prompt(tmp_path: Path) -> None:
             return True
 
     args = argparse.Namespace(
-        variant="kings_guard", db=str(tmp_path / "p.sqlite3"), game=None, seed=1, images=None
+        variant="kings_guard",
+        db=str(tmp_path / "p.sqlite3"),
+        game=None,
+        seed=1,
+        images=None,
+        option=[],
+        show_board=False,
+        orientation=None,
     )
     out = io.StringIO()
-    code = await console._play(args, Terminal("help\ne3\n"), out)  # noqa: SLF001
+    code = await console._play(args, Terminal("help\ne3\nresign\nn\n"), out)  # noqa: SLF001
     assert code == 0
     text = out.getvalue()
-    assert text.startswith("game 1\nwhite to move\n> commands: ")
-    assert "> e3\n" in text
+    assert text.startswith("game 1\n")
+    assert "\n> Type an action in notation" in text
+    assert "\n> e3\n" in text
+    # On a terminal the y/N question is the prompt itself, not a line of its own.
+    assert "\n> Black resigns the game: sure? [y/N] Black plays on.\n" in text

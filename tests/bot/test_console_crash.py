@@ -31,15 +31,37 @@ def start(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def ask(proc: subprocess.Popen[str], command: str) -> str:
-    assert proc.stdin is not None and proc.stdout is not None
+def block(proc: subprocess.Popen[str]) -> list[str]:
+    """One answer of the console: its lines up to the empty line that ends it."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    while True:
+        line = proc.stdout.readline()
+        assert line, "the console ended"
+        if line == "\n":
+            return lines
+        lines.append(line.rstrip("\n"))
+
+
+def ask(proc: subprocess.Popen[str], command: str) -> list[str]:
+    assert proc.stdin is not None
     proc.stdin.write(command + "\n")
     proc.stdin.flush()
-    return proc.stdout.readline().rstrip("\n")
+    return block(proc)
 
 
 def dice_of(line: str) -> str:
     match = re.search(r"(\[[\d ]+\])$", line)
+    return match.group(1) if match else ""
+
+
+def headline(answer: list[str]) -> str:
+    """The status headline (``White to move [2 4]: ...``), or the result line."""
+    return next(line for line in answer if line.startswith(("White to ", "Black to ", "result ")))
+
+
+def shown_dice(line: str) -> str:
+    match = re.search(r"(\[[\d ]+\])", line)
     return match.group(1) if match else ""
 
 
@@ -51,10 +73,11 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
     printed: list[str] = []  # every action line the console printed, in order
     for run in range(KILLS):
         args = ["play", variant, "--db", db] if run == 0 else ["play", "--db", db, "--game", "1"]
-        proc = start(*args)
+        proc = start(*args, "--no-board")
         assert proc.stdout is not None and proc.stdin is not None
-        assert proc.stdout.readline().strip() == "game 1"
-        status = proc.stdout.readline().strip()
+        opening = block(proc)
+        assert opening[0] == "game 1"
+        status = headline(opening)
         if printed:
             record = subprocess.run(
                 [sys.executable, "-m", "bot.console", "record", "--db", db, "1"],
@@ -71,22 +94,22 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
                 proc.kill()
                 proc.communicate()
                 break
-            assert status.startswith(("white to move", "black to move")), status
+            assert status.startswith(("White to move", "Black to move")), status
             if len(stored) == len(texts):
-                assert dice_of(status) == dice_of(printed[-1])
+                assert shown_dice(status) == dice_of(printed[-1])
             else:  # the killed command had committed: take its line from the record
-                printed.append(stored[-1] + (f" {dice_of(status)}" if dice_of(status) else ""))
+                dice = shown_dice(status)
+                printed.append(stored[-1] + (f" {dice}" if dice else ""))
         over = False
-        legal = ask(proc, "moves").split()
+        legal = ask(proc, "moves")[0].split()
         for _ in range(rng.randint(0, 6)):
-            line = ask(proc, rng.choice(legal))
-            assert not line.startswith("error"), line
-            printed.append(line)
-            reply = ask(proc, "moves")
-            if reply.startswith("result"):  # printed after the action that ended the game
+            answer = ask(proc, rng.choice(legal))
+            assert not answer[0].startswith("error"), answer
+            printed.append(answer[0])
+            if answer[1].startswith("result"):  # printed after the action that ended the game
                 over = True
                 break
-            legal = reply.split()
+            legal = ask(proc, "moves")[0].split()
         # Kill while the next command is in flight, or between commands.
         if not over and rng.random() < 0.6:
             proc.stdin.write(rng.choice(legal) + "\n")

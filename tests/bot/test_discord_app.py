@@ -28,7 +28,7 @@ from bot.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
-    "history", "rules", "games", "verify", "roll", "abort",
+    "history", "rules", "games", "verify", "roll", "abort", "extend",
 }  # fmt: skip
 
 
@@ -129,10 +129,12 @@ def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> Non
     assert {row["name"] for row in rows} == EXPECTED_COMMANDS
     by_name = {row["name"]: row for row in rows}
     play = {o["name"]: o for o in by_name["play"]["options"]}
-    assert list(play) == ["variant", "opponent", "colour", "thread", "options"]
+    assert list(play) == ["variant", "opponent", "colour", "thread", "options", "days"]
+    assert play["days"]["choices"] == [*range(1, 15), 0]  # 0: no time limit
     assert play["variant"]["required"] and len(play["variant"]["choices"]) == 5
     assert by_name["move"]["options"][0]["autocomplete"]
     assert by_name["abort"]["default_permissions"] == ["manage_messages"]
+    assert by_name["extend"]["default_permissions"] == ["manage_messages"]
     for row in rows:  # Discord's limits: every command and option described, <= 100 characters
         assert 0 < len(row["description"]) <= 100, row["name"]
         for option in row["options"]:
@@ -217,6 +219,7 @@ async def test_options_have_discords_bounds() -> None:
         ("play", "options", 200),
         ("move", "notation", 100),
         ("abort", "reason", 200),
+        ("extend", "reason", 200),
         ("roll", "expression", 100),
     ):
         text = option(command, name)

@@ -58,7 +58,7 @@ async def test_an_illegal_action(world: World) -> None:
     await start_game(world, alice, bob)
     refused = await world.command(alice, "move", notation="Qh5xh7")
     text = plain(refused.only_private().text)
-    assert "legal now" in text.lower() and (await world.game()).ply == 0
+    assert "closest legal" in text.lower() and (await world.game()).ply == 0
 
 
 async def test_a_spectator_on_every_player_button(world: World) -> None:

@@ -45,7 +45,7 @@ def box_of(game: variants.Game, name: str, size: int, white_bottom: bool) -> tup
     s = g.parse_square(name)
     f, r = g.file_of(s), g.rank_of(s)
     col, row = (f, g.height - 1 - r) if white_bottom else (g.width - 1 - f, r)
-    top = max(MIN_BAND, round(STRIP * sq)) + max(MIN_BAND, round(BAR * sq))
+    top = max(MIN_BAND, round(STRIP * size)) + max(MIN_BAND, round(BAR * size))
     return round(COORD * sq) + col * sq, top + row * sq, sq
 
 
@@ -65,8 +65,8 @@ def test_image_size_follows_the_geometry(key: str, size: int) -> None:
     g = game.rules.geometry
     sq = int(size // (g.width + COORD + PAD))
     height = (
-        max(MIN_BAND, round(STRIP * sq))
-        + 2 * max(MIN_BAND, round(BAR * sq))
+        max(MIN_BAND, round(STRIP * size))
+        + 2 * max(MIN_BAND, round(BAR * size))
         + g.height * sq
         + round(COORD * sq)
         + round(PAD * sq)
@@ -168,7 +168,7 @@ def test_roll_keeps_the_previous_move_highlighted() -> None:
     g = game.rules.geometry
     assert sc.cells[g.parse_square("e2")][0] == LAST
     assert sc.cells[g.parse_square("e4")][0] == LAST
-    assert sc.status.dice == game.dice and sc.status.dice_caption == "Tquarc die"
+    assert sc.status.dice == game.dice
     assert sc.top.waiting == ("T",) and sc.top.waiting_badge == str(game.dice[0])
 
 
@@ -268,7 +268,8 @@ def test_jepps_setup_shows_stock_offered_pieces_and_the_next_square() -> None:
     assert "".join(sorted(placer.stock)) == "".join(sorted(game.pos.extra["stock"][game.pos.turn]))
     assert placer.offered == {m.promo for m in places}
     assert set(sc.status.offered) == placer.offered
-    assert sc.status.text.startswith("Setup")
+    assert sc.status.text == f"{game.turn.capitalize()} to place"
+    assert sc.status.detail == variants.describe(game).short
     assert sc.status.dice == game.dice and sc.status.sides == 6
 
 
@@ -305,3 +306,67 @@ def test_layers_are_cached_and_a_square_is_one_lookup() -> None:
     assert len(art.tiles) == tiles
     assert first.tobytes() == second.tobytes()
     assert board_art(game.rules, "classic", SIZE, False) is art
+
+
+# ----- the banded PNG and warm tiles ------------------------------------------------------
+
+
+def _idat(png: bytes) -> bytes:
+    import struct
+
+    pos, out = 8, b""
+    while pos < len(png):
+        (n,) = struct.unpack(">I", png[pos : pos + 4])
+        if png[pos + 4 : pos + 8] == b"IDAT":
+            out += png[pos + 8 : pos + 8 + n]
+        pos += 12 + n
+    return out
+
+
+@pytest.mark.parametrize("key", variants.names())
+def test_banded_png_is_exactly_the_composed_picture(key: str) -> None:
+    """render_png joins cached, separately compressed bands: the stream must still be one
+    valid zlib stream (its Adler-32 checked by zlib) holding exactly the picture that
+    render_image composes, position after position."""
+    import zlib
+
+    game = variants.new_game(key, seed=8)
+    rng = __import__("random").Random(8)
+    for ply in range(40):
+        if game.result is not None:
+            break
+        if ply % 5 == 0:
+            for orientation in ("white", "black"):
+                png = render_png(game, size=SIZE, orientation=orientation)
+                raw = zlib.decompress(_idat(png))  # raises on a bad Adler-32 or stream
+                im = decode(png)
+                assert len(raw) == im.height * (im.width + 1)
+                want = render_image(game, size=SIZE, orientation=orientation)
+                assert im.tobytes() == want.tobytes()
+        game.play(rng.choice(game.legal_moves()))
+
+
+def test_warm_draws_every_tile_a_game_needs() -> None:
+    from renderers.board import warm
+
+    warm("tquarchess", size=SIZE)
+    art = board_art(variants.rules("tquarchess"), "classic", SIZE, False)
+    art.tiles.clear()
+    game = variants.new_game("tquarchess", seed=3)
+    rng = __import__("random").Random(3)
+    for _ in range(60):
+        if game.result is not None:
+            break
+        render_png(game, size=SIZE, orientation="white")
+        game.play(rng.choice(game.legal_moves()))
+    assert len(art.tiles) == 0  # every square came from the warm tiles
+    assert art.warm_tiles and art.warm_bands
+
+
+def test_warm_refuses_a_bad_orientation_and_an_unknown_variant() -> None:
+    from renderers.board import warm
+
+    with pytest.raises(ValueError, match="orientation"):
+        warm("tquarchess", size=SIZE, orientations=("sideways",))
+    with pytest.raises(ValueError):
+        warm("no_such_variant", size=SIZE)

@@ -59,15 +59,15 @@ def _blobs(image: Image.Image, dark: int = 100, max_area: int = 400) -> int:
 
 @pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=["classic", "high-contrast"])
 @pytest.mark.parametrize("value", range(1, 7))
-def test_d6_shows_its_pips(value: int, theme: Theme) -> None:
-    face = draw_die(value, 6, 96, theme)
+def test_d6_shows_its_pips_when_asked(value: int, theme: Theme) -> None:
+    face = draw_die(value, 6, 96, theme, pips=True)
     assert face.mode == "RGBA" and face.size == (96, 96)
     assert _blobs(face) == value
 
 
 @pytest.mark.parametrize("value", range(1, 5))
-def test_d4_is_a_triangle_with_pips(value: int) -> None:
-    face = draw_die(value, 4, 96, CLASSIC)
+def test_d4_is_a_triangle_with_pips_when_asked(value: int) -> None:
+    face = draw_die(value, 4, 96, CLASSIC, pips=True)
     alpha = face.getchannel("A")
     # a triangle: narrow near the top, wide near the bottom, clear in the top corners
     assert _at(alpha, 2, 2) == 0 and _at(alpha, 93, 2) == 0
@@ -117,10 +117,10 @@ def test_mixed_dice_and_wrapping() -> None:
     assert len(many) > MAX_PIP_DICE
 
 
-def test_more_than_twelve_dice_show_numbers() -> None:
+def test_more_than_twelve_dice_show_numbers_even_when_pips_are_asked() -> None:
     """A 1 on a d6 is one pip; among more than 12 dice it is the numeral instead."""
-    few = render_dice([1], 6, size=96)
-    many = render_dice([1] * 13, 6, size=96)
+    few = render_dice([1], 6, size=96, pips=True)
+    many = render_dice([1] * 13, 6, size=96, pips=True)
     gap = 96 // 8
     first_few = few.crop((gap, gap, gap + 96, gap + 96))
     first_many = many.crop((gap, gap, gap + 96, gap + 96))
@@ -156,3 +156,79 @@ def test_value_badge(theme: str) -> None:
     assert value_badge("3", 20, theme) is badge
     # the label is drawn: the middle is not a flat fill
     assert len(set(badge.crop((5, 5, 15, 15)).convert("RGB").getcolors(256) or [])) > 1
+
+
+# ----- numerals -------------------------------------------------------------------------
+
+
+def _ink_box(face: Image.Image, dark: int = 110) -> tuple[int, int, int, int] | None:
+    """The box of the numeral: the dark, opaque regions of the face other than its edge
+    (the edge is the one region spanning most of the face's width)."""
+    rgba = face.convert("RGBA")
+    w, h = rgba.size
+    data = rgba.tobytes()
+    ink = {
+        (x, y)
+        for y in range(h)
+        for x in range(w)
+        if data[4 * (y * w + x) + 3] > 200 and sum(data[4 * (y * w + x) : 4 * (y * w + x) + 3]) / 3 < dark
+    }
+    seen: set[tuple[int, int]] = set()
+    boxes = []
+    for start in ink:
+        if start in seen:
+            continue
+        stack, region = [start], []
+        seen.add(start)
+        while stack:
+            x, y = stack.pop()
+            region.append((x, y))
+            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if n in ink and n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        xs, ys = [p[0] for p in region], [p[1] for p in region]
+        if max(xs) - min(xs) < 0.75 * w:
+            boxes.append((min(xs), min(ys), max(xs) + 1, max(ys) + 1))
+    if not boxes:
+        return None
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+@pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=["classic", "high-contrast"])
+@pytest.mark.parametrize("sides", [4, 6])
+def test_dice_show_large_numerals_by_default(sides: int, theme: Theme) -> None:
+    faces = [draw_die(v, sides, 96, theme) for v in range(1, sides + 1)]
+    for face in faces:
+        box = _ink_box(face)
+        assert box is not None
+        # a numeral, not pips: a glyph at least 38 % (d4: inside the triangle) or 50 % (d6)
+        # of the face tall, and taller than wide
+        assert box[3] - box[1] >= (0.38 if sides == 4 else 0.5) * 96
+        assert box[3] - box[1] > box[2] - box[0]
+    # every value looks different
+    assert len({f.tobytes() for f in faces}) == sides
+    # and unlike the pips the same value shows with pips=True
+    assert faces[0].tobytes() != draw_die(1, sides, 96, theme, pips=True).tobytes()
+
+
+@pytest.mark.parametrize("sides", [4, 6])
+def test_thumbnail_numerals_read_at_discord_thumbnail_width(sides: int) -> None:
+    """Discord shows the embed's thumbnail at most 80 px wide: the numerals of a two-dice
+    roll must still stand at least 12 px tall there (pips were a grey dot)."""
+    png = render_dice_png([1, sides], sides)
+    im = _decode(png).convert("RGB")
+    scale = 80 / im.width
+    small = im.resize((80, round(im.height * scale)), Image.Resampling.LANCZOS)
+    size = round(96 * scale)
+    gap = round(96 // 8 * scale)
+    for i in range(2):
+        x0 = gap + i * (size + gap)
+        face = small.crop((x0, gap, x0 + size, gap + size)).convert("RGBA")
+        box = _ink_box(face, dark=120)
+        assert box is not None and box[3] - box[1] >= 12

@@ -108,3 +108,15 @@ def test_gif_from_a_broken_record_exits_2(
     assert cli.main(["gif", str(record), "-o", str(tmp_path / "x.gif")]) == 2
     assert "does not replay" in capsys.readouterr().err
     assert cli.main(["gif", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "x.gif")]) == 2
+
+
+def test_gif_size_is_bounded_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "game.txt"
+    record.write_text(variants.random_playout("tquarchess", 6, 1).record(), "utf-8")
+    out = tmp_path / "x.gif"
+    assert cli.main(["gif", str(record), "--size", "5000", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "GIF width must be 160..1024 px, not 5000" in err and "does not replay" not in err
+    assert not out.exists()

@@ -7,12 +7,20 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from bot.service import GameService
-from storage import LATEST_VERSION, ConflictError, NewAction, SqliteRepository, StorageError
+from storage import (
+    LATEST_VERSION,
+    ConflictError,
+    GameQuery,
+    NewAction,
+    SqliteRepository,
+    StorageError,
+)
 from variants.dice import seed_commitment, verifiable_roll
 
 V1_DUMP = Path(__file__).parent / "data" / "v1_games.sql"
@@ -49,7 +57,7 @@ async def test_migration_2_keeps_every_game_and_drops_the_dice_of_challenges(
     actions_before = rows(v1_db, "SELECT game_id, seq, kind, text, rolls FROM actions")
     repo = await SqliteRepository.open(v1_db)
     try:
-        assert await repo.schema_version() == LATEST_VERSION == 2
+        assert await repo.schema_version() == LATEST_VERSION >= 2
         for game_id, old in before.items():
             game = await repo.get_game(game_id)
             assert game is not None and game.status == old[3] and game.variant == old[1]
@@ -154,3 +162,74 @@ async def test_a_failed_migration_changes_nothing(v1_db: Path) -> None:
     assert rows(v1_db, "SELECT count(*) FROM games") == [(8,)]
     names = {r[0] for r in rows(v1_db, "SELECT name FROM sqlite_master")}
     assert "games_v2" not in names and "games_one_live_per_location" in names
+
+
+# ----- version 3 (issue 13): time ---------------------------------------------------------
+
+
+def v2_db(v1_db: Path) -> Path:
+    """The v1 dump brought to version 2 only (as the code before issue 13 left it)."""
+    from storage.migrations import MIGRATIONS
+
+    conn = sqlite3.connect(v1_db, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in MIGRATIONS[1]:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("COMMIT")
+    conn.close()
+    return v1_db
+
+
+async def test_migration_3_adds_the_clock_and_keeps_every_entry(v1_db: Path) -> None:
+    path = v2_db(v1_db)
+    games_before = rows(path, "SELECT * FROM games ORDER BY id")
+    actions_before = rows(path, "SELECT * FROM actions ORDER BY game_id, seq")
+    created = dict(rows(path, "SELECT id, created_at FROM games WHERE status = 'challenge'"))
+    repo = await SqliteRepository.open(path)
+    try:
+        assert await repo.schema_version() == LATEST_VERSION >= 3
+        for game_id, created_at in created.items():  # old challenges expire 24 hours after
+            game = await repo.get_game(game_id)
+            assert game is not None and game.time_days is None
+            made = datetime.fromisoformat(str(created_at))
+            assert game.deadline_ms == int(made.timestamp()) * 1000 + 86_400_000
+        for game in await repo.list_games(GameQuery(statuses=("active",))):
+            assert game.time_days is None and game.deadline_ms is None  # untimed
+        # every game and every entry is still there, column for column (the new ones last)
+        after = rows(path, "SELECT * FROM games ORDER BY id")
+        assert [r[: len(games_before[0])] for r in after] == games_before
+        assert rows(path, "SELECT * FROM actions ORDER BY game_id, seq") == actions_before
+        # the challenges are due (their 24 hours are long past); nothing else is
+        due = await repo.due_games(2**53)
+        assert sorted(d.game_id for d in due) == sorted(created)
+        async with repo.write() as tx:  # the new kinds are accepted, in order
+            count = (await tx.get_game(3)).log_count  # type: ignore[union-attr]
+            await tx.upsert_player(999)
+            await tx.append_action(
+                NewAction(3, count + 1, "extend", 999, "1 day added to white's clock")
+            )
+            await tx.append_action(
+                NewAction(3, count + 2, "timeout", None, "white ran out of time")
+            )
+            with pytest.raises(StorageError):
+                await tx.append_action(NewAction(3, count + 2, "bogus", None, "x"))  # type: ignore[arg-type]
+    finally:
+        await repo.close()
+    assert rows(path, "PRAGMA foreign_key_check") == []
+    assert rows(path, "PRAGMA integrity_check") == [("ok",)]
+    names = {r[0] for r in rows(path, "SELECT name FROM sqlite_master")}
+    assert {"games_due", "actions_in_order", "actions_counted", "actions_no_update"} <= names
+    assert "actions_v3" not in names
+    conn = sqlite3.connect(path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute("UPDATE actions SET text = 'x' WHERE game_id = 3")
+        with pytest.raises(sqlite3.IntegrityError, match="out of order"):
+            conn.execute(
+                "INSERT INTO actions (game_id, seq, kind, text, roll_index, created_at) "
+                "VALUES (3, 99, 'move', 'e4', 0, '')"
+            )
+    finally:
+        conn.close()

@@ -1,0 +1,300 @@
+"""Correspondence time (issue 13): the injected clock, days per move, deadlines and
+reminders, and what running out of time means in each variant.
+
+The rules, in the players' words:
+
+- A game has a time control chosen with the challenge: ``N`` days per move (1 to 14), or
+  none. The side to act must act before its deadline: the moment its turn began plus
+  ``N`` days (plus any days a moderator added with ``/extend``).
+- The clock belongs to the side to act. It restarts only when the side to act changes, so
+  dice actions inside one turn (a Guardener re-roll, a Tquarc entry-attempt ``roll``) and
+  a Jepps player's run of placements do not restart it; a draw offer by the other side
+  does not either.
+- With 24 hours left, or a quarter of the turn's time if that is less, the side to act is
+  reminded, once per turn.
+- A side that misses its deadline loses on time. If no turn has been completed yet (the
+  first side to act never finished its first turn: nobody has made a move), the game is
+  aborted instead, with no result. If the winner could not possibly win by the rules
+  (``TIMEOUT_MATERIAL`` below), the game is drawn.
+- A challenge nobody accepts expires after ``CHESSGARDEN_CHALLENGE_HOURS`` (24) hours.
+
+Instants cross the store as whole milliseconds since the Unix epoch (UTC); the service
+and its callers see aware ``datetime`` values in UTC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+import variants
+from bot.service.errors import InvalidInput
+from storage import ResultText
+
+SECOND_MS = 1000
+MINUTE_MS = 60 * SECOND_MS
+HOUR_MS = 60 * MINUTE_MS
+DAY_MS = 24 * HOUR_MS
+MIN_DAYS = 1
+MAX_DAYS = 14
+DEFAULT_CHALLENGE_HOURS = 24.0
+REMIND_AT_MOST_MS = 24 * HOUR_MS  # remind with 24 hours left ...
+REMIND_FRACTION = 4  # ... or a quarter of the turn's time, whichever is less
+
+
+# ----- the clock ----------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    """Where the service and the deadline scheduler get the time: injected, so that tests
+    run days in milliseconds (``ManualClock``)."""
+
+    def now(self) -> datetime:
+        """The current time, aware, in UTC."""
+        ...
+
+    async def sleep_until(self, when: datetime) -> None:
+        """Return at ``when`` or later (at once if it has passed)."""
+        ...
+
+
+class SystemClock:
+    """The real time."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def sleep_until(self, when: datetime) -> None:
+        delay = (when - self.now()).total_seconds()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class ManualClock:
+    """A clock that moves only when told (``advance``, ``set``): for tests and for
+    ``chessgarden sweep --now``. Sleepers wake as soon as the time they wait for is reached."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = aware(start or datetime(2030, 1, 1, tzinfo=UTC))
+        self._moved: asyncio.Condition | None = None
+
+    def now(self) -> datetime:
+        return self._now
+
+    def set(self, when: datetime) -> None:
+        self._now = aware(when)
+        self._notify()
+
+    def advance(self, delta: timedelta | None = None, **kwargs: float) -> datetime:
+        """Move on by ``delta`` (or ``timedelta(**kwargs)``, e.g. ``days=2``)."""
+        self._now += delta if delta is not None else timedelta(**kwargs)
+        self._notify()
+        return self._now
+
+    def _notify(self) -> None:
+        moved = self._moved
+        if moved is None:
+            return
+
+        async def wake() -> None:
+            async with moved:
+                moved.notify_all()
+
+        try:
+            asyncio.get_running_loop().create_task(wake())
+        except RuntimeError:  # no loop running: nobody can be asleep
+            pass
+
+    async def sleep_until(self, when: datetime) -> None:
+        if self._moved is None:
+            self._moved = asyncio.Condition()
+        async with self._moved:
+            await self._moved.wait_for(lambda: self._now >= when)
+
+
+def aware(when: datetime) -> datetime:
+    """``when`` in UTC; a naive time is taken to be UTC already."""
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def to_ms(when: datetime) -> int:
+    return int(aware(when).timestamp() * 1000)
+
+
+def from_ms(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def iso(when: datetime) -> str:
+    """``2030-01-03T12:00:00Z``: the time in words for logs, the console and sweep."""
+    return aware(when).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def store_clock(clock: Clock) -> Callable[[], str]:
+    """The store's timestamp source on the same clock (``created_at`` of log entries)."""
+    return lambda: clock.now().isoformat(timespec="milliseconds")
+
+
+# ----- days per move ------------------------------------------------------------------
+
+
+def check_days(days: Any, *, what: str = "the time control") -> int:
+    """Days per move (or days to add) as a whole number from 1 to 14; else InvalidInput."""
+    if isinstance(days, bool) or not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
+        raise InvalidInput(
+            f"{what} must be a whole number of days from {MIN_DAYS} to {MAX_DAYS}, not {days!r}"
+        )
+    return days
+
+
+def check_challenge_hours(hours: Any) -> float:
+    if isinstance(hours, bool) or not isinstance(hours, int | float) or not 0 < hours <= 24 * 365:
+        raise ValueError(f"challenge_hours must be a number of hours above 0, not {hours!r}")
+    return float(hours)
+
+
+def reminder_at(turn_started_ms: int, deadline_ms: int) -> int:
+    """When to remind the side to act: 24 hours before its deadline, or a quarter of the
+    turn's time before it if that is less."""
+    before = min(REMIND_AT_MOST_MS, max(0, deadline_ms - turn_started_ms) // REMIND_FRACTION)
+    return deadline_ms - before
+
+
+def turn_clock(time_days: int | None, side: str, now_ms: int) -> dict[str, Any]:
+    """The game row's clock columns for a turn of ``side`` beginning at ``now_ms``."""
+    deadline = now_ms + time_days * DAY_MS if time_days else None
+    return {
+        "clock_side": side,
+        "turn_started_ms": now_ms,
+        "deadline_ms": deadline,
+        "reminder_ms": reminder_at(now_ms, deadline) if deadline is not None else None,
+    }
+
+
+def days_text(days: int | None) -> str:
+    if not days:
+        return "no time limit"
+    return f"{days} day{'s' if days != 1 else ''} per move"
+
+
+def time_left_text(deadline: datetime, now: datetime) -> str:
+    """``2 days 3 hours``, ``5 hours 10 minutes``, ``40 minutes``, ``under a minute``,
+    or ``no time left``."""
+    seconds = (aware(deadline) - aware(now)).total_seconds()
+    if seconds <= 0:
+        return "no time left"
+    left = -(-int(seconds) // 60) * 60 if seconds >= 60 else int(seconds)  # up to a minute
+    days, rest = divmod(left, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+
+    def unit(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
+    if days:
+        return unit(days, "day") + (f" {unit(hours, 'hour')}" if hours else "")
+    if hours:
+        return unit(hours, "hour") + (f" {unit(minutes, 'minute')}" if minutes else "")
+    if minutes:
+        return unit(minutes, "minute")
+    return "under a minute"
+
+
+# ----- log entries ----------------------------------------------------------------------
+
+
+def timeout_text(colour: str) -> str:
+    """The text of a ``timeout`` log entry."""
+    return f"{colour} ran out of time"
+
+
+TIMEOUT_PATTERN = re.compile(r"^(white|black) ran out of time$")
+EXTEND_PATTERN = re.compile(r"^([0-9]{1,3}) days? added to (white|black)'s clock(?:: (.+))?$")
+
+
+def extend_text(days: int, colour: str, reason: str | None) -> str:
+    """The text of an ``extend`` log entry: ``2 days added to white's clock: travelling``."""
+    text = f"{days} day{'s' if days != 1 else ''} added to {colour}'s clock"
+    return f"{text}: {reason}" if reason else text
+
+
+# ----- what a timeout means ---------------------------------------------------------------
+
+# Whether a side that cannot possibly win still wins on time, by variant. FIDE 6.9: the
+# game is drawn when the opponent of the side that ran out cannot checkmate by any series
+# of legal moves. Our reading (one table, one place):
+# - "bare_king": Tquarchess and Jepps Random Chess (in its play phase) are FIDE chess at
+#   heart: a winner left with a lone King cannot mate, so the game is drawn. A Tquarc still
+#   waiting to enter counts as material (it may yet come on). Any other piece or pawn
+#   keeps the win: with the loser's help a mate is possible, which is FIDE's test.
+#   During the Jepps setup both armies are still being placed: always a win.
+# - "never": Guardener Chess (capturing the King wins, and a King may capture a King),
+#   King's Guard Chess (no checkmate; its losses are tested at the start of a turn) and
+#   Stone Garden Chess (a stalemated player wins, and a promoted King gives check like a
+#   xiangqi horse): a lone King can still win there, so running out of time always loses.
+TIMEOUT_MATERIAL: dict[str, str] = {
+    "guardener": "never",
+    "tquarchess": "bare_king",
+    "kings_guard": "never",
+    "stone_garden": "never",
+    "jepps_random": "bare_king",
+}
+
+TIMEOUT_REASON = "timeout"
+TIMEOUT_DRAW_REASON = "timeout vs insufficient material"
+TIMEOUT_REASONS = (TIMEOUT_REASON, TIMEOUT_DRAW_REASON)
+
+
+@dataclass(frozen=True)
+class TimeoutEnd:
+    """How a game ends when ``loser`` runs out of time."""
+
+    loser: str
+    status: str  # 'finished' | 'aborted'
+    winner: str | None  # None: a draw, or no result (aborted)
+    result: ResultText | None
+    reason: str
+
+    @property
+    def words(self) -> str:
+        if self.status == "aborted":
+            return "aborted with no result"
+        if self.winner is None:
+            return f"drawn ({self.reason}), {self.result}"
+        return f"won by {self.winner} ({self.reason}), {self.result}"
+
+
+def aborted_reason(colour: str) -> str:
+    return f"{colour} ran out of time before anyone made a move"
+
+
+def timeout_end(game: Any, turns: int) -> TimeoutEnd:
+    """The end of ``game`` (an engine game, not over) when its side to act runs out of
+    time, after ``turns`` completed turns (changes of the side to act)."""
+    loser = str(game.turn)
+    winner = "black" if loser == "white" else "white"
+    if turns == 0:
+        return TimeoutEnd(loser, "aborted", None, None, aborted_reason(loser))
+    if cannot_win(game, winner):
+        return TimeoutEnd(loser, "finished", None, "1/2-1/2", TIMEOUT_DRAW_REASON)
+    score: ResultText = "1-0" if winner == "white" else "0-1"
+    return TimeoutEnd(loser, "finished", winner, score, TIMEOUT_REASON)
+
+
+def cannot_win(game: Any, winner: str) -> bool:
+    """Whether ``winner`` could not possibly win by the rules (``TIMEOUT_MATERIAL``)."""
+    rule = TIMEOUT_MATERIAL.get(str(game.variant), "never")
+    if rule != "bare_king":
+        return False
+    if variants.describe(game).phase == "setup":
+        return False  # the armies are still being placed
+    side = 0 if winner == "white" else 1
+    pos = game.pos
+    if any(p is not None and p.color == side and p.kind != "K" for p in pos.board):
+        return False
+    can_enter = getattr(game.rules, "can_enter", None)  # Tquarchess: a Tquarc still to come
+    return not (can_enter is not None and can_enter(pos, side))

@@ -1,0 +1,108 @@
+"""A palette PNG written from independently compressed horizontal bands.
+
+A board picture is a stack of bands (the status strip, a player bar, one row of
+squares, ...). A band that looks the same as in an earlier picture compresses to the
+same bytes, so each band is compressed once and its bytes are kept (``Band``). A
+picture is then the PNG header, the concatenated bands, and the zlib trailer: only
+the bands that changed since any earlier picture are compressed again.
+
+How the bands join into one zlib stream: each band is compressed on its own as raw
+deflate ending in a sync flush (byte-aligned, not final). Back-references never reach
+into another band because each band had its own compressor. The stream is the zlib
+header, the bands in order, an empty final block, and the Adler-32 of all the raw bytes,
+which is combined from the bands' own checksums (``adler_join``).
+
+Filtering: a row equal to the row above it is written with PNG filter 2 (Up), which
+makes it all zeros and nearly free; every other row with filter 0 (None), which suits
+palette indices. The first row of a band is always filter 0, so a band never depends
+on its neighbours.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LEVEL = 6  # zlib level of a band unless the caller chooses (board.py does, per band)
+_ADLER_MOD = 65521
+_ZLIB_HEADER = b"\x78\x9c"
+_FINAL_BLOCK = b"\x03\x00"  # an empty final block with fixed codes
+
+
+@dataclass(frozen=True)
+class Band:
+    """One band's compressed bytes and what the zlib trailer needs to know of it."""
+
+    data: bytes  # raw deflate, ending in a sync flush
+    adler: int  # Adler-32 of the band's filtered rows
+    length: int  # how many filtered bytes that is
+
+
+def filtered(pixels: bytes, width: int) -> bytes:
+    """PNG scanlines (a filter byte, then the row) of 8-bit palette ``pixels``."""
+    out = bytearray()
+    zero_row = bytes(width)
+    prev = None
+    for i in range(0, len(pixels), width):
+        row = pixels[i : i + width]
+        if row == prev:
+            out += b"\x02"
+            out += zero_row
+        else:
+            out += b"\x00"
+            out += row
+        prev = row
+    return bytes(out)
+
+
+def compress_band(pixels: bytes, width: int, level: int = LEVEL) -> Band:
+    """One band of 8-bit palette pixels (rows of ``width`` bytes), compressed."""
+    raw = filtered(pixels, width)
+    c = zlib.compressobj(level, zlib.DEFLATED, -15, 9)
+    data = c.compress(raw) + c.flush(zlib.Z_SYNC_FLUSH)
+    return Band(data, zlib.adler32(raw), len(raw))
+
+
+def adler_join(a: int, b: int, b_length: int) -> int:
+    """The Adler-32 of X + Y from adler(X) = ``a``, adler(Y) = ``b`` and len(Y).
+
+    With (s1, s2) the two halves: s1 = a1 + b1 - 1 and s2 = a2 + b2 + len(Y) * (a1 - 1),
+    both modulo 65521.
+    """
+    a1, a2 = a & 0xFFFF, a >> 16
+    b1, b2 = b & 0xFFFF, b >> 16
+    s1 = (a1 + b1 - 1) % _ADLER_MOD
+    s2 = (a2 + b2 + b_length * (a1 - 1)) % _ADLER_MOD
+    return (s2 << 16) | s1
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def assemble(width: int, height: int, palette: bytes, bands: list[Band]) -> bytes:
+    """The PNG file of 8-bit palette rows given as ``bands``, top to bottom.
+
+    ``palette`` is the RGB triples of the PLTE chunk (at most 256).
+    """
+    if len(palette) % 3 or not 3 <= len(palette) <= 768:
+        raise ValueError(f"a PNG palette has 1..256 RGB entries, not {len(palette) / 3:g}")
+    if sum(b.length for b in bands) != height * (width + 1):
+        raise ValueError("the bands do not add up to the picture")
+    adler = 1
+    for b in bands:
+        adler = adler_join(adler, b.adler, b.length)
+    stream = b"".join([_ZLIB_HEADER, *(b.data for b in bands), _FINAL_BLOCK])
+    stream += struct.pack(">I", adler)
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)  # 8-bit, palette
+    return b"".join(
+        [
+            SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", palette),
+            _chunk(b"IDAT", stream),
+            _chunk(b"IEND", b""),
+        ]
+    )
