@@ -132,7 +132,7 @@ def choose_for_game(
 
 
 def choose(
-    record: str, level: int = 3, *, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None
+    record: str, level: int = 3, budget_s: float = DEFAULT_BUDGET_S, seed: int | None = None
 ) -> Choice:
     """The entry point for a process pool: replay ``record`` and choose the next
     action within ``budget_s`` seconds, replaying included. Picklable in and out."""

@@ -208,6 +208,8 @@ from __future__ import annotations
 
 from bot.service.access import Viewer
 from bot.service.clock import Clock, ManualClock, SystemClock
+from bot.service.computer import ComputerBusy, ComputerNotifier, ComputerRunner
+from bot.service.core import COMPUTER_ID
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -244,6 +246,10 @@ from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
+    "COMPUTER_ID",
+    "ComputerBusy",
+    "ComputerNotifier",
+    "ComputerRunner",
     "Clock",
     "CorruptGame",
     "DeadlineEvent",

@@ -80,7 +80,9 @@ async def test_the_log_comes_through_unchanged_and_takes_undo(before_undo: Path)
     finally:
         await repo.close()
     assert rows(before_undo, f"SELECT {columns} FROM actions ORDER BY game_id, seq") == log
-    assert rows(before_undo, "SELECT * FROM games ORDER BY id") == games
+    # Later migrations add columns (time control, the computer): the old ones are unchanged.
+    after = rows(before_undo, "SELECT * FROM games ORDER BY id")
+    assert [r[: len(games[0])] for r in after] == games
     names = {
         r[0] for r in rows(before_undo, "SELECT name FROM sqlite_master WHERE type = 'trigger'")
     }
