@@ -102,9 +102,10 @@ def play_game(
     max_plies: int = DEFAULT_MAX_PLIES,
     budget_s: float = 2.0,
     clock: Callable[[], float] | None = None,
-    on_action: Callable[[variants.Game, str, float | None], None] | None = None,
+    on_action: Callable[[variants.Game, int, str, float | None], None] | None = None,
 ) -> Played:
-    """Play one game; ``on_action(game, text, ai_ms)`` is called after each action."""
+    """Play one game; ``on_action(game, side, text, ai_ms)`` is called after each action
+    (``side`` 0 White, 1 Black: who acted; ``ai_ms`` None for a non-AI player)."""
     from . import choose_for_game
 
     clock = clock or time.perf_counter
@@ -131,7 +132,7 @@ def play_game(
         game.play(text)
         plies += 1
         if on_action is not None:
-            on_action(game, text, ms)
+            on_action(game, side, text, ms)
     result = game.result
     return Played(
         variant=key,
