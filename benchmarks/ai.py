@@ -113,8 +113,11 @@ def run_matches(args: argparse.Namespace) -> None:
             score = points / args.games
             lo, hi = wilson(score, args.games)
             target = TARGETS.get(opponent)
-            verdict = "" if target is None else (" meets" if lo >= target else
-                                                 " below" if hi < target else " undecided")
+            verdict = (
+                ""
+                if target is None
+                else (" meets" if lo >= target else " below" if hi < target else " undecided")
+            )
             print(
                 f"{key:13} level 3 vs {opponent:7}: score {score:6.1%} "
                 f"[95% {lo:5.1%}, {hi:5.1%}] over {args.games} games ({capped} capped); "
@@ -136,13 +139,19 @@ def run_matches(args: argparse.Namespace) -> None:
 
 
 async def probe(stop: asyncio.Event, worst: list[float]) -> None:
+    """``worst[0]``: the largest overshoot of a 1 ms sleep (wall clock: includes time the
+    machine gave to other processes); ``worst[1]``: the largest CPU time the loop's thread
+    itself spent between two wake-ups (the work done on the loop, whatever the load)."""
+    while len(worst) < 2:
+        worst.append(0.0)
     while not stop.is_set():
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.thread_time()
         await asyncio.sleep(0.001)
         worst[0] = max(worst[0], (time.perf_counter() - began - 0.001) * 1000)
+        worst[1] = max(worst[1], (time.thread_time() - cpu) * 1000)
 
 
-async def lag_ours(budget: float, moves: int, seed: int) -> float:
+async def lag_ours(budget: float, moves: int, seed: int) -> list[float]:
     """The largest block while a live service's runner plays ``moves`` computer moves."""
     from bot.service import ComputerRunner, GameService
 
@@ -174,10 +183,10 @@ async def lag_ours(budget: float, moves: int, seed: int) -> float:
             await task
             await runner.stop()
             await service.close()
-        return worst[0]
+        return worst
 
 
-async def lag_baseline(budget: float, moves: int, seed: int) -> float:
+async def lag_baseline(budget: float, moves: int, seed: int) -> list[float]:
     """The same searches called on the event loop (no worker process)."""
     rng = random.Random(seed)
     game = variants.new_game("tquarchess", seed=str(seed))
@@ -195,38 +204,59 @@ async def lag_baseline(budget: float, moves: int, seed: int) -> float:
     finally:
         stop.set()
         await task
-    return worst[0]
+    return worst
+
+
+async def lag_idle(seconds: float) -> list[float]:
+    """The probe alone for ``seconds``: the machine's own noise (other processes)."""
+    stop, worst = asyncio.Event(), [0.0]
+    task = asyncio.create_task(probe(stop, worst))
+    await asyncio.sleep(seconds)
+    stop.set()
+    await task
+    return worst
 
 
 def run_lag(args: argparse.Namespace) -> None:
     print(
         f"Event-loop block while the level-3 computer thinks ({args.lag_moves} moves, "
-        f"budget {args.budget} s), ours and baseline interleaved, {args.reps} repetitions:"
+        f"budget {args.budget} s), ours and baseline interleaved, {args.reps} repetitions."
     )
-    ours, base, ratios = [], [], []
+    print(
+        "  wall: largest overshoot of a 1 ms sleep; cpu: largest loop-thread CPU between wake-ups"
+    )
+    got: dict[str, list[list[float]]] = {"ours": [], "base": [], "idle": []}
     for rep in range(args.reps):
         order = ("ours", "base") if rep % 2 == 0 else ("base", "ours")
-        got: dict[str, float] = {}
         for which in order:
             if which == "ours":
-                got[which] = asyncio.run(lag_ours(args.budget, args.lag_moves, args.seed + rep))
-            else:
-                got[which] = asyncio.run(
-                    lag_baseline(args.budget, args.lag_moves, args.seed + rep)
+                got[which].append(
+                    asyncio.run(lag_ours(args.budget, args.lag_moves, args.seed + rep))
                 )
-        ours.append(got["ours"])
-        base.append(got["base"])
-        ratios.append(got["ours"] / got["base"] if got["base"] else float("nan"))
+            else:
+                got[which].append(
+                    asyncio.run(lag_baseline(args.budget, args.lag_moves, args.seed + rep))
+                )
+        got["idle"].append(asyncio.run(lag_idle(5.0)))
+        o, b, i = got["ours"][-1], got["base"][-1], got["idle"][-1]
         print(
-            f"  rep {rep + 1}: service + worker process {got['ours']:.1f} ms; "
-            f"search on the loop (baseline) {got['base']:.1f} ms",
+            f"  rep {rep + 1}: service + worker process wall {o[0]:.1f} ms, cpu {o[1]:.1f} ms; "
+            f"search on the loop (baseline) wall {b[0]:.1f} ms, cpu {b[1]:.1f} ms; "
+            f"probe alone 5 s (machine noise) wall {i[0]:.1f} ms",
             flush=True,
         )
-    print(
-        f"largest block: ours median {statistics.median(ours):.1f} ms (max {max(ours):.1f}; "
-        f"target <= 50), baseline median {statistics.median(base):.1f} ms; median ratio "
-        f"{statistics.median(ratios):.3f}"
-    )
+    for k, what in ((0, "wall"), (1, "cpu")):
+        ours = [r[k] for r in got["ours"]]
+        base = [r[k] for r in got["base"]]
+        ratios = [a / b for a, b in zip(ours, base, strict=True) if b]
+        print(
+            f"largest block ({what}): ours median {statistics.median(ours):.1f} ms "
+            f"(max {max(ours):.1f}; target <= 50), baseline median "
+            f"{statistics.median(base):.1f} ms; median ratio "
+            f"{statistics.median(ratios) if ratios else float('nan'):.3f}"
+        )
+    noise = [r[0] for r in got["idle"]]
+    print(f"machine noise (probe alone, wall): median {statistics.median(noise):.1f} ms")
 
 
 # ----- chance-node methods -------------------------------------------------------------------
