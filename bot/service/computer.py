@@ -36,7 +36,6 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import engine
 import variants
 from bot.service.clock import days_text, turn_clock
 from bot.service.core import COLOURS, COMPUTER_ID, ServiceCore, check_id, clean_request
@@ -57,7 +56,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BUDGET_S = engine.DEFAULT_BUDGET_S
+# engine is imported only where the search runs (a worker process), so that opening the
+# service (every command-line start, every restart) does not pay for it.
+DEFAULT_BUDGET_S = 2.0  # engine.DEFAULT_BUDGET_S
+LEVEL_NUMBERS = (1, 2, 3)  # engine.LEVELS (a test holds them equal)
 THINK_LEASE_S = 30.0  # a claim on a turn holds this long (a dead process's runs out)
 RESUME_BATCH = 500
 
@@ -71,13 +73,15 @@ class ComputerBusy(InvalidState):
 
 
 def check_level(level: Any) -> int:
-    if isinstance(level, bool) or not isinstance(level, int) or level not in engine.LEVELS:
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVEL_NUMBERS:
         raise InvalidInput("the computer's level must be 1, 2 or 3")
     return level
 
 
-def think(record: str, level: int, budget_s: float, seed: int) -> engine.Choice:
-    """Runs in a worker process: the computer's choice for the side to act."""
+def think(record: str, level: int, budget_s: float, seed: int) -> Any:
+    """Runs in a worker process: the computer's choice (an ``engine.Choice``)."""
+    import engine
+
     return engine.choose(record, level, budget_s, seed)
 
 

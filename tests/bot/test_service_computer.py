@@ -244,3 +244,11 @@ async def test_the_row_keeps_the_side_and_level(db: Path) -> None:
         assert row.thinking_seq is None and row.thinking_until_ms is None
     finally:
         await repo.close()
+
+
+def test_the_service_knows_the_engine_levels_without_importing_it() -> None:
+    import engine
+    from bot.service import computer
+
+    assert computer.LEVEL_NUMBERS == tuple(sorted(engine.LEVELS))
+    assert computer.DEFAULT_BUDGET_S == engine.DEFAULT_BUDGET_S
