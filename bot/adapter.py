@@ -18,7 +18,15 @@ from bot import timestamps
 from bot.options import OptionsError as OptionsError
 from bot.options import options_text
 from bot.options import parse_options as parse_options
-from bot.service import GameSummary, GameView, History, Outcome, ServiceError, VerifyReport
+from bot.service import (
+    COMPUTER_ID,
+    GameSummary,
+    GameView,
+    History,
+    Outcome,
+    ServiceError,
+    VerifyReport,
+)
 
 if TYPE_CHECKING:
     from variants import Refusal, Status
@@ -44,7 +52,19 @@ COLOUR_ERROR = discord.Colour.red()
 
 def mention(user_id: int | None) -> str:
     """How the bot names a user in text: a mention (``label=`` for the service)."""
+    if user_id == COMPUTER_ID:
+        return "the computer"
     return f"<@{user_id}>" if user_id is not None else "anyone"
+
+
+THINKING = "The computer is thinking…"
+
+
+def computer_words(view: GameView | GameSummary) -> str:
+    """``the computer (level 2)`` in a game against it, else ``''``."""
+    if view.computer is None:
+        return ""
+    return f"the computer (level {view.computer_level})"
 
 
 def clip(text: str, limit: int) -> str:
@@ -390,6 +410,10 @@ def turn_prompt(
     - a game that just ended: the player who did not end it (``actor_id``), so that a
       resignation or a mate reaches them; spectators are never pinged.
     """
+    if view.status == "active" and view.computer is not None and view.turn == view.computer:
+        # The computer's turn: a short sign that it is thinking; nobody is pinged (its
+        # move is posted like a player's, pinging the player, when it comes).
+        return f"{THINKING} (level {view.computer_level})", ()
     if view.status == "active" and view.to_move_id is not None:
         dice = f" Dice: {dice_text(view.dice)}." if view.dice else ""
         line = f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
@@ -412,7 +436,11 @@ def turn_prompt(
         )
     if view.status == "finished":
         players = sorted(
-            {p for p in (view.white_id, view.black_id) if p is not None and p != actor_id}
+            {
+                p
+                for p in (view.white_id, view.black_id)
+                if p is not None and p != actor_id and p != COMPUTER_ID
+            }
         )
         if not players:
             return None, ()

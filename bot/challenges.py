@@ -1,6 +1,9 @@
 """Making a challenge: in this channel, or in a new thread when the channel is busy.
 
-Shared by ``/play`` and the Rematch button. Everything that can be refused without a
+Shared by ``/play`` and the Rematch button. ``/play computer:LEVEL`` starts a game
+against the computer the same way (here, or in a new thread), with no challenge: its
+first post is the board (``GameService.play_computer``); the computer's moves are posted
+by ``bot.computer_posts``. Everything that can be refused without a
 request is refused first, privately: a thread where none can be made, the bot's missing
 permissions, the per-channel thread limit. Then, in a new thread: make the thread, record
 the challenge there, post it. If the post fails, the challenge is withdrawn and the thread
@@ -45,9 +48,11 @@ async def challenge(
     want_thread: bool,
     name: str,
     days: int | None = None,
+    computer: int | None = None,
 ) -> bool:
     """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted.
-    ``days``: the time control, days per move (``None``: no time limit)."""
+    ``days``: the time control, days per move (``None``: no time limit). ``computer``: a
+    level (1-3): a game against the computer instead, started at once (untimed)."""
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
@@ -60,15 +65,25 @@ async def challenge(
         request_id=answers.request_id(interaction),
         days=days,
     )
+    if computer is not None:
+        kwargs = dict(
+            user_id=interaction.user.id,
+            variant=variant,
+            level=computer,
+            colour=colour,
+            options=options,
+            guild_id=interaction.guild_id,
+            request_id=answers.request_id(interaction),
+        )
     busy = await service.list_games(location_id=here, statuses=answers.LIVE, limit=1)
     if not busy and not want_thread:
 
         async def here_work() -> Post:
             try:
-                outcome = await service.challenge(location_id=here, **kwargs)
+                outcome = await _start(service, here, kwargs)
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
-            return challenge_post(outcome)
+            return _first_post(interaction, outcome)
 
         post, sent = await answers.answer(interaction, here_work())
         if post is not None and post.game_id is not None and sent is not None:
@@ -97,7 +112,7 @@ async def challenge(
             f"I need {adapter.permission_words(missing)} there.",
         )
         return False
-    waiting = await _open_challenges(interaction)
+    waiting = await _open_challenges(interaction) if computer is None else ""
     if waiting:
         await answers.refuse(interaction, waiting)
         return False
@@ -138,7 +153,7 @@ async def _challenge_in(
     """Record the challenge in the new thread and post it there; undo both if that fails."""
     service = answers.service_of(interaction)
     try:
-        outcome = await service.challenge(location_id=thread.id, **kwargs)
+        outcome = await _start(service, thread.id, kwargs)
     except ServiceError as error:
         done = await threads.discard(thread)
         return answers.error_post(f"{adapter.error_text(error)} (I {done}.)")
@@ -147,7 +162,7 @@ async def _challenge_in(
         raise
     game_id = outcome.game.id
     interaction.extras["game_id"] = game_id
-    post = challenge_post(outcome)
+    post = _first_post(interaction, outcome)
     try:
         message = await thread.send(**post.kwargs())
     except discord.HTTPException as error:
@@ -168,11 +183,28 @@ async def _challenge_in(
         await threads.discard(thread)
         raise
     await flows.remember_board(interaction, game_id, Sent(thread.id, message.id))
+    what = "the game" if outcome.game.computer is not None else "the challenge"
     note = discord.Embed(
-        description=f"Game {game_id}: the challenge is in {thread.mention}{why}.",
+        description=f"Game {game_id}: {what} is in {thread.mention}{why}.",
         colour=adapter.COLOUR_CHALLENGE,
     )
     return Post(embed=note, note=f"Game {game_id} is in {thread.mention}.")
+
+
+async def _start(service: Any, location_id: int, kwargs: dict[str, Any]) -> Outcome:
+    """The challenge, or (``level`` given) the game against the computer."""
+    if "level" in kwargs:
+        outcome: Outcome = await service.play_computer(location_id=location_id, **kwargs)
+    else:
+        outcome = await service.challenge(location_id=location_id, **kwargs)
+    return outcome
+
+
+def _first_post(interaction: Interaction, outcome: Outcome) -> Post:
+    """A challenge's post, or the first board of a game against the computer."""
+    if outcome.game.computer is None:
+        return challenge_post(outcome)
+    return flows.board_post(interaction, outcome, show_commitment=True)
 
 
 async def _open_challenges(interaction: Interaction) -> str:

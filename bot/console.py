@@ -3,6 +3,8 @@ same service and store as the Discord bot.
 
     chessgarden play VARIANT [--db PATH] [--seed N] [--days N] [--option NAME[=VALUE] ...]
                              [--no-board] [--orientation white|black|mover] [--images DIR]
+    chessgarden play VARIANT --vs ai:LEVEL [--colour white|black] [...]
+                                                          play against the computer
     chessgarden play --game ID [--db PATH] [...]          resume a stored game
     chessgarden games [--db PATH] [--limit N]             list the stored games
     chessgarden record [--db PATH] ID
@@ -24,6 +26,14 @@ actions and the commands (``bot.terminal``). Console games are played by two loc
 players, ``WHITE_ID`` and ``BLACK_ID``; whoever is to move is the one typing.
 ``--seed N`` makes a new game's dice reproducible (the seed is then ``N``, not a secret).
 
+Against the computer (issue 14): ``--vs ai:LEVEL`` (1-3) and ``--colour`` (the
+player's side, white by default). The player is ``WHITE_ID`` or ``BLACK_ID`` by colour,
+the computer ``bot.service.COMPUTER_ID``. When it is the computer's turn the console
+prints ``The computer is thinking (level N)...`` and then its action like a player's
+(``e5 [1 3]``), the board and the status. The search runs in a worker process
+(``GameService.computer_move``). ``undo`` and ``draw`` are for two players at one
+keyboard and are refused in such a game; ``resign`` resigns for the player.
+
 Time (issue 13): a console game has no time limit unless ``--days N`` (1 to 14 days per
 move) is given; then the status line says how long the side to act has left, and a
 side that runs out of time loses on time (the game ends when it is next resumed, or by
@@ -44,6 +54,7 @@ from typing import Any, TextIO
 
 from bot.options import OptionsError, parse_option_args
 from bot.service import (
+    COMPUTER_ID,
     GameService,
     GameSummary,
     GameView,
@@ -144,6 +155,20 @@ def add_subcommands(subparsers: Any) -> None:
     )
     play.add_argument(
         "--images", default=None, metavar="DIR", help="write a PNG of the board after each action"
+    )
+    play.add_argument(
+        "--vs",
+        default=None,
+        metavar="ai:LEVEL",
+        help="play against the computer at LEVEL 1 (quick, makes mistakes), 2 or 3 (strongest)",
+    )
+    play.add_argument(
+        "--colour",
+        "--color",
+        dest="colour",
+        choices=("white", "black"),
+        default=None,
+        help="your side against the computer (default white)",
     )
     play.set_defaults(func=main_play)
 
@@ -266,11 +291,15 @@ def games_table(games: Sequence[GameSummary]) -> list[str]:
     return lines
 
 
-def _is_console_game(game: GameSummary) -> bool:
-    return game.challenger_id in CONSOLE_PLAYERS and game.opponent_id in CONSOLE_PLAYERS
+def _is_console_game(game: GameSummary | GameView) -> bool:
+    return game.challenger_id in CONSOLE_PLAYERS and (
+        game.opponent_id in CONSOLE_PLAYERS or game.opponent_id == COMPUTER_ID
+    )
 
 
 def _players(game: GameSummary) -> str:
+    if _is_console_game(game) and game.computer is not None:
+        return f"you vs the computer (level {game.computer_level}, {game.computer})"
     if _is_console_game(game):
         return "hot-seat (console)"
     if game.status == "challenge" or game.white_id is None:
@@ -324,6 +353,23 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             file=sys.stderr,
         )
         return 2
+    level: int | None = None
+    vs = getattr(args, "vs", None)
+    colour = getattr(args, "colour", None)
+    if vs is not None:
+        level = _computer_level(vs)
+        if level is None:
+            print(f"error: --vs takes ai:1, ai:2 or ai:3, not {vs!r}", file=sys.stderr)
+            return 2
+        if args.game is not None:
+            print("error: --vs is for a new game; a stored game keeps its players", file=sys.stderr)
+            return 2
+    elif colour is not None:
+        print(
+            "error: --colour is your side against the computer: add --vs ai:LEVEL",
+            file=sys.stderr,
+        )
+        return 2
     service = await _open(args.db)
     if service is None:
         return 1
@@ -338,7 +384,12 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             db=args.db,
         )
         view = await session.start(
-            args.variant, args.game, args.seed, options, getattr(args, "days", None)
+            args.variant,
+            args.game,
+            args.seed,
+            options,
+            getattr(args, "days", None),
+            computer=(level, colour or "white") if level is not None else None,
         )
         if view is None:
             return 2
@@ -347,8 +398,15 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         await service.close()
 
 
+def _computer_level(text: str) -> int | None:
+    word = text.strip().lower()
+    if word.startswith("ai:") and word[3:] in ("1", "2", "3"):
+        return int(word[3:])
+    return None
+
+
 class Session:
-    """One hot-seat game at this keyboard."""
+    """One hot-seat game at this keyboard, or one against the computer."""
 
     def __init__(
         self,
@@ -369,6 +427,8 @@ class Session:
         self.db = db
         self.game_id = 0
         self.variant = ""
+        self.computer: str | None = None  # the computer's side, in a game against it
+        self.computer_level: int | None = None
         self.legal: tuple[str, ...] = ()
         self.warned_images = False
         self.reader = LineReader(stdin, stdout, self.words)
@@ -401,14 +461,14 @@ class Session:
         seed: int | None,
         options: dict[str, Any] | None = None,
         days: int | None = None,
+        *,
+        computer: tuple[int, str] | None = None,
     ) -> GameView | None:
+        """``computer``: (level, the player's colour) for a new game against it."""
         try:
             if game_id is not None:
                 view = await self.service.view(game_id=game_id)
-                if (
-                    view.challenger_id not in CONSOLE_PLAYERS
-                    or view.opponent_id not in CONSOLE_PLAYERS
-                ):
+                if not _is_console_game(view):
                     print(f"error: game {game_id} is not a console game", file=sys.stderr)
                     return None
                 if variant is not None and variant != view.variant:
@@ -420,6 +480,26 @@ class Session:
                     view = (
                         await self.service.accept(game_id=game_id, user_id=BLACK_ID, render=False)
                     ).game
+            elif computer is not None:
+                if variant is None:
+                    print("error: name a variant to play against the computer", file=sys.stderr)
+                    return None
+                if days is not None:
+                    print("error: a game against the computer has no time limit", file=sys.stderr)
+                    return None
+                level, mine = computer
+                view = (
+                    await self.service.play_computer(
+                        user_id=WHITE_ID if mine == "white" else BLACK_ID,
+                        location_id=-1 - secrets.randbelow(2**62),
+                        variant=variant,
+                        level=level,
+                        colour=mine,
+                        options=options or None,
+                        seed=None if seed is None else str(seed),
+                        render=False,
+                    )
+                ).game
             else:
                 if variant is None:
                     print("error: name a variant to play, or --game ID to resume", file=sys.stderr)
@@ -446,19 +526,52 @@ class Session:
             return None
         self.game_id = view.id
         self.variant = view.variant
+        self.computer = view.computer
+        self.computer_level = view.computer_level
         self.say(f"game {view.id}")
         what = "resumed" if game_id is not None else "begins"
         options_said = f" (options: {_options_words(view.options)})" if view.options else ""
+        who = (
+            f"you play {other_side(view.computer)} against the computer "
+            f"(level {view.computer_level})"
+            if view.computer is not None
+            else "White and Black play at this keyboard"
+        )
         self.tell(
-            f"{view.variant_title}{options_said}, game {view.id} {what}: White and Black play "
-            "at this keyboard. Type help for the commands, rules for the rules."
+            f"{view.variant_title}{options_said}, game {view.id} {what}: {who}. "
+            "Type help for the commands, rules for the rules."
         )
         view = await self.on_time(view)
         await self.show(view)
         if self.images is not None:
             await self.write_image(None, view)
         self.say()
+        if self.computers_turn(view):
+            await self.computer_moves()
+            self.say()
         return view
+
+    # ----- the computer ------------------------------------------------------------
+
+    def computers_turn(self, view: GameView) -> bool:
+        return self.computer is not None and view.status == "active" and view.turn == self.computer
+
+    async def computer_moves(self) -> None:
+        """The computer acts while it is its turn (it may act twice running: a re-roll),
+        each action printed like a player's."""
+        while True:
+            self.say(f"The computer is thinking (level {self.computer_level})...")
+            outcome = await self.service.computer_move(
+                game_id=self.game_id, render=self.images is not None
+            )
+            if outcome is None:
+                return
+            dice = dice_text(outcome.dice)
+            await self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
+            if self.images is not None:
+                await self.write_image(outcome, outcome.game)
+            if not self.computers_turn(outcome.game):
+                return
 
     # ----- time ------------------------------------------------------------------
 
@@ -539,6 +652,8 @@ class Session:
             import variants
 
             self.stdout.write(variants.rulebook_text(self.variant))
+        elif word in ("undo", "draw") and self.computer is not None:
+            self.error(f"{word} is for two players at one keyboard, not against the computer")
         elif word == "undo":
             view = await service.view(game_id=gid)
             if view.is_over:
@@ -597,6 +712,9 @@ class Session:
         await self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
         if self.images is not None:
             await self.write_image(outcome, outcome.game)
+        if self.computers_turn(outcome.game):
+            self.say()
+            await self.computer_moves()
 
     def refused(self, error: IllegalAction, text: str) -> None:
         """The rule that refuses the action and the closest legal actions (contract C2)."""
@@ -657,7 +775,10 @@ class Session:
         view = view or await self.service.view(game_id=self.game_id)
         if view.is_over:
             raise_over(view)
-        return WHITE_ID if view.turn == "white" else BLACK_ID
+        # Against the computer, the one typing is always the player (who may resign
+        # while the computer is to act).
+        side = other_side(self.computer) if self.computer is not None else view.turn
+        return WHITE_ID if side == "white" else BLACK_ID
 
     async def write_image(self, outcome: Outcome | None, view: GameView) -> None:
         assert self.images is not None
@@ -688,6 +809,10 @@ def _options_words(options: dict[str, Any]) -> str:
     from bot.options import options_text
 
     return options_text(options)
+
+
+def other_side(colour: str) -> str:
+    return "black" if colour == "white" else "white"
 
 
 def raise_over(view: GameView) -> None:

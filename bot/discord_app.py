@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import EXTENSIONS
-from bot.service import GameService, Scheduler
+from bot.service import ComputerRunner, GameService, Scheduler
 from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
 
@@ -209,6 +209,11 @@ class ChessGardenBot(commands.Bot):
         from bot.deadline_posts import DiscordNotifier
 
         self.scheduler = Scheduler(service, DiscordNotifier(self), render=True)
+        from bot.computer_posts import ComputerPoster
+
+        # The computer's moves (issue 14): thought in worker processes, posted like a
+        # player's. Started in setup_hook: it resumes games waiting for the computer.
+        self.computer_runner = ComputerRunner(service, ComputerPoster(self), render=True)
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -218,11 +223,16 @@ class ChessGardenBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
+        try:  # a store that cannot answer now must not keep the bot from starting
+            await self.computer_runner.start()
+        except Exception:
+            log.exception("could not start the computer's moves; games against it wait")
         if self.settings.sync_commands:
             await self.sync_commands()
 
     async def close(self) -> None:
         await self.scheduler.stop()
+        await self.computer_runner.stop()
         await super().close()
 
     async def sync_commands(self) -> list[Any]:

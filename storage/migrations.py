@@ -422,5 +422,22 @@ _SNAPSHOTS: list[str] = [
     "CREATE INDEX games_active_recent ON games (updated_at) WHERE status = 'active'",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS]
+
+# The computer opponent (issue 14, contract C13): which side the computer plays and at
+# what level (both NULL in a game between people), and the claim on its thinking: the
+# log length it is thinking about (``thinking_seq``) and until when that claim holds
+# (``thinking_until_ms``; a process that died while thinking leaves a claim that runs
+# out, and another process may then think instead). An index finds the live ones.
+_COMPUTER: list[str] = [
+    "ALTER TABLE games ADD COLUMN computer TEXT CHECK (computer IN ('white', 'black'))",
+    """
+    ALTER TABLE games ADD COLUMN computer_level INTEGER
+        CHECK (computer_level IS NULL OR computer_level BETWEEN 1 AND 3)
+    """,
+    "ALTER TABLE games ADD COLUMN thinking_seq INTEGER",
+    "ALTER TABLE games ADD COLUMN thinking_until_ms INTEGER",
+    "CREATE INDEX games_computer ON games (id) WHERE computer IS NOT NULL AND status = 'active'",
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS, _COMPUTER]
 LATEST_VERSION = len(MIGRATIONS)

@@ -103,6 +103,10 @@ class GameRow:
     turn_started_ms: int | None = None
     deadline_ms: int | None = None
     reminder_ms: int | None = None
+    computer: Colour | None = None  # the side the computer plays, if any (issue 14)
+    computer_level: int | None = None
+    thinking_seq: int | None = None  # the log length a process claimed to think about
+    thinking_until_ms: int | None = None  # ... until then
 
     @property
     def is_live(self) -> bool:
@@ -133,6 +137,8 @@ class NewGame:
     request_id: str | None = None
     time_days: int | None = None  # days per move; None: untimed
     deadline_ms: int | None = None  # a challenge: when it expires
+    computer: Colour | None = None  # the side the computer plays (issue 14)
+    computer_level: int | None = None
 
 
 _UNSET: Any = object()
@@ -155,6 +161,8 @@ class GameChanges:
     turn_started_ms: int | None = _UNSET
     deadline_ms: int | None = _UNSET
     reminder_ms: int | None = _UNSET
+    thinking_seq: int | None = _UNSET
+    thinking_until_ms: int | None = _UNSET
 
     def items(self) -> list[tuple[str, Any]]:
         """The ``(column, value)`` pairs to set, in field order."""
@@ -232,3 +240,4 @@ class GameQuery:
     challenger_id: int | None = None
     statuses: tuple[GameStatus, ...] | None = None
     limit: int = 25
+    computer_only: bool = False  # only games against the computer

@@ -87,7 +87,7 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms"
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms"
 )
 _ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
@@ -142,6 +142,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         turn_started_ms,
         deadline_ms,
         reminder_ms,
+        computer,
+        computer_level,
+        thinking_seq,
+        thinking_until_ms,
     ) = tuple(row)
     return GameRow(
         id=id_,
@@ -173,6 +177,10 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         turn_started_ms=turn_started_ms,
         deadline_ms=deadline_ms,
         reminder_ms=reminder_ms,
+        computer=computer,
+        computer_level=computer_level,
+        thinking_seq=thinking_seq,
+        thinking_until_ms=thinking_until_ms,
     )
 
 
@@ -339,6 +347,8 @@ class _Reads:
         if query.player_id is not None:
             where.append("(white_id = ? OR black_id = ? OR challenger_id = ? OR opponent_id = ?)")
             params.extend([query.player_id] * 4)
+        if query.computer_only:
+            where.append("computer IS NOT NULL")
         if query.statuses is not None:
             if not query.statuses:
                 return []
@@ -395,8 +405,8 @@ class SqliteWriteTx(_Reads):
                 "INSERT INTO games (variant, options, status, location_id, guild_id, "
                 "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
                 "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-                "deadline_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "deadline_ms, computer, computer_level) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 f"RETURNING {_GAME_COLUMNS}",
                 (
                     game.variant,
@@ -417,6 +427,8 @@ class SqliteWriteTx(_Reads):
                     now,
                     game.time_days,
                     game.deadline_ms,
+                    game.computer,
+                    game.computer_level,
                 ),
             )
         except sqlite3.IntegrityError as error:

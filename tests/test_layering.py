@@ -42,3 +42,27 @@ def test_core_layers_do_not_import_discord() -> None:
 def test_the_probe_can_fail() -> None:
     done = run_probe("import sys; sys.modules['discord'] = sys\n" + PROBE)
     assert done.returncode != 0 and "discord imported" in done.stderr
+
+
+ENGINE_PROBE = """
+import importlib, pkgutil, sys
+before = set(sys.modules)
+package = importlib.import_module("engine")
+for info in pkgutil.walk_packages(package.__path__, "engine."):
+    importlib.import_module(info.name)
+tops = {m.split(".")[0] for m in set(sys.modules) - before}
+foreign = sorted(t for t in tops - {"engine", "variants"} if t not in sys.stdlib_module_names
+                 and not t.startswith("_"))
+print(sorted(tops))
+if foreign:
+    raise SystemExit("engine imported: " + ", ".join(foreign))
+"""
+
+
+def test_the_search_imports_only_the_rules_and_the_standard_library() -> None:
+    done = run_probe(ENGINE_PROBE)
+    assert done.returncode == 0, done.stderr or done.stdout
+    assert "variants" in done.stdout and "engine" in done.stdout
+    bad = run_probe("import sys; sys.modules['aiosqlite'] = sys\n" + ENGINE_PROBE.replace(
+        "before = set(sys.modules)", "before = set(sys.modules) - {'aiosqlite'}"))
+    assert bad.returncode != 0 and "aiosqlite" in bad.stderr

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from .geometry import BLACK, WHITE, Geometry, color_name
@@ -75,6 +76,15 @@ class Result:
         if self.winner is None:
             return f"draw ({self.reason})"
         return f"{self.winner} wins ({self.reason})"
+
+
+@dataclass(frozen=True)
+class Chance:
+    """One way the dice can fall next (``Variant.chances``): the values a roller
+    returns, in order, to produce it, and its exact probability."""
+
+    rolls: tuple[int, ...]
+    probability: Fraction
 
 
 def win(color: int, reason: str) -> Result:
@@ -199,6 +209,26 @@ class Variant(Notation):
 
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
         """Roll whatever the side to act rolls before acting; return the values."""
+        return ()
+
+    def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
+        """The chance hook: which dice can fall next, and with what probability, so
+        that a search can enumerate them instead of sampling.
+
+        - ``move`` None: the dice ``start_turn(pos, roll)`` rolls for the side to act.
+        - ``move`` given (a legal action in ``pos``): the dice ``make(pos, move, roll)``
+          rolls while making it (the Tquarc's d4, a Jepps Random ``reroll``).
+
+        Each ``Chance`` lists the values a roller returns, in order, to produce that
+        outcome; feeding them to the call through a scripted roller reproduces it.
+        The probabilities are exact and sum to 1. Where the rules roll again by
+        themselves until something usable comes up (Jepps Random's setup), only the
+        accepted rolls are listed, with the conditioned probabilities. Roll sequences
+        that lead to the same position are listed once, under one of them, with their
+        probabilities summed; ordered dice that differ are different positions
+        (Guardener's 2d4 gives 16 outcomes). Empty: nothing is rolled. A variant
+        whose ``start_turn`` or ``make`` rolls overrides this.
+        """
         return ()
 
     # ----- geometry helpers ---------------------------------------------

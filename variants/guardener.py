@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
-from .base import Result, Roller, draw, win
+from .base import Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
@@ -114,6 +115,9 @@ _TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\
 
 
 _NONE: frozenset[int] = frozenset()
+_TWO_D4 = tuple(
+    Chance((a, b), Fraction(1, DIE * DIE)) for a in range(1, DIE + 1) for b in range(1, DIE + 1)
+)
 
 
 def _look_ahead(sides: int) -> int:
@@ -191,6 +195,14 @@ class Guardener(ChessLike):
             return ()
         pos.dice = (roll(DIE), roll(DIE))
         return pos.dice
+
+    def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
+        """2d4 at the start of a turn: 16 ordered outcomes, 1/16 each. No die is rolled
+        inside a move: a ``reroll`` clears the dice and the next ``start_turn`` rolls
+        again (the new roll replaces the old one, RULES.md section 1)."""
+        if move is not None or pos.dice is not None:
+            return ()
+        return _TWO_D4
 
     def is_double(self, pos: Position) -> bool:
         return pos.dice is not None and len(pos.dice) == 2 and pos.dice[0] == pos.dice[1]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
-from .base import Roller
+from .base import Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
@@ -235,6 +236,42 @@ class JeppsRandom(ChessLike):
             if self.placements(pos, pos.dice):
                 return pos.dice
         raise RuntimeError("the setup dice offered nothing placeable 1000 times")
+
+    def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
+        """The setup dice (two d6). A placement roll, or a ``reroll`` of one, is
+        repeated by the bot until it offers something placeable, so each accepted
+        roll has probability 1/(number of placeable rolls). The mediator roll: each
+        same-parity roll 1/36 (Black then decides); any odd-even roll (18/36 in all)
+        starts Black's own setup with the roll for a8, listed under (1, 2)."""
+        if pos.extra["phase"] != "setup":
+            return ()
+        if move is None and pos.dice is not None:
+            return ()
+        if move is not None and move.flag != "reroll":
+            return ()
+        if pos.extra["mediator"] == "pending":
+            return self.mediator_chances(pos)
+        return self.placement_chances(pos)
+
+    def placement_chances(
+        self, pos: Position, before: tuple[int, ...] = (), weight: Fraction = Fraction(1)
+    ) -> tuple[Chance, ...]:
+        """The accepted placement rolls after ``before``, sharing ``weight``."""
+        faces = range(1, SETUP_DIE + 1)
+        accepted = [(a, b) for a in faces for b in faces if self.placements(pos, (a, b))]
+        p = weight / len(accepted)
+        return tuple(Chance(before + pair, p) for pair in accepted)
+
+    def mediator_chances(self, pos: Position) -> tuple[Chance, ...]:
+        faces = range(1, SETUP_DIE + 1)
+        each = Fraction(1, SETUP_DIE * SETUP_DIE)
+        out = [Chance((a, b), each) for a in faces for b in faces if a % 2 == b % 2]
+        own = pos.copy()
+        own.extra["mediator"] = "random"
+        own.dice = None
+        self.advance(own)
+        mixed = each * sum(1 for a in faces for b in faces if a % 2 != b % 2)
+        return tuple(out) + self.placement_chances(own, (1, 2), mixed)
 
     def setup_actions(self, pos: Position) -> list[Move]:
         dice = pos.dice

@@ -4,9 +4,11 @@ RULES.md section 2."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from itertools import product
 from typing import Any
 
-from .base import Roller
+from .base import Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
@@ -234,6 +236,20 @@ class Tquarchess(ChessLike):
         ):
             moves.append(Move(-1, -1, "roll"))
         return moves
+
+    def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
+        """The Tquarc's d4, rolled inside a move: by ``roll``, a teleport, a Knight's or
+        a pawn's resurrection, and an entry not preceded by ``roll`` (one die each)."""
+        if move is None:
+            return ()
+        dice = 1 if move.flag in ("roll", "teleport", "kres") or move.promo == "T" else 0
+        if move.gate >= 0 and not pos.extra["rolled"]:
+            dice += 1
+        if not dice:
+            return ()
+        p = Fraction(1, TQUARC_DIE**dice)
+        faces = range(1, TQUARC_DIE + 1)
+        return tuple(Chance(rolls, p) for rolls in product(faces, repeat=dice))
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn

@@ -61,6 +61,12 @@ DAYS_CHOICES = [
     for n in range(MIN_DAYS, MAX_DAYS + 1)
 ] + [Choice(name="no time limit", value=NO_TIME_LIMIT)]
 EXTRA_DAYS = app_commands.Range[int, MIN_DAYS, MAX_DAYS]
+# /play computer: the computer's level (issue 14).
+COMPUTER_CHOICES = [
+    Choice(name="level 1: quick, makes mistakes", value=1),
+    Choice(name="level 2", value=2),
+    Choice(name="level 3: the strongest, up to 2 s a move", value=3),
+]
 
 
 def is_moderator(interaction: Interaction) -> bool:
@@ -84,9 +90,10 @@ class GameCog(commands.Cog, name="Games"):
         thread="Play in a new thread (made anyway when this channel already has a game)",
         options="Variant options, e.g. free_play or name=value, separated by commas",
         days="Time per move (default 3 days), or no time limit; a late player loses on time",
+        computer="Play the computer instead, at this level (unrated, no time limit)",
     )
     @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES)
-    @app_commands.choices(days=DAYS_CHOICES)
+    @app_commands.choices(days=DAYS_CHOICES, computer=COMPUTER_CHOICES)
     @app_commands.guild_only()
     async def play(
         self,
@@ -97,6 +104,7 @@ class GameCog(commands.Cog, name="Games"):
         thread: bool = False,
         options: app_commands.Range[str, 1, MAX_OPTIONS_TEXT] | None = None,
         days: int = DEFAULT_DAYS,
+        computer: int | None = None,
     ) -> None:
         # everything that needs no request is checked first, and refused privately
         try:
@@ -109,6 +117,13 @@ class GameCog(commands.Cog, name="Games"):
                 names = variants.rules(variant).option_names
                 allowed = f" Options for {variant}: {', '.join(names) or 'none'}."
             await answers.refuse(interaction, adapter.error_text(error) + allowed)
+            return
+        if computer is not None and opponent is not None:
+            await answers.refuse(
+                interaction,
+                "Choose an opponent or the computer, not both: leave opponent empty to play "
+                "the computer.",
+            )
             return
         if opponent is not None and opponent.bot:
             await answers.refuse(
@@ -129,8 +144,13 @@ class GameCog(commands.Cog, name="Games"):
             name=threads.thread_name(
                 rules.title,
                 interaction.user.display_name,
-                opponent.display_name if opponent is not None else None,
+                "the computer"
+                if computer is not None
+                else opponent.display_name
+                if opponent is not None
+                else None,
             ),
+            computer=computer,
         )
 
     @app_commands.command(name="accept", description="Accept the challenge in this channel")

@@ -127,6 +127,27 @@ Time (issue 13; ``bot.service.clock``, ``bot.service.deadlines``, ``bot.service.
     DeadlineEvent(kind, game: GameView, messages, ping: tuple[int, ...], at,
                   board_message: (channel, message) | None, image: bytes | None) .line
 
+The computer opponent (issue 14, C13; ``bot.service.computer``)::
+
+    play_computer(*, user_id, location_id, variant, level, colour="random", options=None,
+                  guild_id=None, request_id=None, seed=None, render=True) -> Outcome
+        # a game against the computer (level 1-3), started at once: no challenge, untimed,
+        # unrated (GameView.computer: its side; computer_level). colour is the player's.
+        # The computer is the player COMPUTER_ID (3); labels name it "the computer".
+    computer_move(*, game_id, render=False, budget_s=None) -> Outcome | None
+        # claims the computer's turn in the database, searches in a worker process
+        # (engine.choose, computer_budget_s = 2 s by default) and plays through act as
+        # COMPUTER_ID with expected_ply (logged, verifiable). None: not its turn, or the
+        # game moved on meanwhile. ComputerBusy(.until_ms): another claim holds (a claim
+        # lasts think_lease_s = 30 s; a dead thinker's runs out).
+    computer_turns() -> tuple[int, ...]       # active games where the computer is to act
+    add_computer_listener(fn) / remove_computer_listener(fn)   # fn(game_id), sync
+    ComputerRunner(service, notifier=None, *, render=False)
+        .start() / .stop() / .wake(game_id) / .idle()
+        # the background mover: wakes on each commit that leaves the computer to act,
+        # keeps moving while it acts again (a re-roll), resumes computer_turns() on start
+        # (once across processes); notifier.computer_moved(outcome) for each move.
+
 Looking (anyone who can see the game)::
 
     board(*, location_id=None, game_id=None, orientation=None, user_id=None,
@@ -171,7 +192,8 @@ Result types (``bot.service.results``)::
     GameView(id, variant, variant_title, options, status, location_id, guild_id,
              challenger_id, opponent_id, white_id, black_id, turn, to_move_id, dice, ply,
              last_move, result, winner, result_reason, draw_offer, commitment, seed,
-             time_days, deadline)
+             time_days, deadline, computer, computer_level)
+        computer: the side the computer plays ('white'|'black') or None; computer_level 1-3
         time_days: days per move or None; deadline: when the side to act runs out of
         time (a challenge: when it expires), an aware UTC datetime, or None
         status: 'challenge'|'active'|'finished'|'aborted'|'declined'|'cancelled'
@@ -179,7 +201,7 @@ Result types (``bot.service.results``)::
         .is_over  .colour_of(user_id)
     GameSummary(id, variant, status, location_id, guild_id, challenger_id, opponent_id,
                 white_id, black_id, result, result_reason, created_at, updated_at,
-                moves: int | None, time_days, clock_side, deadline)
+                moves: int | None, time_days, clock_side, deadline, computer, computer_level)
     History(game, record, entries: tuple[HistoryEntry(seq, kind, actor_id, text, rolls,
             created_at), ...], start_rolls)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
@@ -225,6 +247,8 @@ from __future__ import annotations
 
 from bot.service.access import Viewer
 from bot.service.clock import Clock, ManualClock, SystemClock
+from bot.service.computer import ComputerBusy, ComputerNotifier, ComputerRunner
+from bot.service.core import COMPUTER_ID
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -261,6 +285,10 @@ from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
+    "COMPUTER_ID",
+    "ComputerBusy",
+    "ComputerNotifier",
+    "ComputerRunner",
     "Clock",
     "CorruptGame",
     "DeadlineEvent",

@@ -76,6 +76,10 @@ VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
 SNAPSHOT_FLUSH_DELAY = 0.5  # seconds: snapshots due meanwhile are written in one transaction
 
 log = logging.getLogger(__name__)
+# The computer opponent's player id (issue 14): no platform user has it (Discord ids are
+# snowflakes far above it; the console's players are 1 and 2).
+COMPUTER_ID = 3
+COMPUTER_NAME = "the computer"
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -191,7 +195,10 @@ class ServiceCore(Timekeeping):
         self.repo = repository
         self._renderer = renderer
         self._dice_renderer = dice_renderer
-        self._label = label or (lambda uid: f"player {uid}")
+        named = label or (lambda uid: f"player {uid}")
+        self._label: Callable[[int], str] = lambda uid: (
+            COMPUTER_NAME if uid == COMPUTER_ID else named(uid)
+        )
         self._rng = rng or random.SystemRandom()
         self._seed_factory = seed_factory
         self._cache: OrderedDict[int, Live] = OrderedDict()

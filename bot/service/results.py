@@ -50,6 +50,8 @@ class GameView:
     seed: str | None
     time_days: int | None = None
     deadline: datetime | None = None
+    computer: Colour | None = None  # the side the computer plays (C13); None: two people
+    computer_level: int | None = None  # 1-3, with ``computer``
 
     @property
     def is_over(self) -> bool:
@@ -130,6 +132,8 @@ class GameSummary:
     time_days: int | None = None
     clock_side: Colour | None = None
     deadline: datetime | None = None
+    computer: Colour | None = None  # as in ``GameView`` (C13)
+    computer_level: int | None = None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any
 import variants
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
+from bot.service.computer import ComputerPlay
 from bot.service.core import (
     COLOURS,
     Step,
@@ -63,7 +64,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Deadlines, TakeBack):
+class GameService(Deadlines, TakeBack, ComputerPlay):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(

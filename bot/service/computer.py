@@ -1,0 +1,417 @@
+"""The computer opponent in the service (issue 14, contract C13).
+
+``play_computer`` starts a game at once against the computer (no challenge: nobody
+has to accept). The row records the computer's side and level (``GameView.computer``,
+``computer_level``); the computer plays as the reserved player ``COMPUTER_ID``.
+
+``computer_move(game_id=...)`` makes one move for the computer when it is its turn:
+
+1. in one write transaction it *claims* the turn in the database (``thinking_seq`` =
+   the log length, ``thinking_until_ms`` = now + ``think_lease_s``) unless another
+   claim on the same log length still holds (another process, or a second task here,
+   is thinking: ``ComputerBusy``), and reads the game's record;
+2. the search (``engine.choose``) runs in a worker PROCESS (``bot.service.workers``):
+   the event loop only sends the record and receives a small ``Choice``;
+3. the action is played through ``act``, the same call as a human's, as
+   ``COMPUTER_ID`` with ``expected_ply``: logged, replayable and verifiable like any
+   move, and refused (``StaleAction``) if the game moved on while it thought (a
+   resignation, an abort, another process that was faster).
+
+A process that dies while thinking leaves a claim that runs out after the lease; a
+claim is tied to the log length, so the move that follows it makes it void.
+
+``ComputerRunner`` drives it: it listens to the service (every committed change of a
+game where the computer is to act wakes it), thinks in the background and tells a
+``ComputerNotifier`` of each move (the Discord layer posts it). On ``start`` it resumes
+every game whose turn is the computer's (after a restart): the claim makes each turn
+thought about once, however many processes start at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import variants
+from bot.service.clock import days_text, turn_clock
+from bot.service.core import COLOURS, COMPUTER_ID, ServiceCore, check_id, clean_request
+from bot.service.errors import (
+    InvalidInput,
+    InvalidState,
+    ServiceError,
+    StaleAction,
+    UnknownVariant,
+)
+from bot.service.live import Live, make_view, new_engine_game, variant_title
+from bot.service.results import Outcome
+from storage import GameChanges, GameQuery, GameRow, NewGame
+from variants.dice import seed_commitment
+
+if TYPE_CHECKING:
+    from bot.service.service import GameService
+
+log = logging.getLogger(__name__)
+
+# engine is imported only where the search runs (a worker process), so that opening the
+# service (every command-line start, every restart) does not pay for it.
+DEFAULT_BUDGET_S = 2.0  # engine.DEFAULT_BUDGET_S
+LEVEL_NUMBERS = (1, 2, 3)  # engine.LEVELS (a test holds them equal)
+THINK_LEASE_S = 30.0  # a claim on a turn holds this long (a dead process's runs out)
+RESUME_BATCH = 500
+
+
+class ComputerBusy(InvalidState):
+    """Someone else is thinking about this turn (``until_ms``: when that claim runs out)."""
+
+    def __init__(self, message: str, until_ms: int) -> None:
+        super().__init__(message)
+        self.until_ms = until_ms
+
+
+def check_level(level: Any) -> int:
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVEL_NUMBERS:
+        raise InvalidInput("the computer's level must be 1, 2 or 3")
+    return level
+
+
+def think(record: str, level: int, budget_s: float, seed: int) -> Any:
+    """Runs in a worker process: the computer's choice (an ``engine.Choice``)."""
+    import engine
+
+    return engine.choose(record, level, budget_s, seed)
+
+
+@dataclass(frozen=True)
+class _Claim:
+    level: int
+    record: str
+    ply: int
+    seq: int
+    colour: str
+
+
+class ComputerPlay(ServiceCore):
+    """The computer half of ``GameService``: ``play_computer``, ``computer_move``,
+    ``computer_turns`` and the listeners ``ComputerRunner`` uses."""
+
+    computer_budget_s: float = DEFAULT_BUDGET_S
+    think_lease_s: float = THINK_LEASE_S
+
+    @property
+    def _computer_listeners(self) -> list[Callable[[int], None]]:
+        found: list[Callable[[int], None]] | None = self.__dict__.get("_computer_listeners_")
+        if found is None:
+            found = self.__dict__["_computer_listeners_"] = []
+        return found
+
+    def add_computer_listener(self, listener: Callable[[int], None]) -> None:
+        """``listener(game_id)`` after each commit that leaves the computer to act."""
+        self._computer_listeners.append(listener)
+
+    def remove_computer_listener(self, listener: Callable[[int], None]) -> None:
+        with suppress(ValueError):
+            self._computer_listeners.remove(listener)
+
+    def _announce_row(self, row: GameRow) -> None:
+        super()._announce_row(row)
+        if row.computer is not None and row.status == "active" and row.clock_side == row.computer:
+            for listener in list(self._computer_listeners):
+                try:
+                    listener(row.id)
+                except Exception:  # a listener must never fail a command
+                    log.exception("computer listener failed for game %s", row.id)
+
+    # ----- starting a game -----------------------------------------------------
+
+    async def play_computer(
+        self,
+        *,
+        user_id: int,
+        location_id: int,
+        variant: str,
+        level: int,
+        colour: str = "random",
+        options: dict[str, Any] | None = None,
+        guild_id: int | None = None,
+        request_id: str | None = None,
+        seed: str | None = None,
+        render: bool = True,
+    ) -> Outcome:
+        """A game against the computer, started at once: ``colour`` is the player's
+        (white, black or random). Untimed, and (C14) unrated: ``GameView.computer`` is
+        set. If the computer plays White, it is its turn: a ``ComputerRunner`` moves."""
+        user_id = check_id(user_id, "the user id")
+        location_id = check_id(location_id, "the location id")
+        if guild_id is not None:
+            guild_id = check_id(guild_id, "the guild id")
+        if user_id == COMPUTER_ID:
+            raise InvalidInput("the computer cannot play itself here")
+        level = check_level(level)
+        request_id = clean_request(request_id)
+        if variant not in variants.names():
+            raise UnknownVariant(
+                f"unknown variant {str(variant)[:40]!r}; choose one of: {', '.join(variants.names())}"
+            )
+        if colour not in ("white", "black", "random"):
+            raise InvalidInput("the colour must be white, black or random")
+        if seed is not None and (not isinstance(seed, str) or not seed):
+            raise InvalidInput("a seed must be non-empty text")
+        options = self._check_options(variant, options)
+        mine = colour if colour != "random" else self._rng.choice(COLOURS)
+        computer = "black" if mine == "white" else "white"
+        white, black = (user_id, COMPUTER_ID) if mine == "white" else (COMPUTER_ID, user_id)
+        secret = seed if seed is not None else self._seed_factory()
+        now_ms = self._now_ms()
+        async with self._lock(self._location_locks, location_id), self._write() as tx:
+            if request_id is not None:
+                earlier = await tx.game_by_request(request_id)
+                if earlier is not None:
+                    return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
+            busy = await tx.live_game_at(location_id)
+            if busy is not None:
+                raise self._busy(busy)
+            await tx.upsert_player(user_id)
+            await tx.upsert_player(COMPUTER_ID, "computer")
+            row = await tx.insert_game(
+                NewGame(
+                    variant=variant,
+                    options=options,
+                    status="active",
+                    location_id=location_id,
+                    guild_id=guild_id,
+                    challenger_id=user_id,
+                    opponent_id=COMPUTER_ID,
+                    challenger_colour=colour,  # type: ignore[arg-type]
+                    seed=secret,
+                    commitment=seed_commitment(secret),
+                    white_id=white,
+                    black_id=black,
+                    request_id=request_id,
+                    computer=computer,  # type: ignore[arg-type]
+                    computer_level=level,
+                )
+            )
+            try:
+                game = await self._cpu(new_engine_game, variant, options, secret, row.id)
+            except ValueError as error:
+                raise InvalidInput(f"cannot set up {variant}: {error}") from error
+            row = await tx.update_game(row.id, GameChanges(**turn_clock(None, game.turn, now_ms)))
+            rolls = tuple(game.rolls)
+            if rolls:
+                await tx.set_start_rolls(row.id, rolls)
+                row = await self._reload(tx, row.id)
+        live = Live(game, 0, 0)
+        async with self._lock(self._game_locks, row.id):
+            self._remember(row.id, live)
+            view = make_view(row, live)
+            shown = await self._present(live, view, render=render)
+        self._announce_row(row)
+        you = self._label(user_id)
+        messages = (
+            f"Game {row.id} begins: {variant_title(variant)}, {you} ({mine}) against the "
+            f"computer (level {level}, {computer}); {days_text(None)}, unrated.",
+            f"Dice commitment: {row.commitment}",
+            self._to_move_line(view),
+        )
+        return Outcome(
+            view,
+            messages,
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+            status=shown.status,
+        )
+
+    # ----- the computer's move ---------------------------------------------------
+
+    async def computer_turns(self) -> tuple[int, ...]:
+        """Active games where the computer is to act (indexed): what to resume."""
+        rows = await self.repo.list_games(
+            GameQuery(computer_only=True, statuses=("active",), limit=RESUME_BATCH)
+        )
+        return tuple(
+            sorted(r.id for r in rows if r.computer is not None and r.clock_side == r.computer)
+        )
+
+    async def _claim_turn(self, game_id: int) -> _Claim | None:
+        """Claim the computer's turn in the database; ``None`` if it is not its turn."""
+        async with self._lock(self._game_locks, game_id), self._write() as tx:
+            row = await self._reload(tx, game_id)
+            if row.status != "active" or row.computer is None or row.computer_level is None:
+                return None
+            live = await self._active_live(tx, row)
+            if live.game.turn != row.computer or live.game.result is not None:
+                return None
+            now_ms = self._now_ms()
+            if (
+                row.thinking_seq == row.log_count
+                and row.thinking_until_ms is not None
+                and row.thinking_until_ms > now_ms
+            ):
+                raise ComputerBusy(
+                    f"game {row.id}: the computer is already thinking", row.thinking_until_ms
+                )
+            await tx.update_game(
+                row.id,
+                GameChanges(
+                    thinking_seq=row.log_count,
+                    thinking_until_ms=now_ms + round(self.think_lease_s * 1000),
+                ),
+            )
+            record = await self._cpu(live.game.record)
+            return _Claim(row.computer_level, record, live.ply, row.log_count, row.computer)
+
+    async def _release_turn(self, game_id: int, seq: int) -> None:
+        """Give a claim back (the search failed): another try may claim at once."""
+        with suppress(ServiceError):
+            async with self._lock(self._game_locks, game_id), self._write() as tx:
+                row = await self._reload(tx, game_id)
+                if row.thinking_seq == seq:
+                    await tx.update_game(
+                        game_id, GameChanges(thinking_seq=None, thinking_until_ms=None)
+                    )
+
+    async def computer_move(
+        self, *, game_id: int, render: bool = False, budget_s: float | None = None
+    ) -> Outcome | None:
+        """Think and play the computer's move in ``game_id``; ``None`` if it is not the
+        computer's turn (or the game moved on while it thought). ``ComputerBusy`` if
+        another claim on this turn holds."""
+        game_id = check_id(game_id, "the game id")
+        claim = await self._claim_turn(game_id)
+        if claim is None:
+            return None
+        budget = self.computer_budget_s if budget_s is None else budget_s
+        try:
+            choice = await self._in_process(
+                think, claim.record, claim.level, budget, game_id * 1_000_003 + claim.seq
+            )
+        except BaseException:
+            await asyncio.shield(self._release_turn(game_id, claim.seq))
+            raise
+        try:
+            service: GameService = self  # type: ignore[assignment]
+            return await service.act(
+                user_id=COMPUTER_ID,
+                text=choice.action,
+                game_id=game_id,
+                expected_ply=claim.ply,
+                request_id=f"computer:{game_id}:{claim.seq + 1}",
+                render=render,
+            )
+        except (StaleAction, InvalidState) as error:
+            log.info("game %s: the computer's move %s was not played: %s", game_id, choice, error)
+            return None
+
+
+class ComputerNotifier(Protocol):
+    """Told of each move the computer made (the Discord layer posts it)."""
+
+    async def computer_moved(self, outcome: Outcome) -> None: ...
+
+
+class ComputerRunner:
+    """Moves for the computer in the background; see the module."""
+
+    def __init__(
+        self,
+        service: GameService,
+        notifier: ComputerNotifier | None = None,
+        *,
+        render: bool = False,
+    ) -> None:
+        self.service = service
+        self.notifier = notifier
+        self.render = render
+        self.moves = 0  # moves made here (tests, logs)
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._again: set[int] = set()
+        self._timers: dict[int, asyncio.TimerHandle] = {}
+        self._started = False
+
+    async def start(self) -> None:
+        """Listen for the computer's turns and resume the games waiting for it."""
+        if not self._started:
+            self._started = True
+            self.service.add_computer_listener(self.wake)
+        for game_id in await self.service.computer_turns():
+            self.wake(game_id)
+
+    def wake(self, game_id: int) -> None:
+        """It may be the computer's turn in ``game_id``: think (once at a time per game)."""
+        if not self._started:
+            return
+        if game_id in self._tasks:
+            self._again.add(game_id)  # a second move by the same side: after this one
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._run(game_id), name=f"chessgarden-computer-{game_id}"
+        )
+        self._tasks[game_id] = task
+
+    async def _run(self, game_id: int) -> None:
+        try:
+            while True:
+                self._again.discard(game_id)
+                try:
+                    outcome = await self.service.computer_move(game_id=game_id, render=self.render)
+                except ComputerBusy as busy:
+                    self._retry_at(game_id, busy.until_ms)
+                    return
+                except Exception:
+                    log.exception("game %s: the computer could not move", game_id)
+                    return
+                if outcome is not None:
+                    self.moves += 1
+                    if self.notifier is not None:
+                        try:
+                            await self.notifier.computer_moved(outcome)
+                        except Exception:
+                            log.exception("game %s: could not post the computer's move", game_id)
+                    if outcome.game.turn == outcome.game.computer and not outcome.game.is_over:
+                        continue  # the computer acts again (a re-roll, the Tquarc's roll)
+                if game_id not in self._again:
+                    return
+        finally:
+            self._tasks.pop(game_id, None)
+
+    def _retry_at(self, game_id: int, until_ms: int) -> None:
+        """Another claim holds: look again when it runs out (its thinker may have died)."""
+        delay = max(0.05, (until_ms - self.service._now_ms()) / 1000 + 0.05)
+        old = self._timers.pop(game_id, None)
+        if old is not None:
+            old.cancel()
+        self._timers[game_id] = asyncio.get_running_loop().call_later(
+            delay, self._timer_fired, game_id
+        )
+
+    def _timer_fired(self, game_id: int) -> None:
+        self._timers.pop(game_id, None)
+        self.wake(game_id)
+
+    async def idle(self) -> None:
+        """Wait until no move is being thought about here (tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    @property
+    def thinking(self) -> tuple[int, ...]:
+        return tuple(sorted(self._tasks))
+
+    async def stop(self) -> None:
+        if self._started:
+            self.service.remove_computer_listener(self.wake)
+        self._started = False
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with suppress(asyncio.CancelledError):
+                await task

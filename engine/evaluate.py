@@ -1,0 +1,374 @@
+"""Static evaluation, per variant.
+
+A position is scored in pawns from White's side, then turned into an expected
+score for the side to move: ``SQUASH_MAX * tanh(pawns / SQUASH)``, a number in
+(-0.95, 0.95). A win is 1 and a loss -1 (``engine.search``). Chance nodes
+average these, so the averaged quantity is (roughly) the expected result, as
+expectimax needs, rather than a pawn count, and Star1/Star2 get the tight value
+bounds [-1, 1] they prune with.
+
+Terms (all in pawns):
+
+- *Material and placement*: each piece's derived value (``engine.values``) plus
+  ``PLACEMENT`` x value x (its expected mobility on that square / its average
+  - 1): a Knight on a1 loses 0.28, on d4 gains 0.24. FIDE-like pawns gain
+  ``PAWN_ADVANCE`` by the ranks they have gone.
+- *King safety* (scaled by how much material is left): friends next to the King,
+  enemy pieces within two squares, and a King off its home rank; in the ending
+  the King walks to the centre instead (its mobility table).
+- *Mop-up* in the checkmate variants: with a clear material lead, the stronger
+  side drives the lone King to the edge and brings its own King near.
+
+What each variant makes matter:
+
+- Guardener: values weighted by how often the dice let each piece act
+  (``engine.values``); terraces are priced by the same mobility tables (a piece
+  on w4 reaches little); a captured Guardener that a Double x2 may resurrect
+  keeps ``RESURRECTION`` of its value; no check, so the search sees King
+  captures as wins.
+- Tquarchess: a Tquarc waiting to enter (while an entry square is left) counts
+  ``TQUARC_IN_HAND`` of its value; a lost one that a Knight or pawn may
+  resurrect counts ``RESURRECTION``.
+- King's Guard: pawns are the only capturers and a side without pawns loses, so
+  each pawn is worth 3.75 and the last ones more (``LAST_PAWNS``); pieces are
+  worth their reach (they assist), and stay near their pawns (``ESCORT``); an
+  enemy pawn next to the King is a threat (the search sees the assisted capture).
+- Stone Garden: Horses gain worth as they near promotion; a promoted King earns
+  ``KING_PROMOTED`` in the ending (it moves as a xiangqi horse too) and pays the
+  usual safety price in the middle game. Stalemate wins and repetition loses
+  are results the search sees.
+- Jepps Random: during the setup, a piece still in stock counts its value plus
+  its average placement over the home squares still empty, so a placement is
+  judged by the square it takes (a Knight on a1 is worse than on b1, a King is
+  safer near a corner).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import variants
+from variants.position import Piece, Position, piece
+
+from .values import derive, mobility_table
+
+WHITE, BLACK = 0, 1
+
+SQUASH = 6.0  # pawns
+SQUASH_MAX = 0.95
+PLACEMENT = 0.15
+PAWN_ADVANCE = (0.0, 0.6, 0.35, 0.2, 0.1, 0.05, 0.0)  # by ranks still to go (index)
+KING_SHELTER = 0.08  # per friend next to the King, up to 3
+KING_PRESSURE = 0.12  # per enemy piece within two squares of the King
+KING_AWAY = 0.15  # per rank the King has left its home rank (middle game)
+KING_FILE = 0.1  # per file nearer the centre than the b- or g-file (middle game)
+KING_CENTRE = 0.4  # ending: times (King mobility / average - 1)
+MOP_UP = 0.12
+TQUARC_IN_HAND = 0.85
+RESURRECTION = 0.25
+LAST_PAWNS = (3.0, 1.5, 0.6)  # King's Guard: extra penalty with 0, 1, 2 pawns left
+ESCORT = 0.05
+KING_PROMOTED = 0.5
+HORSE_PROMOTION = 3.45  # what a Horse becomes (a Raven, the best promotion)
+
+
+class Info(NamedTuple):
+    """What one pass over the board gathers for the other terms."""
+
+    material: list[float]  # non-pawn material, per colour
+    pawns: list[int]  # pawns (Horses in Stone Garden), per colour
+    kinds: set[tuple[str, int]]  # (kind, colour) of the non-pawn pieces on the board
+
+
+class Evaluator:
+    """Scores positions of one variant; ``evaluate(pos)`` is for the side to move."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.rules = variants.rules(key)
+        g = self.rules.geometry
+        self.geometry = g
+        self.values = derive(key)
+        self.royal = next(k for k, t in self.rules.types.items() if t.is_royal)
+        self.pawn_kind = next((k for k, t in self.rules.types.items() if t.is_pawn), "")
+        self.pawnish = frozenset(k for k in (self.pawn_kind, "H") if k in self.values)
+        self._tables: dict[Piece, tuple[float, ...]] = {}
+        self._by_id: dict[int, tuple[Piece, tuple[float, ...]]] = {}
+        self.width = g.width
+        self.files = [g.file_of(sq) for sq in range(g.size)]
+        self.ranks = [g.rank_label(sq) for sq in range(g.size)]
+        self.near2: list[tuple[int, ...]] = [
+            tuple(
+                t
+                for t in g.squares
+                if t != sq
+                and max(abs(self.files[t] - self.files[sq]), abs(self.ranks[t] - self.ranks[sq]))
+                <= 2
+            )
+            for sq in range(g.size)
+        ]
+        self.near1 = [
+            tuple(
+                t
+                for t in n
+                if max(abs(self.files[t] - self.files[sq]), abs(self.ranks[t] - self.ranks[sq]))
+                == 1
+            )
+            for sq, n in enumerate(self.near2)
+        ]
+        cx = (min(self.files[s] for s in g.squares) + max(self.files[s] for s in g.squares)) / 2
+        cy = (min(self.ranks[s] for s in g.squares) + max(self.ranks[s] for s in g.squares)) / 2
+        self.edge = [max(abs(self.files[s] - cx), abs(self.ranks[s] - cy)) for s in range(g.size)]
+        self.home_rank = (1, 8)
+        self.last_rank = (8, 1)
+        if key == "guardener":
+            self.home_rank, self.last_rank = (1, 8), (8, 1)
+        start = [p for p in self.rules.initial_position({}, lambda n: 1).board if p is not None]
+        self.start_material = sum(
+            self.values.get(p.kind, 0.0) for p in start if not self._is_pawnish(p.kind)
+        )
+        if key == "jepps_random":
+            self.start_material = 2 * sum(self.values[k] for k in "QRRBBNN")
+        # The King's fixed terms: in the middle game it stays home and off the
+        # centre files (KING_AWAY, KING_FILE); in the ending it seeks the centre.
+        home_files = {c: [self.files[s] for s in g.rank_squares(self.home_rank[c])] for c in (0, 1)}
+        self.king_home = [
+            [
+                -KING_AWAY * abs(self.ranks[s] - self.home_rank[c])
+                - KING_FILE
+                * max(
+                    0,
+                    min(self.files[s] - min(home_files[c]), max(home_files[c]) - self.files[s]) - 1,
+                )
+                for s in range(g.size)
+            ]
+            for c in (WHITE, BLACK)
+        ]
+        kmob = mobility_table(key, self.royal, "N")
+        kmean = sum(kmob[s] for s in g.squares) / len(g.squares)
+        self.king_centre = [
+            KING_CENTRE * (kmob[s] / kmean - 1.0) if g.on_board[s] else 0.0 for s in range(g.size)
+        ]
+        self.mating = key in ("tquarchess", "jepps_random", "stone_garden")
+        self._extra: Callable[[Position, Info], float] = getattr(
+            self, f"_extra_{key}", lambda pos, info: 0.0
+        )
+
+    def _is_pawnish(self, kind: str) -> bool:
+        return kind in self.pawnish
+
+    # ----- tables ----------------------------------------------------------
+
+    def table(self, p: Piece) -> tuple[float, ...]:
+        """The piece's worth on every square, signed for its colour (White +)."""
+        entry = self._by_id.get(id(p))
+        if entry is not None and entry[0] is p:
+            return entry[1]
+        t = self._tables.get(p)
+        if t is None:
+            t = self._build(p)
+            self._tables[p] = t
+        # Pieces are shared values (``variants.position.piece``): keep the object
+        # with its table so that its id cannot be reused while cached.
+        self._by_id[id(p)] = (p, t)
+        return t
+
+    def _build(self, p: Piece) -> tuple[float, ...]:
+        g = self.geometry
+        sign = 1.0 if p.color == WHITE else -1.0
+        facing = p.state if p.kind == "RA" and p.state else ("N" if p.color == WHITE else "S")
+        out = [0.0] * g.size
+        if p.kind == self.royal:
+            return tuple(out)  # the King's terms depend on the phase (``_kings``)
+        value = self.values[p.kind]
+        rules_type = self.rules.types[p.kind]
+        fide_pawn = rules_type.is_pawn and self.key != "kings_guard"
+        if not fide_pawn:
+            mob = mobility_table(self.key, p.kind, facing)
+            mean = sum(mob[s] for s in g.squares) / len(g.squares)
+        for sq in g.squares:
+            if fide_pawn:
+                to_go = abs(self.last_rank[p.color] - self.ranks[sq])
+                bonus = PAWN_ADVANCE[to_go] if to_go < len(PAWN_ADVANCE) else 0.0
+                out[sq] = sign * (value + bonus)
+                continue
+            bonus = PLACEMENT * value * (mob[sq] / mean - 1.0)
+            if p.kind == "H":  # Stone Garden: a Horse nearer promotion is worth more
+                start = 2 if p.color == WHITE else 7
+                progress = max(0.0, abs(self.ranks[sq] - start) / 6.0)
+                bonus += 0.5 * (HORSE_PROMOTION - value) * progress * progress
+            elif self.key == "kings_guard" and rules_type.is_pawn:
+                bonus += 0.05 * abs(self.ranks[sq] - (2 if p.color == WHITE else 7))
+            out[sq] = sign * (value + bonus)
+        return tuple(out)
+
+    # ----- evaluation -------------------------------------------------------
+
+    def evaluate(self, pos: Position) -> float:
+        """Expected score for the side to move, in (-0.95, 0.95)."""
+        pawns = self.pawns(pos)
+        if pos.turn == BLACK:
+            pawns = -pawns
+        return SQUASH_MAX * math.tanh(pawns / SQUASH)
+
+    def pawns(self, pos: Position) -> float:
+        """The position in pawns, White positive."""
+        score = 0.0
+        by_id = self._by_id
+        royal = self.royal
+        values = self.values
+        pawnish = self.pawnish
+        # info: [white material, black material, white pawns, black pawns, kinds seen]
+        material = [0.0, 0.0]
+        pawns = [0, 0]
+        kinds: set[tuple[str, int]] = set()
+        for sq, p in enumerate(pos.board):
+            if p is None:
+                continue
+            kind = p.kind
+            if kind == royal:
+                continue
+            entry = by_id.get(id(p))
+            t = entry[1] if entry is not None and entry[0] is p else self.table(p)
+            score += t[sq]
+            if kind in pawnish:
+                pawns[p.color] += 1
+            else:
+                material[p.color] += values[kind]
+                kinds.add((kind, p.color))
+        info = Info(material, pawns, kinds)
+        score += self._extra(pos, info)
+        score += self._kings(pos, info)
+        return score
+
+    def _kings(self, pos: Position, info: Info) -> float:
+        material = info.material
+        phase = (
+            min(1.0, (material[0] + material[1]) / self.start_material)
+            if self.start_material
+            else 0.0
+        )
+        score = 0.0
+        board = pos.board
+        royal = self.royal
+        for color in (WHITE, BLACK):
+            k = pos.kings[color]
+            king = board[k] if k >= 0 else None
+            if king is None:
+                continue
+            friends = 0
+            for s in self.near1[k]:
+                q = board[s]
+                if q is not None and q.color == color:
+                    friends += 1
+            enemies = 0
+            for s in self.near2[k]:
+                q = board[s]
+                if q is not None and q.color != color and q.kind != royal:
+                    enemies += 1
+            safety = self.king_home[color][k] + KING_SHELTER * min(friends, 3)
+            safety -= KING_PRESSURE * enemies
+            centre = self.king_centre[k]
+            if king.state == "+":  # Stone Garden: a promoted King
+                centre += KING_PROMOTED
+            value = phase * safety + (1.0 - phase) * centre
+            score += value if color == WHITE else -value
+        if self.mating:
+            lead = material[0] - material[1]
+            if abs(lead) >= 3.0:
+                strong = WHITE if lead > 0 else BLACK
+                ks, kw = pos.kings[strong], pos.kings[1 - strong]
+                if ks >= 0 and kw >= 0:
+                    files, ranks = self.files, self.ranks
+                    dist = max(abs(files[ks] - files[kw]), abs(ranks[ks] - ranks[kw]))
+                    bonus = MOP_UP * (self.edge[kw] + (7 - dist) * 0.5)
+                    score += bonus if strong == WHITE else -bonus
+        return score
+
+    # ----- per variant --------------------------------------------------------
+
+    def _extra_guardener(self, pos: Position, info: Info) -> float:
+        score = 0.0
+        for color in (WHITE, BLACK):
+            if ("G", color) not in info.kinds:
+                bonus = RESURRECTION * self.values["G"]
+                score += bonus if color == WHITE else -bonus
+        return score
+
+    def _extra_tquarchess(self, pos: Position, info: Info) -> float:
+        score = 0.0
+        extra = pos.extra
+        for color in (WHITE, BLACK):
+            if ("T", color) in info.kinds:
+                continue
+            sign = 1.0 if color == WHITE else -1.0
+            if extra["hand"][color]:
+                if extra["gates"][color]:
+                    score += sign * TQUARC_IN_HAND * self.values["T"]
+            else:
+                score += sign * RESURRECTION * self.values["T"]
+        return score
+
+    def _extra_kings_guard(self, pos: Position, info: Info) -> float:
+        score = 0.0
+        board = pos.board
+        for color in (WHITE, BLACK):
+            sign = 1.0 if color == WHITE else -1.0
+            n = info.pawns[color]
+            if n < len(LAST_PAWNS):
+                score -= sign * LAST_PAWNS[n]
+            escorts = 0
+            for sq, p in enumerate(board):
+                if p is None or p.color != color or p.kind in ("P", self.royal):
+                    continue
+                if any(
+                    (q := board[s]) is not None and q.kind == "P" and q.color == color
+                    for s in self.near2[sq]
+                ):
+                    escorts += 1
+            score += sign * ESCORT * escorts
+            k = pos.kings[color]
+            if k >= 0:
+                danger = sum(
+                    1
+                    for s in self.near1[k]
+                    if (q := board[s]) is not None and q.kind == "P" and q.color != color
+                )
+                score -= sign * 0.3 * danger
+        return score
+
+    def _extra_jepps_random(self, pos: Position, info: Info) -> float:
+        extra = pos.extra
+        if extra["phase"] != "setup":
+            return 0.0
+        score = 0.0
+        for color in (WHITE, BLACK):
+            stock = extra["stock"][color]
+            if not stock:
+                continue
+            rank = self.home_rank[color]
+            empty = [s for s in self.geometry.rank_squares(rank) if pos.board[s] is None]
+            for kind in stock:
+                if kind == self.royal:
+                    continue
+                t = self.table(piece(kind, color))
+                score += sum(t[s] for s in empty) / len(empty)
+                info.material[color] += self.values[kind]
+        return score
+
+
+_EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluator(key: str) -> Evaluator:
+    """The (cached) evaluator of a variant."""
+    ev = _EVALUATORS.get(key)
+    if ev is None:
+        ev = Evaluator(key)
+        _EVALUATORS[key] = ev
+    return ev
+
+
+__all__ = ["Evaluator", "SQUASH", "SQUASH_MAX", "evaluator"]

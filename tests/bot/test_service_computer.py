@@ -1,0 +1,254 @@
+"""The computer opponent in the service (C13): a game against the computer to a
+result through the same act path (logged, verifiable), the claim that makes each turn
+thought about once across processes, resuming after a restart, and bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import variants
+from bot.service import (
+    COMPUTER_ID,
+    ComputerBusy,
+    ComputerRunner,
+    GameService,
+    InvalidInput,
+    LocationBusy,
+    ManualClock,
+    Outcome,
+    UnknownVariant,
+)
+from storage import LATEST_VERSION, SqliteRepository
+
+ALICE = 101
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+async def open_service(db: Path, **kw: object) -> GameService:
+    svc = await GameService.open(str(db), renderer=None, rng=random.Random(0), **kw)  # type: ignore[arg-type]
+    svc.computer_budget_s = 0.05  # level 1 finishes its one iteration at once
+    return svc
+
+
+@pytest.fixture
+async def service(db: Path):
+    svc = await open_service(db)
+    yield svc
+    await svc.close()
+
+
+class Posts:
+    """A notifier that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.outcomes: list[Outcome] = []
+
+    async def computer_moved(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+
+
+async def test_a_game_against_the_computer_runs_to_a_result(service: GameService) -> None:
+    posts = Posts()
+    runner = ComputerRunner(service, posts)
+    await runner.start()
+    try:
+        out = await service.play_computer(
+            user_id=ALICE, location_id=1, variant="kings_guard", level=1, colour="black",
+            seed="computer-game",
+        )  # fmt: skip
+        view = out.game
+        assert view.computer == "white" and view.computer_level == 1
+        assert view.white_id == COMPUTER_ID and view.black_id == ALICE
+        assert "against the computer (level 1, white)" in out.messages[0]
+        assert out.messages[1].startswith("Dice commitment: ")
+        rng = random.Random(3)
+        for _ in range(400):
+            await runner.idle()
+            view = await service.view(game_id=view.id)
+            if view.is_over:
+                break
+            assert view.turn == "black"  # the computer has moved: it is Alice's turn
+            legal = await service.legal_moves(game_id=view.id)
+            await service.act(user_id=ALICE, text=rng.choice(legal), game_id=view.id)
+        await runner.idle()
+        view = await service.view(game_id=view.id)
+        assert view.is_over and view.result is not None, "no result in 400 moves"
+    finally:
+        await runner.stop()
+    history = await service.history(game_id=view.id)
+    computer_moves = [e for e in history.entries if e.actor_id == COMPUTER_ID]
+    assert computer_moves and all(e.kind == "move" for e in computer_moves)
+    assert len(computer_moves) == runner.moves == len(posts.outcomes)
+    assert [o.recorded for o in posts.outcomes] == [e.text for e in computer_moves]
+    replayed = variants.replay(history.record)
+    assert replayed.result is not None and replayed.result.score == view.result
+    report = await service.verify(game_id=view.id)
+    assert report.ok, report.problems
+
+
+async def test_the_computer_as_black_waits_for_white(service: GameService) -> None:
+    runner = ComputerRunner(service)
+    await runner.start()
+    try:
+        out = await service.play_computer(
+            user_id=ALICE, location_id=2, variant="tquarchess", level=2, colour="white"
+        )
+        await runner.idle()
+        assert runner.moves == 0 and out.game.turn == "white" and out.game.computer == "black"
+        assert await service.computer_move(game_id=out.game.id) is None  # not its turn
+        await service.act(user_id=ALICE, text="e4", game_id=out.game.id)
+        await runner.idle()
+        view = await service.view(game_id=out.game.id)
+        assert runner.moves == 1 and view.turn == "white" and view.ply == 2
+    finally:
+        await runner.stop()
+
+
+async def test_guardener_rerolls_and_double_turns_are_played_through(
+    service: GameService,
+) -> None:
+    """A side may act twice running (a re-roll): the runner keeps moving while it is
+    the computer's turn."""
+    runner = ComputerRunner(service)
+    await runner.start()
+    try:
+        out = await service.play_computer(
+            user_id=ALICE, location_id=3, variant="guardener", level=1, colour="black",
+            seed="g",
+        )  # fmt: skip
+        rng = random.Random(1)
+        for _ in range(6):
+            await runner.idle()
+            view = await service.view(game_id=out.game.id)
+            if view.is_over:
+                break
+            assert view.turn == "black"
+            legal = await service.legal_moves(game_id=view.id)
+            await service.act(user_id=ALICE, text=rng.choice(legal), game_id=view.id)
+    finally:
+        await runner.stop()
+    assert runner.moves >= 4
+
+
+async def test_a_turn_is_claimed_once_across_processes(db: Path) -> None:
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    clock = ManualClock(start)
+    one = await open_service(db, clock=clock)
+    two = await open_service(db, clock=clock)
+    try:
+        out = await one.play_computer(
+            user_id=ALICE, location_id=4, variant="stone_garden", level=1, colour="black"
+        )
+        game_id = out.game.id
+        claim = await one._claim_turn(game_id)  # one starts thinking, then "dies"
+        assert claim is not None and claim.seq == 0 and claim.colour == "white"
+        with pytest.raises(ComputerBusy) as busy:
+            await two.computer_move(game_id=game_id)
+        assert busy.value.until_ms == one._now_ms() + round(one.think_lease_s * 1000)
+        assert (await two.view(game_id=game_id)).ply == 0
+        clock.advance(timedelta(seconds=one.think_lease_s + 1))  # the claim runs out
+        moved = await two.computer_move(game_id=game_id)
+        assert moved is not None and moved.game.turn == "black" and moved.game.ply == 1
+        # The first process's late move is refused: the game moved on.
+        assert await one.computer_move(game_id=game_id) is None
+        history = await two.history(game_id=game_id)
+        assert [e.actor_id for e in history.entries] == [COMPUTER_ID]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_after_a_restart_the_computer_resumes_exactly_once(db: Path) -> None:
+    first = await open_service(db)
+    out = await first.play_computer(
+        user_id=ALICE, location_id=5, variant="jepps_random", level=1, colour="black"
+    )
+    game_id = out.game.id
+    await first.close()  # no runner ran: the computer's turn is waiting
+    services = [await open_service(db) for _ in range(2)]
+    runners = [ComputerRunner(s) for s in services]
+    try:
+        assert await services[0].computer_turns() == (game_id,)
+        await asyncio.gather(*(r.start() for r in runners))
+        for _ in range(3):
+            await asyncio.gather(*(r.idle() for r in runners))
+        history = await services[0].history(game_id=game_id)
+        moves = [e for e in history.entries if e.actor_id == COMPUTER_ID]
+        view = await services[0].view(game_id=game_id)
+        # Jepps Random's setup: the computer places until it is Alice's turn.
+        assert moves and view.turn == "black"
+        assert sum(r.moves for r in runners) == len(moves)
+        assert len({e.seq for e in history.entries}) == len(history.entries)
+        assert await services[0].computer_turns() == ()
+    finally:
+        for r in runners:
+            await r.stop()
+        for s in services:
+            await s.close()
+
+
+async def test_a_game_that_moved_on_while_the_computer_thought(service: GameService) -> None:
+    out = await service.play_computer(
+        user_id=ALICE, location_id=6, variant="kings_guard", level=1, colour="black"
+    )
+    original = service._in_process
+
+    async def resign_first(*args: object) -> object:
+        await service.resign(user_id=ALICE, game_id=out.game.id)
+        return await original(*args)  # type: ignore[arg-type]
+
+    service._in_process = resign_first  # type: ignore[method-assign,assignment]
+    assert await service.computer_move(game_id=out.game.id) is None
+    history = await service.history(game_id=out.game.id)
+    assert [e.kind for e in history.entries] == ["resign"]
+    assert history.game.winner == "white"
+
+
+async def test_bad_input(service: GameService) -> None:
+    base = dict(user_id=ALICE, location_id=7, variant="guardener", level=1)
+    for change, error, words in [
+        ({"level": 4}, InvalidInput, "level must be 1, 2 or 3"),
+        ({"level": True}, InvalidInput, "level must be 1, 2 or 3"),
+        ({"variant": "chess"}, UnknownVariant, "unknown variant"),
+        ({"colour": "green"}, InvalidInput, "colour"),
+        ({"user_id": COMPUTER_ID}, InvalidInput, "computer cannot play itself"),
+    ]:
+        with pytest.raises(error, match=words):
+            await service.play_computer(**{**base, **change})  # type: ignore[arg-type]
+    assert await service.list_games() == () or not await service.list_games()
+    await service.play_computer(**base)  # type: ignore[arg-type]
+    with pytest.raises(LocationBusy):
+        await service.play_computer(**base)  # type: ignore[arg-type]
+
+
+async def test_the_row_keeps_the_side_and_level(db: Path) -> None:
+    svc = await open_service(db)
+    out = await svc.play_computer(
+        user_id=ALICE, location_id=8, variant="guardener", level=3, colour="white"
+    )
+    await svc.close()
+    repo = await SqliteRepository.open(str(db))
+    try:
+        assert await repo.schema_version() == LATEST_VERSION
+        row = await repo.get_game(out.game.id)
+        assert row is not None and row.computer == "black" and row.computer_level == 3
+        assert row.thinking_seq is None and row.thinking_until_ms is None
+    finally:
+        await repo.close()
+
+
+def test_the_service_knows_the_engine_levels_without_importing_it() -> None:
+    import engine
+    from bot.service import computer
+
+    assert computer.LEVEL_NUMBERS == tuple(sorted(engine.LEVELS))
+    assert computer.DEFAULT_BUDGET_S == engine.DEFAULT_BUDGET_S
