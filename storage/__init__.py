@@ -2,7 +2,7 @@
 
 All SQL of the project lives in this package. Callers depend on the ``Repository``
 and ``WriteTx`` protocols and the row dataclasses; ``open_repository`` returns the
-SQLite implementation.
+SQLite implementation. Ratings (issue 15) are stored by ``storage.standings``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from storage.models import (
     Colour,
     ColourChoice,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -27,6 +28,8 @@ from storage.models import (
     NewAction,
     NewGame,
     PlayerRow,
+    RatingChangeRow,
+    RatingRow,
     ResultText,
     Roll,
 )
@@ -43,6 +46,7 @@ from storage.repository import (
     WriteTx,
 )
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
+from storage.standings import GLOBAL_SCOPE
 
 
 async def open_repository(path: str | os.PathLike[str] | None = None) -> SqliteRepository:
@@ -64,6 +68,8 @@ __all__ = [
     "ColourChoice",
     "ConflictError",
     "DueGame",
+    "FinishedGame",
+    "GLOBAL_SCOPE",
     "GameChanges",
     "GameQuery",
     "GameRow",
@@ -72,6 +78,8 @@ __all__ = [
     "NewGame",
     "NotFoundError",
     "PlayerRow",
+    "RatingChangeRow",
+    "RatingRow",
     "Repository",
     "ResultText",
     "Roll",

@@ -42,6 +42,7 @@ from storage.migrations import LATEST_VERSION, MIGRATIONS
 from storage.models import (
     ActionRow,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -61,6 +62,7 @@ from storage.repository import (
     StoreOpenError,
     StoreUnavailableError,
 )
+from storage.standings import RatingReads, RatingWrites
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
@@ -73,7 +75,7 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms"
+    "reminder_ms, rated, finish_order"
 )
 _ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
@@ -128,6 +130,8 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         turn_started_ms,
         deadline_ms,
         reminder_ms,
+        rated,
+        finish_order,
     ) = tuple(row)
     return GameRow(
         id=id_,
@@ -159,6 +163,8 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         turn_started_ms=turn_started_ms,
         deadline_ms=deadline_ms,
         reminder_ms=reminder_ms,
+        rated=bool(rated),
+        finish_order=finish_order,
     )
 
 
@@ -240,11 +246,29 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads:
+class _Reads(RatingReads):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
+
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return await _fetchall(self._conn, sql, params)
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        """Finished games in the order they finished (``finish_order`` above
+        ``after_order``), each with the ``created_at`` of the log entry that ended it:
+        what ``ratings rebuild`` replays."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {columns}, a.created_at FROM games g "
+            "JOIN actions a ON a.game_id = g.id AND a.seq = g.log_count "
+            "WHERE g.finish_order > ? AND g.status = 'finished' "
+            "ORDER BY g.finish_order LIMIT ?",
+            (after_order, max(1, int(limit))),
+        )
+        return [FinishedGame(_game_from_row(r[:-1]), str(r[-1])) for r in rows]
 
     async def _game_where(self, where: str, params: tuple[Any, ...]) -> GameRow | None:
         """The one game matching the ``WHERE`` clause ``where``, or ``None``."""
@@ -316,7 +340,7 @@ class _Reads:
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(_Reads):
+class SqliteWriteTx(RatingWrites, _Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
@@ -325,6 +349,14 @@ class SqliteWriteTx(_Reads):
 
     async def game_by_request(self, request_id: str) -> GameRow | None:
         return await self._game_where("request_id = ?", (request_id,))
+
+    async def _run_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        if not params:
+            return
+        try:
+            await self._conn.executemany(sql, params)
+        except sqlite3.OperationalError as error:
+            raise _unavailable(error) or error from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(
@@ -348,8 +380,8 @@ class SqliteWriteTx(_Reads):
                 "INSERT INTO games (variant, options, status, location_id, guild_id, "
                 "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
                 "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-                "deadline_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "deadline_ms, rated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 f"RETURNING {_GAME_COLUMNS}",
                 (
                     game.variant,
@@ -370,6 +402,7 @@ class SqliteWriteTx(_Reads):
                     now,
                     game.time_days,
                     game.deadline_ms,
+                    1 if game.rated else 0,
                 ),
             )
         except sqlite3.IntegrityError as error:
