@@ -36,6 +36,7 @@ from storage.models import (
 from storage.repository import (
     ConflictError,
     NotFoundError,
+    RatingReadsProtocol,
     Repository,
     SchemaError,
     StorageError,
@@ -79,6 +80,7 @@ __all__ = [
     "NotFoundError",
     "PlayerRow",
     "RatingChangeRow",
+    "RatingReadsProtocol",
     "RatingRow",
     "Repository",
     "ResultText",

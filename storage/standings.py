@@ -170,11 +170,8 @@ class RatingReads:
         return [_change_from_row(r) for r in rows]
 
 
-class RatingWrites:
+class RatingWrites(RatingReads):
     """Rating writes inside one write transaction."""
-
-    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        raise NotImplementedError  # the connection's reads (storage.sqlite)
 
     async def _run_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
         raise NotImplementedError  # the connection's executemany (storage.sqlite)

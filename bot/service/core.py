@@ -44,7 +44,8 @@ from bot.service.live import (
     render_dice,
     result_text,
 )
-from bot.service.results import GameView, Outcome
+from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
 from storage import (
@@ -406,6 +407,7 @@ class ServiceCore(Timekeeping):
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        rated: tuple[RatingChange, ...] = ()
         async with self._lock(self._game_locks, row.id):
             dirty = False
             try:
@@ -432,6 +434,7 @@ class ServiceCore(Timekeeping):
                     if step.end is not None:
                         dirty = True
                         live.game.end(*step.end)
+                        rated = await rate_finished(tx, row)
                 live.seq += 1
             except BaseException:
                 if dirty:
@@ -441,11 +444,12 @@ class ServiceCore(Timekeeping):
             shown = await self._present(live, view, render=render)
         return Outcome(
             view,
-            tuple(step.messages + self._status_lines(row, view)),
+            tuple(step.messages + self._status_lines(row, view) + rating_lines(rated, self._label)),
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            ratings=rated,
         )
 
     def _agree(self, colour: str, text: str | None = None) -> Step:

@@ -262,6 +262,7 @@ def make_view(row: GameRow, live: Live | None) -> GameView:
         seed=row.seed if row.is_ended else None,
         time_days=row.time_days,
         deadline=deadline_of(row),
+        rated=row.rated,
     )
 
 
@@ -291,6 +292,7 @@ def make_summary(row: GameRow) -> GameSummary:
         time_days=row.time_days,
         clock_side=row.clock_side if row.status == "active" else None,
         deadline=deadline_of(row),
+        rated=row.rated,
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.service.ratings import PROVISIONAL_RD
 from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
 from variants import Status
 
@@ -50,6 +51,7 @@ class GameView:
     seed: str | None
     time_days: int | None = None
     deadline: datetime | None = None
+    rated: bool = False  # counts for ratings once finished (issue 15)
 
     @property
     def is_over(self) -> bool:
@@ -65,6 +67,27 @@ class GameView:
 
 
 @dataclass(frozen=True)
+class RatingChange:
+    """What a finished game did to one player's rating in one scope (``scope`` is the
+    guild id, or ``None`` for the global rating). ``rd``: the RD after the game."""
+
+    player_id: int
+    colour: str
+    scope: int | None
+    before: float
+    after: float
+    rd: float
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before
+
+    @property
+    def is_provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What every command returns.
 
@@ -77,7 +100,9 @@ class Outcome:
     - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
       no board was drawn, no dice show, or no dice renderer is configured);
     - ``status``: the position in words (``variants.describe``, contract C1): who acts,
-      what the dice allow, what is pending, check; ``None`` for a game that never started.
+      what the dice allow, what is pending, check; ``None`` for a game that never started;
+    - ``ratings``: what the command did to the players' ratings, when it finished a rated
+      game (``bot.service.standings.RatingChange``: the server's first, then global).
     """
 
     game: GameView
@@ -89,6 +114,7 @@ class Outcome:
     legal: tuple[str, ...] = ()
     dice_image: bytes | None = None
     status: Status | None = None
+    ratings: tuple[RatingChange, ...] = ()
 
     @property
     def next_user_id(self) -> int | None:
@@ -130,6 +156,7 @@ class GameSummary:
     time_days: int | None = None
     clock_side: Colour | None = None
     deadline: datetime | None = None
+    rated: bool = False
 
 
 @dataclass(frozen=True)
@@ -232,6 +259,7 @@ class DeadlineEvent:
     at: datetime
     board_message: tuple[int, int] | None = None
     image: bytes | None = None
+    ratings: tuple[RatingChange, ...] = ()  # a rated game that ended on time
 
     @property
     def line(self) -> str:
