@@ -447,7 +447,7 @@ _RATINGS: list[str] = [
     )
     """,
     "CREATE INDEX ratings_board ON ratings (scope, variant, rating DESC, player_id)",
-    "CREATE INDEX ratings_by_player ON ratings (player_id, scope)",
+    "CREATE INDEX ratings_by_player ON ratings (player_id, scope, variant)",
     """
     CREATE TABLE rating_changes (
         game_id            INTEGER NOT NULL REFERENCES games (id),

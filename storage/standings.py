@@ -8,8 +8,8 @@ recomputed from ``games`` (``finished_games`` reads them in the order they finis
 
 Query plans (a test asks SQLite for them): the top of a leaderboard walks the index
 ``ratings_board`` (scope, variant, rating DESC, player_id) and stops after N rows; a
-player's rank counts the index entries above theirs; a profile reads
-``ratings_by_player`` and, per variant, the newest entries of
+player's rank counts the index range above theirs; a profile reads
+``ratings_by_player`` (player_id, scope, variant) and, per variant, the newest entries of
 ``rating_changes_by_player``. None of them reads a whole table.
 """
 
@@ -35,9 +35,10 @@ LEADERBOARD_SQL = (
     f"SELECT {_RATING_COLUMNS} FROM ratings r LEFT JOIN players p ON p.id = r.player_id "
     "WHERE r.scope = ? AND r.variant = ? ORDER BY r.rating DESC, r.player_id LIMIT ? OFFSET ?"
 )
-RANK_SQL = (
-    "SELECT COUNT(*) FROM ratings WHERE scope = ? AND variant = ? "
-    "AND (rating > ? OR (rating = ? AND player_id < ?))"
+RANK_SQL = (  # two index ranges: those rated higher, and those level with a lower id
+    "SELECT (SELECT COUNT(*) FROM ratings WHERE scope = ? AND variant = ? AND rating > ?) "
+    "+ (SELECT COUNT(*) FROM ratings WHERE scope = ? AND variant = ? AND rating = ? "
+    "AND player_id < ?)"
 )
 PLAYER_RATINGS_SQL = (
     f"SELECT {_RATING_COLUMNS} FROM ratings r LEFT JOIN players p ON p.id = r.player_id "
@@ -131,7 +132,8 @@ class RatingReads:
     async def rating_rank(self, row: RatingRow) -> int:
         """The place of ``row`` on its leaderboard (1 for the best)."""
         rows = await self._rows(
-            RANK_SQL, (row.scope, row.variant, row.rating, row.rating, row.player_id)
+            RANK_SQL,
+            (row.scope, row.variant, row.rating, row.scope, row.variant, row.rating, row.player_id),
         )
         return int(rows[0][0]) + 1
 
