@@ -22,6 +22,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("renderers.cli", ("render", "gif")),
     ("bot.discord_cli", ("run", "commands")),
     ("bot.sweep", ("sweep",)),
+    ("bot.ratings_cli", ("leaderboard", "profile", "ratings")),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 
