@@ -45,9 +45,11 @@ async def challenge(
     want_thread: bool,
     name: str,
     days: int | None = None,
+    rated: bool = True,
 ) -> bool:
     """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted.
-    ``days``: the time control, days per move (``None``: no time limit)."""
+    ``days``: the time control, days per move (``None``: no time limit). ``rated``: the
+    game counts for ratings (issue 15; /play's default)."""
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
@@ -59,6 +61,7 @@ async def challenge(
         guild_id=interaction.guild_id,
         request_id=answers.request_id(interaction),
         days=days,
+        rated=rated,
     )
     busy = await service.list_games(location_id=here, statuses=answers.LIVE, limit=1)
     if not busy and not want_thread:

@@ -28,6 +28,7 @@ RECENT_RESULTS = 5
 REBUILD_BATCH = 1000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+RATING_LINE = "Rating changes"  # how the rating line of a finished game's messages begins
 
 
 # ----- values ------------------------------------------------------------------------
@@ -322,4 +323,4 @@ def rating_lines(changes: tuple[RatingChange, ...], label: Callable[[int], str])
         if c.scope == scope
     ]
     where = "server" if scope is not None else "global"
-    return [f"Rating changes ({where}): " + "; ".join(parts) + "."]
+    return [f"{RATING_LINE} ({where}): " + "; ".join(parts) + "."]
