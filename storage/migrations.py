@@ -428,6 +428,9 @@ _RATINGS: list[str] = [
     WHERE games.id = numbered.id
     """,
     "CREATE UNIQUE INDEX games_finish_order ON games (finish_order) WHERE finish_order IS NOT NULL",
+    # A profile's "playing now": a player's active games, without reading their old ones.
+    "CREATE INDEX games_active_by_white ON games (white_id, id) WHERE status = 'active'",
+    "CREATE INDEX games_active_by_black ON games (black_id, id) WHERE status = 'active'",
     """
     CREATE TABLE ratings (
         scope       INTEGER NOT NULL,            -- the server (guild id), or 0: global

@@ -110,6 +110,10 @@ class RatingReadsProtocol(Protocol):
         self, after_order: int = 0, limit: int = 1000
     ) -> list[FinishedGame]: ...
 
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]: ...
+
 
 class WriteTx(RatingReadsProtocol, Protocol):
     async def get_game(self, game_id: int) -> GameRow | None: ...

@@ -255,6 +255,23 @@ class _Reads(RatingReads):
     async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         return await _fetchall(self._conn, sql, params)
 
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]:
+        """A player's active games (in one server, if ``guild_id``), newest first: two
+        partial-index reads (``games_active_by_white``/``_black``), never their old games."""
+        guild = "" if guild_id is None else " AND guild_id = ?"
+        extra: tuple[Any, ...] = () if guild_id is None else (guild_id,)
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND white_id = ?{guild} "
+            "UNION "
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND black_id = ?{guild} "
+            "ORDER BY id DESC LIMIT ?",
+            (player_id, *extra, player_id, *extra, max(0, int(limit))),
+        )
+        return [_game_from_row(r) for r in rows]
+
     async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
         """Finished games in the order they finished (``finish_order`` above
         ``after_order``), each with the ``created_at`` of the log entry that ended it:

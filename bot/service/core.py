@@ -44,7 +44,7 @@ from bot.service.live import (
     render_dice,
     result_text,
 )
-from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
 from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
@@ -502,7 +502,14 @@ class ServiceCore(Timekeeping):
                 draw_offer=None,
             )
         view = make_view(row, live)
-        messages = ["(already done)", *self._status_lines(row, view)]
+        rated: tuple[RatingChange, ...] = ()
+        if view.status == "finished" and seq == live.seq:  # the retried action ended it
+            rated = rating_changes_of(row, await tx.game_rating_changes(row.id))
+        messages = [
+            "(already done)",
+            *self._status_lines(row, view),
+            *rating_lines(rated, self._label),
+        ]
         shown = await self._present(live, view, render=render, orientation=orientation)
         recorded = action.text if action.kind == "move" else None
         return Outcome(
@@ -515,6 +522,7 @@ class ServiceCore(Timekeeping):
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            ratings=rated,
         )
 
     # ----- messages -----------------------------------------------------------

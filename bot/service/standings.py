@@ -27,7 +27,7 @@ from bot.service.rating_log import (
     scopes_of,
 )
 from bot.service.results import RatingChange
-from storage import GLOBAL_SCOPE, GameQuery, GameRow, RatingChangeRow, RatingRow, WriteTx
+from storage import GLOBAL_SCOPE, GameRow, RatingChangeRow, RatingRow, WriteTx
 from storage.repository import RatingReadsProtocol
 
 
@@ -122,9 +122,7 @@ class Standings(ServiceCore):
             )
         current: list[GameRow] = []
         if guild_id is not None or viewer_id == user_id:
-            current = await self.repo.list_games(
-                GameQuery(guild_id=guild_id, player_id=user_id, statuses=("active",), limit=10)
-            )
+            current = await self.repo.active_games_of(user_id, guild_id, 10)
         player = await self.repo.get_player(user_id)
         return Profile(
             user_id,

@@ -80,13 +80,21 @@ async def test_a_rated_resignation_moves_both_ratings_in_server_and_global(
     assert win.delta > 100 and loss.delta == pytest.approx(-win.delta)
     assert win.is_provisional  # one game: RD still far above 110
     assert any(m.startswith("Rating changes (server): white") for m in out.messages)
-    assert "1662?" in out.text or f"{round(win.after)}?" in out.text
+    assert f"{round(win.after)}? (+{round(win.delta)})" in out.text
     board = await service.leaderboard(variant="guardener", guild_id=GUILD)
     assert [s.player_id for s in board.top] == [ALICE, BOB]
     assert board.top[0].wins == 1 and board.top[1].losses == 1
     glob = await service.leaderboard(variant="guardener")
     assert [s.rating for s in glob.top] == [s.rating for s in board.top]
     assert await service.game_ratings(game_id=out.game.id) == out.ratings
+    # A retried request that ended the game shows the same changes, applying nothing again.
+    await game(service, 2)
+    first = await service.resign(location_id=2, user_id=ALICE, request_id="r-2")
+    again = await service.resign(game_id=first.game.id, user_id=ALICE, request_id="r-2")
+    assert again.repeated and again.ratings == first.ratings and first.ratings
+    assert [m for m in again.messages if m.startswith("Rating")] == [
+        m for m in first.messages if m.startswith("Rating")
+    ]
 
 
 async def test_draws_and_timeouts_rate_too(service: GameService, clock: ManualClock) -> None:
