@@ -117,9 +117,9 @@ def without_indexes(path: Path, copy: Path) -> None:
     conn.close()
 
 
-async def timed(call: Callable[[], Awaitable[object]]) -> float:
+async def timed(case: Callable[[GameService], Awaitable[object]], service: GameService) -> float:
     began = time.perf_counter()
-    await call()
+    await case(service)
     return (time.perf_counter() - began) * 1000
 
 
@@ -163,8 +163,8 @@ async def main() -> None:
             await case(ours)  # warm both caches once
             await case(base)
             for _ in range(args.reps):
-                mine.append(await timed(lambda: case(ours)))
-                theirs.append(await timed(lambda: case(base)))
+                mine.append(await timed(case, ours))
+                theirs.append(await timed(case, base))
             m, t = statistics.median(mine), statistics.median(theirs)
             ratio = statistics.median(a / b for a, b in zip(mine, theirs, strict=True))
             ratios.append(ratio)

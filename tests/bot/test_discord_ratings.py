@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this 
 from discord_payloads import snowflake, user_payload  # noqa: E402
 from harness import Person, World, latest_board, start_game  # noqa: E402
 
-from bot.service import GameService  # noqa: E402
+from bot.service import GameService, ManualClock  # noqa: E402
 
 TITLE = "King's Guard Chess"
 
@@ -180,3 +181,30 @@ async def test_profile_of_a_bot_is_refused(world: World) -> None:
     alice = world.user("alice")
     refused = await world.command(alice, "profile", user=_Bot(snowflake(), "robot"))
     assert "Bots play no rated games" in refused.only_private().text
+
+
+async def test_a_rated_game_lost_on_time_posts_the_rating_changes(tmp_path: Path) -> None:
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    world = await World.open(tmp_path, clock=ManualClock(start))
+    try:
+        alice, bob = world.user("alice"), world.user("bob")
+        view, _ = await start_game(world, alice, bob)
+        await world.command(alice, "move", notation="e3")
+        clock = world.service.clock
+        assert isinstance(clock, ManualClock)
+        clock.set(start + timedelta(days=3))
+        before = set(world.discord.messages)
+        events = await world.bot.scheduler.run_once()
+        assert [e.kind for e in events] == ["timeout"] and events[0].ratings
+        (final,) = [m for m in world.discord.messages.values() if m.id not in before]
+        embed = only_embed(final)
+        (field,) = [f for f in embed["fields"] if f["name"].startswith("Rating changes")]
+        assert field["value"].splitlines() == [
+            f"white <@{alice.id}>: 1662? (+162)",
+            f"black <@{bob.id}>: 1338? (−162)",
+        ]
+        assert_within_limits(embed)
+        board = await world.command(bob, "leaderboard", variant="kings_guard")
+        assert f"**1.** <@{alice.id}> **1662?**" in board.text
+    finally:
+        await world.close()
