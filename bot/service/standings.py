@@ -148,42 +148,65 @@ class Standings(ServiceCore):
 
     async def rebuild_ratings(self, *, check: bool = False) -> RebuildReport:
         """Recompute every rating from the finished games, in the order they finished,
-        and compare with the stored ones; replace them unless ``check``. One write
-        transaction (no game can finish meanwhile), unless ``check``."""
-        if check:
-            return await self._rebuild(self.repo, None)
-        async with self._write() as tx:
-            return await self._rebuild(tx, tx)
+        and compare with the stored ones; replace them (unless ``check``) if they differ.
 
-    async def _rebuild(self, reads: RatingReadsProtocol, write: WriteTx | None) -> RebuildReport:
-        current: dict[tuple[int, str, int], RatingRow] = {}
-        changes: list[RatingChangeRow] = []
-        games = 0
-        after = 0
+        The games are replayed from the plain reads first, without holding the write
+        lock (the bot plays on meanwhile); then, inside one write transaction, the games
+        that finished since are added, the result compared and, if it differs, stored.
+        A rating is a fold over the games in order, so continuing it is exact."""
+        fold = _Fold()
+        await fold.feed(self.repo)
+        if check:
+            return await fold.report(self.repo, None)
+        async with self._write() as tx:
+            await fold.feed(tx)
+            return await fold.report(tx, tx)
+
+
+class _Fold:
+    """The ratings after the finished games seen so far (``after``: the last
+    ``finish_order`` read), continued with ``feed``."""
+
+    def __init__(self) -> None:
+        self.current: dict[tuple[int, str, int], RatingRow] = {}
+        self.changes: list[RatingChangeRow] = []
+        self.games = 0
+        self.after = 0
+
+    async def feed(self, reads: RatingReadsProtocol) -> None:
         while True:
-            batch = await reads.finished_games(after, REBUILD_BATCH)
+            batch = await reads.finished_games(self.after, REBUILD_BATCH)
             for finished in batch:
                 row = finished.game
-                after = row.finish_order or after
+                self.after = row.finish_order or self.after
                 if not is_rateable(row):
                     continue
-                games += 1
+                self.games += 1
                 assert row.white_id is not None and row.black_id is not None
                 at_ms = instant_ms(finished.finished_at)
                 for scope in scopes_of(row):
                     w_key = (scope, row.variant, row.white_id)
                     b_key = (scope, row.variant, row.black_id)
                     new_w, new_b, change_w, change_b = apply_game(
-                        row, scope, after, at_ms, current.get(w_key), current.get(b_key)
+                        row,
+                        scope,
+                        self.after,
+                        at_ms,
+                        self.current.get(w_key),
+                        self.current.get(b_key),
                     )
-                    current[w_key], current[b_key] = new_w, new_b
-                    changes += [change_w, change_b]
+                    self.current[w_key], self.current[b_key] = new_w, new_b
+                    self.changes += [change_w, change_b]
             if len(batch) < REBUILD_BATCH:
-                break
-        built = [current[k] for k in sorted(current)]
+                return
+
+    async def report(self, reads: RatingReadsProtocol, write: WriteTx | None) -> RebuildReport:
+        built = [self.current[k] for k in sorted(self.current)]
         stored = await reads.all_ratings()
         stored_changes = await reads.all_rating_changes()
-        differences = count_differences(built, stored, changes, stored_changes)
+        differences = count_differences(built, stored, self.changes, stored_changes)
         if write is not None and differences:
-            await write.replace_all_ratings(built, changes)
-        return RebuildReport(games, len(built), differences == 0, differences, write is not None)
+            await write.replace_all_ratings(built, self.changes)
+        return RebuildReport(
+            self.games, len(built), differences == 0, differences, write is not None
+        )

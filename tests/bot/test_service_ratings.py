@@ -310,3 +310,20 @@ async def test_rebuild_is_exact_after_1000_random_games(
         raw(service, "SELECT * FROM rating_changes ORDER BY game_id, scope, player_id") == changes
     )
     assert (await service.rebuild_ratings(check=True)).matched
+
+
+async def test_a_rebuild_continues_with_games_that_finish_while_it_reads(
+    service: GameService,
+) -> None:
+    from bot.service.standings import _Fold
+
+    await game(service, 1)
+    await service.resign(location_id=1, user_id=BOB)
+    fold = _Fold()
+    await fold.feed(service.repo)  # the unlocked pass of a rebuild
+    await game(service, 2, white=CAROL, black=ALICE)
+    await service.resign(location_id=2, user_id=ALICE)  # finishes meanwhile
+    assert not (await fold.report(service.repo, None)).matched  # without it: not the same
+    await fold.feed(service.repo)  # the pass inside the write transaction
+    report = await fold.report(service.repo, None)
+    assert report.matched and report.games == 2
