@@ -2,10 +2,10 @@
 finished game moves its players' ratings, and the values the service returns about
 ratings. The commands (leaderboard, profile, rebuild) are in ``bot.service.standings``.
 
-A rating is a projection of the game log (ARCHITECTURE.md): the transaction that
-finishes a game also rates it (``rate_finished``), and ``Standings.rebuild_ratings`` replays the
-finished games in the order they finished (``games.finish_order``) through the very same
-``apply_game``, so a rebuild gives bit-for-bit the stored numbers.
+The transaction that finishes a game also rates it (``rate_finished``), and
+``Standings.rebuild_ratings`` replays the finished games in the order they finished
+(``games.finish_order``) through the very same ``apply_game``, so a rebuild gives
+bit-for-bit the stored numbers (ARCHITECTURE.md: ratings are a projection of the log).
 
 Which games count (``is_rateable``): finished (an aborted game has no result), chosen as
 rated with the challenge, between two different people (not a hot-seat game against
