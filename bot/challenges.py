@@ -49,10 +49,12 @@ async def challenge(
     name: str,
     days: int | None = None,
     computer: int | None = None,
+    rated: bool = True,
 ) -> bool:
     """Challenge ``opponent_id`` (None: anyone). ``name`` names a new thread. True if posted.
     ``days``: the time control, days per move (``None``: no time limit). ``computer``: a
-    level (1-3): a game against the computer instead, started at once (untimed)."""
+    level (1-3): a game against the computer instead, started at once (untimed, unrated).
+    ``rated``: the game counts for ratings (issue 15; /play's default)."""
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
@@ -64,6 +66,7 @@ async def challenge(
         guild_id=interaction.guild_id,
         request_id=answers.request_id(interaction),
         days=days,
+        rated=rated,
     )
     if computer is not None:
         kwargs = dict(

@@ -23,6 +23,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.discord_cli", ("run", "commands")),
     ("bot.sweep", ("sweep",)),
     ("bot.selfplay", ("selfplay",)),
+    ("bot.ratings_cli", ("leaderboard", "profile", "ratings")),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
-from bot import adapter, threads, timestamps, views
+from bot import adapter, standings_embeds, threads, timestamps, views
 from bot.adapter import Post
 from bot.service import DeadlineEvent, GameView
 from bot.service.clock import days_text
@@ -89,11 +89,12 @@ class DiscordNotifier:
             files.append(adapter.png_file(event.image, adapter.BOARD_FILE))
         embed = adapter.board_embed(
             view,
-            event.messages,
+            standings_embeds.without_rating_line(event.messages, event.ratings),
             image=event.image is not None,
             dice_image=False,
             orientation="white" if event.image is not None else None,
         )
+        standings_embeds.add_rating_changes(embed, event.ratings)
         players = " ".join(adapter.mention(p) for p in event.ping)
         content = f"{players}: game {view.id} is over, {_outcome_words(view)}." if players else None
         buttons = views.board_view(view, (), "white") if view.status == "finished" else None

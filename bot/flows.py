@@ -17,7 +17,7 @@ from typing import Any
 
 import discord
 
-from bot import adapter, threads, views
+from bot import adapter, standings_embeds, threads, views
 from bot.adapter import Post
 from bot.answers import (
     Interaction,
@@ -68,13 +68,14 @@ def board_post(
         files.append(adapter.png_file(outcome.dice_image, adapter.DICE_FILE))
     embed = adapter.board_embed(
         view,
-        outcome.messages,
+        standings_embeds.without_rating_line(outcome.messages, outcome.ratings),
         image=outcome.image is not None,
         dice_image=outcome.dice_image is not None,
         show_commitment=show_commitment,
         orientation=side if outcome.image is not None else None,
         status=outcome.status,
     )
+    standings_embeds.add_rating_changes(embed, outcome.ratings)  # a rated game's end
     content: str | None = None
     ping: tuple[int, ...] = ()
     if prompt and not ephemeral:
@@ -374,6 +375,7 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
         colour=colour,
         options=dict(view.options),
         days=view.time_days,  # the same time control
+        rated=view.rated,  # and rated if the first game was
         want_thread=False,
         name=f"{view.variant_title}: rematch of game {view.id}",
     )

@@ -2,7 +2,7 @@
 
 All SQL of the project lives in this package. Callers depend on the ``Repository``
 and ``WriteTx`` protocols and the row dataclasses; ``open_repository`` returns the
-SQLite implementation.
+SQLite implementation. Ratings (issue 15) are stored by ``storage.standings``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from storage.models import (
     Colour,
     ColourChoice,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -27,6 +28,8 @@ from storage.models import (
     NewAction,
     NewGame,
     PlayerRow,
+    RatingChangeRow,
+    RatingRow,
     ResultText,
     Roll,
     SnapshotRow,
@@ -34,6 +37,7 @@ from storage.models import (
 from storage.repository import (
     ConflictError,
     NotFoundError,
+    RatingReadsProtocol,
     Repository,
     SchemaError,
     StorageError,
@@ -44,6 +48,7 @@ from storage.repository import (
     WriteTx,
 )
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
+from storage.standings import GLOBAL_SCOPE
 
 
 async def open_repository(path: str | os.PathLike[str] | None = None) -> SqliteRepository:
@@ -65,6 +70,8 @@ __all__ = [
     "ColourChoice",
     "ConflictError",
     "DueGame",
+    "FinishedGame",
+    "GLOBAL_SCOPE",
     "GameChanges",
     "GameQuery",
     "GameRow",
@@ -73,6 +80,9 @@ __all__ = [
     "NewGame",
     "NotFoundError",
     "PlayerRow",
+    "RatingChangeRow",
+    "RatingReadsProtocol",
+    "RatingRow",
     "Repository",
     "ResultText",
     "Roll",

@@ -439,5 +439,80 @@ _COMPUTER: list[str] = [
     "CREATE INDEX games_computer ON games (id) WHERE computer IS NOT NULL AND status = 'active'",
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS, _COMPUTER]
+
+# Ratings (issue 15): Glicko-2 per (server, variant, player) and per (variant, player),
+# a projection of the finished games that ``chessgarden ratings rebuild`` can recompute.
+# - ``games.rated``: whether the game counts for ratings (chosen with the challenge;
+#   /play asks for rated games by default). Games stored before this version were played
+#   when nothing was rated, so they stay unrated (0): nobody agreed to a rated game then;
+# - ``games.finish_order``: 1, 2, 3, ... in the order games finished (unique), so that a
+#   rebuild rates the games in the order they were rated live, even when two finished in
+#   the same millisecond. Games finished before this version are numbered by when they
+#   last changed (``updated_at``, then id);
+# - ``ratings``: one row per (scope, variant, player); ``scope`` is the server (guild id)
+#   or 0 for the global rating. ``last_ms`` is when the player's last rated game in that
+#   scope finished (RD grows with the days since). Indexed for the leaderboard (top N and
+#   "how many are above me") and for a player's profile;
+# - ``rating_changes``: each rated game's effect on each player in each scope, before
+#   and after, to show the change on the final board and a player's last results.
+_RATINGS: list[str] = [
+    "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1))",
+    "ALTER TABLE games ADD COLUMN finish_order INTEGER",
+    """
+    UPDATE games SET finish_order = numbered.n
+    FROM (
+        SELECT id, ROW_NUMBER() OVER (ORDER BY updated_at, id) AS n
+        FROM games WHERE status = 'finished'
+    ) AS numbered
+    WHERE games.id = numbered.id
+    """,
+    "CREATE UNIQUE INDEX games_finish_order ON games (finish_order) WHERE finish_order IS NOT NULL",
+    # A profile's "playing now": a player's active games, without reading their old ones.
+    "CREATE INDEX games_active_by_white ON games (white_id, id) WHERE status = 'active'",
+    "CREATE INDEX games_active_by_black ON games (black_id, id) WHERE status = 'active'",
+    """
+    CREATE TABLE ratings (
+        scope       INTEGER NOT NULL,            -- the server (guild id), or 0: global
+        variant     TEXT NOT NULL,
+        player_id   INTEGER NOT NULL REFERENCES players (id),
+        rating      REAL NOT NULL,
+        rd          REAL NOT NULL,
+        volatility  REAL NOT NULL,
+        games       INTEGER NOT NULL CHECK (games >= 1),
+        wins        INTEGER NOT NULL CHECK (wins >= 0),
+        draws       INTEGER NOT NULL CHECK (draws >= 0),
+        losses      INTEGER NOT NULL CHECK (losses >= 0),
+        last_ms     INTEGER NOT NULL,            -- when the last rated game here finished
+        last_game_id INTEGER NOT NULL REFERENCES games (id),
+        PRIMARY KEY (scope, variant, player_id),
+        CHECK (games = wins + draws + losses)
+    )
+    """,
+    "CREATE INDEX ratings_board ON ratings (scope, variant, rating DESC, player_id)",
+    "CREATE INDEX ratings_by_player ON ratings (player_id, scope, variant)",
+    """
+    CREATE TABLE rating_changes (
+        game_id            INTEGER NOT NULL REFERENCES games (id),
+        scope              INTEGER NOT NULL,     -- as in ratings
+        player_id          INTEGER NOT NULL REFERENCES players (id),
+        variant            TEXT NOT NULL,
+        finish_order       INTEGER NOT NULL,
+        opponent_id        INTEGER NOT NULL REFERENCES players (id),
+        score              REAL NOT NULL CHECK (score IN (0, 0.5, 1)),
+        rating_before      REAL NOT NULL,        -- as it stood at the game (RD widened)
+        rd_before          REAL NOT NULL,
+        volatility_before  REAL NOT NULL,
+        rating_after       REAL NOT NULL,
+        rd_after           REAL NOT NULL,
+        volatility_after   REAL NOT NULL,
+        PRIMARY KEY (game_id, scope, player_id)
+    )
+    """,
+    """
+    CREATE INDEX rating_changes_by_player
+        ON rating_changes (scope, player_id, variant, finish_order DESC)
+    """,
+]
+
+MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS, _COMPUTER, _RATINGS]
 LATEST_VERSION = len(MIGRATIONS)

@@ -72,6 +72,10 @@ class GameRow:
     when it is to be reminded (``None`` once reminded this turn, or untimed). The store
     derives from them the game's next due instant (the indexed ``due_ms``) for the
     deadline scheduler.
+
+    Ratings (issue 15): ``rated`` says whether the game counts for ratings once finished
+    (chosen with the challenge); ``finish_order`` numbers finished games 1, 2, 3, ... in
+    the order they finished (``None`` until then), the order ``ratings rebuild`` replays.
     """
 
     id: int
@@ -107,6 +111,8 @@ class GameRow:
     computer_level: int | None = None
     thinking_seq: int | None = None  # the log length a process claimed to think about
     thinking_until_ms: int | None = None  # ... until then
+    rated: bool = False
+    finish_order: int | None = None
 
     @property
     def is_live(self) -> bool:
@@ -139,6 +145,7 @@ class NewGame:
     deadline_ms: int | None = None  # a challenge: when it expires
     computer: Colour | None = None  # the side the computer plays (issue 14)
     computer_level: int | None = None
+    rated: bool = False  # counts for ratings once finished (issue 15)
 
 
 _UNSET: Any = object()
@@ -214,6 +221,15 @@ class NewAction:
 
 
 @dataclass(frozen=True)
+class FinishedGame:
+    """A finished game and when it finished (the ``created_at`` of its last log entry):
+    what ``ratings rebuild`` replays, in ``finish_order``."""
+
+    game: GameRow
+    finished_at: str
+
+
+@dataclass(frozen=True)
 class DueGame:
     """A game the deadline scheduler must look at: at ``due_ms`` its challenge expires,
     its side to act is to be reminded, or its side to act runs out of time."""
@@ -241,3 +257,43 @@ class GameQuery:
     statuses: tuple[GameStatus, ...] | None = None
     limit: int = 25
     computer_only: bool = False  # only games against the computer
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's current rating in one scope and variant, with their record there.
+    ``last_ms``: when their last rated game there finished; ``name`` from ``players``."""
+
+    scope: int
+    variant: str
+    player_id: int
+    rating: float
+    rd: float
+    volatility: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_ms: int
+    last_game_id: int
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class RatingChangeRow:
+    """What one rated game did to one player in one scope. ``before`` is the rating as
+    it stood when the game was rated (its RD already widened for idleness)."""
+
+    game_id: int
+    scope: int
+    player_id: int
+    variant: str
+    finish_order: int
+    opponent_id: int
+    score: float
+    rating_before: float
+    rd_before: float
+    volatility_before: float
+    rating_after: float
+    rd_after: float
+    volatility_after: float

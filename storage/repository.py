@@ -35,12 +35,15 @@ from typing import Protocol
 from storage.models import (
     ActionRow,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
     NewAction,
     NewGame,
     PlayerRow,
+    RatingChangeRow,
+    RatingRow,
     SnapshotRow,
 )
 
@@ -81,7 +84,39 @@ class NotFoundError(StorageError):
     """The row to change does not exist."""
 
 
-class WriteTx(Protocol):
+class RatingReadsProtocol(Protocol):
+    """Rating reads (issue 15), on the repository and inside a transaction alike."""
+
+    async def leaderboard(
+        self, scope: int, variant: str, limit: int = 10, offset: int = 0
+    ) -> list[RatingRow]: ...
+
+    async def rating_of(self, scope: int, variant: str, player_id: int) -> RatingRow | None: ...
+
+    async def rating_rank(self, row: RatingRow) -> int: ...
+
+    async def player_ratings(self, player_id: int, scope: int) -> list[RatingRow]: ...
+
+    async def recent_rating_changes(
+        self, scope: int, player_id: int, variant: str, limit: int = 5
+    ) -> list[RatingChangeRow]: ...
+
+    async def game_rating_changes(self, game_id: int) -> list[RatingChangeRow]: ...
+
+    async def all_ratings(self) -> list[RatingRow]: ...
+
+    async def all_rating_changes(self) -> list[RatingChangeRow]: ...
+
+    async def finished_games(
+        self, after_order: int = 0, limit: int = 1000
+    ) -> list[FinishedGame]: ...
+
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]: ...
+
+
+class WriteTx(RatingReadsProtocol, Protocol):
     async def get_game(self, game_id: int) -> GameRow | None: ...
 
     async def live_game_at(self, location_id: int) -> GameRow | None: ...
@@ -128,8 +163,21 @@ class WriteTx(Protocol):
 
     async def upsert_player(self, player_id: int, name: str | None = None) -> None: ...
 
+    async def mark_finished(self, game_id: int) -> tuple[int, str]:
+        """Number a game that this transaction finished in the order games finish (once);
+        that number and the ``created_at`` of its last log entry."""
+        ...
 
-class Repository(Protocol):
+    async def save_ratings(
+        self, ratings: list[RatingRow], changes: list[RatingChangeRow]
+    ) -> None: ...
+
+    async def replace_all_ratings(
+        self, ratings: list[RatingRow], changes: list[RatingChangeRow]
+    ) -> None: ...
+
+
+class Repository(RatingReadsProtocol, Protocol):
     def write(self) -> AbstractAsyncContextManager[WriteTx]: ...
 
     async def get_game(self, game_id: int) -> GameRow | None: ...

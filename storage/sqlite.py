@@ -51,6 +51,7 @@ from storage.migrations import LATEST_VERSION, MIGRATIONS
 from storage.models import (
     ActionRow,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
@@ -71,6 +72,7 @@ from storage.repository import (
     StoreOpenError,
     StoreUnavailableError,
 )
+from storage.standings import RatingReads, RatingWrites
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +89,7 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms"
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order"
 )
 _ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
@@ -146,6 +148,8 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         computer_level,
         thinking_seq,
         thinking_until_ms,
+        rated,
+        finish_order,
     ) = tuple(row)
     return GameRow(
         id=id_,
@@ -181,6 +185,8 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         computer_level=computer_level,
         thinking_seq=thinking_seq,
         thinking_until_ms=thinking_until_ms,
+        rated=bool(rated),
+        finish_order=finish_order,
     )
 
 
@@ -262,11 +268,46 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads:
+class _Reads(RatingReads):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
+
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return await _fetchall(self._conn, sql, params)
+
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]:
+        """A player's active games (in one server, if ``guild_id``), newest first: two
+        partial-index reads (``games_active_by_white``/``_black``), never their old games."""
+        guild = "" if guild_id is None else " AND guild_id = ?"
+        extra: tuple[Any, ...] = () if guild_id is None else (guild_id,)
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND white_id = ?{guild} "
+            "UNION "
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND black_id = ?{guild} "
+            "ORDER BY id DESC LIMIT ?",
+            (player_id, *extra, player_id, *extra, max(0, int(limit))),
+        )
+        return [_game_from_row(r) for r in rows]
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        """Finished games in the order they finished (``finish_order`` above
+        ``after_order``), each with the ``created_at`` of the log entry that ended it:
+        what ``ratings rebuild`` replays."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        rows = await _fetchall(
+            self._conn,
+            f"SELECT {columns}, a.created_at FROM games g "
+            "JOIN actions a ON a.game_id = g.id AND a.seq = g.log_count "
+            "WHERE g.finish_order > ? AND g.status = 'finished' "
+            "ORDER BY g.finish_order LIMIT ?",
+            (after_order, max(1, int(limit))),
+        )
+        return [FinishedGame(_game_from_row(r[:-1]), str(r[-1])) for r in rows]
 
     async def _game_where(self, where: str, params: tuple[Any, ...]) -> GameRow | None:
         """The one game matching the ``WHERE`` clause ``where``, or ``None``."""
@@ -373,7 +414,7 @@ class _Reads:
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(_Reads):
+class SqliteWriteTx(RatingWrites, _Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
@@ -382,6 +423,14 @@ class SqliteWriteTx(_Reads):
 
     async def game_by_request(self, request_id: str) -> GameRow | None:
         return await self._game_where("request_id = ?", (request_id,))
+
+    async def _run_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        if not params:
+            return
+        try:
+            await self._conn.executemany(sql, params)
+        except sqlite3.OperationalError as error:
+            raise _unavailable(error) or error from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(
@@ -405,8 +454,8 @@ class SqliteWriteTx(_Reads):
                 "INSERT INTO games (variant, options, status, location_id, guild_id, "
                 "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
                 "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-                "deadline_ms, computer, computer_level) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "deadline_ms, computer, computer_level, rated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 f"RETURNING {_GAME_COLUMNS}",
                 (
                     game.variant,
@@ -429,6 +478,7 @@ class SqliteWriteTx(_Reads):
                     game.deadline_ms,
                     game.computer,
                     game.computer_level,
+                    1 if game.rated else 0,
                 ),
             )
         except sqlite3.IntegrityError as error:

@@ -1,4 +1,5 @@
-"""The bot's cogs: games (play and act), info (rules, history, games, verify), dice (/roll).
+"""The bot's cogs: games (play and act), info (rules, history, games, verify), dice (/roll),
+standings (leaderboard, profile).
 
 Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads it with
 ``load_extension``.
@@ -6,4 +7,4 @@ Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads 
 
 from __future__ import annotations
 
-EXTENSIONS = ("bot.cogs.game", "bot.cogs.info", "bot.cogs.dice")
+EXTENSIONS = ("bot.cogs.game", "bot.cogs.info", "bot.cogs.dice", "bot.cogs.standings")

@@ -91,6 +91,7 @@ class GameCog(commands.Cog, name="Games"):
         options="Variant options, e.g. free_play or name=value, separated by commas",
         days="Time per move (default 3 days), or no time limit; a late player loses on time",
         computer="Play the computer instead, at this level (unrated, no time limit)",
+        rated="Whether the game counts for ratings (default: rated); see /leaderboard",
     )
     @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES)
     @app_commands.choices(days=DAYS_CHOICES, computer=COMPUTER_CHOICES)
@@ -105,6 +106,7 @@ class GameCog(commands.Cog, name="Games"):
         options: app_commands.Range[str, 1, MAX_OPTIONS_TEXT] | None = None,
         days: int = DEFAULT_DAYS,
         computer: int | None = None,
+        rated: bool = True,
     ) -> None:
         # everything that needs no request is checked first, and refused privately
         try:
@@ -141,6 +143,7 @@ class GameCog(commands.Cog, name="Games"):
             options=parsed,
             want_thread=thread,
             days=None if days == NO_TIME_LIMIT else days,
+            rated=rated,
             name=threads.thread_name(
                 rules.title,
                 interaction.user.display_name,

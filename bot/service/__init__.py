@@ -59,8 +59,9 @@ viewer's own games).
 Commands (keyword-only; all return ``Outcome``)::
 
     challenge(*, location_id, challenger_id, variant, opponent_id=None, colour="random",
-              options=None, guild_id=None, request_id=None, days=None)
+              options=None, guild_id=None, request_id=None, days=None, rated=False)
         # days: the time control, 1 to 14 days per move; None = no time limit.
+        # rated: the game counts for ratings once finished (Discord's /play: default true).
         # No seed, no engine game and no die until acceptance (C4): the Outcome has no
         # dice, no image, and GameView.commitment is None.
         # opponent_id None = open to anyone. colour is the challenger's: 'white'|'black'|'random'.
@@ -172,6 +173,32 @@ Looking (anyone who can see the game)::
         # InvalidState for a game that never started. Runs in a worker process; kept
         # per game until the stored game changes (see bot.service.looking).
 
+Ratings (issue 15; Glicko-2 in ``bot.service.ratings``, the rules in
+``bot.service.rating_log``)::
+
+    leaderboard(*, variant, guild_id=None, user_id=None, limit=10) -> Leaderboard
+        # guild_id None: the global ratings. Leaderboard(variant, variant_title, scope,
+        # top: tuple[Standing, ...], own: Standing | None); own: user_id's standing when
+        # rated but outside the top. Standing(rank, player_id, name, rating, rd, games,
+        # wins, draws, losses) .is_provisional (RD above 110: shown with "?")
+    profile(*, user_id, guild_id=None, viewer_id=None) -> Profile
+        # Profile(user_id, name, scope, records: tuple[VariantRecord(variant,
+        # variant_title, standing, recent: tuple[RecentResult(game_id, opponent_id,
+        # score, before, after), ...]), ...], current: tuple[GameSummary, ...],
+        # boards: tuple[(channel id, message id) | None, ...]); current games: in that
+        # server, or without one only the viewer's own
+    game_ratings(*, game_id) -> tuple[RatingChange, ...]
+    rebuild_ratings(*, check=False) -> RebuildReport(games, ratings, matched,
+                                                      differences, written) .line
+        # every rating recomputed from the finished games in the order they finished;
+        # replaces the stored ones (unless check) when they differ.
+    # A command that finishes a rated game between two different people (act, resign,
+    # draw agreement, a timeout) rates it in the same transaction: Outcome.ratings /
+    # DeadlineEvent.ratings hold RatingChange(player_id, colour, scope, before, after,
+    # rd) .delta .is_provisional (the server's first, then the global ones), and the
+    # messages end with "Rating changes (server): white ... 1662? (+162); black ...".
+    # Aborted, unrated, hot-seat (one person) and AI games change no rating.
+
 Board messages (contract C8; no viewer, the Discord layer's own bookkeeping)::
 
     set_board_message(*, game_id, channel_id, message_id) -> tuple[int, int] | None
@@ -182,7 +209,8 @@ Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
             recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
-            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None)
+            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None,
+            ratings: tuple[RatingChange, ...])
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
         # legal: the legal actions for the side now to act ('' tuple unless active);
@@ -192,7 +220,7 @@ Result types (``bot.service.results``)::
     GameView(id, variant, variant_title, options, status, location_id, guild_id,
              challenger_id, opponent_id, white_id, black_id, turn, to_move_id, dice, ply,
              last_move, result, winner, result_reason, draw_offer, commitment, seed,
-             time_days, deadline, computer, computer_level)
+             time_days, deadline, computer, computer_level, rated)
         computer: the side the computer plays ('white'|'black') or None; computer_level 1-3
         time_days: days per move or None; deadline: when the side to act runs out of
         time (a challenge: when it expires), an aware UTC datetime, or None
@@ -201,7 +229,8 @@ Result types (``bot.service.results``)::
         .is_over  .colour_of(user_id)
     GameSummary(id, variant, status, location_id, guild_id, challenger_id, opponent_id,
                 white_id, black_id, result, result_reason, created_at, updated_at,
-                moves: int | None, time_days, clock_side, deadline, computer, computer_level)
+                moves: int | None, time_days, clock_side, deadline, computer, computer_level,
+                rated)
     History(game, record, entries: tuple[HistoryEntry(seq, kind, actor_id, text, rolls,
             created_at), ...], start_rolls)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
@@ -270,6 +299,14 @@ from bot.service.errors import (
     TooManyChallenges,
     UnknownVariant,
 )
+from bot.service.rating_log import (
+    Leaderboard,
+    Profile,
+    RebuildReport,
+    RecentResult,
+    Standing,
+    VariantRecord,
+)
 from bot.service.results import (
     DeadlineEvent,
     GameSummary,
@@ -277,6 +314,7 @@ from bot.service.results import (
     History,
     HistoryEntry,
     Outcome,
+    RatingChange,
     RollMismatch,
     TextBoard,
     VerifyReport,
@@ -302,12 +340,17 @@ __all__ = [
     "IllegalAction",
     "InvalidInput",
     "InvalidState",
+    "Leaderboard",
     "LocationBusy",
     "ManualClock",
     "NotAllowed",
     "Notifier",
     "NotFound",
     "Outcome",
+    "Profile",
+    "RatingChange",
+    "RebuildReport",
+    "RecentResult",
     "RenderUnavailable",
     "RequestConflict",
     "RollMismatch",
@@ -315,6 +358,7 @@ __all__ = [
     "SeedNotRevealed",
     "ServiceError",
     "StaleAction",
+    "Standing",
     "StoreBusy",
     "StoreFull",
     "StoreUnavailable",
@@ -323,6 +367,7 @@ __all__ = [
     "TimeUp",
     "TooManyChallenges",
     "UnknownVariant",
+    "VariantRecord",
     "VerifyReport",
     "Viewer",
     "parse_dice",

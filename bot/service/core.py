@@ -46,7 +46,8 @@ from bot.service.live import (
     render_dice,
     result_text,
 )
-from bot.service.results import GameView, Outcome
+from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
+from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
@@ -601,6 +602,7 @@ class ServiceCore(Timekeeping):
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        rated: tuple[RatingChange, ...] = ()
         async with self._lock(self._game_locks, row.id):
             dirty = False
             try:
@@ -627,6 +629,7 @@ class ServiceCore(Timekeeping):
                     if step.end is not None:
                         dirty = True
                         live.game.end(*step.end)
+                        rated = await rate_finished(tx, row)
                 live.seq += 1
             except BaseException:
                 if dirty:
@@ -636,11 +639,12 @@ class ServiceCore(Timekeeping):
             shown = await self._present(live, view, render=render)
         return Outcome(
             view,
-            tuple(step.messages + self._status_lines(row, view)),
+            tuple(step.messages + self._status_lines(row, view) + rating_lines(rated, self._label)),
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            ratings=rated,
         )
 
     def _agree(self, colour: str, text: str | None = None) -> Step:
@@ -693,7 +697,14 @@ class ServiceCore(Timekeeping):
                 draw_offer=None,
             )
         view = make_view(row, live)
-        messages = ["(already done)", *self._status_lines(row, view)]
+        rated: tuple[RatingChange, ...] = ()
+        if view.status == "finished" and seq == live.seq:  # the retried action ended it
+            rated = rating_changes_of(row, await tx.game_rating_changes(row.id))
+        messages = [
+            "(already done)",
+            *self._status_lines(row, view),
+            *rating_lines(rated, self._label),
+        ]
         shown = await self._present(live, view, render=render, orientation=orientation)
         recorded = action.text if action.kind == "move" else None
         return Outcome(
@@ -706,6 +717,7 @@ class ServiceCore(Timekeeping):
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            ratings=rated,
         )
 
     # ----- messages -----------------------------------------------------------

@@ -40,7 +40,8 @@ from bot.service.clock import (
 from bot.service.core import ServiceCore, check_id, clean_text
 from bot.service.errors import InvalidState, NotAllowed, ServiceError
 from bot.service.live import Live, make_view
-from bot.service.results import DeadlineEvent, Outcome
+from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.results import DeadlineEvent, Outcome, RatingChange
 from storage import GameChanges, GameRow, NewAction
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class _Handled:
     row: GameRow
     live: Live | None = None
     colour: str | None = None
+    ratings: tuple[RatingChange, ...] = ()
 
 
 class Deadlines(ServiceCore):
@@ -140,8 +142,10 @@ class Deadlines(ServiceCore):
                     ),
                 )
                 dirty = True
+                rated: tuple[RatingChange, ...] = ()
                 if end.status == "finished":
                     live.game.end(end.winner, end.reason)
+                    rated = await rate_finished(tx, row)
             live.seq += 1
         except BaseException:
             if dirty:
@@ -149,7 +153,7 @@ class Deadlines(ServiceCore):
             raise
         if row.status == "aborted":
             self._cache.pop(row.id, None)  # as for any abort: no engine result to keep
-        return _Handled("timeout", row, live, colour)
+        return _Handled("timeout", row, live, colour, rated)
 
     def _hours(self) -> str:
         hours = self.challenge_hours
@@ -196,8 +200,11 @@ class Deadlines(ServiceCore):
         lines = [
             f"{colour} ran out of time: {outcome} ({view.result_reason}), {view.result}.",
             *self._reveal_lines(row),
+            *rating_lines(handled.ratings, self._label),
         ]
-        return DeadlineEvent("timeout", view, tuple(lines), players, at, board, shown.image)
+        return DeadlineEvent(
+            "timeout", view, tuple(lines), players, at, board, shown.image, handled.ratings
+        )
 
     # ----- moderators ---------------------------------------------------------------
 

@@ -270,6 +270,7 @@ def make_view(row: GameRow, live: Live | None) -> GameView:
         deadline=deadline_of(row),
         computer=row.computer,
         computer_level=row.computer_level,
+        rated=row.rated,
     )
 
 
@@ -301,6 +302,7 @@ def make_summary(row: GameRow) -> GameSummary:
         deadline=deadline_of(row),
         computer=row.computer,
         computer_level=row.computer_level,
+        rated=row.rated,
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.service.ratings import PROVISIONAL_RD
 from storage import ENDED_STATUSES, Colour, GameStatus, ResultText, Roll
 from variants import Status
 
@@ -52,6 +53,7 @@ class GameView:
     deadline: datetime | None = None
     computer: Colour | None = None  # the side the computer plays (C13); None: two people
     computer_level: int | None = None  # 1-3, with ``computer``
+    rated: bool = False  # counts for ratings once finished (issue 15)
 
     @property
     def is_over(self) -> bool:
@@ -67,6 +69,27 @@ class GameView:
 
 
 @dataclass(frozen=True)
+class RatingChange:
+    """What a finished game did to one player's rating in one scope (``scope`` is the
+    guild id, or ``None`` for the global rating). ``rd``: the RD after the game."""
+
+    player_id: int
+    colour: str
+    scope: int | None
+    before: float
+    after: float
+    rd: float
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before
+
+    @property
+    def is_provisional(self) -> bool:
+        return self.rd > PROVISIONAL_RD
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What every command returns.
 
@@ -79,7 +102,9 @@ class Outcome:
     - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
       no board was drawn, no dice show, or no dice renderer is configured);
     - ``status``: the position in words (``variants.describe``, contract C1): who acts,
-      what the dice allow, what is pending, check; ``None`` for a game that never started.
+      what the dice allow, what is pending, check; ``None`` for a game that never started;
+    - ``ratings``: what the command did to the players' ratings, when it finished a rated
+      game (``bot.service.standings.RatingChange``: the server's first, then global).
     """
 
     game: GameView
@@ -91,6 +116,7 @@ class Outcome:
     legal: tuple[str, ...] = ()
     dice_image: bytes | None = None
     status: Status | None = None
+    ratings: tuple[RatingChange, ...] = ()
 
     @property
     def next_user_id(self) -> int | None:
@@ -134,6 +160,7 @@ class GameSummary:
     deadline: datetime | None = None
     computer: Colour | None = None  # as in ``GameView`` (C13)
     computer_level: int | None = None
+    rated: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +263,7 @@ class DeadlineEvent:
     at: datetime
     board_message: tuple[int, int] | None = None
     image: bytes | None = None
+    ratings: tuple[RatingChange, ...] = ()  # a rated game that ended on time
 
     @property
     def line(self) -> str:

@@ -55,7 +55,9 @@ from bot.service.live import (
     result_text,
     variant_title,
 )
-from bot.service.results import Outcome
+from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.results import Outcome, RatingChange
+from bot.service.standings import Standings
 from bot.service.takeback import TakeBack
 from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
 from variants.dice import seed_commitment
@@ -64,7 +66,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Deadlines, TakeBack, ComputerPlay):
+class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(
@@ -79,11 +81,14 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
         guild_id: int | None = None,
         request_id: str | None = None,
         days: int | None = None,
+        rated: bool = False,
     ) -> Outcome:
         """A challenge: no engine game, no seed and no die until it is accepted (C4).
         At most ``max_open_challenges`` open challenges per challenger (C7).
         ``days``: the time control, days per move (1 to 14), or ``None`` for no time
-        limit. The challenge itself expires after ``challenge_hours``."""
+        limit. The challenge itself expires after ``challenge_hours``. ``rated``: the
+        game counts for ratings once finished (issue 15; Discord's /play asks for it by
+        default; local and hot-seat games are unrated)."""
         location_id = check_id(location_id, "the location id")
         challenger_id = check_id(challenger_id, "the challenger id")
         if opponent_id is not None:
@@ -102,6 +107,8 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
         options = self._check_options(variant, options)
         if days is not None:
             days = check_days(days)
+        if not isinstance(rated, bool):
+            raise InvalidInput("rated must be true or false")
         now_ms = self._now_ms()
         async with self._lock(self._location_locks, location_id), self._write() as tx:
             if request_id is not None:
@@ -130,13 +137,15 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
                     request_id=request_id,
                     time_days=days,
                     deadline_ms=now_ms + round(self.challenge_hours * HOUR_MS),
+                    rated=rated,
                 )
             )
         self._announce_row(row)
         who = self._label(opponent_id) if opponent_id is not None else "anyone"
         messages = (
             f"Game {row.id}: {self._label(challenger_id)} challenges {who} to "
-            f"{variant_title(variant)} (challenger plays {colour}; {days_text(days)}).",
+            f"{variant_title(variant)} (challenger plays {colour}; {days_text(days)}; "
+            f"{'rated' if rated else 'unrated'}).",
             "The dice are drawn when the challenge is accepted.",
         )
         return Outcome(make_view(row, None), messages)
@@ -307,6 +316,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
             expected_ply = check_id(expected_ply, "the expected ply")
         self._check_orientation(orientation)
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        rated: tuple[RatingChange, ...] = ()
         async with self._lock(self._game_locks, row.id):
             dirty = False
             try:
@@ -358,6 +368,8 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
                         )
                     )
                     row = await tx.update_game(row.id, GameChanges(**changes))
+                    if row.status == "finished":
+                        rated = await rate_finished(tx, row)
                 live.seq += 1
                 live.ply += 1
                 live.turns += turned
@@ -370,6 +382,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
             view = make_view(row, live)
             messages = [f"{colour.capitalize()} played {recorded}."]
             messages += self._status_lines(row, view)
+            messages += rating_lines(rated, self._label)
             shown = await self._present(live, view, render=render, orientation=orientation)
         return Outcome(
             view,
@@ -380,6 +393,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay):
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            ratings=rated,
         )
 
     async def resign(

@@ -28,7 +28,7 @@ from bot.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
-    "history", "rules", "games", "verify", "roll", "abort", "extend",
+    "history", "rules", "games", "verify", "roll", "abort", "extend", "leaderboard", "profile",
 }  # fmt: skip
 
 
@@ -129,8 +129,18 @@ def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> Non
     assert {row["name"] for row in rows} == EXPECTED_COMMANDS
     by_name = {row["name"]: row for row in rows}
     play = {o["name"]: o for o in by_name["play"]["options"]}
-    assert list(play) == ["variant", "opponent", "colour", "thread", "options", "days", "computer"]
+    assert list(play) == [
+        "variant",
+        "opponent",
+        "colour",
+        "thread",
+        "options",
+        "days",
+        "computer",
+        "rated",
+    ]
     assert play["computer"]["choices"] == [1, 2, 3]
+    assert play["rated"]["type"] == "boolean" and not play["rated"]["required"]
     assert play["days"]["choices"] == [*range(1, 15), 0]  # 0: no time limit
     assert play["variant"]["required"] and len(play["variant"]["choices"]) == 5
     assert by_name["move"]["options"][0]["autocomplete"]

@@ -1,0 +1,124 @@
+"""Discord embeds for ratings (issue 15): /leaderboard, /profile and the rating changes on
+the final board of a rated game. Formatting only; the numbers come from ``bot.service``.
+
+A rating shows as whole points, with "?" when it is provisional (RD above 110, as on
+lichess); a profile shows rating ± 2·RD (about 95% sure the player's strength lies there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import discord
+
+from bot.adapter import MAX_EMBED_TEXT, MAX_FIELD_TEXT, clip, fit, mention
+from bot.service import Leaderboard, Profile, RatingChange, Standing
+from bot.service.rating_log import RATING_LINE, shown_rating, signed
+
+COLOUR_RATINGS = discord.Colour.teal()
+PROVISIONAL_NOTE = "? provisional: rating deviation above 110 (few games, or long ago)"
+RATING_FIELD = "Rating changes"
+SCORE_WORDS = {1.0: "won", 0.5: "drew", 0.0: "lost"}
+
+
+def _where(scope: int | None) -> str:
+    return "this server" if scope is not None else "global"
+
+
+def standing_line(s: Standing) -> str:
+    return (
+        f"**{s.rank}.** {mention(s.player_id)} **{shown_rating(s.rating, s.rd)}** · "
+        f"{s.games} game{'s' if s.games != 1 else ''} ({s.wins}/{s.draws}/{s.losses})"
+    )
+
+
+def leaderboard_embed(board: Leaderboard) -> discord.Embed:
+    embed = discord.Embed(
+        title=f"Leaderboard · {board.variant_title} · {_where(board.scope)}",
+        colour=COLOUR_RATINGS,
+    )
+    if not board.top:
+        embed.description = (
+            f"Nobody has finished a rated game of {board.variant_title} here yet. "
+            "Start one with /play (games are rated unless you choose rated: False)."
+        )
+        return embed
+    lines = [standing_line(s) for s in board.top]
+    if board.own is not None:
+        lines += ["…", standing_line(board.own)]
+    embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
+    embed.set_footer(text=f"Glicko-2 · games (won/drawn/lost) · {PROVISIONAL_NOTE}")
+    return fit(embed)
+
+
+def _jump(guild_id: int | None, board: tuple[int, int] | None, location_id: int) -> str:
+    home = str(guild_id) if guild_id is not None else "@me"
+    if board is not None:
+        return f"https://discord.com/channels/{home}/{board[0]}/{board[1]}"
+    return f"https://discord.com/channels/{home}/{location_id}"
+
+
+def profile_embed(profile: Profile, name: str) -> discord.Embed:
+    embed = discord.Embed(
+        title=clip(f"Profile · {name}", 256),
+        description=f"{mention(profile.user_id)}'s ratings ({_where(profile.scope)})",
+        colour=COLOUR_RATINGS,
+    )
+    if not profile.records:
+        embed.description = (
+            f"{mention(profile.user_id)} has no rated games ({_where(profile.scope)}) yet."
+        )
+    for record in profile.records[:20]:
+        s = record.standing
+        lines = [
+            f"rank {s.rank} · {s.games} game{'s' if s.games != 1 else ''}: "
+            f"{s.wins} won, {s.draws} drawn, {s.losses} lost"
+        ]
+        for r in record.recent:
+            lines.append(
+                f"game {r.game_id}: {SCORE_WORDS.get(r.score, '?')} vs {mention(r.opponent_id)} "
+                f"({signed(r.after - r.before)})"
+            )
+        embed.add_field(
+            name=clip(
+                f"{record.variant_title}: {shown_rating(s.rating, s.rd)} ± {round(2 * s.rd)}", 256
+            ),
+            value=clip("\n".join(lines), MAX_FIELD_TEXT),
+            inline=False,
+        )
+    if profile.current:
+        lines = []
+        for game, board in zip(profile.current, profile.boards, strict=True):
+            other = game.black_id if game.white_id == profile.user_id else game.white_id
+            home = game.guild_id if game.guild_id is not None else profile.scope
+            lines.append(
+                f"**{game.id}** · {game.variant} vs {mention(other)} · "
+                f"[jump]({_jump(home, board, game.location_id)})"
+            )
+        embed.add_field(
+            name="Playing now", value=clip("\n".join(lines), MAX_FIELD_TEXT), inline=False
+        )
+    embed.set_footer(text=f"Glicko-2 · rating ± 2·RD · last 5 rated results · {PROVISIONAL_NOTE}")
+    return fit(embed)
+
+
+def add_rating_changes(embed: discord.Embed, changes: Sequence[RatingChange]) -> None:
+    """The final board of a rated game: each player's new rating and change, in the
+    game's own scope (the server's ratings; global for a game in a DM)."""
+    if not changes:
+        return
+    scope = changes[0].scope
+    lines = [
+        f"{c.colour} {mention(c.player_id)}: {shown_rating(c.after, c.rd)} ({signed(c.delta)})"
+        for c in changes
+        if c.scope == scope
+    ]
+    embed.add_field(name=f"{RATING_FIELD} ({_where(scope)})", value="\n".join(lines), inline=False)
+
+
+def without_rating_line(messages: Sequence[str], changes: Sequence[RatingChange]) -> list[str]:
+    """The messages of a finished game without the rating line, when the changes are
+    shown in their own field (``add_rating_changes``)."""
+    if not changes:
+        return list(messages)
+    return [m for m in messages if not m.startswith(RATING_LINE)]
