@@ -129,7 +129,7 @@ class RebuildReport:
 
 def is_rateable(row: GameRow) -> bool:
     """Whether a game counts for ratings: finished with a result, chosen as rated, two
-    different people, no computer (``computer`` is the AI's side once issue 14 lands)."""
+    different people, no computer (``computer``: the side the computer plays)."""
     return (
         row.status == "finished"
         and row.rated
@@ -137,7 +137,7 @@ def is_rateable(row: GameRow) -> bool:
         and row.white_id is not None
         and row.black_id is not None
         and row.white_id != row.black_id
-        and getattr(row, "computer", None) is None
+        and row.computer is None
     )
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -154,11 +153,6 @@ async def test_unrated_aborted_and_hot_seat_games_leave_ratings_unchanged(
     assert (await service.rebuild_ratings()).matched
 
 
-@dataclass(frozen=True)
-class _ComputerGame(GameRow):
-    computer: str | None = "black"  # the field issue 14 (C13) adds
-
-
 def test_only_two_people_in_a_rated_finished_game_count() -> None:
     row = GameRow(
         id=1,
@@ -193,9 +187,8 @@ def test_only_two_people_in_a_rated_finished_game_count() -> None:
     assert not is_rateable(replace(row, rated=False))
     assert not is_rateable(replace(row, black_id=ALICE))  # hot-seat: one person
     assert not is_rateable(replace(row, status="aborted", result=None))
-    fields = {f: getattr(row, f) for f in row.__dataclass_fields__}
-    assert not is_rateable(_ComputerGame(**fields))
-    assert is_rateable(_ComputerGame(**{**fields, "computer": None}))
+    assert not is_rateable(replace(row, computer="black", computer_level=2))
+    assert is_rateable(replace(row, computer=None))
 
 
 async def test_the_rd_of_an_idle_player_grows_before_their_next_game(
