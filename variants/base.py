@@ -47,6 +47,21 @@ _SIMPLE = ("", "double")
 _LAYOUT_LOCK = threading.Lock()
 
 
+class _Scope(threading.local):
+    """Per thread: the destinations ``ordinary_moves`` generates for (``legal_moves_to``);
+    -1 for every square."""
+
+    to = -1
+    castles = True  # castling too
+
+
+_SCOPE = _Scope()
+# How many restricted lists are being made, in any thread: while 0 the hot paths skip
+# reading ``_SCOPE``. A count off by a race only makes a list less restricted, never
+# wrong: ``legal_moves_to`` cuts its result down itself.
+_ACTIVE = [0]
+
+
 @dataclass(frozen=True)
 class Result:
     winner: str | None  # 'white', 'black', or None for a draw
@@ -93,22 +108,25 @@ class Variant(Notation):
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
-        self._lay: Layout | None = None
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
         self._memo: tuple[Position, Any, list[Move]] | None = None
 
     # ----- compiled tables -------------------------------------------------
 
-    @property
-    def lay(self) -> Layout:
-        """The compiled tables, built the first time they are needed."""
-        lay = self._lay
-        if lay is None:
-            with _LAYOUT_LOCK:
-                if self._lay is None:
-                    self._lay = Layout(self)
-                lay = self._lay
+    # The compiled tables (``tables.Layout``), built the first time they are needed:
+    # ``__getattr__`` runs only while the instance has no ``lay`` yet, so that reading
+    # it afterwards is a plain attribute read.
+    lay: Layout
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "lay":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        with _LAYOUT_LOCK:
+            lay = self.__dict__.get("lay")
+            if lay is None:
+                lay = Layout(self)
+                self.__dict__["lay"] = lay
         return lay
 
     def shape_keys(self) -> list[tuple[PieceType, int, str]]:
@@ -317,7 +335,25 @@ class Variant(Notation):
             return False
         c = pos.turn if color is None else color
         k = pos.kings[c]
-        return k >= 0 and self.is_attacked(pos, k, other(c))
+        if k < 0:
+            return False
+        if c == pos.turn:
+            return bool(self.danger(pos)[0])
+        return self.is_attacked(pos, k, other(c))
+
+    def danger(self, pos: Position) -> tuple[int, int]:
+        """The side to move's checkers (the enemy pieces attacking its King) and pinned
+        pieces, as bitboards; read once per position (``Position.danger``)."""
+        d = pos.danger
+        if d is not None and d[0] == pos.zkey and d[1] == pos.turn:
+            return d[2], d[3]
+        color = pos.turn
+        king = pos.kings[color]
+        occ = pos.occ[0] | pos.occ[1]
+        checkers = self.attackers(pos, king, 1 - color, occ)
+        pinned = self.pinned(pos, king, color, occ)
+        pos.danger = (pos.zkey, color, checkers, pinned)
+        return checkers, pinned
 
     def evasions(self, pos: Position, checker: int, king: int, occ: int) -> tuple[int, bool]:
         """The squares where a move ends the check by the piece on ``checker``
@@ -371,7 +407,7 @@ class Variant(Notation):
         """Every piece's moves by its atoms, promotions expanded (no specials, no dice),
         by square and then in the order of the piece's atoms. With ``captures``
         false, only moves onto empty squares."""
-        lay = self._lay or self.lay
+        lay = self.lay
         shapes = lay.shapes
         shape_of = lay.shape_of
         board = pos.board
@@ -382,6 +418,9 @@ class Variant(Notation):
         notown = ~own if captures else ~occ
         empty = ~occ
         out: list[Move] = []
+        scope = _SCOPE.to if _ACTIVE[0] else -1
+        if scope != -1:  # only moves to these squares (``legal_moves_to``)
+            return self._ordinary_to(pos, color, scope, notown & scope, empty & scope, enemy & scope)
         b = own
         while b:
             fb = b & -b
@@ -412,6 +451,46 @@ class Variant(Notation):
             cache = shape.emit[frm]
             ms = cache.get(t)
             out += shape.moves(frm, t) if ms is None else ms
+        return out
+
+    def _ordinary_to(
+        self, pos: Position, color: int, scope: int, notown: int, empty: int, enemy: int
+    ) -> list[Move]:
+        """``ordinary_moves`` to the squares of ``scope`` only: the pieces that could
+        reach them are found backwards (``Shape.rspan``), by shape."""
+        out: list[Move] = []
+        bb = pos.bb
+        occ = pos.occ[0] | pos.occ[1]
+        for shape in self.lay.by_color[color]:
+            pieces = bb[shape.index]
+            if not pieces:
+                continue
+            rspan = shape.rspan
+            d = scope
+            near = 0
+            while d:
+                db = d & -d
+                d ^= db
+                near |= rspan[db.bit_length() - 1]
+            pieces &= near
+            while pieces:
+                fb = pieces & -pieces
+                pieces ^= fb
+                frm = fb.bit_length() - 1
+                both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+                t = (both & notown) | (move & empty) | (capture & enemy)
+                for line, mode in lines:
+                    t |= line.reach(occ) & (notown if mode == 3 else empty if mode == 1 else enemy)
+                for pm, q, c in lames:
+                    if not occ & pm:
+                        t |= (q & empty) | (c & enemy)
+                if not t:
+                    continue
+                for m in shape.moves(frm, t):
+                    if shape.promote >> m.to & 1:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
         return out
 
     @staticmethod
@@ -454,13 +533,54 @@ class Variant(Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             return list(memo[2])
-        moves = self.generate_legal(pos)
+        scope = _SCOPE.to if _ACTIVE[0] else -1
+        if scope != -1:  # asked for while a restricted list is being made: the whole list
+            _SCOPE.to = -1
+            try:
+                moves = self.generate_legal(pos)
+            finally:
+                _SCOPE.to = scope
+        else:
+            moves = self.generate_legal(pos)
         self._memo = (pos, pos.dice, moves)
         return list(moves)
+
+    def legal_moves_to(self, pos: Position, squares: int, castles: bool = True) -> list[Move]:
+        """The legal actions that end on one of ``squares`` (a bitboard) and, with
+        ``castles``, every castling: the only ones a text naming those squares can mean
+        (``Notation.named_squares``). Actions without a square (a roll, a pass) are
+        left out: only the whole list decides them. Cheaper than the whole list: the
+        pieces' moves are generated for those squares only."""
+        memo = self._memo
+        if memo is not None and memo[0] is pos and memo[1] is pos.dice:
+            moves = memo[2]
+        else:
+            _SCOPE.to = squares
+            _SCOPE.castles = castles
+            _ACTIVE[0] += 1
+            try:
+                moves = self.generate_legal(pos)
+            finally:
+                _ACTIVE[0] -= 1
+                _SCOPE.to = -1
+                _SCOPE.castles = True
+        return [
+            m
+            for m in moves
+            if m[1] >= 0 and (squares >> m[1] & 1 or (castles and m[2] == "castle"))
+        ]
 
     def generate_legal(self, pos: Position) -> list[Move]:
         """The legal actions: candidates the turn rules permit, less self-checks."""
         moves = self.candidate_moves(pos)
+        scope = _SCOPE.to if _ACTIVE[0] else -1
+        if scope != -1:  # ``legal_moves_to``: judge only what it keeps
+            castles = _SCOPE.castles
+            moves = [
+                m
+                for m in moves
+                if m[1] >= 0 and (scope >> m[1] & 1 or (castles and m[2] == "castle"))
+            ]
         if type(self).permits is not Variant.permits:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
@@ -477,8 +597,12 @@ class Variant(Notation):
             return moves
         enemy = 1 - color
         occ = pos.occ[0] | pos.occ[1]
-        checkers = self.attackers(pos, king, enemy, occ)
-        pinned = self.pinned(pos, king, color, occ)
+        d = pos.danger  # read already (a game's end-of-turn test), or read here
+        if d is not None and d[0] == pos.zkey and d[1] == color:
+            checkers, pinned = d[2], d[3]
+        else:
+            checkers = self.attackers(pos, king, enemy, occ)
+            pinned = self.pinned(pos, king, color, occ)
         away = occ ^ (1 << king)
         is_attacked = self.is_attacked
         out: list[Move] = []
@@ -552,8 +676,49 @@ class Variant(Notation):
 
         return reach_refusal(self, pos, frm, to)
 
+    # Every move of a piece by its atoms is an action, unless the check rule forbids it
+    # (no dice or turn rule takes one away): ``has_legal_move`` may then stop early.
+    free_moves: ClassVar[bool] = False
+
     def has_legal_move(self, pos: Position) -> bool:
+        memo = self._memo
+        if memo is not None and memo[0] is pos and memo[1] is pos.dice:
+            return bool(memo[2])
+        if self.free_moves and self.quick_has_move(pos):
+            return True
         return bool(self.legal_moves(pos))
+
+    # Do the pieces' ordinary moves include captures (King's Guard: only pawns capture)?
+    atoms_capture: ClassVar[bool] = True
+
+    def quick_has_move(self, pos: Position) -> bool:
+        """True when a piece can move by its atoms and such a move is surely legal:
+        without a check rule any piece; with one, not in check, a piece other than the
+        King and not pinned to it. False means "not shown" (``free_moves`` only)."""
+        color = pos.turn
+        if not self.has_check:
+            movers = pos.occ[color]
+            while movers:
+                b = movers & -movers
+                movers ^= b
+                frm = b.bit_length() - 1
+                if self.targets(pos, frm, self.shape_at(pos, frm), self.atoms_capture):
+                    return True
+            return False
+        king = pos.kings[color]
+        if king < 0:
+            return False
+        checkers, pinned = self.danger(pos)
+        if checkers:
+            return False
+        movers = pos.occ[color] & ~(1 << king) & ~pinned
+        while movers:
+            b = movers & -movers
+            movers ^= b
+            frm = b.bit_length() - 1
+            if self.targets(pos, frm, self.shape_at(pos, frm)):
+                return True
+        return False
 
     # ----- making moves -------------------------------------------------
 

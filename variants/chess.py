@@ -7,7 +7,17 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from .base import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Result, Roller, Variant, draw, win
+from .base import (
+    _ACTIVE,
+    _SCOPE,
+    CASTLE_KINGSIDE,
+    CASTLE_QUEENSIDE,
+    Result,
+    Roller,
+    Variant,
+    draw,
+    win,
+)
 from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
@@ -61,6 +71,7 @@ class ChessLike(Variant):
     start_placement: ClassVar[str] = FIDE_START
     home_ranks: ClassVar[tuple[int, int]] = (1, 8)  # rank labels of the back ranks
     pawn_ranks: ClassVar[tuple[int, int]] = (2, 7)
+    free_moves: ClassVar[bool] = True  # no dice here; Guardener's and Jepps' setup say otherwise
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,10 +79,17 @@ class ChessLike(Variant):
         # Cached geometry for the hot paths of move generation.
         self._double_starts = (g.rank_squares(self.pawn_ranks[0]), g.rank_squares(self.pawn_ranks[1]))
         self._double_masks = tuple(sum(1 << s for s in squares) for squares in self._double_starts)
+        self._step = (g.width, -g.width)  # one square forward, by colour
+        self._double_dests = tuple(
+            sum(1 << (s + 2 * step) for s in squares)
+            for squares, step in zip(self._double_starts, self._step, strict=True)
+        )
         # (king, rook) -> (king to, rook to, squares between, mask of those squares)
         self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...], int]] = {}
         self._pawn_shapes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self._doubles: dict[int, Move] = {}
+        # (rights, the King's square) -> the rights left once that King has moved
+        self._rights_after: dict[tuple[frozenset[int], int], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
 
     def prepare_layout(self, lay: Layout) -> None:
@@ -84,6 +102,11 @@ class ChessLike(Variant):
         self._pawn_shapes = tuple(  # type: ignore[assignment]
             tuple(s.index for s in lay.by_color[c] if s.kind == "P") for c in (WHITE, BLACK)
         )
+
+    def has_pawns(self, pos: Position) -> bool:
+        self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
+        bb = pos.bb
+        return any(bb[s] for side in self._pawn_shapes for s in side)
 
     def promotes(self, kind: str) -> bool:
         """Does a piece of this kind promote on reaching the last rank?"""
@@ -144,13 +167,16 @@ class ChessLike(Variant):
         """Pawns on their start rank stepping two squares across an empty one."""
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         pawns = 0
+        scope = _SCOPE.to if _ACTIVE[0] else -1
+        if scope != -1 and not scope & self._double_dests[color]:
+            return
         for s in self._pawn_shapes[color]:
             pawns |= pos.bb[s]
         pawns &= self._double_masks[color]
         if not pawns:
             return
         occ = pos.occ[0] | pos.occ[1]
-        step = forward(color) * self.geometry.width
+        step = self._step[color]
         doubles = self._doubles
         while pawns:
             b = pawns & -pawns
@@ -178,6 +204,8 @@ class ChessLike(Variant):
         king = pos.kings[color]
         if king < 0 or not pos.castling:
             return out
+        # Asked for the moves to some squares only (``legal_moves_to``)?
+        only = -1 if not _ACTIVE[0] or _SCOPE.castles else _SCOPE.to
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
@@ -189,7 +217,7 @@ class ChessLike(Variant):
                 path = self._castle_path(king, rook)
                 self._castle_paths[king, rook] = path
             k_to, _, _, between = path
-            if k_to < 0 or occ & between:
+            if k_to < 0 or occ & between or not only >> k_to & 1:
                 continue
             if not self.castling_safe(pos, king, k_to):
                 continue
@@ -214,9 +242,12 @@ class ChessLike(Variant):
     def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
         if not self.has_check:
             return True
-        enemy = other(pos.turn)
+        enemy = 1 - pos.turn
         step = 1 if k_to > king else -1
-        return not any(self.is_attacked(pos, s, enemy) for s in range(king, k_to + step, step))
+        for s in range(king, k_to + step, step):
+            if self.is_attacked(pos, s, enemy):
+                return False
+        return True
 
     def special_moves(self, pos: Position) -> list[Move]:
         return self.castling_moves(pos) if self.castling else []
@@ -254,8 +285,14 @@ class ChessLike(Variant):
         if rights:
             frm, to = move.frm, move.to
             if new.kings[new.turn] == to:  # the King moved: its rank's rights go
-                home = g.rank_of(frm)
-                rights = frozenset(s for s in rights if g.rank_of(s) != home)
+                key = (rights, frm)
+                after = self._rights_after.get(key)
+                if after is None:
+                    home = g.rank_of(frm)
+                    after = frozenset(s for s in rights if g.rank_of(s) != home)
+                    if len(self._rights_after) < 4096:
+                        self._rights_after[key] = after
+                rights = after
             if frm in rights or to in rights:
                 rights = rights - {frm, to}
             new.castling = rights
@@ -363,6 +400,8 @@ class ChessLike(Variant):
 
     def is_insufficient(self, pos: Position) -> bool:
         """Dead position by material: K v K, K+minor v K, K+B v K+B with bishops on one colour."""
+        if self.has_pawns(pos):
+            return False
         bb = pos.bb
         others = bishops = knights = 0
         for shape in self.lay.shapes:
@@ -385,7 +424,7 @@ class ChessLike(Variant):
         """Positions repeat when the board, side, castling rights and a real en passant
         repeat: the pieces' Zobrist key and a stable hash of the rest (64 bits)."""
         ep = pos.ep
-        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves(pos)):
+        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep)):
             ep = -1
         return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))
 

@@ -48,7 +48,7 @@ class Geometry:
     holes: frozenset[str] = field(default_factory=frozenset)
     colour_base: int = 1
 
-    @property
+    @cached_property
     def width(self) -> int:
         return len(self.files)
 
@@ -76,6 +76,15 @@ class Geometry:
             f"{self.files[sq % self.width]}{sq // self.width + self.first_rank}"
             for sq in range(self.size)
         )
+
+    @cached_property
+    def name_index(self) -> dict[str, int]:
+        """Every square of the box (holes too) by name (``Notation.named_squares``)."""
+        return {name: sq for sq, name in enumerate(self.names)}
+
+    @cached_property
+    def name_lengths(self) -> tuple[int, ...]:
+        return tuple(sorted({len(name) for name in self.names}))
 
     @cached_property
     def _by_name(self) -> dict[str, int]:

@@ -152,6 +152,7 @@ class Guardener(ChessLike):
     dice_sides = DIE
     fifty_move_rule = False
     repetition_draw = False
+    free_moves = False  # the dice decide which pieces may move
     insufficient_material = False
     start_placement = START
 
@@ -289,6 +290,13 @@ class Guardener(ChessLike):
         ):
             moves.append(Move(-1, -1, PASS))
         return moves
+
+    def has_legal_move(self, pos: Position) -> bool:
+        # While the side has not passed, its list is never empty: with no move that is
+        # not a plank, it may pass (``generate_legal``).
+        if not pos.extra["passed"][pos.turn]:
+            return True
+        return super().has_legal_move(pos)
 
     def is_plank(self, pos: Position, move: Move) -> bool:
         """A King move onto a square an enemy piece attacks once it stands there."""
@@ -432,7 +440,7 @@ class Guardener(ChessLike):
         for color in (pos.turn, other(pos.turn)):
             if pos.kings[color] < 0:
                 return win(other(color), "king captured")
-        if pos.dice is not None and not self.legal_moves(pos):
+        if pos.dice is not None and not self.has_legal_move(pos):
             return draw("stalemate")
         return None
 

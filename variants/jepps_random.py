@@ -282,6 +282,10 @@ class JeppsRandom(ChessLike):
             return self.setup_actions(pos)
         return super().generate_legal(pos)
 
+    def quick_has_move(self, pos: Position) -> bool:
+        # During the setup the actions are placements, not moves.
+        return pos.extra["phase"] != "setup" and super().quick_has_move(pos)
+
     def special_moves(self, pos: Position) -> list[Move]:
         return self.relocations(pos)
 

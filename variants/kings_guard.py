@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import Result, draw, win
+from .base import _ACTIVE, _SCOPE, Result, draw, win
 from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
 from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
@@ -46,6 +46,10 @@ class KingsGuard(ChessLike):
     double_step = False
     en_passant = False
     insufficient_material = False
+    atoms_capture = False  # only pawns capture, with an assist (``pawn_captures``)
+
+    # Per square, the squares one step away, in ``ALL_DIRECTIONS`` order (built once).
+    _neighbours: tuple[tuple[int, ...], ...] | None = None
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
         # Non-pawn pieces never capture; pawns capture only with an assist.
@@ -64,14 +68,21 @@ class KingsGuard(ChessLike):
             if shape.kind == "P":
                 pawns |= bb[shape.index]
         enemy = pos.occ[1 - color]
+        if _ACTIVE[0] and _SCOPE.to != -1:  # ``legal_moves_to``: only these squares
+            enemy &= _SCOPE.to
         out: list[Move] = []
-        while pawns:
+        neighbours = self._neighbours
+        if neighbours is None:
+            neighbours = self._neighbours = tuple(
+                tuple(to for dx, dy in ALL_DIRECTIONS if (to := g.offset(sq, dx, dy)) is not None)
+                for sq in range(g.size)
+            )
+        while pawns and enemy:
             b = pawns & -pawns
             pawns ^= b
             frm = b.bit_length() - 1
-            for dx, dy in ALL_DIRECTIONS:
-                to = g.offset(frm, dx, dy)
-                if to is None or not enemy >> to & 1:
+            for to in neighbours[frm]:
+                if not enemy >> to & 1:
                     continue
                 assist = self.attackers(pos, to, color) & ~self._pawns(pos, color)
                 if assist:
@@ -155,7 +166,7 @@ class KingsGuard(ChessLike):
             return win(other(color), "king captured")
         if not self._pawns(pos, color):
             return win(other(color), "no pawns left")
-        if not self.legal_moves(pos):
+        if not self.has_legal_move(pos):
             return win(other(color), "no legal move")
         if pos.halfmove >= 100:
             return draw("fifty-move rule")

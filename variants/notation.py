@@ -122,7 +122,12 @@ class Notation:
         return file_ + rank
 
     def format_moves(self, pos: Position, moves: Sequence[Move]) -> list[str]:
-        texts = [self.san(pos, m, moves) for m in moves]
+        # A move is disambiguated only against moves to the same square: each text is
+        # formatted against those alone (not the whole list every time).
+        by_to: dict[int, list[Move]] = {}
+        for m in moves:
+            by_to.setdefault(m.to, []).append(m)
+        texts = [self.san(pos, m, by_to[m.to]) for m in moves]
         if self.has_check:
             texts = [t + self.check_mark(pos, m) for t, m in zip(texts, moves, strict=True)]
         return texts
@@ -179,6 +184,22 @@ class Notation:
             else:
                 name = names[to]
                 out.append(name in text or name in squashed)
+        return out
+
+    def named_squares(self, text: str) -> int:
+        """The squares whose names ``text`` contains (as ``candidates`` reads it), as a
+        bitboard: the destinations of every move the text can name, castling and
+        actions without a destination aside (``Variant.legal_moves_to``)."""
+        index = self.geometry.name_index
+        lengths = self.geometry.name_lengths
+        out = 0
+        for t in (text, text.replace("x", "").replace(" ", "").replace("-", "")):
+            n = len(t)
+            for i in range(n - 1):
+                for length in lengths:
+                    sq = index.get(t[i : i + length])
+                    if sq is not None:
+                        out |= 1 << sq
         return out
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:

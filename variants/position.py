@@ -127,6 +127,7 @@ class Position:
         "bb",
         "zkey",
         "lay",
+        "danger",
     )
 
     def __init__(
@@ -154,6 +155,9 @@ class Position:
         self.bb: list[int] = []
         self.zkey = 0
         self.lay: Layout | None = None
+        # (zkey, turn, checkers, pinned) once ``Variant.danger`` has read them: valid
+        # while the pieces and the side to move are the same.
+        self.danger: tuple[int, int, int, int] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -177,6 +181,7 @@ class Position:
         new.bb = self.bb[:]
         new.zkey = self.zkey
         new.lay = self.lay
+        new.danger = self.danger
         return new
 
     # ----- changing the board (keeps board, bitboards and key in step) -----

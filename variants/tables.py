@@ -96,6 +96,8 @@ class Shape:
         "emit",
         "capture_lines",
         "promote",
+        "span",
+        "rspan",
     )
 
     def moves(self, frm: int, t: int) -> tuple[Move, ...]:
@@ -133,6 +135,11 @@ class Shape:
         # direction pairs / single directions it captures along by sliding
         self.capture_lines: list[tuple[Offset, ...]] = []
         self.promote = 0  # squares where it must promote (set by the variant)
+        # Per square, every square its atoms could ever take it to (an empty board's
+        # reach): generation for a few destinations skips pieces that cannot get there.
+        self.span: list[int] = []
+        # Per square, the squares it could ever come from (``span`` read backwards).
+        self.rspan: list[int] = []
 
 
 def _ray(g: Geometry, sq: int, d: Offset, limit: int = 0) -> list[int]:
@@ -203,6 +210,7 @@ def compile_shape(shape: Shape, g: Geometry) -> None:
         if not g.on_board[sq]:
             shape.gen.append(None)
             shape.order.append(())
+            shape.span.append(0)
             continue
         both = move = capture = 0
         leap_order: list[int] = []
@@ -263,7 +271,20 @@ def compile_shape(shape: Shape, g: Geometry) -> None:
         shape.gen.append(
             (both, move, capture, lines, tuple((pm, q, c) for pm, (q, c) in lames.items()))
         )
+        span = both | move | capture
+        for line, _ in lines:
+            span |= line.full
+        for q, c in lames.values():
+            span |= q | c
+        shape.span.append(span)
         shape.order.append(tuple(dict.fromkeys(leap_order + ray_order + lame_order)))
+    rspan = [0] * g.size
+    for frm, span in enumerate(shape.span):
+        while span:
+            b = span & -span
+            span ^= b
+            rspan[b.bit_length() - 1] |= 1 << frm
+    shape.rspan = rspan
 
 
 class Layout:

@@ -10,7 +10,7 @@ from .base import Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
-from .notation import Texts
+from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Texts
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
@@ -316,7 +316,13 @@ class Tquarchess(ChessLike):
                 pos, move._replace(flag="", promo=""), [m for m in legal if m.flag != "kres"]
             )
             return base + ENTRY_MARK + "%"
-        text = super().san(pos, move._replace(gate=-1), [m for m in legal if m.gate < 0])
+        if move.flag == "castle":
+            text = CASTLE_KINGSIDE if move.to > move.frm else CASTLE_QUEENSIDE
+        else:
+            # Disambiguated against the moves without an entry only.
+            text = self.plain_san(
+                pos, move._replace(gate=-1) if move.gate >= 0 else move, legal, _no_gate
+            )
         if move.promo == "T":
             text += "%"
         if move.gate >= 0:
@@ -366,6 +372,8 @@ class Tquarchess(ChessLike):
     def is_insufficient(self, pos: Position) -> bool:
         # A Tquarc on the board, one that can still enter, or one a Knight can
         # resurrect is material (a lapsed entry is not).
+        if self.has_pawns(pos):
+            return False  # a pawn is material in itself
         if self.tquarcs(pos, WHITE) or self.tquarcs(pos, BLACK):
             return False
         for c in (WHITE, BLACK):
@@ -428,6 +436,10 @@ class Tquarchess(ChessLike):
     def extra_key(self, pos: Position) -> Any:
         e = pos.extra
         return (e["hand"], e["gates"], e["king2"], e["last_tq"], e["rolled"])
+
+
+def _no_gate(move: Move) -> bool:
+    return move.gate < 0
 
 
 def _unrolled(text: str) -> str:
