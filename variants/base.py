@@ -627,7 +627,12 @@ class Variant(Notation):
             return moves
         enemy = 1 - color
         occ = pos.occ[0] | pos.occ[1]
-        checkers, pinned = self.danger(pos)
+        d = pos.danger  # read already (a game's end-of-turn test), or read here
+        if d is not None and d[0] == pos.zkey and d[1] == color:
+            checkers, pinned = d[2], d[3]
+        else:
+            checkers = self.attackers(pos, king, enemy, occ)
+            pinned = self.pinned(pos, king, color, occ)
         away = occ ^ (1 << king)
         is_attacked = self.is_attacked
         out: list[Move] = []

@@ -88,8 +88,8 @@ class ChessLike(Variant):
         self._castle_paths: dict[tuple[int, int], tuple[int, int, tuple[int, ...], int]] = {}
         self._pawn_shapes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self._doubles: dict[int, Move] = {}
-        # (rights, from, to, the King moved) -> the castling rights after the move
-        self._rights_after: dict[tuple[frozenset[int], int, int, bool], frozenset[int]] = {}
+        # (rights, the King's square) -> the rights left once that King has moved
+        self._rights_after: dict[tuple[frozenset[int], int], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
 
     def prepare_layout(self, lay: Layout) -> None:
@@ -284,19 +284,18 @@ class ChessLike(Variant):
         rights = new.castling
         if rights:
             frm, to = move.frm, move.to
-            king_moved = new.kings[new.turn] == to
-            key = (rights, frm, to, king_moved)
-            after = self._rights_after.get(key)
-            if after is None:
-                after = rights
-                if king_moved:  # the King moved: its rank's rights go
+            if new.kings[new.turn] == to:  # the King moved: its rank's rights go
+                key = (rights, frm)
+                after = self._rights_after.get(key)
+                if after is None:
                     home = g.rank_of(frm)
-                    after = frozenset(s for s in after if g.rank_of(s) != home)
-                if frm in after or to in after:
-                    after = after - {frm, to}
-                if len(self._rights_after) < 65536:
-                    self._rights_after[key] = after
-            new.castling = after
+                    after = frozenset(s for s in rights if g.rank_of(s) != home)
+                    if len(self._rights_after) < 4096:
+                        self._rights_after[key] = after
+                rights = after
+            if frm in rights or to in rights:
+                rights = rights - {frm, to}
+            new.castling = rights
 
     # ----- notation ------------------------------------------------------
 

@@ -128,8 +128,12 @@ def match_blocked(
     if not blocked:
         return None
     moves = [b.move for b in blocked]
-    context = list(legal) + moves
-    texts = [rules.san(pos, m, context) for m in moves]
+    # Each text is disambiguated against the moves to its own square only (the legal
+    # ones and the blocked ones), as ``Notation.format_moves`` does.
+    by_to: dict[int, list[Move]] = {}
+    for m in (*legal, *moves):
+        by_to.setdefault(m.to, []).append(m)
+    texts = [rules.san(pos, m, by_to[m.to]) for m in moves]
     try:
         move = rules.parse(pos, text, moves, texts)
     except AmbiguousMove as err:

@@ -122,7 +122,12 @@ class Notation:
         return file_ + rank
 
     def format_moves(self, pos: Position, moves: Sequence[Move]) -> list[str]:
-        texts = [self.san(pos, m, moves) for m in moves]
+        # A move is disambiguated only against moves to the same square: each text is
+        # formatted against those alone (not the whole list every time).
+        by_to: dict[int, list[Move]] = {}
+        for m in moves:
+            by_to.setdefault(m.to, []).append(m)
+        texts = [self.san(pos, m, by_to[m.to]) for m in moves]
         if self.has_check:
             texts = [t + self.check_mark(pos, m) for t, m in zip(texts, moves, strict=True)]
         return texts
