@@ -16,7 +16,7 @@ policy:
 
 What this gives up: a reference cycle that becomes garbage after it was frozen is not
 collected (memory, not correctness). The engine's games and positions hold no cycles
-and are freed by reference counting when the cache drops them, frozen or not;
+and are freed by reference counting when the cache drops them, frozen or not.
 Other code can make cycles (asyncio tasks and futures, exceptions with their
 tracebacks), so ``full_collect`` (unfreeze, collect, freeze) runs every ``full_every``
 seconds (6 hours) at a quiet moment: a tick at which nothing was written for
@@ -30,6 +30,7 @@ benchmark prints them, and the policy can be judged by them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 import gc
 import logging
 import time
@@ -94,7 +95,7 @@ class GcPolicy:
         refreeze_every: float = 10.0,
         full_every: float = 6 * 3600.0,
         quiet_for: float = 2.0,
-        clock: Any = time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.refreeze_every = refreeze_every
         self.full_every = full_every
