@@ -30,10 +30,10 @@ benchmark prints them, and the policy can be judged by them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 import gc
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
