@@ -1,13 +1,17 @@
-"""Storage: games, the append-only action log, dice commitments and players in SQLite.
+"""Storage: games, the append-only action log, dice commitments and players, in SQLite
+(the default) or PostgreSQL.
 
 All SQL of the project lives in this package. Callers depend on the ``Repository``
 and ``WriteTx`` protocols and the row dataclasses; ``open_repository`` returns the
-SQLite implementation.
+implementation the target names: a ``postgresql://`` URL opens ``PgRepository``
+(asyncpg, an optional extra), a path or nothing opens ``SqliteRepository``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 from storage.migrations import LATEST_VERSION
 from storage.models import (
@@ -30,6 +34,7 @@ from storage.models import (
     ResultText,
     Roll,
 )
+from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
     ConflictError,
     NotFoundError,
@@ -45,9 +50,24 @@ from storage.repository import (
 from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
 
 
-async def open_repository(path: str | os.PathLike[str] | None = None) -> SqliteRepository:
-    """Open the SQLite store at ``path`` (or ``$CHESSGARDEN_DB``, or ``./chessgarden.sqlite3``)."""
-    return await SqliteRepository.open(path)
+async def open_repository(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    clock: Callable[[], str] | None = None,
+    busy_timeout_ms: int | None = None,
+) -> Repository:
+    """Open the store ``path`` names (or ``$CHESSGARDEN_DB``, or ``./chessgarden.sqlite3``):
+    PostgreSQL for a ``postgresql://`` URL, SQLite otherwise. Raises ``StoreOpenError``
+    (one line naming the file or URL and the cause) when it cannot."""
+    target = resolve_db_path(path)
+    options: dict[str, Any] = {}
+    if clock is not None:
+        options["clock"] = clock
+    if busy_timeout_ms is not None:
+        options["busy_timeout_ms"] = busy_timeout_ms
+    if is_postgres_url(target):
+        return await PgRepository.open(target, **options)
+    return await SqliteRepository.open(target, **options)
 
 
 __all__ = [
@@ -71,6 +91,7 @@ __all__ = [
     "NewAction",
     "NewGame",
     "NotFoundError",
+    "PgRepository",
     "PlayerRow",
     "Repository",
     "ResultText",
@@ -83,6 +104,8 @@ __all__ = [
     "StoreOpenError",
     "StoreUnavailableError",
     "WriteTx",
+    "is_postgres_url",
     "open_repository",
+    "redact",
     "resolve_db_path",
 ]

@@ -56,10 +56,10 @@ from storage import (
     GameRow,
     NewAction,
     Repository,
-    SqliteRepository,
     StoreBusyError,
     StoreFullError,
     WriteTx,
+    open_repository,
 )
 from variants.dice import new_secret_seed
 
@@ -202,7 +202,8 @@ class ServiceCore(Timekeeping):
         busy_timeout_ms: int | None = None,
         **kwargs: Any,
     ) -> Self:
-        """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it.
+        """Open the store ``db`` names (or ``$CHESSGARDEN_DB`` / the default) and serve it:
+        a ``postgresql://`` URL opens PostgreSQL, a path SQLite.
 
         Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot."""
         store: dict[str, Any] = {}
@@ -210,7 +211,7 @@ class ServiceCore(Timekeeping):
             store["busy_timeout_ms"] = busy_timeout_ms
         if kwargs.get("clock") is not None:  # log entries are stamped on the same clock
             store["clock"] = store_clock(kwargs["clock"])
-        repository = await SqliteRepository.open(db, **store)
+        repository = await open_repository(db, **store)
         try:
             service = cls(repository, **kwargs)
         except BaseException:
