@@ -13,8 +13,16 @@ from storage.sqlite import CLAIM_DUE_WHERE, DUE_GAMES_SQL, NEXT_DUE_SQL
 
 
 @pytest.fixture
-async def repo(tmp_path: Path) -> AsyncIterator[SqliteRepository]:
-    repository = await open_repository(tmp_path / "due.sqlite3")
+async def repo(store_target: str) -> AsyncIterator[SqliteRepository]:
+    """Both stores (tests/conftest.py)."""
+    repository = await open_repository(store_target)
+    yield repository  # type: ignore[misc]
+    await repository.close()
+
+
+@pytest.fixture
+async def sqlite_repo(tmp_path: Path) -> AsyncIterator[SqliteRepository]:
+    repository = await SqliteRepository.open(tmp_path / "due.sqlite3")
     yield repository
     await repository.close()
 
@@ -47,7 +55,8 @@ async def plan(repo: SqliteRepository, sql: str, params: tuple[object, ...]) -> 
     return " ".join(str(tuple(r)) for r in rows)
 
 
-async def test_the_scheduler_reads_only_the_index(repo: SqliteRepository) -> None:
+async def test_the_scheduler_reads_only_the_index(sqlite_repo: SqliteRepository) -> None:
+    repo = sqlite_repo
     for sql, params in (
         (NEXT_DUE_SQL, ()),
         (DUE_GAMES_SQL, (10**13, 100)),
