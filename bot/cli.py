@@ -22,6 +22,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("renderers.cli", ("render", "gif")),
     ("bot.discord_cli", ("run", "commands")),
     ("bot.sweep", ("sweep",)),
+    ("bot.migrate_store", ("migrate-store",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

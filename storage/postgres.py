@@ -208,6 +208,14 @@ class _Query:
         except Exception as error:
             raise _translate(error) from error
 
+    async def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        try:
+            await self._runner.executemany(sql, rows)
+        except Exception as error:
+            raise _translate(error) from error
+
     async def execute(self, sql: str, *params: Any) -> int:
         """The number of rows the statement changed."""
         try:
@@ -426,6 +434,47 @@ class PgWriteTx(_Reads):
             now,
         )
 
+    # ----- copying a whole store (``storage.transfer``; chessgarden migrate-store) ---------
+
+    async def import_player(self, player: PlayerRow) -> None:
+        await self._q.execute(
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4)",
+            player.id,
+            player.name,
+            player.created_at,
+            player.updated_at,
+        )
+
+    async def import_game(self, game: GameRow, actions: list[ActionRow]) -> None:
+        """The game with its id and every stored value, then its log in order (the
+        triggers count the entries and rolls again, and check their order)."""
+        from storage.sqlite import _import_values
+
+        values = _import_values(game)
+        marks = ", ".join(f"${i}" for i in range(1, len(values) + 1))
+        try:
+            await self._q.execute(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({marks})", *values)
+            await self._q.executemany(
+                f"INSERT INTO actions ({_ACTION_COLUMNS}) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                [
+                    (
+                        a.game_id,
+                        a.seq,
+                        a.kind,
+                        a.request_id,
+                        a.actor_id,
+                        a.text,
+                        _rolls_json(a.rolls),
+                        a.roll_index,
+                        a.created_at,
+                    )
+                    for a in actions
+                ],
+            )
+        except StorageError as error:
+            raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+
 
 class PgRepository(_Reads):
     """The PostgreSQL repository. Open it with ``await PgRepository.open(url)``."""
@@ -513,6 +562,27 @@ class PgRepository(_Reads):
             "SELECT id, name, created_at, updated_at FROM players WHERE id = $1", player_id
         )
         return PlayerRow(**dict(record.items())) if record is not None else None
+
+    async def list_players(self) -> list[PlayerRow]:
+        records = await self._q.fetch(
+            "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
+        )
+        return [PlayerRow(**dict(r.items())) for r in records]
+
+    async def is_empty(self) -> bool:
+        """No player, game or action stored (a target ``migrate-store`` may fill)."""
+        record = await self._q.fetchrow(
+            "SELECT (SELECT count(*) FROM players) + (SELECT count(*) FROM games) "
+            "+ (SELECT count(*) FROM actions) AS n"
+        )
+        return int(record["n"]) == 0
+
+    async def after_import(self) -> None:
+        """New games get ids after the copied ones."""
+        await self._q.execute(
+            "SELECT setval(pg_get_serial_sequence('games', 'id'), "
+            "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
+        )
 
     async def schema_version(self) -> int:
         record = await self._q.fetchrow("SELECT version FROM chessgarden_schema")

@@ -447,6 +447,80 @@ class SqliteWriteTx(_Reads):
             (player_id, name, now, now),
         )
 
+    # ----- copying a whole store (``storage.transfer``; chessgarden migrate-store) ---------
+
+    async def import_player(self, player: PlayerRow) -> None:
+        await _run(
+            self._conn,
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            (player.id, player.name, player.created_at, player.updated_at),
+        )
+
+    async def import_game(self, game: GameRow, actions: list[ActionRow]) -> None:
+        """The game with its id and every stored value, then its log in order (the
+        triggers count the entries and rolls again, and check their order)."""
+        values = _import_values(game)
+        try:
+            await _run(
+                self._conn,
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' for _ in values)})",
+                values,
+            )
+            for action in actions:
+                await _run(
+                    self._conn,
+                    f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        action.game_id,
+                        action.seq,
+                        action.kind,
+                        action.request_id,
+                        action.actor_id,
+                        action.text,
+                        _rolls_json(action.rolls),
+                        action.roll_index,
+                        action.created_at,
+                    ),
+                )
+        except sqlite3.IntegrityError as error:
+            raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+
+
+def _import_values(game: GameRow) -> tuple[Any, ...]:
+    """The game's columns in ``_GAME_COLUMNS`` order, its counts at zero entries (the
+    log's triggers count them again as the entries are copied)."""
+    return (
+        game.id,
+        game.variant,
+        json.dumps(game.options, sort_keys=True),
+        game.status,
+        game.location_id,
+        game.guild_id,
+        game.challenger_id,
+        game.opponent_id,
+        game.challenger_colour,
+        game.white_id,
+        game.black_id,
+        game.result,
+        game.result_reason,
+        game.draw_offer,
+        game.seed,
+        game.commitment,
+        _rolls_json(game.start_rolls),
+        0,
+        len(game.start_rolls),
+        game.board_channel_id,
+        game.board_message_id,
+        game.request_id,
+        game.created_at,
+        game.updated_at,
+        game.time_days,
+        game.clock_side,
+        game.turn_started_ms,
+        game.deadline_ms,
+        game.reminder_ms,
+    )
+
 
 class SqliteRepository(_Reads):
     """The production repository. Open it with ``await SqliteRepository.open(path)``."""
@@ -520,6 +594,24 @@ class SqliteRepository(_Reads):
             (player_id,),
         )
         return PlayerRow(*tuple(row)) if row else None
+
+    async def list_players(self) -> list[PlayerRow]:
+        rows = await _fetchall(
+            self._reader, "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
+        )
+        return [PlayerRow(*tuple(r)) for r in rows]
+
+    async def is_empty(self) -> bool:
+        """No player, game or action stored (a target ``migrate-store`` may fill)."""
+        row = await _fetchone(
+            self._reader,
+            "SELECT (SELECT count(*) FROM players) + (SELECT count(*) FROM games) "
+            "+ (SELECT count(*) FROM actions)",
+        )
+        return int(row[0]) == 0
+
+    async def after_import(self) -> None:
+        """Nothing to do: AUTOINCREMENT already counts past the copied ids."""
 
     async def schema_version(self) -> int:
         row = await _fetchone(self._reader, "PRAGMA user_version")
