@@ -96,13 +96,13 @@ def _level(name: str) -> int:
 
 
 async def _serve(settings: Settings) -> None:
-    from bot.discord_app import ChessGardenBot, open_service
+    from bot.discord_app import make_bot, open_service
 
     # The store is opened before Discord is contacted: a store that cannot be opened
     # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
     try:
-        async with ChessGardenBot(service, settings) as bot:
+        async with make_bot(service, settings) as bot:
             assert settings.token is not None
             await bot.start(settings.token)
     finally:

@@ -33,6 +33,7 @@ from storage.models import (
     PlayerRow,
     ResultText,
     Roll,
+    Shards,
 )
 from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
@@ -97,6 +98,7 @@ __all__ = [
     "ResultText",
     "Roll",
     "SchemaError",
+    "Shards",
     "SqliteRepository",
     "StorageError",
     "StoreBusyError",

@@ -51,6 +51,7 @@ from storage.models import (
     NewGame,
     PlayerRow,
     Roll,
+    Shards,
 )
 from storage.pg_migrations import PG_MIGRATIONS
 from storage.repository import (
@@ -88,6 +89,8 @@ CLAIM_DUE_SQL = (
     f"SELECT {_GAME_COLUMNS} FROM games "
     "WHERE id = $1 AND due_ms IS NOT NULL AND due_ms <= $2 FOR UPDATE SKIP LOCKED"
 )
+# Games whose guild is on one of this process's Discord shards (a DM: shard 0).
+_SHARD_WHERE = "(COALESCE(guild_id >> 22, 0) % {count}::bigint) = ANY({ids}::bigint[])"
 # Advisory lock namespaces (the first key of pg_advisory_xact_lock(int, int) cannot
 # hold a 64-bit id, so the pair is hashed into one bigint with the namespace).
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
@@ -291,12 +294,31 @@ class _Reads:
         sql += f" ORDER BY id DESC LIMIT {param(max(0, int(query.limit)))}"
         return [_game_from_record(r) for r in await self._q.fetch(sql, *params)]
 
-    async def next_due(self) -> int | None:
-        record = await self._q.fetchrow(NEXT_DUE_SQL)
+    async def next_due(self, shards: Shards | None = None) -> int | None:
+        if shards is None:
+            record = await self._q.fetchrow(NEXT_DUE_SQL)
+        else:
+            record = await self._q.fetchrow(
+                f"{NEXT_DUE_SQL} AND {_SHARD_WHERE.format(count='$1', ids='$2')}",
+                shards.count,
+                list(shards.ids),
+            )
         return None if record is None or record[0] is None else int(record[0])
 
-    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
-        records = await self._q.fetch(DUE_GAMES_SQL, now_ms, max(1, int(limit)))
+    async def due_games(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[DueGame]:
+        if shards is None:
+            records = await self._q.fetch(DUE_GAMES_SQL, now_ms, max(1, int(limit)))
+        else:
+            where = _SHARD_WHERE.format(count="$3", ids="$4")
+            records = await self._q.fetch(
+                DUE_GAMES_SQL.replace("ORDER BY", f"AND {where} ORDER BY"),
+                now_ms,
+                max(1, int(limit)),
+                shards.count,
+                list(shards.ids),
+            )
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 

@@ -49,6 +49,7 @@ from storage.models import (
     NewGame,
     PlayerRow,
     Roll,
+    Shards,
 )
 from storage.opening import check_path, close_fully, open_cause
 from storage.repository import (
@@ -178,6 +179,16 @@ DUE_GAMES_SQL = (
 CLAIM_DUE_WHERE = "id = ? AND due_ms IS NOT NULL AND due_ms <= ?"
 
 
+def _shard_where(shards: Shards) -> tuple[str, tuple[int, ...]]:
+    """Games whose guild is on one of ``shards.ids`` (Discord: ``(guild_id >> 22) %
+    count``); a game without a guild counts as shard 0's."""
+    marks = ", ".join("?" for _ in shards.ids)
+    return (
+        f"(COALESCE(guild_id >> 22, 0) % ?) IN ({marks})",
+        (shards.count, *shards.ids),
+    )
+
+
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
     game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at = tuple(row)
     return ActionRow(
@@ -305,14 +316,25 @@ class _Reads:
         rows = await _fetchall(self._conn, sql, tuple(params))
         return [_game_from_row(r) for r in rows]
 
-    async def next_due(self) -> int | None:
+    async def next_due(self, shards: Shards | None = None) -> int | None:
         """The earliest instant (ms) at which some game has something due, or ``None``."""
-        row = await _fetchone(self._conn, NEXT_DUE_SQL)
+        if shards is None:
+            row = await _fetchone(self._conn, NEXT_DUE_SQL)
+        else:
+            where, params = _shard_where(shards)
+            row = await _fetchone(self._conn, f"{NEXT_DUE_SQL} AND {where}", params)
         return None if row is None or row[0] is None else int(row[0])
 
-    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
+    async def due_games(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[DueGame]:
         """Games with something due at ``now_ms`` or before, the earliest first."""
-        rows = await _fetchall(self._conn, DUE_GAMES_SQL, (now_ms, max(1, int(limit))))
+        if shards is None:
+            rows = await _fetchall(self._conn, DUE_GAMES_SQL, (now_ms, max(1, int(limit))))
+        else:
+            where, params = _shard_where(shards)
+            sql = DUE_GAMES_SQL.replace("ORDER BY", f"AND {where} ORDER BY")
+            rows = await _fetchall(self._conn, sql, (now_ms, *params, max(1, int(limit))))
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 

@@ -56,6 +56,7 @@ from storage import (
     GameRow,
     NewAction,
     Repository,
+    Shards,
     StoreBusyError,
     StoreFullError,
     WriteTx,
@@ -174,6 +175,7 @@ class ServiceCore(Timekeeping):
         cpu_workers: int = 2,
         clock: Clock | None = None,
         challenge_hours: float = DEFAULT_CHALLENGE_HOURS,
+        shards: Shards | None = None,
     ) -> None:
         if isinstance(max_open_challenges, bool) or not isinstance(max_open_challenges, int):
             raise ValueError("max_open_challenges must be a whole number")
@@ -191,6 +193,9 @@ class ServiceCore(Timekeeping):
         self._location_locks: dict[int, _Lock] = {}
         self._owns_repository = False
         self.max_open_challenges = max_open_challenges
+        # Discord shards this process runs (issue 16): its deadline scheduler handles only
+        # the games of their guilds; None: every game (one process, or the CLI).
+        self.shards = shards
         self._workers = Workers(cpu_workers)
         self._init_time(clock, challenge_hours)
 
