@@ -50,7 +50,8 @@ class Settings:
     """What the bot needs from its operator.
 
     - ``token``: ``DISCORD_TOKEN``, the bot token from the Developer Portal;
-    - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``);
+    - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``), or
+      a ``postgresql://`` URL (docs/scaling.md);
     - ``dev_guild_id``: ``CHESSGARDEN_DEV_GUILD``, a server id to sync commands to at once;
     - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them;
     - ``max_challenges``: ``CHESSGARDEN_MAX_CHALLENGES``, open challenges per user (3);
