@@ -256,5 +256,101 @@ _V4: list[str] = [
     """,
 ]
 
-PG_MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4]
+# Version 5 (issue 12, snapshots): a cache of each live game's engine state (``BYTEA`` for
+# SQLite's ``BLOB``), the location index again (already made by version 2 here, hence
+# ``IF NOT EXISTS`` as in SQLite) and the warm-up's index on the active games.
+_SNAPSHOTS: list[str] = [
+    """
+    CREATE TABLE snapshots (
+        game_id     BIGINT PRIMARY KEY REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),
+        ply         INTEGER NOT NULL,
+        turns       INTEGER NOT NULL,
+        roll_count  INTEGER NOT NULL,
+        format      TEXT NOT NULL,
+        data        BYTEA NOT NULL,
+        created_at  TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS games_by_location ON games (location_id, id)",
+    "CREATE INDEX games_active_recent ON games (updated_at) WHERE status = 'active'",
+]
+
+# Version 6 (issue 14, the computer opponent): its side and level, and the thinking claim
+# (the service claims a turn under the game's row lock, so two processes think once).
+_COMPUTER: list[str] = [
+    "ALTER TABLE games ADD COLUMN computer TEXT CHECK (computer IN ('white', 'black'))",
+    """
+    ALTER TABLE games ADD COLUMN computer_level INTEGER
+        CHECK (computer_level IS NULL OR computer_level BETWEEN 1 AND 3)
+    """,
+    "ALTER TABLE games ADD COLUMN thinking_seq INTEGER",
+    "ALTER TABLE games ADD COLUMN thinking_until_ms BIGINT",
+    "CREATE INDEX games_computer ON games (id) WHERE computer IS NOT NULL AND status = 'active'",
+]
+
+# Version 7 (issue 15, ratings): as SQLite's, with ``DOUBLE PRECISION`` for ``REAL`` (the
+# same 8-byte floats, so a rebuild compares exactly) and ``BIGINT`` ids. ``finish_order``
+# is numbered by ``mark_finished`` as ``MAX + 1`` under a transaction-level advisory lock
+# (``storage.postgres``), held until commit: several processes finish games one at a time
+# in that order, and each reads the ratings the previous one wrote.
+_RATINGS: list[str] = [
+    "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1))",
+    "ALTER TABLE games ADD COLUMN finish_order BIGINT",
+    """
+    UPDATE games SET finish_order = numbered.n
+    FROM (
+        SELECT id, ROW_NUMBER() OVER (ORDER BY updated_at, id) AS n
+        FROM games WHERE status = 'finished'
+    ) AS numbered
+    WHERE games.id = numbered.id
+    """,
+    "CREATE UNIQUE INDEX games_finish_order ON games (finish_order) WHERE finish_order IS NOT NULL",
+    "CREATE INDEX games_active_by_white ON games (white_id, id) WHERE status = 'active'",
+    "CREATE INDEX games_active_by_black ON games (black_id, id) WHERE status = 'active'",
+    """
+    CREATE TABLE ratings (
+        scope        BIGINT NOT NULL,
+        variant      TEXT NOT NULL,
+        player_id    BIGINT NOT NULL REFERENCES players (id),
+        rating       DOUBLE PRECISION NOT NULL,
+        rd           DOUBLE PRECISION NOT NULL,
+        volatility   DOUBLE PRECISION NOT NULL,
+        games        INTEGER NOT NULL CHECK (games >= 1),
+        wins         INTEGER NOT NULL CHECK (wins >= 0),
+        draws        INTEGER NOT NULL CHECK (draws >= 0),
+        losses       INTEGER NOT NULL CHECK (losses >= 0),
+        last_ms      BIGINT NOT NULL,
+        last_game_id BIGINT NOT NULL REFERENCES games (id),
+        PRIMARY KEY (scope, variant, player_id),
+        CHECK (games = wins + draws + losses)
+    )
+    """,
+    "CREATE INDEX ratings_board ON ratings (scope, variant, rating DESC, player_id)",
+    "CREATE INDEX ratings_by_player ON ratings (player_id, scope, variant)",
+    """
+    CREATE TABLE rating_changes (
+        game_id            BIGINT NOT NULL REFERENCES games (id),
+        scope              BIGINT NOT NULL,
+        player_id          BIGINT NOT NULL REFERENCES players (id),
+        variant            TEXT NOT NULL,
+        finish_order       BIGINT NOT NULL,
+        opponent_id        BIGINT NOT NULL REFERENCES players (id),
+        score              DOUBLE PRECISION NOT NULL CHECK (score IN (0, 0.5, 1)),
+        rating_before      DOUBLE PRECISION NOT NULL,
+        rd_before          DOUBLE PRECISION NOT NULL,
+        volatility_before  DOUBLE PRECISION NOT NULL,
+        rating_after       DOUBLE PRECISION NOT NULL,
+        rd_after           DOUBLE PRECISION NOT NULL,
+        volatility_after   DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (game_id, scope, player_id)
+    )
+    """,
+    """
+    CREATE INDEX rating_changes_by_player
+        ON rating_changes (scope, player_id, variant, finish_order DESC)
+    """,
+]
+
+PG_MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS, _COMPUTER, _RATINGS]
 PG_LATEST_VERSION = len(PG_MIGRATIONS)

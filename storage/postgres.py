@@ -11,16 +11,22 @@ Connections and transactions:
 - ``write()`` takes one connection and opens one READ COMMITTED transaction. Several run at
   once, from this process and from others; what makes them safe is the database's locks,
   taken by the reads the service makes first in every read-then-write:
-  - ``get_game`` inside a transaction is ``SELECT ... FOR UPDATE``: the game row stays
-    locked until commit, so two commands on one game (from any two processes) run one
-    after the other, and the second sees the first's action (per-game serialisation);
-  - ``claim_due`` is the same ``WHERE`` as SQLite's with ``FOR UPDATE SKIP LOCKED``: a
+  - ``get_game`` inside a transaction is ``SELECT ... FOR NO KEY UPDATE``: the game row
+    stays locked until commit, so two commands on one game (from any two processes) run
+    one after the other, and the second sees the first's action (per-game serialisation;
+    the computer's thinking claim is taken this way too). ``NO KEY``: rows that only
+    refer to the game (a snapshot, a rating) may still be written meanwhile;
+  - ``claim_due`` is the same ``WHERE`` as SQLite's with ``FOR NO KEY UPDATE SKIP LOCKED``: a
     second scheduler skips a game the first is handling and, once that one commits,
     finds it no longer due (exactly once across processes);
   - ``live_game_at``, ``game_by_request`` and ``list_games`` by challenger take a
     transaction-level advisory lock on the location, the request id or the challenger, so
     "one live game here" and "at most N open challenges" are decided one at a time, as
     SQLite's single writer decides them (the unique index is the last word either way).
+  - ``mark_finished`` (the transaction that ends a game), the last pass of ``ratings
+    rebuild`` and ``replace_all_ratings`` take one advisory lock ("ratings"): games finish
+    one at a time across processes, ``finish_order`` is ``MAX + 1`` in commit order, and
+    each game is rated on the ratings the previous one wrote.
 - ``lock_timeout`` is the busy timeout: a lock held past it raises ``StoreBusyError``, as
   does a deadlock or a lost connection; a full disk raises ``StoreFullError``. The
   transaction is rolled back and the same call may be retried.
@@ -44,14 +50,18 @@ from storage.migrations import LATEST_VERSION
 from storage.models import (
     ActionRow,
     DueGame,
+    FinishedGame,
     GameChanges,
     GameQuery,
     GameRow,
     NewAction,
     NewGame,
     PlayerRow,
+    RatingChangeRow,
+    RatingRow,
     Roll,
     Shards,
+    SnapshotRow,
 )
 from storage.pg_migrations import PG_MIGRATIONS
 from storage.repository import (
@@ -64,6 +74,7 @@ from storage.repository import (
     StoreOpenError,
     StoreUnavailableError,
 )
+from storage.standings import RatingReads, RatingWrites
 
 Clock = Callable[[], str]
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -75,7 +86,7 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms"
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order"
 )
 _ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
 
@@ -87,13 +98,17 @@ DUE_GAMES_SQL = (
 )
 CLAIM_DUE_SQL = (
     f"SELECT {_GAME_COLUMNS} FROM games "
-    "WHERE id = $1 AND due_ms IS NOT NULL AND due_ms <= $2 FOR UPDATE SKIP LOCKED"
+    "WHERE id = $1 AND due_ms IS NOT NULL AND due_ms <= $2 FOR NO KEY UPDATE SKIP LOCKED"
 )
 # Games whose guild is on one of this process's Discord shards (a DM: shard 0).
 _SHARD_WHERE = "(COALESCE(guild_id >> 22, 0) % {count}::bigint) = ANY({ids}::bigint[])"
 # Advisory lock namespaces (the first key of pg_advisory_xact_lock(int, int) cannot
 # hold a 64-bit id, so the pair is hashed into one bigint with the namespace).
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+# Finishing games (``finish_order``, the ratings they change) and ``ratings rebuild``
+# happen one transaction at a time across processes: this lock is held until commit.
+_RATINGS_LOCK = "ratings"
+_SNAPSHOT_COLUMNS = "game_id, seq, ply, turns, roll_count, format, data"
 
 
 def is_postgres_url(target: str | os.PathLike[str] | None) -> bool:
@@ -139,7 +154,18 @@ def _game_from_record(record: Any) -> GameRow:
     values = dict(record.items())
     values["options"] = json.loads(values["options"])
     values["start_rolls"] = _rolls_from_json(values["start_rolls"])
+    values["rated"] = bool(values["rated"])
     return GameRow(**values)
+
+
+def _dollars(sql: str) -> str:
+    """``storage.standings``'s shared SQL with ``?`` marks as ``$1, $2, ...`` (its texts
+    have no ``?`` inside a literal)."""
+    parts = sql.split("?")
+    out = [parts[0]]
+    for n, part in enumerate(parts[1:], start=1):
+        out.append(f"${n}{part}")
+    return "".join(out)
 
 
 def _action_from_record(record: Any) -> ActionRow:
@@ -229,13 +255,86 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads:
-    """Reads shared by the repository (the pool) and a transaction (its connection)."""
+class _Reads(RatingReads):
+    """Reads shared by the repository (the pool) and a transaction (its connection).
+    The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
-    _lock_game = ""  # '' outside a transaction; ' FOR UPDATE' inside one
+    _lock_game = ""  # '' outside a transaction; ' FOR NO KEY UPDATE' inside one
 
     def __init__(self, query: _Query) -> None:
         self._q = query
+
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return await self._q.fetch(_dollars(sql), *params)
+
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]:
+        """A player's active games (in one server, if ``guild_id``), newest first, through
+        the partial indexes ``games_active_by_white``/``_black``."""
+        guild = "" if guild_id is None else " AND guild_id = $2"
+        extra: tuple[Any, ...] = () if guild_id is None else (guild_id,)
+        n = len(extra) + 2
+        records = await self._q.fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND white_id = $1{guild} "
+            "UNION "
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND black_id = $1{guild} "
+            f"ORDER BY id DESC LIMIT ${n}",
+            player_id,
+            *extra,
+            max(0, int(limit)),
+        )
+        return [_game_from_record(r) for r in records]
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        """Finished games in the order they finished, each with the ``created_at`` of the
+        entry that ended it (``ratings rebuild``)."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        records = await self._q.fetch(
+            f"SELECT {columns}, a.created_at AS finished_at FROM games g "
+            "JOIN actions a ON a.game_id = g.id AND a.seq = g.log_count "
+            "WHERE g.finish_order > $1 AND g.status = 'finished' "
+            "ORDER BY g.finish_order LIMIT $2",
+            after_order,
+            max(1, int(limit)),
+        )
+        out = []
+        for record in records:
+            values = dict(record.items())
+            finished_at = values.pop("finished_at")
+            values["options"] = json.loads(values["options"])
+            values["start_rolls"] = _rolls_from_json(values["start_rolls"])
+            values["rated"] = bool(values["rated"])
+            out.append(FinishedGame(GameRow(**values), str(finished_at)))
+        return out
+
+    async def snapshot(self, game_id: int) -> SnapshotRow | None:
+        """The game's latest snapshot (a cache of its engine state), if any."""
+        record = await self._q.fetchrow(
+            f"SELECT {_SNAPSHOT_COLUMNS} FROM snapshots WHERE game_id = $1", game_id
+        )
+        if record is None:
+            return None
+        game, seq, ply, turns, roll_count, form, data = tuple(record)
+        return SnapshotRow(
+            int(game), int(seq), int(ply), int(turns), int(roll_count), str(form), bytes(data)
+        )
+
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The latest snapshot and the log entries after it (all of them without one)."""
+        found = await self.snapshot(game_id)
+        return found, await self.actions(game_id, after=found.seq if found else 0)
+
+    async def recent_live_games(self, limit: int) -> list[GameRow]:
+        """Active games, the most recently changed first (``games_active_recent``)."""
+        records = await self._q.fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "ORDER BY updated_at DESC, id DESC LIMIT $1",
+            max(0, int(limit)),
+        )
+        return [_game_from_record(r) for r in records]
 
     async def _game_where(self, where: str, *params: Any, lock: str = "") -> GameRow | None:
         record = await self._q.fetchrow(
@@ -284,6 +383,8 @@ class _Reads:
             where.append(
                 f"(white_id = {p} OR black_id = {p} OR challenger_id = {p} OR opponent_id = {p})"
             )
+        if query.computer_only:
+            where.append("computer IS NOT NULL")
         if query.statuses is not None:
             if not query.statuses:
                 return []
@@ -322,10 +423,10 @@ class _Reads:
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(_Reads):
+class PgWriteTx(RatingWrites, _Reads):
     """One transaction on one pooled connection (see the module docstring for its locks)."""
 
-    _lock_game = " FOR UPDATE"
+    _lock_game = " FOR NO KEY UPDATE"
 
     def __init__(self, query: _Query, clock: Clock) -> None:
         super().__init__(query)
@@ -338,6 +439,48 @@ class PgWriteTx(_Reads):
     async def live_game_at(self, location_id: int) -> GameRow | None:
         await self._advisory(f"location:{location_id}")
         return await super().live_game_at(location_id)
+
+    async def _run_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        await self._q.executemany(_dollars(sql), params)
+
+    async def mark_finished(self, game_id: int) -> tuple[int, str]:
+        """As SQLite's (``MAX + 1``), under the ratings lock: games finish one at a time
+        across processes, numbered in commit order, each rated on the ratings the one
+        before wrote (READ COMMITTED reads them after the lock)."""
+        await self._advisory(_RATINGS_LOCK)
+        return await super().mark_finished(game_id)
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        # A rebuild's last pass inside its transaction: no game finishes meanwhile.
+        await self._advisory(_RATINGS_LOCK)
+        return await super().finished_games(after_order, limit)
+
+    async def replace_all_ratings(
+        self, ratings: list[RatingRow], changes: list[RatingChangeRow]
+    ) -> None:
+        await self._advisory(_RATINGS_LOCK)
+        await super().replace_all_ratings(ratings, changes)
+
+    async def save_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Keep ``snapshot`` as the game's latest unless a later one is stored already;
+        whether it was kept."""
+        changed = await self._q.execute(
+            "INSERT INTO snapshots (game_id, seq, ply, turns, roll_count, format, data, "
+            "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, ply = excluded.ply, "
+            "turns = excluded.turns, roll_count = excluded.roll_count, "
+            "format = excluded.format, data = excluded.data, created_at = excluded.created_at "
+            "WHERE excluded.seq > snapshots.seq",
+            snapshot.game_id,
+            snapshot.seq,
+            snapshot.ply,
+            snapshot.turns,
+            snapshot.roll_count,
+            snapshot.format,
+            snapshot.data,
+            self._now(),
+        )
+        return changed == 1
 
     async def list_games(self, query: GameQuery) -> list[GameRow]:
         if query.challenger_id is not None:  # counting open challenges (the limit)
@@ -366,9 +509,9 @@ class PgWriteTx(_Reads):
             "INSERT INTO games (variant, options, status, location_id, guild_id, "
             "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
             "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-            "deadline_ms) "
+            "deadline_ms, computer, computer_level, rated) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
-            f"$17, $18) RETURNING {_GAME_COLUMNS}",
+            f"$17, $18, $19, $20, $21) RETURNING {_GAME_COLUMNS}",
             game.variant,
             json.dumps(game.options, sort_keys=True),
             game.status,
@@ -387,6 +530,9 @@ class PgWriteTx(_Reads):
             now,
             game.time_days,
             game.deadline_ms,
+            game.computer,
+            game.computer_level,
+            1 if game.rated else 0,
         )
         return _game_from_record(record)
 

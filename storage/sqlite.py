@@ -674,6 +674,12 @@ def _import_values(game: GameRow) -> tuple[Any, ...]:
         game.turn_started_ms,
         game.deadline_ms,
         game.reminder_ms,
+        game.computer,
+        game.computer_level,
+        game.thinking_seq,
+        game.thinking_until_ms,
+        1 if game.rated else 0,
+        game.finish_order,
     )
 
 
