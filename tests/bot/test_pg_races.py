@@ -142,3 +142,49 @@ async def test_two_processes_racing_pairs_apply_at_most_one(tmp_path: Path, pg_u
             except subprocess.TimeoutExpired:
                 child.kill()
         await parent.close()
+
+
+async def test_rated_games_finishing_at_once_in_two_services_rate_in_one_order(
+    pg_url: str,
+) -> None:
+    """Two services (two pools, as two processes) end 60 rated games among four players
+    at once: each game gets its own ``finish_order`` (1..60, no collision of ``MAX + 1``),
+    and every game is rated on the ratings the one before it wrote (no lost update), so a
+    rebuild from the finished games in that order matches the stored ratings exactly."""
+    import asyncio
+
+    from stores import raw
+
+    one = await GameService.open(pg_url, renderer=None, dice_renderer=None)
+    two = await GameService.open(pg_url, renderer=None, dice_renderer=None)
+    try:
+        people = [501, 502, 503, 504]
+        rng = random.Random(16)
+        games = 60
+        pairs = []
+        for n in range(games):
+            white, black = rng.sample(people, 2)
+            made = await one.challenge(
+                location_id=100 + n,
+                challenger_id=white,
+                opponent_id=black,
+                colour="white",
+                variant="guardener",
+                guild_id=7000,
+                rated=True,
+            )
+            await one.accept(game_id=made.game.id, user_id=black, render=False)
+            pairs.append((made.game.id, rng.choice([white, black])))
+        await asyncio.gather(
+            *(
+                (one if n % 2 else two).resign(game_id=game_id, user_id=loser)
+                for n, (game_id, loser) in enumerate(pairs)
+            )
+        )
+        orders = sorted(r[0] for r in raw(pg_url, "SELECT finish_order FROM games"))
+        assert orders == list(range(1, games + 1))
+        assert len(raw(pg_url, "SELECT * FROM rating_changes")) == games * 4
+        assert (await one.rebuild_ratings(check=True)).matched
+    finally:
+        await one.close()
+        await two.close()
