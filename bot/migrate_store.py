@@ -128,6 +128,10 @@ async def verify_copy(source: Any, target: Any) -> list[str]:
     copied = sorted(g.id for g in await target.list_games(GameQuery(limit=ALL)))
     if ids != copied:
         problems.append(f"the target has games {len(copied)}, the source {len(ids)}")
+    if await source.all_ratings() != await target.all_ratings():
+        problems.append("the ratings differ")
+    if await source.all_rating_changes() != await target.all_rating_changes():
+        problems.append("the rating changes differ")
     loop = asyncio.get_running_loop()
     for game_id in ids:
         row, copy = await source.get_game(game_id), await target.get_game(game_id)

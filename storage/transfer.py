@@ -1,6 +1,8 @@
 """Copying every row of one store into another, empty one (``chessgarden migrate-store``,
 issue 16): players, then games with their ids, seeds, commitments and start rolls, each
-with its whole action log in order. Either store may be SQLite or PostgreSQL.
+with its whole action log in order, then the ratings and rating changes (issue 15: a
+projection of the finished games, copied as they are). Snapshots are a cache and are not
+copied: the target takes new ones as games go on. Either store may be SQLite or PostgreSQL.
 
 The copy goes through the target's own triggers (the log's order, its counts and roll
 numbers are checked again as the entries arrive), in transactions of ``batch`` games. The
@@ -60,5 +62,9 @@ async def copy_store(
                 rolls += len(game.start_rolls) + sum(len(a.rolls) for a in log)
         if progress is not None:
             progress(min(start + batch, len(games)), len(games))
+    ratings, changes = await source.all_ratings(), await source.all_rating_changes()
+    if ratings or changes:
+        async with target.write() as tx:
+            await tx.replace_all_ratings(ratings, changes)
     await target.after_import()
     return CopyCounts(len(players), len(games), actions, rolls)

@@ -169,3 +169,35 @@ async def test_a_copy_that_differs_does_not_verify(tmp_path: Path, pg_url: str) 
     finally:
         await asyncio.gather(src.close(), dst.close())
     assert problems == [f"game {gid}: its log differs"]
+
+
+async def test_ratings_move_with_the_games(tmp_path: Path, pg_url: str) -> None:
+    """Rated games (issue 15) keep their ratings, rating changes and finish order in the
+    copy, and the copy goes on numbering and rating from there."""
+    source = str(tmp_path / "rated.sqlite3")
+    service = await GameService.open(source, renderer=None, dice_renderer=None)
+    try:
+        for n, (white, black) in enumerate([(W, B), (B, W), (W, B), (B, 7)]):
+            await service.challenge(location_id=n + 1, challenger_id=white, opponent_id=black,
+                                    colour="white", variant="guardener", guild_id=77, rated=True)  # fmt: skip
+            await service.accept(location_id=n + 1, user_id=black, render=False)
+            await service.resign(location_id=n + 1, user_id=black if n % 2 else white)
+        board = await service.leaderboard(variant="guardener", guild_id=77)
+    finally:
+        await service.close()
+    assert await migrate(source, pg_url, out=io.StringIO()) == 0
+    for table in ("ratings", "rating_changes"):
+        query = f"SELECT * FROM {table} ORDER BY 1, 2, 3"
+        assert [tuple(r) for r in raw(pg_url, query)] == raw(source, query)
+    copy = await GameService.open(pg_url, renderer=None, dice_renderer=None)
+    try:
+        assert await copy.leaderboard(variant="guardener", guild_id=77) == board
+        await copy.challenge(location_id=9, challenger_id=W, opponent_id=B, colour="white",
+                             variant="guardener", guild_id=77, rated=True)  # fmt: skip
+        await copy.accept(location_id=9, user_id=B, render=False)
+        out = await copy.resign(location_id=9, user_id=B)
+        assert out.game.rated and out.ratings
+        assert raw(pg_url, f"SELECT finish_order FROM games WHERE id = {out.game.id}") == [(5,)]
+        assert (await copy.rebuild_ratings(check=True)).matched
+    finally:
+        await copy.close()
