@@ -254,3 +254,28 @@ def test_the_service_knows_the_engine_levels_without_importing_it() -> None:
 
     assert computer.LEVEL_NUMBERS == tuple(sorted(engine.LEVELS))
     assert computer.DEFAULT_BUDGET_S == engine.DEFAULT_BUDGET_S
+
+
+async def test_each_shard_resumes_only_its_own_guilds_games(db: Path) -> None:
+    from storage import Shards
+
+    svc = await open_service(db)
+    guilds = {0: 4 << 22, 1: 5 << 22}  # on shards 0 and 1 of 2
+    ids = {}
+    for shard, guild in guilds.items():
+        out = await svc.play_computer(
+            user_id=ALICE, location_id=20 + shard, variant="guardener", level=1,
+            colour="black", guild_id=guild,
+        )  # fmt: skip
+        ids[shard] = out.game.id
+    dm = await svc.play_computer(
+        user_id=ALICE, location_id=30, variant="guardener", level=1, colour="black"
+    )
+    await svc.close()
+    for shard in (0, 1):
+        mine = await open_service(db, shards=Shards(2, (shard,)))
+        try:
+            expected = {ids[shard]} | ({dm.game.id} if shard == 0 else set())
+            assert set(await mine.computer_turns()) == expected
+        finally:
+            await mine.close()
