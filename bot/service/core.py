@@ -284,6 +284,8 @@ class ServiceCore(Timekeeping):
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[WriteTx]:
+        if self.gc_policy is not None:
+            self.gc_policy.note_activity()
         try:
             async with self.repo.write() as tx:
                 yield tx

@@ -17,7 +17,11 @@ policy:
 What this gives up: a reference cycle that becomes garbage after it was frozen is not
 collected (memory, not correctness). The engine's games and positions hold no cycles
 and are freed by reference counting when the cache drops them, frozen or not;
-``full_collect`` (unfreeze, collect, freeze) is there for a quiet moment if memory grows.
+Other code can make cycles (asyncio tasks and futures, exceptions with their
+tracebacks), so ``full_collect`` (unfreeze, collect, freeze) runs every ``full_every``
+seconds (6 hours) at a quiet moment: a tick at which nothing was written for
+``quiet_for`` seconds (``note_activity``). If no quiet moment comes, it runs anyway
+after twice that, so that a bot that is never idle does not grow for months.
 
 ``GcWatch`` records every collection's pause by generation (``gc.callbacks``): the
 benchmark prints them, and the policy can be judged by them.
@@ -84,8 +88,21 @@ class GcWatch:
 class GcPolicy:
     """Freeze after the warm-up; no automatic full collections; re-freeze now and then."""
 
-    def __init__(self, *, refreeze_every: float = 10.0) -> None:
+    def __init__(
+        self,
+        *,
+        refreeze_every: float = 10.0,
+        full_every: float = 6 * 3600.0,
+        quiet_for: float = 2.0,
+        clock: Any = time.monotonic,
+    ) -> None:
         self.refreeze_every = refreeze_every
+        self.full_every = full_every
+        self.quiet_for = quiet_for
+        self._clock = clock
+        self._last_full = clock()
+        self._last_activity = float("-inf")
+        self.full_collections = 0
         self._saved: tuple[int, int, int] | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -113,6 +130,28 @@ class GcPolicy:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._last_full = self._clock()
+        self.full_collections += 1
+
+    def note_activity(self) -> None:
+        """A request was served now (the service calls this on every write)."""
+        self._last_activity = self._clock()
+
+    def full_due(self) -> bool:
+        """Whether the periodic full collection should run now: it is due and the bot
+        has been quiet, or it is long overdue."""
+        now = self._clock()
+        since = now - self._last_full
+        if since >= 2 * self.full_every:
+            return True
+        return since >= self.full_every and now - self._last_activity >= self.quiet_for
+
+    def step(self) -> None:
+        """One periodic step: the full collection if due, else a young one and a freeze."""
+        if self.full_due():
+            self.full_collect()
+        else:
+            self.tick()
 
     def start(self) -> None:
         if self._task is None or self._task.done():
@@ -121,7 +160,7 @@ class GcPolicy:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.refreeze_every)
-            self.tick()
+            self.step()
 
     async def stop(self) -> None:
         """Stop re-freezing and give the collector back its thresholds (the frozen

@@ -15,6 +15,7 @@ import gc
 import random
 import shutil
 import sqlite3
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -359,6 +360,42 @@ async def test_the_gc_policy_freezes_and_turns_full_collections_off() -> None:
         watch.remove()
         gc.unfreeze()
     assert gc.get_threshold() == saved
+
+
+def test_the_gc_policy_collects_frozen_cycles_at_a_quiet_moment_or_when_overdue() -> None:
+    """A cycle that became garbage after it was frozen is collected by the periodic full
+    collection: when it is due and nothing was written for ``quiet_for`` seconds, or
+    anyway once it is twice overdue."""
+    now = [0.0]
+    policy = GcPolicy(refreeze_every=3600, full_every=100.0, quiet_for=2.0, clock=lambda: now[0])
+    saved = gc.get_threshold()
+
+    class Node:
+        pass
+
+    try:
+        policy.settle()
+        cycle = Node()
+        cycle.me = cycle  # type: ignore[attr-defined]
+        policy.tick()  # frozen: no young collection looks at it again
+        alive = weakref.ref(cycle)
+        del cycle
+        gc.collect()
+        assert alive() is not None  # frozen garbage survives an ordinary collection
+        now[0] = 150.0
+        policy.note_activity()  # busy: due, but not quiet
+        policy.step()
+        assert policy.full_collections == 0 and alive() is not None
+        now[0] = 153.0  # quiet for 3 s
+        policy.step()
+        assert policy.full_collections == 1 and alive() is None
+        now[0] = 353.0
+        policy.note_activity()  # never quiet, but twice overdue
+        policy.step()
+        assert policy.full_collections == 2
+    finally:
+        gc.set_threshold(*saved)
+        gc.unfreeze()
 
 
 async def test_the_log_reaches_the_database_file_without_a_commit_waiting(
