@@ -16,7 +16,10 @@ COPY renderers ./renderers
 COPY storage ./storage
 COPY bot ./bot
 
-RUN pip install --no-cache-dir . \
+# The project itself with its PostgreSQL extra (asyncpg), so that one image serves either
+# store; versions come from pyproject.toml.
+# hadolint ignore=DL3013
+RUN pip install --no-cache-dir '.[postgres]' \
     && groupadd --system --gid 10001 chessgarden \
     && useradd --system --uid 10001 --gid chessgarden --no-create-home --shell /usr/sbin/nologin chessgarden \
     && mkdir -p /data \

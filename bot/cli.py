@@ -24,6 +24,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.sweep", ("sweep",)),
     ("bot.selfplay", ("selfplay",)),
     ("bot.ratings_cli", ("leaderboard", "profile", "ratings")),
+    ("bot.migrate_store", ("migrate-store",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

@@ -199,7 +199,7 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
         "--db",
         default=None,
         metavar="PATH",
-        help="SQLite file (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
+        help="SQLite file or postgresql:// URL (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
     )
 
 

@@ -24,6 +24,7 @@ from bot.cogs import EXTENSIONS
 from bot.service import ComputerRunner, GameService, Scheduler
 from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
+from storage import Shards
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ DEV_GUILD_VAR = "CHESSGARDEN_DEV_GUILD"
 MAX_CHALLENGES_VAR = "CHESSGARDEN_MAX_CHALLENGES"
 THREADS_VAR = "CHESSGARDEN_THREADS_PER_HOUR"
 CHALLENGE_HOURS_VAR = "CHESSGARDEN_CHALLENGE_HOURS"
+SHARDS_VAR = "CHESSGARDEN_SHARDS"
+SHARD_IDS_VAR = "CHESSGARDEN_SHARD_IDS"
 DEFAULT_MAX_CHALLENGES = 3
 DEFAULT_THREADS_PER_HOUR = 10
 DEFAULT_CHALLENGE_HOURS = 24
@@ -47,14 +50,20 @@ class Settings:
     """What the bot needs from its operator.
 
     - ``token``: ``DISCORD_TOKEN``, the bot token from the Developer Portal;
-    - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``);
+    - ``db_path``: ``CHESSGARDEN_DB``, the SQLite file (default ``./chessgarden.sqlite3``), or
+      a ``postgresql://`` URL (docs/scaling.md);
     - ``dev_guild_id``: ``CHESSGARDEN_DEV_GUILD``, a server id to sync commands to at once;
     - ``sync_commands``: sync the slash commands on start (``--sync``), else leave them;
     - ``max_challenges``: ``CHESSGARDEN_MAX_CHALLENGES``, open challenges per user (3);
     - ``threads_per_hour``: ``CHESSGARDEN_THREADS_PER_HOUR``, new game threads per channel
       in any hour (10);
     - ``challenge_hours``: ``CHESSGARDEN_CHALLENGE_HOURS``, hours before a challenge nobody
-      accepted expires (24).
+      accepted expires (24);
+    - ``shard_count``/``shard_ids``: ``CHESSGARDEN_SHARDS`` (the total number of Discord
+      shards) and ``CHESSGARDEN_SHARD_IDS`` (comma-separated, the ones this process runs;
+      default all of them). With them the bot is discord.py's ``AutoShardedBot`` on those
+      shards, and its deadline scheduler handles only their guilds' games; without them,
+      one unsharded client as before (docs/scaling.md).
 
     The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
@@ -66,6 +75,15 @@ class Settings:
     max_challenges: int = DEFAULT_MAX_CHALLENGES
     threads_per_hour: int = DEFAULT_THREADS_PER_HOUR
     challenge_hours: int = DEFAULT_CHALLENGE_HOURS
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+
+    @property
+    def shards(self) -> Shards | None:
+        if self.shard_count is None:
+            return None
+        ids = self.shard_ids if self.shard_ids is not None else tuple(range(self.shard_count))
+        return Shards(self.shard_count, ids)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, *, sync: bool = False) -> Settings:
@@ -88,10 +106,34 @@ class Settings:
             max_challenges=_count(env, MAX_CHALLENGES_VAR, DEFAULT_MAX_CHALLENGES),
             threads_per_hour=_count(env, THREADS_VAR, DEFAULT_THREADS_PER_HOUR),
             challenge_hours=_count(env, CHALLENGE_HOURS_VAR, DEFAULT_CHALLENGE_HOURS),
+            **_shards(env),
         )
 
     def __str__(self) -> str:
         return repr(self)
+
+
+def _shards(env: Mapping[str, str]) -> dict[str, Any]:
+    """``shard_count`` and ``shard_ids`` from the environment, checked."""
+    raw_ids = (env.get(SHARD_IDS_VAR) or "").strip()
+    if not (env.get(SHARDS_VAR) or "").strip():
+        if raw_ids:
+            raise SettingsError(f"{SHARD_IDS_VAR} needs {SHARDS_VAR}, the total number of shards")
+        return {}
+    count = _count(env, SHARDS_VAR, 1)
+    if not raw_ids:
+        return {"shard_count": count}
+    ids: list[int] = []
+    for part in raw_ids.split(","):
+        item = part.strip()
+        if not item.isdigit() or int(item) >= count:
+            raise SettingsError(
+                f"{SHARD_IDS_VAR} must list shard numbers from 0 to {count - 1}, separated "
+                f"by commas, not {raw_ids!r}"
+            )
+        if int(item) not in ids:
+            ids.append(int(item))
+    return {"shard_count": count, "shard_ids": tuple(sorted(ids))}
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
@@ -256,6 +298,22 @@ class ChessGardenBot(commands.Bot):
             log.info("invite link: %s", invite_url(self.application_id))
 
 
+class ShardedChessGardenBot(ChessGardenBot, commands.AutoShardedBot):
+    """The same bot on discord.py's ``AutoShardedClient``: one gateway connection per shard
+    in ``settings.shard_ids`` (of ``settings.shard_count``). Several processes, each with
+    its own ids, share one PostgreSQL store (docs/scaling.md)."""
+
+
+def make_bot(service: GameService, settings: Settings, **options: Any) -> ChessGardenBot:
+    """The bot the settings ask for: sharded with ``CHESSGARDEN_SHARDS``, else one client."""
+    shards = settings.shards
+    if shards is None:
+        return ChessGardenBot(service, settings, **options)
+    return ShardedChessGardenBot(
+        service, settings, shard_count=shards.count, shard_ids=list(shards.ids), **options
+    )
+
+
 def service_label(user_id: int) -> str:
     """How the service names users on Discord: a mention."""
     return f"<@{user_id}>"
@@ -267,4 +325,5 @@ async def open_service(settings: Settings) -> GameService:
         label=service_label,
         max_open_challenges=settings.max_challenges,
         challenge_hours=settings.challenge_hours,
+        shards=settings.shards,
     )

@@ -96,7 +96,7 @@ def _level(name: str) -> int:
 
 
 async def _serve(settings: Settings) -> None:
-    from bot.discord_app import ChessGardenBot, open_service
+    from bot.discord_app import make_bot, open_service
 
     # The store is opened before Discord is contacted: a store that cannot be opened
     # ends the process at once (StoreOpenError), without a login attempt.
@@ -105,7 +105,7 @@ async def _serve(settings: Settings) -> None:
     # in; then the collector's policy keeps full collections off the loop (issue 12).
     service.start_warm_up()
     try:
-        async with ChessGardenBot(service, settings) as bot:
+        async with make_bot(service, settings) as bot:
             assert settings.token is not None
             await bot.start(settings.token)
     finally:

@@ -36,7 +36,7 @@ def _db_option(p: argparse.ArgumentParser) -> None:
         "--db",
         default=None,
         metavar="PATH",
-        help="SQLite file (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
+        help="SQLite file or postgresql:// URL (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
     )
 
 
@@ -96,10 +96,10 @@ def _run(db: str | None, work: Callable[[GameService], Awaitable[int]]) -> int:
 
 async def _open_and(db: str | None, work: Callable[[GameService], Awaitable[int]]) -> int:
     from bot.service import GameService, ServiceError
-    from storage import StorageError, StoreOpenError, resolve_db_path
+    from storage import StorageError, StoreOpenError, is_postgres_url, resolve_db_path
 
     path = resolve_db_path(db)
-    if path != ":memory:" and not os.path.exists(path):
+    if path != ":memory:" and not is_postgres_url(path) and not os.path.exists(path):
         print(f"error: there is no database at {path} (give --db PATH)", file=sys.stderr)
         return EXIT_USAGE
     try:

@@ -39,7 +39,7 @@ def add_subcommands(subparsers: Any) -> None:
         "--db",
         default=None,
         metavar="PATH",
-        help="SQLite file (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
+        help="SQLite file or postgresql:// URL (default: $CHESSGARDEN_DB or ./chessgarden.sqlite3)",
     )
     p.add_argument(
         "--now",

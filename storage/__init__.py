@@ -1,13 +1,18 @@
-"""Storage: games, the append-only action log, dice commitments and players in SQLite.
+"""Storage: games, the append-only action log, dice commitments and players, in SQLite
+(the default) or PostgreSQL.
 
 All SQL of the project lives in this package. Callers depend on the ``Repository``
 and ``WriteTx`` protocols and the row dataclasses; ``open_repository`` returns the
-SQLite implementation. Ratings (issue 15) are stored by ``storage.standings``.
+implementation the target names: a ``postgresql://`` URL opens ``PgRepository``
+(asyncpg, an optional extra), a path or nothing opens ``SqliteRepository``. Ratings
+(issue 15) are stored by ``storage.standings``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 from storage.migrations import LATEST_VERSION
 from storage.models import (
@@ -32,8 +37,10 @@ from storage.models import (
     RatingRow,
     ResultText,
     Roll,
+    Shards,
     SnapshotRow,
 )
+from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
     ConflictError,
     NotFoundError,
@@ -47,13 +54,36 @@ from storage.repository import (
     StoreUnavailableError,
     WriteTx,
 )
-from storage.sqlite import DB_ENV_VAR, DEFAULT_DB_PATH, SqliteRepository, resolve_db_path
+from storage.sqlite import (
+    CHECKPOINT_EVERY,
+    DB_ENV_VAR,
+    DEFAULT_DB_PATH,
+    SqliteRepository,
+    resolve_db_path,
+)
 from storage.standings import GLOBAL_SCOPE
 
 
-async def open_repository(path: str | os.PathLike[str] | None = None) -> SqliteRepository:
-    """Open the SQLite store at ``path`` (or ``$CHESSGARDEN_DB``, or ``./chessgarden.sqlite3``)."""
-    return await SqliteRepository.open(path)
+async def open_repository(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    clock: Callable[[], str] | None = None,
+    busy_timeout_ms: int | None = None,
+    checkpoint_every: float | None = CHECKPOINT_EVERY,
+) -> Repository:
+    """Open the store ``path`` names (or ``$CHESSGARDEN_DB``, or ``./chessgarden.sqlite3``):
+    PostgreSQL for a ``postgresql://`` URL, SQLite otherwise. Raises ``StoreOpenError``
+    (one line naming the file or URL and the cause) when it cannot. ``checkpoint_every``:
+    SQLite's background WAL checkpoints (see ``storage.sqlite``); PostgreSQL has none."""
+    target = resolve_db_path(path)
+    options: dict[str, Any] = {}
+    if clock is not None:
+        options["clock"] = clock
+    if busy_timeout_ms is not None:
+        options["busy_timeout_ms"] = busy_timeout_ms
+    if is_postgres_url(target):
+        return await PgRepository.open(target, **options)
+    return await SqliteRepository.open(target, checkpoint_every=checkpoint_every, **options)
 
 
 __all__ = [
@@ -79,6 +109,7 @@ __all__ = [
     "NewAction",
     "NewGame",
     "NotFoundError",
+    "PgRepository",
     "PlayerRow",
     "RatingChangeRow",
     "RatingReadsProtocol",
@@ -87,6 +118,7 @@ __all__ = [
     "ResultText",
     "Roll",
     "SchemaError",
+    "Shards",
     "SnapshotRow",
     "SqliteRepository",
     "StorageError",
@@ -95,6 +127,8 @@ __all__ = [
     "StoreOpenError",
     "StoreUnavailableError",
     "WriteTx",
+    "is_postgres_url",
     "open_repository",
+    "redact",
     "resolve_db_path",
 ]

@@ -239,6 +239,21 @@ class DueGame:
 
 
 @dataclass(frozen=True)
+class Shards:
+    """The Discord shards one bot process runs (issue 16): ``count`` in all, this process
+    ``ids``. A guild belongs to shard ``(guild_id >> 22) % count`` (Discord's rule); a game
+    without a guild (a DM) to shard 0. The deadline reads take it so that each process
+    handles (and posts) only the games of its own guilds."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    def owns(self, guild_id: int | None) -> bool:
+        shard = 0 if guild_id is None else (guild_id >> 22) % self.count
+        return shard in self.ids
+
+
+@dataclass(frozen=True)
 class PlayerRow:
     id: int
     name: str | None

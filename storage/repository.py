@@ -44,6 +44,7 @@ from storage.models import (
     PlayerRow,
     RatingChangeRow,
     RatingRow,
+    Shards,
     SnapshotRow,
 )
 
@@ -203,12 +204,16 @@ class Repository(RatingReadsProtocol, Protocol):
 
     async def get_player(self, player_id: int) -> PlayerRow | None: ...
 
-    async def next_due(self) -> int | None:
-        """The earliest ``due_ms`` of any game (indexed), or ``None`` when nothing is due."""
+    async def next_due(self, shards: Shards | None = None) -> int | None:
+        """The earliest ``due_ms`` of any game (indexed), or ``None`` when nothing is due.
+        ``shards``: only games whose guild is on one of these Discord shards."""
         ...
 
-    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
-        """Games with ``due_ms <= now_ms``, the earliest first (indexed)."""
+    async def due_games(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[DueGame]:
+        """Games with ``due_ms <= now_ms``, the earliest first (indexed); ``shards`` as in
+        ``next_due``."""
         ...
 
     async def schema_version(self) -> int: ...

@@ -59,6 +59,7 @@ from storage.models import (
     NewGame,
     PlayerRow,
     Roll,
+    Shards,
     SnapshotRow,
 )
 from storage.opening import check_path, close_fully, open_cause
@@ -204,6 +205,16 @@ DUE_GAMES_SQL = (
 # PostgreSQL: the same ``WHERE`` with ``FOR UPDATE SKIP LOCKED``, so that a second process
 # skips a game the first is handling and finds it no longer due once that one commits.
 CLAIM_DUE_WHERE = "id = ? AND due_ms IS NOT NULL AND due_ms <= ?"
+
+
+def _shard_where(shards: Shards) -> tuple[str, tuple[int, ...]]:
+    """Games whose guild is on one of ``shards.ids`` (Discord: ``(guild_id >> 22) %
+    count``); a game without a guild counts as shard 0's."""
+    marks = ", ".join("?" for _ in shards.ids)
+    return (
+        f"(COALESCE(guild_id >> 22, 0) % ?) IN ({marks})",
+        (shards.count, *shards.ids),
+    )
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
@@ -403,14 +414,25 @@ class _Reads(RatingReads):
         rows = await _fetchall(self._conn, sql, tuple(params))
         return [_game_from_row(r) for r in rows]
 
-    async def next_due(self) -> int | None:
+    async def next_due(self, shards: Shards | None = None) -> int | None:
         """The earliest instant (ms) at which some game has something due, or ``None``."""
-        row = await _fetchone(self._conn, NEXT_DUE_SQL)
+        if shards is None:
+            row = await _fetchone(self._conn, NEXT_DUE_SQL)
+        else:
+            where, params = _shard_where(shards)
+            row = await _fetchone(self._conn, f"{NEXT_DUE_SQL} AND {where}", params)
         return None if row is None or row[0] is None else int(row[0])
 
-    async def due_games(self, now_ms: int, limit: int = 100) -> list[DueGame]:
+    async def due_games(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[DueGame]:
         """Games with something due at ``now_ms`` or before, the earliest first."""
-        rows = await _fetchall(self._conn, DUE_GAMES_SQL, (now_ms, max(1, int(limit))))
+        if shards is None:
+            rows = await _fetchall(self._conn, DUE_GAMES_SQL, (now_ms, max(1, int(limit))))
+        else:
+            where, params = _shard_where(shards)
+            sql = DUE_GAMES_SQL.replace("ORDER BY", f"AND {where} ORDER BY")
+            rows = await _fetchall(self._conn, sql, (now_ms, *params, max(1, int(limit))))
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
@@ -580,6 +602,86 @@ class SqliteWriteTx(RatingWrites, _Reads):
             (player_id, name, now, now),
         )
 
+    # ----- copying a whole store (``storage.transfer``; chessgarden migrate-store) ---------
+
+    async def import_player(self, player: PlayerRow) -> None:
+        await _run(
+            self._conn,
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            (player.id, player.name, player.created_at, player.updated_at),
+        )
+
+    async def import_game(self, game: GameRow, actions: list[ActionRow]) -> None:
+        """The game with its id and every stored value, then its log in order (the
+        triggers count the entries and rolls again, and check their order)."""
+        values = _import_values(game)
+        try:
+            await _run(
+                self._conn,
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' for _ in values)})",
+                values,
+            )
+            for action in actions:
+                await _run(
+                    self._conn,
+                    f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        action.game_id,
+                        action.seq,
+                        action.kind,
+                        action.request_id,
+                        action.actor_id,
+                        action.text,
+                        _rolls_json(action.rolls),
+                        action.roll_index,
+                        action.created_at,
+                    ),
+                )
+        except sqlite3.IntegrityError as error:
+            raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+
+
+def _import_values(game: GameRow) -> tuple[Any, ...]:
+    """The game's columns in ``_GAME_COLUMNS`` order, its counts at zero entries (the
+    log's triggers count them again as the entries are copied)."""
+    return (
+        game.id,
+        game.variant,
+        json.dumps(game.options, sort_keys=True),
+        game.status,
+        game.location_id,
+        game.guild_id,
+        game.challenger_id,
+        game.opponent_id,
+        game.challenger_colour,
+        game.white_id,
+        game.black_id,
+        game.result,
+        game.result_reason,
+        game.draw_offer,
+        game.seed,
+        game.commitment,
+        _rolls_json(game.start_rolls),
+        0,
+        len(game.start_rolls),
+        game.board_channel_id,
+        game.board_message_id,
+        game.request_id,
+        game.created_at,
+        game.updated_at,
+        game.time_days,
+        game.clock_side,
+        game.turn_started_ms,
+        game.deadline_ms,
+        game.reminder_ms,
+        game.computer,
+        game.computer_level,
+        game.thinking_seq,
+        game.thinking_until_ms,
+        1 if game.rated else 0,
+        game.finish_order,
+    )
+
 
 class SqliteRepository(_Reads):
     """The production repository. Open it with ``await SqliteRepository.open(path)``."""
@@ -678,6 +780,24 @@ class SqliteRepository(_Reads):
             (player_id,),
         )
         return PlayerRow(*tuple(row)) if row else None
+
+    async def list_players(self) -> list[PlayerRow]:
+        rows = await _fetchall(
+            self._reader, "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
+        )
+        return [PlayerRow(*tuple(r)) for r in rows]
+
+    async def is_empty(self) -> bool:
+        """No player, game or action stored (a target ``migrate-store`` may fill)."""
+        row = await _fetchone(
+            self._reader,
+            "SELECT (SELECT count(*) FROM players) + (SELECT count(*) FROM games) "
+            "+ (SELECT count(*) FROM actions)",
+        )
+        return int(row[0]) == 0
+
+    async def after_import(self) -> None:
+        """Nothing to do: AUTOINCREMENT already counts past the copied ids."""
 
     async def schema_version(self) -> int:
         row = await _fetchone(self._reader, "PRAGMA user_version")

@@ -257,7 +257,11 @@ General dice roller (``bot.service.dice_expr``)::
     parse_dice(text) -> DiceExpression; DiceExpressionError(ValueError), one-line message
 
 Storage: ``GameService.open(path)`` uses ``storage.SqliteRepository`` (WAL, synchronous=FULL,
-``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``). Each started game's row holds
+``BEGIN IMMEDIATE``, migrations on ``PRAGMA user_version``); ``GameService.open(url)`` with a
+``postgresql://`` URL uses ``storage.PgRepository`` (asyncpg pool, the game row locked
+``FOR NO KEY UPDATE`` in every command, finishing games and rating them one at a time under
+an advisory lock, the same migrations; docs/scaling.md). ``shards=`` (``storage.Shards``):
+the deadline scheduler and the computer's resumption handle only those Discord shards' games. Each started game's row holds
 the seed (drawn at acceptance, secret until the game ends), its SHA-256 commitment, and
 the count of its log entries and rolls; the append-only ``actions`` log holds every
 move, resignation, draw offer/answer, take-back, abort, timeout and extension with the

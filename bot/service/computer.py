@@ -229,12 +229,20 @@ class ComputerPlay(ServiceCore):
     # ----- the computer's move ---------------------------------------------------
 
     async def computer_turns(self) -> tuple[int, ...]:
-        """Active games where the computer is to act (indexed): what to resume."""
+        """Active games where the computer is to act (indexed): what to resume. With
+        ``shards`` (issue 16), only the games of this process's guilds, whose boards it
+        can post (as the deadline scheduler)."""
         rows = await self.repo.list_games(
             GameQuery(computer_only=True, statuses=("active",), limit=RESUME_BATCH)
         )
         return tuple(
-            sorted(r.id for r in rows if r.computer is not None and r.clock_side == r.computer)
+            sorted(
+                r.id
+                for r in rows
+                if r.computer is not None
+                and r.clock_side == r.computer
+                and (self.shards is None or self.shards.owns(r.guild_id))
+            )
         )
 
     async def _claim_turn(self, game_id: int) -> _Claim | None:

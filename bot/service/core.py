@@ -60,11 +60,12 @@ from storage import (
     GameRow,
     NewAction,
     Repository,
+    Shards,
     SnapshotRow,
-    SqliteRepository,
     StoreBusyError,
     StoreFullError,
     WriteTx,
+    open_repository,
 )
 from storage.sqlite import CHECKPOINT_EVERY
 from variants.dice import new_secret_seed
@@ -188,6 +189,7 @@ class ServiceCore(Timekeeping):
         clock: Clock | None = None,
         challenge_hours: float = DEFAULT_CHALLENGE_HOURS,
         snapshots: bool = True,
+        shards: Shards | None = None,
     ) -> None:
         if isinstance(max_open_challenges, bool) or not isinstance(max_open_challenges, int):
             raise ValueError("max_open_challenges must be a whole number")
@@ -208,6 +210,9 @@ class ServiceCore(Timekeeping):
         self._location_locks: dict[int, _Lock] = {}
         self._owns_repository = False
         self.max_open_challenges = max_open_challenges
+        # Discord shards this process runs (issue 16): its deadline scheduler handles only
+        # the games of their guilds; None: every game (one process, or the CLI).
+        self.shards = shards
         self._workers = Workers(cpu_workers)
         self._init_time(clock, challenge_hours)
         # Snapshots (issue 12): a rebuild replays only the log after the latest one.
@@ -228,7 +233,8 @@ class ServiceCore(Timekeeping):
         checkpoint_every: float | None = CHECKPOINT_EVERY,
         **kwargs: Any,
     ) -> Self:
-        """Open the SQLite store at ``db`` (or ``$CHESSGARDEN_DB`` / the default) and serve it.
+        """Open the store ``db`` names (or ``$CHESSGARDEN_DB`` / the default) and serve it:
+        a ``postgresql://`` URL opens PostgreSQL, a path SQLite.
 
         Raises ``storage.StoreOpenError`` (one line: the file and the cause) if it cannot.
         ``checkpoint_every``: seconds between the store's background checkpoints
@@ -238,7 +244,7 @@ class ServiceCore(Timekeeping):
             store["busy_timeout_ms"] = busy_timeout_ms
         if kwargs.get("clock") is not None:  # log entries are stamped on the same clock
             store["clock"] = store_clock(kwargs["clock"])
-        repository = await SqliteRepository.open(db, **store)
+        repository = await open_repository(db, **store)
         try:
             service = cls(repository, **kwargs)
         except BaseException:

@@ -63,7 +63,7 @@ class Deadlines(ServiceCore):
 
     async def next_due(self) -> datetime | None:
         """When something is next due (indexed), or ``None`` if nothing ever is."""
-        due = await self.repo.next_due()
+        due = await self.repo.next_due(self.shards)
         return None if due is None else from_ms(due)
 
     async def run_due(
@@ -81,7 +81,7 @@ class Deadlines(ServiceCore):
         events: list[DeadlineEvent] = []
         tried: set[int] = set()
         while True:
-            due = await self.repo.due_games(now_ms, limit)
+            due = await self.repo.due_games(now_ms, limit, self.shards)
             fresh = [d for d in due if d.game_id not in tried]
             for item in fresh:
                 tried.add(item.game_id)

@@ -54,7 +54,7 @@ from discord_payloads import (
 )
 from PIL import Image
 
-from bot.discord_app import ChessGardenBot, Settings, service_label
+from bot.discord_app import ChessGardenBot, Settings, make_bot, service_label
 from bot.service import GameService
 
 P = discord.Permissions
@@ -201,9 +201,10 @@ class World:
             seed_factory=lambda: f"harness-seed-{seed}-{next(seeds)}",
             max_open_challenges=settings.max_challenges,
             challenge_hours=settings.challenge_hours,
+            shards=settings.shards,
             clock=clock,  # a bot.service.ManualClock: days pass in a moment (issue 13)
         )
-        bot = ChessGardenBot(service, settings)
+        bot = make_bot(service, settings)  # sharded with settings.shard_count (issue 16)
         if defer_after is not None:
             bot.defer_after = defer_after
         fake = FakeDiscord(
@@ -536,7 +537,7 @@ class World:
     async def restart(self) -> None:
         """Stop the bot and start a new one on the same database and the same Discord."""
         await self.bot.close()
-        bot = ChessGardenBot(self.service, self.bot.settings)
+        bot = make_bot(self.service, self.bot.settings)
         bot.defer_after = self.bot.defer_after
         self.bot = bot
         bot.http.request = self.discord.bot_request  # type: ignore[method-assign]

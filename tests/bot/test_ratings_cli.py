@@ -1,15 +1,16 @@
-"""``chessgarden leaderboard``, ``profile`` and ``ratings rebuild`` on a real database."""
+"""``chessgarden leaderboard``, ``profile`` and ``ratings rebuild`` on a real database: an
+SQLite file, then a PostgreSQL URL (``store_target``)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import stores
 
 from bot import cli
 from bot.service import GameService
@@ -17,7 +18,7 @@ from bot.service import GameService
 GUILD = 77
 
 
-async def _fill(path: Path) -> None:
+async def _fill(path: Path | str) -> None:
     service = await GameService.open(str(path), renderer=None, rng=random.Random(1))
     try:
         for n, (white, black, loser) in enumerate(
@@ -49,10 +50,9 @@ async def _fill(path: Path) -> None:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "cli.sqlite3"
-    asyncio.run(_fill(path))
-    return path
+def db(store_target: str) -> str:
+    asyncio.run(_fill(store_target))
+    return store_target
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -91,8 +91,7 @@ def test_rebuild_matches_then_repairs_a_spoiled_table(
 ) -> None:
     code, out, _ = run(capsys, "ratings", "rebuild", "--check", "--db", str(db))
     assert code == 0 and "5 rated games" in out and "matched exactly" in out
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE ratings SET rating = 2000 WHERE player_id = 1")
+    stores.raw(db, "UPDATE ratings SET rating = 2000 WHERE player_id = 1")
     code, out, _ = run(capsys, "ratings", "rebuild", "--check", "--db", str(db))
     assert code == 1 and "stored rows differed" in out
     code, out, _ = run(capsys, "ratings", "rebuild", "--db", str(db))

@@ -10,13 +10,14 @@ import itertools
 import os
 import random
 import re
-import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from stores import is_pg, raw
 
 from bot.service import DeadlineEvent, GameService, ManualClock, Scheduler
 
@@ -39,15 +40,16 @@ class Recorder:
         self.events.append(event)
 
 
-async def open_service(path: Path, clock: ManualClock) -> GameService:
+async def open_service(path: str, clock: ManualClock) -> GameService:
     seeds = itertools.count()
+    name = Path(path).name if not is_pg(path) else path.rsplit("=", 1)[-1]
     return await GameService.open(
         path,
         clock=clock,
         renderer=None,
         dice_renderer=None,
         rng=random.Random(1),
-        seed_factory=lambda: f"sched-{path.name}-{next(seeds)}",
+        seed_factory=lambda: f"sched-{name}-{next(seeds)}",
     )
 
 
@@ -76,10 +78,10 @@ async def until(condition: Callable[[], bool], what: str, seconds: float = 20.0)
 
 
 async def test_it_sleeps_until_the_next_deadline_and_wakes_for_an_earlier_one(
-    tmp_path: Path,
+    store_target: str,
 ) -> None:
     clock = ManualClock(START)
-    svc = await open_service(tmp_path / "wake.sqlite3", clock)
+    svc = await open_service(store_target, clock)
     recorder = Recorder()
     scheduler = Scheduler(svc, recorder, max_sleep=timedelta(days=30))
     scheduler.start()
@@ -106,9 +108,9 @@ async def test_it_sleeps_until_the_next_deadline_and_wakes_for_an_earlier_one(
     assert not scheduler.running
 
 
-async def test_after_a_restart_it_catches_up_on_everything_once(tmp_path: Path) -> None:
+async def test_after_a_restart_it_catches_up_on_everything_once(store_target: str) -> None:
     clock = ManualClock(START)
-    path = tmp_path / "restart.sqlite3"
+    path = store_target
     svc = await open_service(path, clock)
     white_to_lose = await timed_game(svc, days=1, moves=2)
     black_to_lose = await timed_game(svc, days=2, moves=1)
@@ -156,10 +158,10 @@ async def test_after_a_restart_it_catches_up_on_everything_once(tmp_path: Path) 
 
 
 async def test_a_failed_post_does_not_stop_the_rest_or_repeat_a_reminder(
-    tmp_path: Path,
+    store_target: str,
 ) -> None:
     clock = ManualClock(START)
-    svc = await open_service(tmp_path / "fail.sqlite3", clock)
+    svc = await open_service(store_target, clock)
     try:
         first = await timed_game(svc, days=1, moves=1)
         second = await timed_game(svc, days=1, moves=1)
@@ -173,15 +175,15 @@ async def test_a_failed_post_does_not_stop_the_rest_or_repeat_a_reminder(
         await svc.close()
 
 
-async def test_a_game_that_cannot_be_handled_does_not_make_it_spin(tmp_path: Path) -> None:
+async def test_a_game_that_cannot_be_handled_does_not_make_it_spin(store_target: str) -> None:
     clock = ManualClock(START)
-    path = tmp_path / "stuck.sqlite3"
+    path = store_target
     svc = await open_service(path, clock)
     broken = await timed_game(svc, days=1, moves=1)
     fine = await timed_game(svc, days=1, moves=1)
     await svc.close()
-    with sqlite3.connect(path) as conn:  # the stored game no longer replays
-        conn.execute("UPDATE games SET options = '{\"bogus\": 1}' WHERE id = ?", (broken,))
+    # the stored game no longer replays
+    raw(path, "UPDATE games SET options = '{\"bogus\": 1}' WHERE id = ?", (broken,))
     svc = await open_service(path, clock)
     clock.advance(days=2)
     recorder = Recorder()
@@ -200,9 +202,9 @@ async def test_a_game_that_cannot_be_handled_does_not_make_it_spin(tmp_path: Pat
         await svc.close()
 
 
-async def test_two_schedulers_on_one_store_handle_each_item_once(tmp_path: Path) -> None:
+async def test_two_schedulers_on_one_store_handle_each_item_once(store_target: str) -> None:
     clock = ManualClock(START)
-    path = tmp_path / "two.sqlite3"
+    path = store_target
     first = await open_service(path, clock)
     second = await open_service(path, clock)
     try:
@@ -221,13 +223,10 @@ async def test_two_schedulers_on_one_store_handle_each_item_once(tmp_path: Path)
     assert_one_timeout_each(path, games)
 
 
-def assert_one_timeout_each(path: Path, games: list[int]) -> None:
-    with sqlite3.connect(path) as conn:
-        counts = dict(
-            conn.execute(
-                "SELECT game_id, count(*) FROM actions WHERE kind = 'timeout' GROUP BY game_id"
-            ).fetchall()
-        )
+def assert_one_timeout_each(path: str, games: list[int]) -> None:
+    counts = dict(
+        raw(path, "SELECT game_id, count(*) FROM actions WHERE kind = 'timeout' GROUP BY game_id")
+    )
     assert counts == dict.fromkeys(games, 1)
 
 
@@ -243,9 +242,11 @@ sys.exit(main(["sweep", "--db", sys.argv[2], "--now", sys.argv[3]]))
 """
 
 
-async def test_two_processes_sweeping_one_store_handle_each_item_once(tmp_path: Path) -> None:
+async def test_two_processes_sweeping_one_store_handle_each_item_once(
+    tmp_path: Path, store_target: str
+) -> None:
     clock = ManualClock(START)
-    path = tmp_path / "procs.sqlite3"
+    path = store_target
     svc = await open_service(path, clock)
     games = [await timed_game(svc, days=1, moves=i % 3) for i in range(40)]
     reminded = [await timed_game(svc, days=4, moves=1) for _ in range(10)]

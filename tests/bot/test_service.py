@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from stores import raw, tamper
 
 import variants
 from bot.service import (
@@ -31,8 +31,9 @@ ALICE, BOB, CAROL, MOD = 101, 202, 303, 404
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "games.sqlite3"
+def db(store_target: str) -> str:
+    """The store: an SQLite file, then a PostgreSQL database (tests/conftest.py)."""
+    return store_target
 
 
 @pytest.fixture
@@ -67,11 +68,6 @@ async def play_random(
             location_id=location, user_id=outcome.next_user_id, text=rng.choice(legal)
         )
     return outcome
-
-
-def raw(db: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 # ----- challenges -------------------------------------------------------------
@@ -374,12 +370,12 @@ async def test_verify_catches_a_tampered_roll(service: GameService, db: Path) ->
     seq, rolls = raw(db, "SELECT seq, rolls FROM actions WHERE game_id = ? AND seq = 3", (gid,))[0]
     values = __import__("json").loads(rolls)
     values[0][1] = values[0][1] % 4 + 1  # another face of the same d4
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TRIGGER actions_no_update")
-        conn.execute(
-            "UPDATE actions SET rolls = ? WHERE game_id = ? AND seq = ?",
-            (__import__("json").dumps(values), gid, seq),
-        )
+    tamper(
+        db,
+        "UPDATE actions SET rolls = ? WHERE game_id = ? AND seq = ?",
+        (__import__("json").dumps(values), gid, seq),
+        triggers=("actions_no_update",),
+    )
     report = await service.verify(game_id=gid)
     assert not report.ok
     assert len(report.mismatches) == 1
@@ -398,17 +394,21 @@ async def test_verify_catches_a_tampered_start_roll_and_seed(
     (start_rolls,) = raw(db, "SELECT start_rolls FROM games WHERE id = ?", (gid,))[0]
     values = __import__("json").loads(start_rolls)
     values[1][1] = values[1][1] % 4 + 1
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TRIGGER games_start_rolls_once")
-        conn.execute(
-            "UPDATE games SET start_rolls = ? WHERE id = ?", (__import__("json").dumps(values), gid)
-        )
+    tamper(
+        db,
+        "UPDATE games SET start_rolls = ? WHERE id = ?",
+        (__import__("json").dumps(values), gid),
+        triggers=("games_start_rolls_once",),
+    )
     report = await service.verify(game_id=gid)
     assert not report.ok and report.mismatches[0].index == 1
     assert report.mismatches[0].where == "game start"
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TRIGGER games_seed_once")
-        conn.execute("UPDATE games SET seed = 'not the seed' WHERE id = ?", (gid,))
+    tamper(
+        db,
+        "UPDATE games SET seed = 'not the seed' WHERE id = ?",
+        (gid,),
+        triggers=("games_seed_once",),
+    )
     report = await service.verify(game_id=gid)
     assert not report.seed_matches and not report.ok
 
@@ -464,9 +464,12 @@ async def test_locks_are_not_kept_for_idle_games(service: GameService) -> None:
 async def test_verify_catches_a_rewritten_move(service: GameService, db: Path) -> None:
     gid = await finished_guardener(service, db)
     (text,) = raw(db, "SELECT text FROM actions WHERE game_id = ? AND seq = 2", (gid,))[0]
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TRIGGER actions_no_update")
-        conn.execute("UPDATE actions SET text = 'pass' WHERE game_id = ? AND seq = 2", (gid,))
+    tamper(
+        db,
+        "UPDATE actions SET text = 'pass' WHERE game_id = ? AND seq = 2",
+        (gid,),
+        triggers=("actions_no_update",),
+    )
     report = await service.verify(game_id=gid)
     assert not report.ok and not report.mismatches
     assert report.replay_error is not None and "action 2" in report.replay_error

@@ -1,6 +1,7 @@
 """The computer opponent in the service (C13): a game against the computer to a
 result through the same act path (logged, verifiable), the claim that makes each turn
-thought about once across processes, resuming after a restart, and bad input."""
+thought about once across processes, resuming after a restart, and bad input. On both
+stores (``store_target``): on PostgreSQL the claim is taken under the game's row lock."""
 
 from __future__ import annotations
 
@@ -23,14 +24,15 @@ from bot.service import (
     Outcome,
     UnknownVariant,
 )
-from storage import LATEST_VERSION, SqliteRepository
+from storage import LATEST_VERSION, open_repository
 
 ALICE = 101
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "games.sqlite3"
+def db(store_target: str) -> str:
+    """An SQLite file, then a PostgreSQL database (tests/conftest.py)."""
+    return store_target
 
 
 async def open_service(db: Path, **kw: object) -> GameService:
@@ -236,7 +238,7 @@ async def test_the_row_keeps_the_side_and_level(db: Path) -> None:
         user_id=ALICE, location_id=8, variant="guardener", level=3, colour="white"
     )
     await svc.close()
-    repo = await SqliteRepository.open(str(db))
+    repo = await open_repository(str(db))
     try:
         assert await repo.schema_version() == LATEST_VERSION
         row = await repo.get_game(out.game.id)
@@ -252,3 +254,28 @@ def test_the_service_knows_the_engine_levels_without_importing_it() -> None:
 
     assert computer.LEVEL_NUMBERS == tuple(sorted(engine.LEVELS))
     assert computer.DEFAULT_BUDGET_S == engine.DEFAULT_BUDGET_S
+
+
+async def test_each_shard_resumes_only_its_own_guilds_games(db: Path) -> None:
+    from storage import Shards
+
+    svc = await open_service(db)
+    guilds = {0: 4 << 22, 1: 5 << 22}  # on shards 0 and 1 of 2
+    ids = {}
+    for shard, guild in guilds.items():
+        out = await svc.play_computer(
+            user_id=ALICE, location_id=20 + shard, variant="guardener", level=1,
+            colour="black", guild_id=guild,
+        )  # fmt: skip
+        ids[shard] = out.game.id
+    dm = await svc.play_computer(
+        user_id=ALICE, location_id=30, variant="guardener", level=1, colour="black"
+    )
+    await svc.close()
+    for shard in (0, 1):
+        mine = await open_service(db, shards=Shards(2, (shard,)))
+        try:
+            expected = {ids[shard]} | ({dm.game.id} if shard == 0 else set())
+            assert set(await mine.computer_turns()) == expected
+        finally:
+            await mine.close()

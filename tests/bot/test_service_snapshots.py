@@ -27,7 +27,7 @@ from bot.service import GameService, ManualClock, Outcome
 from bot.service.gcpolicy import FULL_OFF, GcPolicy, GcWatch
 from bot.service.live import Live, rebuild
 from bot.service.snapshots import FORMAT, SNAPSHOT_EVERY, restore
-from storage import LATEST_VERSION, SnapshotRow, SqliteRepository
+from storage import LATEST_VERSION, SnapshotRow, open_repository
 from storage.migrations import MIGRATIONS
 from variants.dice import VerifiableDice
 
@@ -36,7 +36,7 @@ SNAPSHOTS = next(n for n, m in enumerate(MIGRATIONS, 1) if any("TABLE snapshots"
 V1_DUMP = Path(__file__).parents[1] / "storage" / "data" / "v1_games.sql"
 
 
-async def open_service(path: Path, **kwargs: Any) -> GameService:
+async def open_service(path: Path | str, **kwargs: Any) -> GameService:
     kwargs.setdefault("rng", random.Random(3))
     return await GameService.open(str(path), renderer=None, dice_renderer=None, **kwargs)
 
@@ -98,9 +98,9 @@ def state(live: Live) -> dict[str, Any]:
 
 @pytest.mark.parametrize("variant", variants.names())
 async def test_a_restored_game_is_the_replayed_game_and_goes_on_alike(
-    tmp_path: Path, variant: str
+    store_target: str, variant: str
 ) -> None:
-    service = await open_service(tmp_path / "s.sqlite3")
+    service = await open_service(store_target)
     try:
         rng = random.Random(variant)
         game_id = await start(service, variant, 1)
@@ -200,8 +200,8 @@ async def test_a_snapshot_that_does_not_fit_is_ignored(tmp_path: Path) -> None:
         await service.close()
 
 
-async def test_an_undo_after_the_snapshot_replays_the_whole_log(tmp_path: Path) -> None:
-    service = await open_service(tmp_path / "u.sqlite3")
+async def test_an_undo_after_the_snapshot_replays_the_whole_log(store_target: str) -> None:
+    service = await open_service(store_target)
     try:
         game_id = await start(service, "stone_garden", 1)
         await play_random(service, game_id, SNAPSHOT_EVERY + 1, random.Random(2))
@@ -325,8 +325,8 @@ async def test_an_older_populated_database_gains_snapshots(tmp_path: Path) -> No
     assert {"games_by_location", "games_active_recent"} <= indexes
 
 
-async def test_a_later_snapshot_is_never_replaced_by_an_earlier_one(tmp_path: Path) -> None:
-    repo = await SqliteRepository.open(tmp_path / "k.sqlite3")
+async def test_a_later_snapshot_is_never_replaced_by_an_earlier_one(store_target: str) -> None:
+    repo = await open_repository(store_target)
     service = GameService(repo, renderer=None, dice_renderer=None)
     try:
         game_id = await start(service, "kings_guard", 1)

@@ -13,8 +13,16 @@ from storage.sqlite import CLAIM_DUE_WHERE, DUE_GAMES_SQL, NEXT_DUE_SQL
 
 
 @pytest.fixture
-async def repo(tmp_path: Path) -> AsyncIterator[SqliteRepository]:
-    repository = await open_repository(tmp_path / "due.sqlite3")
+async def repo(store_target: str) -> AsyncIterator[SqliteRepository]:
+    """Both stores (tests/conftest.py)."""
+    repository = await open_repository(store_target)
+    yield repository  # type: ignore[misc]
+    await repository.close()
+
+
+@pytest.fixture
+async def sqlite_repo(tmp_path: Path) -> AsyncIterator[SqliteRepository]:
+    repository = await SqliteRepository.open(tmp_path / "due.sqlite3")
     yield repository
     await repository.close()
 
@@ -47,7 +55,8 @@ async def plan(repo: SqliteRepository, sql: str, params: tuple[object, ...]) -> 
     return " ".join(str(tuple(r)) for r in rows)
 
 
-async def test_the_scheduler_reads_only_the_index(repo: SqliteRepository) -> None:
+async def test_the_scheduler_reads_only_the_index(sqlite_repo: SqliteRepository) -> None:
+    repo = sqlite_repo
     for sql, params in (
         (NEXT_DUE_SQL, ()),
         (DUE_GAMES_SQL, (10**13, 100)),
@@ -115,3 +124,28 @@ async def test_a_timeout_and_an_extension_are_log_entries(repo: SqliteRepository
         await tx.append_action(NewAction(gid, 2, "timeout", None, "white ran out of time"))
     kinds = [(a.kind, a.actor_id) for a in await repo.actions(gid)]
     assert kinds == [("extend", 5), ("timeout", None)]
+
+
+async def test_due_reads_for_some_shards_only(repo: SqliteRepository) -> None:
+    """Issue 16: a process running some Discord shards reads only their guilds' games."""
+    from storage import Shards
+
+    guilds = [(n << 22) + 5 for n in range(6)]  # shard n % count for count 2 or 3
+    ids = []
+    for n in range(len(guilds)):
+        ids.append(await add(repo, 100 + n, expires=1_000 + n))  # the guild is set below
+    dm = await add(repo, 200, expires=500)
+    from stores import raw
+
+    target = getattr(repo, "url", None) or repo.path
+    for gid, guild in zip(ids, guilds, strict=True):
+        raw(target, "UPDATE games SET guild_id = ? WHERE id = ?", (guild, gid))
+    everything = [d.game_id for d in await repo.due_games(10**6)]
+    assert everything == [dm, *ids]
+    odd = [d.game_id for d in await repo.due_games(10**6, shards=Shards(2, (1,)))]
+    assert odd == [ids[1], ids[3], ids[5]]
+    zero_of_three = [d.game_id for d in await repo.due_games(10**6, 2, Shards(3, (0,)))]
+    assert zero_of_three == [dm, ids[0]]  # a game without a guild is shard 0's; limit 2
+    assert await repo.next_due(Shards(2, (1,))) == 1_001
+    assert await repo.next_due(Shards(3, (0, 2))) == 500
+    assert await repo.next_due() == 500

@@ -1,4 +1,7 @@
-"""The SQLite repository: migrations, constraints, transactions, append-only log."""
+"""The repositories: migrations, constraints, transactions, append-only log.
+
+The tests taking ``repo`` or ``store_target`` run on both stores (SQLite and PostgreSQL,
+tests/conftest.py); those about SQLite's file, pragmas and plans take ``sqlite_repo``."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pgcluster
 import pytest
 
 from storage import (
@@ -41,10 +45,26 @@ def new_game(location: int = 10, **kw: object) -> NewGame:
 
 
 @pytest.fixture
-async def repo(tmp_path: Path):
+async def repo(store_target: str):
+    repository = await open_repository(store_target)
+    yield repository
+    await repository.close()
+
+
+@pytest.fixture
+async def sqlite_repo(tmp_path: Path):
     repository = await open_repository(tmp_path / "db.sqlite3")
     yield repository
     await repository.close()
+
+
+def raw_execute(target: str, sql: str) -> None:
+    """Run ``sql`` on the store behind the repository's back."""
+    if target.startswith("postgresql://"):
+        pgcluster.execute(target, sql)
+    else:
+        with sqlite3.connect(target) as conn:
+            conn.execute(sql)
 
 
 async def make_game(repo: SqliteRepository, location: int = 10, **kw: object) -> int:
@@ -105,8 +125,8 @@ def test_db_path_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_db_path("given.sqlite3") == "given.sqlite3"
 
 
-async def test_pragmas(repo: SqliteRepository) -> None:
-    async with repo.write() as tx:
+async def test_pragmas(sqlite_repo: SqliteRepository) -> None:
+    async with sqlite_repo.write() as tx:
         conn = tx._conn  # noqa: SLF001 - checking the connection settings themselves
         assert (await conn.execute_fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
         assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
@@ -158,15 +178,14 @@ async def test_an_exception_rolls_the_whole_transaction_back(repo: SqliteReposit
     assert game is not None and game.status == "challenge"
 
 
-async def test_the_log_is_append_only(tmp_path: Path, repo: SqliteRepository) -> None:
+async def test_the_log_is_append_only(store_target: str, repo: SqliteRepository) -> None:
     gid = await make_game(repo)
     async with repo.write() as tx:
         await tx.append_action(NewAction(gid, 1, "move", 1, "e4", ((4, 1),)))
-    with sqlite3.connect(repo.path) as conn:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("UPDATE actions SET rolls = '[[4, 2]]'")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            conn.execute("DELETE FROM actions")
+    for sql in ("UPDATE actions SET rolls = '[[4, 2]]'", "DELETE FROM actions"):
+        with pytest.raises(Exception, match="append-only"):
+            raw_execute(store_target, sql)
+    assert [(a.text, a.rolls) for a in await repo.actions(gid)] == [("e4", ((4, 1),))]
 
 
 async def test_start_rolls_are_written_once(repo: SqliteRepository) -> None:
@@ -213,8 +232,8 @@ async def test_listing_filters(repo: SqliteRepository) -> None:
     assert player is not None and player.name == "Carol"
 
 
-async def test_two_repositories_on_one_file_see_each_others_commits(tmp_path: Path) -> None:
-    path = tmp_path / "shared.sqlite3"
+async def test_two_repositories_on_one_file_see_each_others_commits(store_target: str) -> None:
+    path = store_target
     first = await open_repository(path)
     second = await open_repository(path)
     try:
@@ -230,8 +249,8 @@ async def test_two_repositories_on_one_file_see_each_others_commits(tmp_path: Pa
         await second.close()
 
 
-async def test_concurrent_first_opens_migrate_once(tmp_path: Path) -> None:
-    path = tmp_path / "race.sqlite3"
+async def test_concurrent_first_opens_migrate_once(store_target: str) -> None:
+    path = store_target
     repos = await asyncio.gather(*(open_repository(path) for _ in range(4)))
     try:
         for repo in repos:
@@ -286,9 +305,11 @@ async def test_board_message_is_kept_without_touching_the_game(repo: SqliteRepos
             await tx.set_board_message(gid + 100, 1, 2)
 
 
-async def test_the_last_game_in_a_channel_is_found_by_index(repo: SqliteRepository) -> None:
-    await make_game(repo, 10)
-    async with repo.write() as tx:
+async def test_the_last_game_in_a_channel_is_found_by_index(
+    sqlite_repo: SqliteRepository,
+) -> None:
+    await make_game(sqlite_repo, 10)
+    async with sqlite_repo.write() as tx:
         conn = tx._conn  # noqa: SLF001 - asking SQLite for its plan
         plan = await conn.execute_fetchall(
             "EXPLAIN QUERY PLAN SELECT id FROM games WHERE location_id = ? ORDER BY id DESC LIMIT 1",

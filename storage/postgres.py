@@ -1,0 +1,804 @@
+"""The PostgreSQL repository (asyncpg), chosen by a URL in ``CHESSGARDEN_DB``
+(``postgresql://user:password@host:port/database``). Same interface and same rows as
+``storage.sqlite``; the SQL differs only where the dialects do.
+
+asyncpg is an optional extra (``pip install 'chess-garden[postgres]'``): this module
+imports it only when a PostgreSQL store is opened, so the default install stays small.
+
+Connections and transactions:
+- a **pool** (``asyncpg.create_pool``); plain reads take any connection and see the last
+  committed state (each statement is its own READ COMMITTED snapshot);
+- ``write()`` takes one connection and opens one READ COMMITTED transaction. Several run at
+  once, from this process and from others; what makes them safe is the database's locks,
+  taken by the reads the service makes first in every read-then-write:
+  - ``get_game`` inside a transaction is ``SELECT ... FOR NO KEY UPDATE``: the game row
+    stays locked until commit, so two commands on one game (from any two processes) run
+    one after the other, and the second sees the first's action (per-game serialisation;
+    the computer's thinking claim is taken this way too). ``NO KEY``: rows that only
+    refer to the game (a snapshot, a rating) may still be written meanwhile;
+  - ``claim_due`` is the same ``WHERE`` as SQLite's with ``FOR NO KEY UPDATE SKIP LOCKED``: a
+    second scheduler skips a game the first is handling and, once that one commits,
+    finds it no longer due (exactly once across processes);
+  - ``live_game_at``, ``game_by_request`` and ``list_games`` by challenger take a
+    transaction-level advisory lock on the location, the request id or the challenger, so
+    "one live game here" and "at most N open challenges" are decided one at a time, as
+    SQLite's single writer decides them (the unique index is the last word either way).
+  - ``mark_finished`` (the transaction that ends a game), the last pass of ``ratings
+    rebuild`` and ``replace_all_ratings`` take one advisory lock ("ratings"): games finish
+    one at a time across processes, ``finish_order`` is ``MAX + 1`` in commit order, and
+    each game is rated on the ratings the previous one wrote.
+- ``lock_timeout`` is the busy timeout: a lock held past it raises ``StoreBusyError``, as
+  does a deadlock or a lost connection; a full disk raises ``StoreFullError``. The
+  transaction is rolled back and the same call may be retried.
+
+Log integrity: the triggers of ``storage.pg_migrations`` keep the counts, number each
+action's first roll, and refuse an entry out of order, an update or delete of the log,
+and a second seed, with SQLite's words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from storage.migrations import LATEST_VERSION
+from storage.models import (
+    ActionRow,
+    DueGame,
+    FinishedGame,
+    GameChanges,
+    GameQuery,
+    GameRow,
+    NewAction,
+    NewGame,
+    PlayerRow,
+    RatingChangeRow,
+    RatingRow,
+    Roll,
+    Shards,
+    SnapshotRow,
+)
+from storage.pg_migrations import PG_MIGRATIONS
+from storage.repository import (
+    ConflictError,
+    NotFoundError,
+    SchemaError,
+    StorageError,
+    StoreBusyError,
+    StoreFullError,
+    StoreOpenError,
+    StoreUnavailableError,
+)
+from storage.standings import RatingReads, RatingWrites
+
+Clock = Callable[[], str]
+URL_SCHEMES = ("postgresql://", "postgres://")
+POOL_SIZE = 10
+CONNECT_TIMEOUT_S = 10.0
+
+_GAME_COLUMNS = (
+    "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
+    "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
+    "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
+    "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order"
+)
+_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
+
+# The deadline scheduler's reads (see storage.sqlite): the partial index ``games_due``.
+NEXT_DUE_SQL = "SELECT MIN(due_ms) FROM games WHERE due_ms IS NOT NULL"
+DUE_GAMES_SQL = (
+    "SELECT id, due_ms FROM games WHERE due_ms IS NOT NULL AND due_ms <= $1 "
+    "ORDER BY due_ms, id LIMIT $2"
+)
+CLAIM_DUE_SQL = (
+    f"SELECT {_GAME_COLUMNS} FROM games "
+    "WHERE id = $1 AND due_ms IS NOT NULL AND due_ms <= $2 FOR NO KEY UPDATE SKIP LOCKED"
+)
+# Games whose guild is on one of this process's Discord shards (a DM: shard 0).
+_SHARD_WHERE = "(COALESCE(guild_id >> 22, 0) % {count}::bigint) = ANY({ids}::bigint[])"
+# Advisory lock namespaces (the first key of pg_advisory_xact_lock(int, int) cannot
+# hold a 64-bit id, so the pair is hashed into one bigint with the namespace).
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+# Finishing games (``finish_order``, the ratings they change) and ``ratings rebuild``
+# happen one transaction at a time across processes: this lock is held until commit.
+_RATINGS_LOCK = "ratings"
+_SNAPSHOT_COLUMNS = "game_id, seq, ply, turns, roll_count, format, data"
+
+
+def is_postgres_url(target: str | os.PathLike[str] | None) -> bool:
+    """True for ``postgresql://...`` or ``postgres://...``; a path or nothing is SQLite."""
+    return isinstance(target, str) and target.lower().startswith(URL_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "postgresql://..."
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host += f":{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ""
+    return urlunsplit((parts.scheme, user + host, parts.path, parts.query, parts.fragment))
+
+
+def _asyncpg() -> Any:
+    try:
+        import asyncpg
+    except ImportError as error:
+        raise StoreOpenError(
+            "cannot open a PostgreSQL store: the asyncpg package is missing; "
+            "install it with pip install '.[postgres]'"
+        ) from error
+    return asyncpg
+
+
+def _rolls_json(rolls: tuple[Roll, ...]) -> str:
+    return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
+
+
+def _rolls_from_json(text: str) -> tuple[Roll, ...]:
+    return tuple((int(s), int(v)) for s, v in json.loads(text))
+
+
+def _game_from_record(record: Any) -> GameRow:
+    values = dict(record.items())
+    values["options"] = json.loads(values["options"])
+    values["start_rolls"] = _rolls_from_json(values["start_rolls"])
+    values["rated"] = bool(values["rated"])
+    return GameRow(**values)
+
+
+def _dollars(sql: str) -> str:
+    """``storage.standings``'s shared SQL with ``?`` marks as ``$1, $2, ...`` (its texts
+    have no ``?`` inside a literal)."""
+    parts = sql.split("?")
+    out = [parts[0]]
+    for n, part in enumerate(parts[1:], start=1):
+        out.append(f"${n}{part}")
+    return "".join(out)
+
+
+def _action_from_record(record: Any) -> ActionRow:
+    values = dict(record.items())
+    values["rolls"] = _rolls_from_json(values["rolls"])
+    return ActionRow(**values)
+
+
+def _translate(error: BaseException) -> BaseException:
+    """A database error as the storage error the service knows (or itself)."""
+    asyncpg = _asyncpg()
+    if isinstance(error, asyncpg.UniqueViolationError):
+        name = getattr(error, "constraint_name", "") or ""
+        if name == "games_one_live_per_location":
+            return ConflictError("location", "there is already a live game in this location")
+        if name == "actions_pkey":
+            return ConflictError("seq", "another action took this place in the log first")
+        if name == "actions_game_id_request_id_key":
+            return ConflictError("request", "this request id was already used in this game")
+        if name == "games_request_id_key":
+            return ConflictError("game_request", "this request id already created a game")
+        return StorageError(f"integrity error: {error}")
+    if isinstance(error, asyncpg.RaiseError):  # our triggers
+        if "action out of order" in str(error):
+            return ConflictError("seq", "another action took this place in the log first")
+        return StorageError(f"integrity error: {error}")
+    if isinstance(error, asyncpg.IntegrityConstraintViolationError):
+        return StorageError(f"integrity error: {error}")
+    if isinstance(
+        error,
+        asyncpg.LockNotAvailableError
+        | asyncpg.DeadlockDetectedError
+        | asyncpg.SerializationError
+        | asyncpg.TooManyConnectionsError
+        | asyncpg.QueryCanceledError
+        | asyncpg.CannotConnectNowError,
+    ):
+        return StoreBusyError(f"the database is busy ({type(error).__name__}: {error})")
+    if isinstance(error, asyncpg.DiskFullError | asyncpg.OutOfMemoryError):
+        return StoreFullError(f"the disk holding the database is full ({error})")
+    if isinstance(
+        error,
+        asyncpg.ConnectionDoesNotExistError
+        | asyncpg.InterfaceError
+        | asyncpg.AdminShutdownError
+        | asyncpg.CrashShutdownError
+        | ConnectionError
+        | OSError,
+    ):
+        return StoreBusyError(f"the connection to the database was lost ({error})")
+    return error
+
+
+class _Query:
+    """Runs statements on a pool or one connection, translating the database's errors."""
+
+    def __init__(self, runner: Any) -> None:
+        self._runner = runner
+
+    async def fetch(self, sql: str, *params: Any) -> list[Any]:
+        try:
+            return list(await self._runner.fetch(sql, *params))
+        except Exception as error:
+            raise _translate(error) from error
+
+    async def fetchrow(self, sql: str, *params: Any) -> Any:
+        try:
+            return await self._runner.fetchrow(sql, *params)
+        except Exception as error:
+            raise _translate(error) from error
+
+    async def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        try:
+            await self._runner.executemany(sql, rows)
+        except Exception as error:
+            raise _translate(error) from error
+
+    async def execute(self, sql: str, *params: Any) -> int:
+        """The number of rows the statement changed."""
+        try:
+            status = await self._runner.execute(sql, *params)
+        except Exception as error:
+            raise _translate(error) from error
+        tail = str(status).rsplit(" ", 1)[-1]
+        return int(tail) if tail.isdigit() else 0
+
+
+class _Reads(RatingReads):
+    """Reads shared by the repository (the pool) and a transaction (its connection).
+    The rating reads are ``storage.standings``'s SQL, the same on both stores."""
+
+    _lock_game = ""  # '' outside a transaction; ' FOR NO KEY UPDATE' inside one
+
+    def __init__(self, query: _Query) -> None:
+        self._q = query
+
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return await self._q.fetch(_dollars(sql), *params)
+
+    async def active_games_of(
+        self, player_id: int, guild_id: int | None = None, limit: int = 10
+    ) -> list[GameRow]:
+        """A player's active games (in one server, if ``guild_id``), newest first, through
+        the partial indexes ``games_active_by_white``/``_black``."""
+        guild = "" if guild_id is None else " AND guild_id = $2"
+        extra: tuple[Any, ...] = () if guild_id is None else (guild_id,)
+        n = len(extra) + 2
+        records = await self._q.fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND white_id = $1{guild} "
+            "UNION "
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' AND black_id = $1{guild} "
+            f"ORDER BY id DESC LIMIT ${n}",
+            player_id,
+            *extra,
+            max(0, int(limit)),
+        )
+        return [_game_from_record(r) for r in records]
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        """Finished games in the order they finished, each with the ``created_at`` of the
+        entry that ended it (``ratings rebuild``)."""
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        records = await self._q.fetch(
+            f"SELECT {columns}, a.created_at AS finished_at FROM games g "
+            "JOIN actions a ON a.game_id = g.id AND a.seq = g.log_count "
+            "WHERE g.finish_order > $1 AND g.status = 'finished' "
+            "ORDER BY g.finish_order LIMIT $2",
+            after_order,
+            max(1, int(limit)),
+        )
+        out = []
+        for record in records:
+            values = dict(record.items())
+            finished_at = values.pop("finished_at")
+            values["options"] = json.loads(values["options"])
+            values["start_rolls"] = _rolls_from_json(values["start_rolls"])
+            values["rated"] = bool(values["rated"])
+            out.append(FinishedGame(GameRow(**values), str(finished_at)))
+        return out
+
+    async def snapshot(self, game_id: int) -> SnapshotRow | None:
+        """The game's latest snapshot (a cache of its engine state), if any."""
+        record = await self._q.fetchrow(
+            f"SELECT {_SNAPSHOT_COLUMNS} FROM snapshots WHERE game_id = $1", game_id
+        )
+        if record is None:
+            return None
+        game, seq, ply, turns, roll_count, form, data = tuple(record)
+        return SnapshotRow(
+            int(game), int(seq), int(ply), int(turns), int(roll_count), str(form), bytes(data)
+        )
+
+    async def snapshot_and_actions(
+        self, game_id: int
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The latest snapshot and the log entries after it (all of them without one)."""
+        found = await self.snapshot(game_id)
+        return found, await self.actions(game_id, after=found.seq if found else 0)
+
+    async def recent_live_games(self, limit: int) -> list[GameRow]:
+        """Active games, the most recently changed first (``games_active_recent``)."""
+        records = await self._q.fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "ORDER BY updated_at DESC, id DESC LIMIT $1",
+            max(0, int(limit)),
+        )
+        return [_game_from_record(r) for r in records]
+
+    async def _game_where(self, where: str, *params: Any, lock: str = "") -> GameRow | None:
+        record = await self._q.fetchrow(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}{lock}", *params
+        )
+        return _game_from_record(record) if record is not None else None
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        return await self._game_where("id = $1", game_id, lock=self._lock_game)
+
+    async def live_game_at(self, location_id: int) -> GameRow | None:
+        return await self._game_where(
+            "location_id = $1 AND status IN ('challenge', 'active')", location_id
+        )
+
+    async def actions(self, game_id: int, after: int = 0) -> list[ActionRow]:
+        records = await self._q.fetch(
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = $1 AND seq > $2 ORDER BY seq",
+            game_id,
+            after,
+        )
+        return [_action_from_record(r) for r in records]
+
+    async def last_seq(self, game_id: int) -> int:
+        record = await self._q.fetchrow(
+            "SELECT COALESCE(MAX(seq), 0) AS n FROM actions WHERE game_id = $1", game_id
+        )
+        return int(record["n"])
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        where: list[str] = []
+        params: list[Any] = []
+
+        def param(value: Any) -> str:
+            params.append(value)
+            return f"${len(params)}"
+
+        if query.location_id is not None:
+            where.append(f"location_id = {param(query.location_id)}")
+        if query.guild_id is not None:
+            where.append(f"guild_id = {param(query.guild_id)}")
+        if query.challenger_id is not None:
+            where.append(f"challenger_id = {param(query.challenger_id)}")
+        if query.player_id is not None:
+            p = param(query.player_id)
+            where.append(
+                f"(white_id = {p} OR black_id = {p} OR challenger_id = {p} OR opponent_id = {p})"
+            )
+        if query.computer_only:
+            where.append("computer IS NOT NULL")
+        if query.statuses is not None:
+            if not query.statuses:
+                return []
+            where.append(f"status = ANY({param(list(query.statuses))}::text[])")
+        sql = f"SELECT {_GAME_COLUMNS} FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY id DESC LIMIT {param(max(0, int(query.limit)))}"
+        return [_game_from_record(r) for r in await self._q.fetch(sql, *params)]
+
+    async def next_due(self, shards: Shards | None = None) -> int | None:
+        if shards is None:
+            record = await self._q.fetchrow(NEXT_DUE_SQL)
+        else:
+            record = await self._q.fetchrow(
+                f"{NEXT_DUE_SQL} AND {_SHARD_WHERE.format(count='$1', ids='$2')}",
+                shards.count,
+                list(shards.ids),
+            )
+        return None if record is None or record[0] is None else int(record[0])
+
+    async def due_games(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[DueGame]:
+        if shards is None:
+            records = await self._q.fetch(DUE_GAMES_SQL, now_ms, max(1, int(limit)))
+        else:
+            where = _SHARD_WHERE.format(count="$3", ids="$4")
+            records = await self._q.fetch(
+                DUE_GAMES_SQL.replace("ORDER BY", f"AND {where} ORDER BY"),
+                now_ms,
+                max(1, int(limit)),
+                shards.count,
+                list(shards.ids),
+            )
+        return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
+
+
+class PgWriteTx(RatingWrites, _Reads):
+    """One transaction on one pooled connection (see the module docstring for its locks)."""
+
+    _lock_game = " FOR NO KEY UPDATE"
+
+    def __init__(self, query: _Query, clock: Clock) -> None:
+        super().__init__(query)
+        self._now = clock
+
+    async def _advisory(self, key: str) -> None:
+        """Held until this transaction ends, by any process sharing the database."""
+        await self._q.execute(_LOCK_SQL, key)
+
+    async def live_game_at(self, location_id: int) -> GameRow | None:
+        await self._advisory(f"location:{location_id}")
+        return await super().live_game_at(location_id)
+
+    async def _run_many(self, sql: str, params: list[tuple[Any, ...]]) -> None:
+        await self._q.executemany(_dollars(sql), params)
+
+    async def mark_finished(self, game_id: int) -> tuple[int, str]:
+        """As SQLite's (``MAX + 1``), under the ratings lock: games finish one at a time
+        across processes, numbered in commit order, each rated on the ratings the one
+        before wrote (READ COMMITTED reads them after the lock)."""
+        await self._advisory(_RATINGS_LOCK)
+        return await super().mark_finished(game_id)
+
+    async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
+        # A rebuild's last pass inside its transaction: no game finishes meanwhile.
+        await self._advisory(_RATINGS_LOCK)
+        return await super().finished_games(after_order, limit)
+
+    async def replace_all_ratings(
+        self, ratings: list[RatingRow], changes: list[RatingChangeRow]
+    ) -> None:
+        await self._advisory(_RATINGS_LOCK)
+        await super().replace_all_ratings(ratings, changes)
+
+    async def save_snapshot(self, snapshot: SnapshotRow) -> bool:
+        """Keep ``snapshot`` as the game's latest unless a later one is stored already;
+        whether it was kept."""
+        changed = await self._q.execute(
+            "INSERT INTO snapshots (game_id, seq, ply, turns, roll_count, format, data, "
+            "created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+            "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq, ply = excluded.ply, "
+            "turns = excluded.turns, roll_count = excluded.roll_count, "
+            "format = excluded.format, data = excluded.data, created_at = excluded.created_at "
+            "WHERE excluded.seq > snapshots.seq",
+            snapshot.game_id,
+            snapshot.seq,
+            snapshot.ply,
+            snapshot.turns,
+            snapshot.roll_count,
+            snapshot.format,
+            snapshot.data,
+            self._now(),
+        )
+        return changed == 1
+
+    async def list_games(self, query: GameQuery) -> list[GameRow]:
+        if query.challenger_id is not None:  # counting open challenges (the limit)
+            await self._advisory(f"challenger:{query.challenger_id}")
+        return await super().list_games(query)
+
+    async def game_by_request(self, request_id: str) -> GameRow | None:
+        await self._advisory(f"request:{request_id}")
+        return await self._game_where("request_id = $1", request_id)
+
+    async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
+        record = await self._q.fetchrow(
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = $1 AND request_id = $2",
+            game_id,
+            request_id,
+        )
+        return _action_from_record(record) if record is not None else None
+
+    async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
+        record = await self._q.fetchrow(CLAIM_DUE_SQL, game_id, now_ms)
+        return _game_from_record(record) if record is not None else None
+
+    async def insert_game(self, game: NewGame) -> GameRow:
+        now = self._now()
+        record = await self._q.fetchrow(
+            "INSERT INTO games (variant, options, status, location_id, guild_id, "
+            "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
+            "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
+            "deadline_ms, computer, computer_level, rated) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
+            f"$17, $18, $19, $20, $21) RETURNING {_GAME_COLUMNS}",
+            game.variant,
+            json.dumps(game.options, sort_keys=True),
+            game.status,
+            game.location_id,
+            game.guild_id,
+            game.challenger_id,
+            game.opponent_id,
+            game.challenger_colour,
+            game.white_id,
+            game.black_id,
+            game.seed,
+            game.commitment,
+            _rolls_json(game.start_rolls),
+            game.request_id,
+            now,
+            now,
+            game.time_days,
+            game.deadline_ms,
+            game.computer,
+            game.computer_level,
+            1 if game.rated else 0,
+        )
+        return _game_from_record(record)
+
+    async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
+        changed = await self._q.execute(
+            "UPDATE games SET start_rolls = $1, roll_count = roll_count + $2 WHERE id = $3",
+            _rolls_json(rolls),
+            len(rolls),
+            game_id,
+        )
+        if changed != 1:
+            raise NotFoundError(f"no game {game_id}")
+
+    async def update_game(self, game_id: int, changes: GameChanges) -> GameRow:
+        items = changes.items()
+        sets = [f"{name} = ${i}" for i, (name, _) in enumerate(items, start=1)]
+        n = len(items)
+        sets.append(f"updated_at = ${n + 1}")
+        sql = f"UPDATE games SET {', '.join(sets)} WHERE id = ${n + 2} RETURNING {_GAME_COLUMNS}"
+        record = await self._q.fetchrow(sql, *(v for _, v in items), self._now(), game_id)
+        if record is None:
+            raise NotFoundError(f"no game {game_id}")
+        return _game_from_record(record)
+
+    async def append_action(self, action: NewAction) -> ActionRow:
+        record = await self._q.fetchrow(
+            "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
+            "roll_index, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+            "(SELECT roll_count FROM games WHERE id = $1), $8) "
+            f"RETURNING {_ACTION_COLUMNS}",
+            action.game_id,
+            action.seq,
+            action.kind,
+            action.request_id,
+            action.actor_id,
+            action.text,
+            _rolls_json(action.rolls),
+            self._now(),
+        )
+        return _action_from_record(record)
+
+    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
+        changed = await self._q.execute(
+            "UPDATE games SET board_channel_id = $1, board_message_id = $2 WHERE id = $3",
+            channel_id,
+            message_id,
+            game_id,
+        )
+        if changed != 1:
+            raise NotFoundError(f"no game {game_id}")
+
+    async def upsert_player(self, player_id: int, name: str | None = None) -> None:
+        now = self._now()
+        if name is None:  # nothing to change on a known player: no row lock taken
+            await self._q.execute(
+                "INSERT INTO players (id, name, created_at, updated_at) "
+                "VALUES ($1, NULL, $2, $2) ON CONFLICT (id) DO NOTHING",
+                player_id,
+                now,
+            )
+            return
+        await self._q.execute(
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) "
+            "ON CONFLICT (id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at",
+            player_id,
+            name,
+            now,
+        )
+
+    # ----- copying a whole store (``storage.transfer``; chessgarden migrate-store) ---------
+
+    async def import_player(self, player: PlayerRow) -> None:
+        await self._q.execute(
+            "INSERT INTO players (id, name, created_at, updated_at) VALUES ($1, $2, $3, $4)",
+            player.id,
+            player.name,
+            player.created_at,
+            player.updated_at,
+        )
+
+    async def import_game(self, game: GameRow, actions: list[ActionRow]) -> None:
+        """The game with its id and every stored value, then its log in order (the
+        triggers count the entries and rolls again, and check their order)."""
+        from storage.sqlite import _import_values
+
+        values = _import_values(game)
+        marks = ", ".join(f"${i}" for i in range(1, len(values) + 1))
+        try:
+            await self._q.execute(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({marks})", *values)
+            await self._q.executemany(
+                f"INSERT INTO actions ({_ACTION_COLUMNS}) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                [
+                    (
+                        a.game_id,
+                        a.seq,
+                        a.kind,
+                        a.request_id,
+                        a.actor_id,
+                        a.text,
+                        _rolls_json(a.rolls),
+                        a.roll_index,
+                        a.created_at,
+                    )
+                    for a in actions
+                ],
+            )
+        except StorageError as error:
+            raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+
+
+class PgRepository(_Reads):
+    """The PostgreSQL repository. Open it with ``await PgRepository.open(url)``."""
+
+    def __init__(self, pool: Any, url: str, clock: Clock) -> None:
+        super().__init__(_Query(pool))
+        self._pool = pool
+        self.url = url
+        self.path = redact(url)  # what messages name, as SqliteRepository.path
+        self._now = clock
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        clock: Clock | None = None,
+        busy_timeout_ms: int = 10_000,
+        pool_size: int = POOL_SIZE,
+    ) -> PgRepository:
+        """Connect, and migrate the database to ``LATEST_VERSION``.
+
+        Raises ``StoreOpenError`` (one line: the URL without its password, and the cause)
+        when it cannot, after closing what it opened."""
+        from storage.sqlite import utc_now
+
+        asyncpg = _asyncpg()
+        shown = redact(url)
+        settings = {"lock_timeout": f"{int(busy_timeout_ms)}ms", "timezone": "UTC"}
+        try:
+            pool = await asyncpg.create_pool(
+                url,
+                min_size=1,
+                max_size=max(1, int(pool_size)),
+                timeout=CONNECT_TIMEOUT_S,
+                server_settings=settings,
+            )
+        except Exception as error:
+            said = " ".join(str(error).split()) or type(error).__name__
+            raise StoreOpenError(f"cannot open the database {shown}: {said}") from error
+        try:
+            await _migrate(pool, shown)
+        except BaseException as error:
+            await _close_pool(pool)
+            if isinstance(error, StoreOpenError):
+                raise
+            if isinstance(error, StorageError | asyncpg.PostgresError | OSError):
+                said = " ".join(str(error).split())
+                raise StoreOpenError(f"cannot open the database {shown}: {said}") from error
+            raise
+        return cls(pool, url, clock or utc_now)
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[PgWriteTx]:
+        if self._closed:
+            raise StorageError("the repository is closed")
+        try:
+            conn = await self._pool.acquire()
+        except Exception as error:
+            raise _translate(error) from error
+        try:
+            transaction = conn.transaction()
+            try:
+                await transaction.start()
+            except Exception as error:
+                raise _translate(error) from error
+            try:
+                yield PgWriteTx(_Query(conn), self._now)
+            except BaseException:
+                try:
+                    await transaction.rollback()
+                except Exception:  # the connection is gone: the server rolled it back
+                    conn.terminate()
+                raise
+            try:
+                await transaction.commit()
+            except Exception as error:
+                raise _translate(error) from error
+        finally:
+            await self._pool.release(conn)
+
+    async def get_player(self, player_id: int) -> PlayerRow | None:
+        record = await self._q.fetchrow(
+            "SELECT id, name, created_at, updated_at FROM players WHERE id = $1", player_id
+        )
+        return PlayerRow(**dict(record.items())) if record is not None else None
+
+    async def list_players(self) -> list[PlayerRow]:
+        records = await self._q.fetch(
+            "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
+        )
+        return [PlayerRow(**dict(r.items())) for r in records]
+
+    async def is_empty(self) -> bool:
+        """No player, game or action stored (a target ``migrate-store`` may fill)."""
+        record = await self._q.fetchrow(
+            "SELECT (SELECT count(*) FROM players) + (SELECT count(*) FROM games) "
+            "+ (SELECT count(*) FROM actions) AS n"
+        )
+        return int(record["n"]) == 0
+
+    async def after_import(self) -> None:
+        """New games get ids after the copied ones."""
+        await self._q.execute(
+            "SELECT setval(pg_get_serial_sequence('games', 'id'), "
+            "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
+        )
+
+    async def schema_version(self) -> int:
+        record = await self._q.fetchrow("SELECT version FROM chessgarden_schema")
+        return int(record["version"])
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await _close_pool(self._pool)
+
+
+async def _close_pool(pool: Any, timeout: float = 5.0) -> None:
+    try:
+        await asyncio.wait_for(pool.close(), timeout)
+    except Exception:
+        pool.terminate()
+
+
+async def _migrate(pool: Any, shown: str) -> None:
+    """Bring the database to ``LATEST_VERSION``, once even with several processes."""
+    if len(PG_MIGRATIONS) != LATEST_VERSION:  # a migration without its counterpart
+        raise SchemaError(
+            f"cannot open the database {shown}: this Chess Garden has {LATEST_VERSION} SQLite "
+            f"migrations but {len(PG_MIGRATIONS)} PostgreSQL ones"
+        )
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('cg:migrate', 0))")
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS chessgarden_schema (version INTEGER NOT NULL)"
+        )
+        version = await conn.fetchval("SELECT version FROM chessgarden_schema")
+        if version is None:
+            await conn.execute("INSERT INTO chessgarden_schema (version) VALUES (0)")
+            version = 0
+        if version > LATEST_VERSION:
+            raise SchemaError(
+                f"cannot open the database {shown}: it was written by a newer "
+                f"Chess Garden (schema version {version}; this code knows up to "
+                f"{LATEST_VERSION}); upgrade Chess Garden"
+            )
+        for number in range(version + 1, LATEST_VERSION + 1):
+            for statement in PG_MIGRATIONS[number - 1]:
+                await conn.execute(statement)
+            await conn.execute("UPDATE chessgarden_schema SET version = $1", number)
+
+
+def as_store_error(error: BaseException) -> BaseException:
+    """For callers outside this module (migrate-store): a database error in our terms."""
+    translated = _translate(error)
+    return translated if isinstance(translated, StorageError | StoreUnavailableError) else error

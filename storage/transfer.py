@@ -1,0 +1,70 @@
+"""Copying every row of one store into another, empty one (``chessgarden migrate-store``,
+issue 16): players, then games with their ids, seeds, commitments and start rolls, each
+with its whole action log in order, then the ratings and rating changes (issue 15: a
+projection of the finished games, copied as they are). Snapshots are a cache and are not
+copied: the target takes new ones as games go on. Either store may be SQLite or PostgreSQL.
+
+The copy goes through the target's own triggers (the log's order, its counts and roll
+numbers are checked again as the entries arrive), in transactions of ``batch`` games. The
+caller verifies the result (``bot.migrate_store`` replays every game and checks its dice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from storage.models import GameQuery
+from storage.repository import StorageError
+
+ALL = 2**62  # no limit on a listing
+
+
+class TargetNotEmpty(StorageError):
+    """The target already holds players, games or actions; nothing was copied."""
+
+
+@dataclass(frozen=True)
+class CopyCounts:
+    players: int
+    games: int
+    actions: int
+    rolls: int
+
+
+async def copy_store(
+    source: Any,
+    target: Any,
+    *,
+    batch: int = 100,
+    progress: Callable[[int, int], None] | None = None,
+) -> CopyCounts:
+    """Copy everything in ``source`` to ``target`` (both repositories from
+    ``storage.open_repository``). Refuses (``TargetNotEmpty``) a target with any row."""
+    if not await target.is_empty():
+        raise TargetNotEmpty(
+            f"the target {target.path} is not empty; migrate-store copies into an empty store only"
+        )
+    players = await source.list_players()
+    games = sorted(await source.list_games(GameQuery(limit=ALL)), key=lambda g: g.id)
+    async with target.write() as tx:
+        for player in players:
+            await tx.import_player(player)
+    actions = rolls = 0
+    for start in range(0, len(games), max(1, batch)):
+        chunk = games[start : start + batch]
+        logs = [await source.actions(game.id) for game in chunk]
+        async with target.write() as tx:
+            for game, log in zip(chunk, logs, strict=True):
+                await tx.import_game(game, log)
+                actions += len(log)
+                rolls += len(game.start_rolls) + sum(len(a.rolls) for a in log)
+        if progress is not None:
+            progress(min(start + batch, len(games)), len(games))
+    ratings, changes = await source.all_ratings(), await source.all_rating_changes()
+    if ratings or changes:
+        async with target.write() as tx:
+            await tx.replace_all_ratings(ratings, changes)
+    await target.after_import()
+    return CopyCounts(len(players), len(games), actions, rolls)

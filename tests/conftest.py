@@ -1,0 +1,68 @@
+"""Fixtures shared by every test folder: the stores (issue 16).
+
+- ``pg_cluster`` (session): a throwaway PostgreSQL cluster (``tests/pgcluster.py``),
+  started on first use and removed at the end. Without ``initdb``/``pg_ctl`` (or without
+  asyncpg), every test that needs it is skipped with the same one-line reason.
+- ``pg_url``: a fresh empty database on that cluster, dropped after the test.
+- ``store_target``: parametrized over both backends: an SQLite file path, then a
+  PostgreSQL URL. A suite that opens its store from it runs on both; ``store_kind``
+  says which one a test got ('sqlite' or 'postgresql').
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pgcluster  # noqa: E402
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _skip(reason: str) -> None:
+    """Skip locally; in CI (``CHESSGARDEN_REQUIRE_PG=1``, set by .ci/run) fail instead."""
+    if os.environ.get("CHESSGARDEN_REQUIRE_PG") == "1":
+        pytest.fail(reason.replace("skipped", "cannot run"), pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[pgcluster.Cluster]:
+    if not pgcluster.available():
+        _skip(pgcluster.SKIP_REASON)
+    if importlib.util.find_spec("asyncpg") is None:
+        _skip("PostgreSQL tests skipped: asyncpg missing (pip install -e '.[test,postgres]')")
+    cluster = pgcluster.Cluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: pgcluster.Cluster) -> Iterator[str]:
+    url = pg_cluster.database()
+    try:
+        yield url
+    finally:
+        pg_cluster.drop(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def store_target(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """Where the test's store lives: a file path (SQLite) or a URL (PostgreSQL)."""
+    if store_kind == "sqlite":
+        return str(tmp_path / "db.sqlite3")
+    return str(request.getfixturevalue("pg_url"))
