@@ -247,40 +247,24 @@ _V2: list[str] = [
     """,
 ]
 
-# Undo (issue 11): in a local hot-seat game a player may take back the last move,
-# provided no die was rolled since it. The log stays append-only: the take-back is an
-# entry of its own, kind 'undo', and a replay skips the move it takes back. SQLite
-# cannot change a CHECK constraint, so ``actions`` is rebuilt (create, copy, drop,
-# rename) with 'undo' among the kinds, and its triggers made again.
-_UNDO_ACTIONS = """
-    CREATE TABLE actions_undo (
-        game_id     INTEGER NOT NULL REFERENCES games (id),
-        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
-        kind        TEXT NOT NULL CHECK (kind IN
-                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
-                         'undo')),
-        request_id  TEXT,
-        actor_id    INTEGER,
-        text        TEXT NOT NULL,                              -- canonical notation as recorded
-        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
-        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
-        created_at  TEXT NOT NULL,
-        PRIMARY KEY (game_id, seq),
-        UNIQUE (game_id, request_id)
-    )
-"""
 
-_UNDO: list[str] = [
-    _UNDO_ACTIONS,
-    """
-    INSERT INTO actions_undo (game_id, seq, kind, request_id, actor_id, text, rolls, roll_index,
-        created_at)
-    SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at
-    FROM actions
-    """,
-    "DROP TABLE actions",
-    "ALTER TABLE actions_undo RENAME TO actions",
-    # The same triggers as version 2 (dropped with the old table).
+# Versions 3 and 4 rebuild ``actions`` (SQLite cannot alter a CHECK constraint): the new
+# table is filled from the old one and takes its name; the triggers, dropped with the old
+# table, are made again (version 2's, and the undo's own: an undo draws no die).
+def _replace_actions(new_table: str) -> list[str]:
+    return [
+        f"""
+        INSERT INTO {new_table} (game_id, seq, kind, request_id, actor_id, text, rolls,
+            roll_index, created_at)
+        SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at
+        FROM actions
+        """,
+        "DROP TABLE actions",
+        f"ALTER TABLE {new_table} RENAME TO actions",
+    ]
+
+
+_LOG_TRIGGERS: list[str] = [
     """
     CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
     BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
@@ -309,6 +293,37 @@ _UNDO: list[str] = [
     WHEN NEW.kind = 'undo' AND NEW.rolls <> '[]'
     BEGIN SELECT RAISE(ABORT, 'an undo rolls no dice'); END
     """,
+]
+
+
+# Undo (issue 11): in a local hot-seat game a player may take back the last move,
+# provided no die was rolled since it. The log stays append-only: the take-back is an
+# entry of its own, kind 'undo', and a replay skips the move it takes back. SQLite
+# cannot change a CHECK constraint, so ``actions`` is rebuilt (create, copy, drop,
+# rename) with 'undo' among the kinds, and its triggers made again.
+_UNDO_ACTIONS = """
+    CREATE TABLE actions_undo (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
+        kind        TEXT NOT NULL CHECK (kind IN
+                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
+                         'undo')),
+        request_id  TEXT,
+        actor_id    INTEGER,
+        text        TEXT NOT NULL,                              -- canonical notation as recorded
+        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
+        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq),
+        UNIQUE (game_id, request_id)
+    )
+"""
+
+_UNDO: list[str] = [
+    _UNDO_ACTIONS,
+    *_replace_actions("actions_undo"),
+    # The same triggers as version 2 (dropped with the old table), and the undo's own.
+    *_LOG_TRIGGERS,
 ]
 
 # Version 4 (issue 13, correspondence time):
@@ -363,42 +378,9 @@ _V4: list[str] = [
     WHERE status = 'challenge' AND deadline_ms IS NULL
     """,
     _V4_ACTIONS,
-    """
-    INSERT INTO actions_v4 (game_id, seq, kind, request_id, actor_id, text, rolls, roll_index,
-        created_at)
-    SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at
-    FROM actions
-    """,
-    "DROP TABLE actions",
-    "ALTER TABLE actions_v4 RENAME TO actions",
+    *_replace_actions("actions_v4"),
     # The triggers went with the old table; the same ones again.
-    """
-    CREATE TRIGGER actions_no_update BEFORE UPDATE ON actions
-    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
-    """,
-    """
-    CREATE TRIGGER actions_no_delete BEFORE DELETE ON actions
-    BEGIN SELECT RAISE(ABORT, 'the action log is append-only'); END
-    """,
-    """
-    CREATE TRIGGER actions_in_order BEFORE INSERT ON actions
-    WHEN NEW.seq <> (SELECT log_count FROM games WHERE id = NEW.game_id) + 1
-      OR NEW.roll_index <> (SELECT roll_count FROM games WHERE id = NEW.game_id)
-    BEGIN SELECT RAISE(ABORT, 'action out of order: the log takes entry log_count + 1'); END
-    """,
-    """
-    CREATE TRIGGER actions_counted AFTER INSERT ON actions
-    BEGIN
-        UPDATE games SET log_count = NEW.seq,
-                         roll_count = roll_count + json_array_length(NEW.rolls)
-        WHERE id = NEW.game_id;
-    END
-    """,
-    """
-    CREATE TRIGGER actions_undo_rolls_nothing BEFORE INSERT ON actions
-    WHEN NEW.kind = 'undo' AND NEW.rolls <> '[]'
-    BEGIN SELECT RAISE(ABORT, 'an undo rolls no dice'); END
-    """,
+    *_LOG_TRIGGERS,
 ]
 
 # Snapshots (issue 12): a cache of each live game's engine state after log entry ``seq``,
