@@ -36,15 +36,20 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import variants
 from bot.service.clock import days_text, turn_clock
-from bot.service.core import COLOURS, COMPUTER_ID, ServiceCore, check_id, clean_request
+from bot.service.core import (
+    COLOURS,
+    COMPUTER_ID,
+    ServiceCore,
+    check_id,
+    check_variant,
+    clean_request,
+)
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
     ServiceError,
     StaleAction,
-    UnknownVariant,
 )
 from bot.service.live import Live, make_view, new_engine_game, variant_title
 from bot.service.results import Outcome
@@ -152,10 +157,7 @@ class ComputerPlay(ServiceCore):
             raise InvalidInput("the computer cannot play itself here")
         level = check_level(level)
         request_id = clean_request(request_id)
-        if variant not in variants.names():
-            raise UnknownVariant(
-                f"unknown variant {str(variant)[:40]!r}; choose one of: {', '.join(variants.names())}"
-            )
+        check_variant(variant)
         if colour not in ("white", "black", "random"):
             raise InvalidInput("the colour must be white, black or random")
         if seed is not None and (not isinstance(seed, str) or not seed):
@@ -167,13 +169,9 @@ class ComputerPlay(ServiceCore):
         secret = seed if seed is not None else self._seed_factory()
         now_ms = self._now_ms()
         async with self._lock(self._location_locks, location_id), self._write() as tx:
-            if request_id is not None:
-                earlier = await tx.game_by_request(request_id)
-                if earlier is not None:
-                    return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
-            busy = await tx.live_game_at(location_id)
-            if busy is not None:
-                raise self._busy(busy)
+            repeated = await self._game_by_request_or_free(tx, request_id, location_id)
+            if repeated is not None:
+                return repeated
             await tx.upsert_player(user_id)
             await tx.upsert_player(COMPUTER_ID, "computer")
             row = await tx.insert_game(

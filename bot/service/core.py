@@ -32,6 +32,7 @@ from bot.service.errors import (
     StaleAction,
     StoreBusy,
     StoreFull,
+    UnknownVariant,
 )
 from bot.service.gcpolicy import GcPolicy
 from bot.service.live import (
@@ -97,6 +98,15 @@ def check_id(value: Any, what: str) -> int:
     if not -(2**63) <= value < 2**63:
         raise InvalidInput(f"{what} is out of range")
     return value
+
+
+def check_variant(variant: Any) -> str:
+    """A variant key, or ``UnknownVariant`` naming the keys there are."""
+    if variant not in variants.names():
+        raise UnknownVariant(
+            f"unknown variant {str(variant)[:40]!r}; choose one of: {', '.join(variants.names())}"
+        )
+    return str(variant)
 
 
 def clean_request(request_id: Any) -> str | None:
@@ -756,6 +766,22 @@ class ServiceCore(Timekeeping):
         if row.seed is None:  # never started: no die was ever drawn
             return []
         return [f"Dice seed revealed: {row.seed} (commitment {row.commitment}); anyone can verify."]
+
+    async def _game_by_request_or_free(
+        self, tx: WriteTx, request_id: str | None, location_id: int
+    ) -> Outcome | None:
+        """Before a new game at ``location_id``: the game this request already made (a
+        retry), or ``None`` once the location is known to be free (else ``LocationBusy``).
+        The earlier game is shown without engine state: reading it here could race a
+        command on that game, which holds the game's lock, not this one."""
+        if request_id is not None:
+            earlier = await tx.game_by_request(request_id)
+            if earlier is not None:
+                return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
+        busy = await tx.live_game_at(location_id)
+        if busy is not None:
+            raise self._busy(busy)
+        return None
 
     def _busy(self, row: GameRow) -> LocationBusy:
         what = "a challenge" if row.status == "challenge" else "a game"

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import variants
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
 from bot.service.computer import ComputerPlay
@@ -30,6 +29,7 @@ from bot.service.core import (
     COLOURS,
     Step,
     check_id,
+    check_variant,
     clean_request,
     clean_text,
     other_colour,
@@ -42,7 +42,6 @@ from bot.service.errors import (
     NotAllowed,
     StaleAction,
     TooManyChallenges,
-    UnknownVariant,
 )
 from bot.service.live import (
     Live,
@@ -98,10 +97,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
         if guild_id is not None:
             guild_id = check_id(guild_id, "the guild id")
         request_id = clean_request(request_id)
-        if variant not in variants.names():
-            raise UnknownVariant(
-                f"unknown variant {str(variant)[:40]!r}; choose one of: {', '.join(variants.names())}"
-            )
+        check_variant(variant)
         if colour not in ("white", "black", "random"):
             raise InvalidInput("the colour must be white, black or random")
         options = self._check_options(variant, options)
@@ -111,15 +107,9 @@ class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
             raise InvalidInput("rated must be true or false")
         now_ms = self._now_ms()
         async with self._lock(self._location_locks, location_id), self._write() as tx:
-            if request_id is not None:
-                earlier = await tx.game_by_request(request_id)
-                if earlier is not None:
-                    # The view without engine state: reading it here could race a
-                    # command on that game, which holds the game's lock, not this one.
-                    return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
-            busy = await tx.live_game_at(location_id)
-            if busy is not None:
-                raise self._busy(busy)
+            repeated = await self._game_by_request_or_free(tx, request_id, location_id)
+            if repeated is not None:
+                return repeated
             await self._check_challenge_limit(tx, challenger_id)
             await tx.upsert_player(challenger_id)
             if opponent_id is not None:

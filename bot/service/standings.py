@@ -6,8 +6,8 @@ rebuild``). How a game is rated, and the values returned: ``bot.service.rating_l
 from __future__ import annotations
 
 import variants
-from bot.service.core import ServiceCore, check_id
-from bot.service.errors import InvalidInput, UnknownVariant
+from bot.service.core import ServiceCore, check_id, check_variant
+from bot.service.errors import InvalidInput
 from bot.service.live import make_summary
 from bot.service.rating_log import (
     LEADERBOARD_SIZE,
@@ -63,11 +63,7 @@ class Standings(ServiceCore):
         """The best ``limit`` ratings of ``variant`` in a server (``guild_id``) or
         globally (``None``), and ``user_id``'s own standing if they are rated but not
         among them."""
-        if variant not in variants.names():
-            raise UnknownVariant(
-                f"unknown variant {str(variant)[:40]!r}; choose one of: "
-                f"{', '.join(variants.names())}"
-            )
+        check_variant(variant)
         if guild_id is not None:
             guild_id = check_id(guild_id, "the server id")
         if user_id is not None:
