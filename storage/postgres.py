@@ -697,7 +697,7 @@ class PgRepository(_Reads):
         return cls(pool, url, clock or utc_now)
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[PgWriteTx]:
+    async def write(self, *, durable: bool = True) -> AsyncIterator[PgWriteTx]:
         if self._closed:
             raise StorageError("the repository is closed")
         try:
@@ -708,6 +708,8 @@ class PgRepository(_Reads):
             transaction = conn.transaction()
             try:
                 await transaction.start()
+                if not durable:  # see Repository.write: the commit does not wait for the disk
+                    await conn.execute("SET LOCAL synchronous_commit = off")
             except Exception as error:
                 raise _translate(error) from error
             try:

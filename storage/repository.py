@@ -179,7 +179,12 @@ class WriteTx(RatingReadsProtocol, Protocol):
 
 
 class Repository(RatingReadsProtocol, Protocol):
-    def write(self) -> AbstractAsyncContextManager[WriteTx]: ...
+    def write(self, *, durable: bool = True) -> AbstractAsyncContextManager[WriteTx]:
+        """One write transaction. ``durable=False`` is for writes whose loss in a power
+        cut (not a process crash) harms nothing: remembered board messages, snapshots. Their
+        commit does not wait for the disk; a later durable commit makes them durable too.
+        Every game action is written durably."""
+        ...
 
     async def get_game(self, game_id: int) -> GameRow | None: ...
 

@@ -12,7 +12,10 @@ process crash (SIGKILL), but a power cut could lose the last commits. A lost com
 would mean a roll that a player has already seen is rolled again after restart,
 which RULES.md section 6 forbids ("each roll is stored with the game before anyone
 sees it"). FULL syncs the WAL on each commit; one commit per action costs far less
-than rendering the board image that follows it.
+than rendering the board image that follows it. ``write(durable=False)`` (remembered board
+messages, snapshots: nothing a player was shown as done) commits with ``NORMAL``: no wait
+for the disk, and the next ``FULL`` commit's sync covers it as well. The setting is changed
+only between transactions and left at NORMAL for the next non-durable one.
 
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
@@ -701,6 +704,7 @@ class SqliteRepository(_Reads):
         self.path = path
         self._now = clock
         self._write_lock = asyncio.Lock()
+        self._relaxed = False  # the writer's synchronous is NORMAL (a non-durable write)
         self._closed = False
         self._checkpointer = checkpointer
         self._checkpoint_every = checkpoint_every
@@ -767,11 +771,19 @@ class SqliteRepository(_Reads):
         return cls(writer, reader, resolved, clock, checkpointer, float(checkpoint_every or 0))
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[SqliteWriteTx]:
+    async def write(self, *, durable: bool = True) -> AsyncIterator[SqliteWriteTx]:
         if self._closed:
             raise StorageError("the repository is closed")
-        async with self._write_lock, _immediate(self._writer):
-            yield SqliteWriteTx(self._writer, self._now)
+        async with self._write_lock:
+            relax = not durable and self._reader is not self._writer
+            if relax != self._relaxed:
+                # Set before BEGIN; stays recorded as relaxed until FULL is set again, so
+                # a durable write never commits with NORMAL, even after a failed reset.
+                self._relaxed = True
+                await _run(self._writer, f"PRAGMA synchronous = {'NORMAL' if relax else 'FULL'}")
+                self._relaxed = relax
+            async with _immediate(self._writer):
+                yield SqliteWriteTx(self._writer, self._now)
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(

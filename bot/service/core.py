@@ -293,11 +293,11 @@ class ServiceCore(Timekeeping):
     # ----- transactions and locks -------------------------------------------
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[WriteTx]:
+    async def _write(self, *, durable: bool = True) -> AsyncIterator[WriteTx]:
         if self.gc_policy is not None:
             self.gc_policy.note_activity()
         try:
-            async with self.repo.write() as tx:
+            async with self.repo.write(durable=durable) as tx:
                 yield tx
         except ConflictError as error:
             if error.what == "location":
@@ -368,6 +368,22 @@ class ServiceCore(Timekeeping):
         if live is None:
             raise self._not_started(row)
         return live
+
+    async def _preload(self, row: GameRow) -> None:
+        """Before an action's write transaction, under the game's lock: a game that is not
+        in the cache is rebuilt now, from the reader, so that the store's single writer is
+        never held while a game is rebuilt (issue 12: with more live games than the cache
+        holds, every miss used to stall every other game's action). Inside the transaction
+        the cached state is then checked against the log as always; a failure here is left
+        for that check to report."""
+        if row.seed is None or row.status != "active" or row.id in self._cache:
+            return
+        try:
+            current = await self.repo.get_game(row.id)
+            if current is not None and current.status == "active":
+                await self._fresh(self.repo, current, remember=True)
+        except Exception as error:  # the transaction rebuilds it, or says what is wrong
+            log.debug("game %s not preloaded: %s", row.id, error)
 
     async def _live_read(self, row: GameRow) -> Live | None:
         """The engine state for looking; ``None`` for a game that never started."""
@@ -482,7 +498,7 @@ class ServiceCore(Timekeeping):
         if not batch:
             return
         try:
-            async with self.repo.write() as tx:
+            async with self.repo.write(durable=False) as tx:  # a cache: see Repository.write
                 for snapshot in batch.values():
                     await tx.save_snapshot(snapshot)
         except Exception as error:
@@ -622,6 +638,7 @@ class ServiceCore(Timekeeping):
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         rated: tuple[RatingChange, ...] = ()
         async with self._lock(self._game_locks, row.id):
+            await self._preload(row)
             dirty = False
             try:
                 async with self._write() as tx:

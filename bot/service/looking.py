@@ -288,7 +288,7 @@ class Looking(ServiceCore):
         game_id = check_id(game_id, "the game id")
         channel_id = check_id(channel_id, "the channel id")
         message_id = check_id(message_id, "the message id")
-        async with self._write() as tx:
+        async with self._write(durable=False) as tx:  # buttons to take off, not the game
             row = await tx.get_game(game_id)
             if row is None:
                 raise NotFound(f"there is no game {game_id}")

@@ -308,6 +308,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         rated: tuple[RatingChange, ...] = ()
         async with self._lock(self._game_locks, row.id):
+            await self._preload(row)
             dirty = False
             try:
                 async with self._write() as tx:

@@ -200,6 +200,40 @@ async def test_a_snapshot_that_does_not_fit_is_ignored(tmp_path: Path) -> None:
         await service.close()
 
 
+async def test_a_cold_game_is_rebuilt_before_the_write_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game missing from the cache is rebuilt before its action takes the store's only
+    writer, so other games' actions never wait behind a rebuild; the outcome is the same."""
+    service = await open_service(tmp_path / "w.sqlite3")
+    try:
+        game_id = await start(service, "tquarchess", 1)
+        await play_random(service, game_id, SNAPSHOT_EVERY + 3, random.Random(4))
+        await service.idle()
+        writer_held: list[bool] = []
+        for name in ("rebuild", "restore"):
+            real = getattr(core, name)
+
+            def watched(*args: Any, _real: Any = real) -> Any:
+                writer_held.append(service.repo._write_lock.locked())  # type: ignore[attr-defined]
+                return _real(*args)
+
+            monkeypatch.setattr(core, name, watched)
+        for kind in ("move", "offer"):
+            service._cache.clear()
+            view = await service.view(game_id=game_id)
+            service._cache.clear()
+            if kind == "move":
+                legal = await service.legal_moves(game_id=game_id)
+                service._cache.clear()
+                await service.act(game_id=game_id, user_id=view.to_move_id or 0, text=legal[0])
+            else:
+                await service.offer_draw(game_id=game_id, user_id=view.to_move_id or 0)
+        assert writer_held and not any(writer_held)
+    finally:
+        await service.close()
+
+
 async def test_an_undo_after_the_snapshot_replays_the_whole_log(store_target: str) -> None:
     service = await open_service(store_target)
     try:

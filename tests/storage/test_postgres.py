@@ -196,3 +196,19 @@ async def test_a_lock_held_past_the_busy_timeout_is_store_busy(pg_url: str) -> N
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_non_durable_write_commits_without_waiting_for_the_disk(pg_url: str) -> None:
+    """``write(durable=False)`` turns synchronous_commit off for its own transaction
+    only; the next write (a game action) waits for the disk again. (The test cluster
+    runs with synchronous_commit off for speed: these connections get production's on.)"""
+    repo = await open_repository(f"{pg_url}&synchronous_commit=on")
+    try:
+        seen = []
+        for durable in (False, True):
+            async with repo.write(durable=durable) as tx:
+                rows = await tx._q.fetch("SHOW synchronous_commit")  # noqa: SLF001
+                seen.append(rows[0][0])
+        assert seen == ["off", "on"]
+    finally:
+        await repo.close()

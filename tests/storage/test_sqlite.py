@@ -132,6 +132,32 @@ async def test_pragmas(sqlite_repo: SqliteRepository) -> None:
         assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
 
 
+async def test_non_durable_writes_do_not_wait_for_the_disk(sqlite_repo: SqliteRepository) -> None:
+    """``write(durable=False)`` commits with NORMAL; every durable write after it with
+    FULL again (a game action never commits without the sync)."""
+
+    async def synchronous(durable: bool) -> int:
+        async with sqlite_repo.write(durable=durable) as tx:
+            conn = tx._conn  # noqa: SLF001 - checking the connection settings themselves
+            return int((await conn.execute_fetchall("PRAGMA synchronous"))[0][0])
+
+    assert [await synchronous(d) for d in (False, False, True, False, True, True)] == [
+        1, 1, 2, 1, 2, 2,
+    ]  # fmt: skip
+
+
+async def test_non_durable_write_on_both_stores(repo: SqliteRepository) -> None:
+    """What a non-durable write commits is there, for a reader and after a durable one."""
+    gid = await make_game(repo, 10)
+    async with repo.write(durable=False) as tx:
+        await tx.set_board_message(gid, 10, 555)
+    assert (await repo.get_game(gid)).board_message_id == 555  # type: ignore[union-attr]
+    async with repo.write() as tx:
+        await tx.update_game(gid, GameChanges(status="declined"))
+    row = await repo.get_game(gid)
+    assert row is not None and (row.status, row.board_message_id) == ("declined", 555)
+
+
 async def test_one_live_game_per_location(repo: SqliteRepository) -> None:
     gid = await make_game(repo, 10)
     with pytest.raises(ConflictError) as info:
