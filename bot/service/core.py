@@ -77,6 +77,8 @@ COLOURS: tuple[Colour, Colour] = ("white", "black")
 CATCH_UP_INLINE = 4  # log entries replayed on the loop; more go to a worker thread
 VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
 SNAPSHOT_FLUSH_DELAY = 0.5  # seconds: snapshots due meanwhile are written in one transaction
+WARM_GAP_WAIT = 0.2  # seconds the warm-up waits, per game, for a moment when no one acts
+WARM_GAP_POLL = 0.002
 
 log = logging.getLogger(__name__)
 # The computer opponent's player id (issue 14): no platform user has it (Discord ids are
@@ -524,6 +526,7 @@ class ServiceCore(Timekeeping):
                 break
             if row.id in self._cache:
                 continue
+            await self._players_first()
             async with self._lock(self._game_locks, row.id):
                 if row.id in self._cache:
                     continue
@@ -540,6 +543,15 @@ class ServiceCore(Timekeeping):
                 self._cache.move_to_end(row.id, last=False)
                 warmed.append(row.id)
         return warmed
+
+    async def _players_first(self) -> None:
+        """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on: the warm-up's
+        rebuilds share the worker threads and the interpreter lock with players' actions,
+        which come first. Under a steady stream the warm-up still goes on, more slowly."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + WARM_GAP_WAIT
+        while self._game_locks and loop.time() < until:
+            await asyncio.sleep(WARM_GAP_POLL)
 
     async def _warm_drawing(self) -> None:
         """Draw one board and one set of dice per variant in a worker thread: the

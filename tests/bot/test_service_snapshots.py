@@ -290,6 +290,26 @@ async def test_the_warm_up_takes_the_most_recent_games_first(tmp_path: Path) -> 
         await again.close()
 
 
+async def test_the_warm_up_lets_players_act_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a game is being acted on, the warm-up rebuilds nothing (up to its wait)."""
+    path = tmp_path / "p.sqlite3"
+    service = await open_service(path)
+    ids = [await start(service, "kings_guard", location) for location in range(1, 4)]
+    await service.close()
+    monkeypatch.setattr(core, "WARM_GAP_WAIT", 30.0)
+    again = await open_service(path)
+    try:
+        async with again._lock(again._game_locks, ids[0]):  # a player's action in progress
+            warming = again.start_warm_up(gc_policy=False)
+            await asyncio.sleep(0.1)
+            assert not again._cache and not warming.done()
+        assert sorted(await asyncio.wait_for(warming, 10)) == sorted(ids)
+    finally:
+        await again.close()
+
+
 async def test_the_first_acts_after_a_restart_meet_the_warm_up(tmp_path: Path) -> None:
     path = tmp_path / "r.sqlite3"
     service = await open_service(path)
