@@ -142,6 +142,27 @@ def _asyncpg() -> Any:
     return asyncpg
 
 
+_connection_class: Any = None
+
+
+def _pooled_connection() -> Any:
+    """asyncpg's connection without the reset query the pool sends when a connection is
+    given back (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``): one
+    round trip per use of the pool, for session state this store never makes. Its
+    advisory locks are transaction-level, it declares no cursor, listens to nothing and
+    sets nothing after connecting; an open transaction is still rolled back (asyncpg
+    does that before the reset query)."""
+    global _connection_class
+    if _connection_class is None:
+
+        class PooledConnection(_asyncpg().Connection):  # type: ignore[misc]
+            def get_reset_query(self) -> str:
+                return ""
+
+        _connection_class = PooledConnection
+    return _connection_class
+
+
 def _rolls_json(rolls: tuple[Roll, ...]) -> str:
     return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
 
@@ -672,7 +693,13 @@ class PgRepository(_Reads):
 
         asyncpg = _asyncpg()
         shown = redact(url)
-        settings = {"lock_timeout": f"{int(busy_timeout_ms)}ms", "timezone": "UTC"}
+        settings = {
+            "lock_timeout": f"{int(busy_timeout_ms)}ms",
+            "timezone": "UTC",
+            # Every statement here is a short indexed one: compiling it (JIT) would only
+            # add milliseconds to a few of them, chosen by cost estimates.
+            "jit": "off",
+        }
         try:
             pool = await asyncpg.create_pool(
                 url,
@@ -680,6 +707,7 @@ class PgRepository(_Reads):
                 max_size=max(1, int(pool_size)),
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=settings,
+                connection_class=_pooled_connection(),
             )
         except Exception as error:
             said = " ".join(str(error).split()) or type(error).__name__
