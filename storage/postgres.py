@@ -6,8 +6,10 @@ asyncpg is an optional extra (``pip install 'chess-garden[postgres]'``): this mo
 imports it only when a PostgreSQL store is opened, so the default install stays small.
 
 Connections and transactions:
-- a **pool** (``asyncpg.create_pool``); plain reads take any connection and see the last
-  committed state (each statement is its own READ COMMITTED snapshot);
+- a **pool** (``asyncpg.create_pool``) of ``pool_size`` connections, all opened with the
+  store and kept for its life; a connection given back is not reset (no session state is
+  ever made: see ``_pooled_connection``). Plain reads take any connection and see the
+  last committed state (each statement is its own READ COMMITTED snapshot);
 - ``write()`` takes one connection and opens one READ COMMITTED transaction. Several run at
   once, from this process and from others; what makes them safe is the database's locks,
   taken by the reads the service makes first in every read-then-write:
@@ -701,10 +703,15 @@ class PgRepository(_Reads):
             "jit": "off",
         }
         try:
+            size = max(1, int(pool_size))
             pool = await asyncpg.create_pool(
                 url,
-                min_size=1,
-                max_size=max(1, int(pool_size)),
+                # Every connection opened now and kept: none is made (a server process
+                # forked, authenticated, its statements prepared again) while a player
+                # waits, neither at the first busy moment nor after a quiet spell.
+                min_size=size,
+                max_size=size,
+                max_inactive_connection_lifetime=0,
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=settings,
                 connection_class=_pooled_connection(),
@@ -779,6 +786,26 @@ class PgRepository(_Reads):
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
         )
+
+    async def replace_board_message(
+        self, game_id: int, channel_id: int, message_id: int
+    ) -> tuple[int, int] | None:
+        """One statement (autocommit): the row locked, its board message read (the latest
+        committed, as a locking read sees it) and replaced."""
+        record = await self._q.fetchrow(
+            "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
+            "FROM (SELECT id, board_channel_id, board_message_id FROM games "
+            "WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id "
+            "RETURNING old.board_channel_id, old.board_message_id",
+            channel_id,
+            message_id,
+            game_id,
+        )
+        if record is None:
+            raise NotFoundError(f"no game {game_id}")
+        if record[0] is None or record[1] is None:
+            return None
+        return int(record[0]), int(record[1])
 
     async def schema_version(self) -> int:
         record = await self._q.fetchrow("SELECT version FROM chessgarden_schema")
