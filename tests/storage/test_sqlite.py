@@ -19,6 +19,7 @@ from storage import (
     GameQuery,
     NewAction,
     NewGame,
+    NotFoundError,
     SchemaError,
     SqliteRepository,
     StorageError,
@@ -303,6 +304,20 @@ async def test_board_message_is_kept_without_touching_the_game(repo: SqliteRepos
     with pytest.raises(StorageError):
         async with repo.write() as tx:
             await tx.set_board_message(gid + 100, 1, 2)
+
+
+async def test_replacing_the_board_message_gives_the_one_before(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    before = await repo.get_game(gid)
+    assert await repo.replace_board_message(gid, 55, 66) is None
+    assert await repo.replace_board_message(gid, 55, 77) == (55, 66)
+    assert await repo.replace_board_message(gid, 88, 99) == (55, 77)
+    after = await repo.get_game(gid)
+    assert after is not None and before is not None
+    assert (after.board_channel_id, after.board_message_id) == (88, 99)
+    assert after.updated_at == before.updated_at  # not a change of the game
+    with pytest.raises(NotFoundError):
+        await repo.replace_board_message(gid + 100, 1, 2)
 
 
 async def test_the_last_game_in_a_channel_is_found_by_index(
