@@ -285,6 +285,45 @@ async def test_the_game_counts_its_log_and_rolls(repo: SqliteRepository) -> None
             await tx.update_game(gid, GameChanges(seed="other", commitment="other"))
 
 
+async def test_a_command_as_the_service_makes_it_reads_back_as_it_said(
+    repo: SqliteRepository,
+) -> None:
+    """Lock the game, append an entry, change the game: what the store answered at each
+    step (the entry's roll number, the counts) is what it then holds; PostgreSQL sends
+    the entry with the change as one statement, and after a retried request id the
+    refusal still comes inside the transaction, which leaves nothing behind."""
+    gid = await make_game(repo, status="active")
+    async with repo.write() as tx:
+        await tx.set_start_rolls(gid, ((4, 1), (4, 2)))
+    answered = []
+    for seq, rolls in ((1, ((4, 3), (4, 4))), (2, ()), (3, ((4, 1),))):
+        async with repo.write() as tx:
+            row = await tx.get_game(gid)
+            assert row is not None and row.log_count == seq - 1
+            entry = await tx.append_action(
+                NewAction(gid, seq, "move", 1, f"m{seq}", rolls, request_id=f"r{seq}")
+            )
+            changed = await tx.update_game(gid, GameChanges(draw_offer=None))
+            answered.append(entry)
+        stored = await repo.get_game(gid)
+        assert changed == stored
+        assert (changed.log_count, changed.roll_count) == (seq, [4, 4, 5][seq - 1])
+    assert await repo.actions(gid) == answered
+    assert [a.roll_index for a in answered] == [2, 4, 4]
+    with pytest.raises(ConflictError) as info:  # a request id already used in this game
+        async with repo.write() as tx:
+            await tx.get_game(gid)
+            await tx.append_action(NewAction(gid, 4, "move", 1, "m4", request_id="r2"))
+            await tx.update_game(gid, GameChanges(draw_offer="white"))
+    assert info.value.what == "request"
+    with pytest.raises(ConflictError):  # the same, found at the commit
+        async with repo.write() as tx:
+            await tx.get_game(gid)
+            await tx.append_action(NewAction(gid, 4, "move", 1, "m4", request_id="r3"))
+    after = await repo.get_game(gid)
+    assert after == stored and len(await repo.actions(gid)) == 3
+
+
 async def test_a_game_without_a_seed_cannot_start(repo: SqliteRepository) -> None:
     gid = await make_game(repo, seed=None, commitment=None)
     with pytest.raises(StorageError):
