@@ -1,8 +1,11 @@
-"""What a player waits for when they move on Discord, under load (issue 12).
+"""What a player waits for when they move on Discord, under load (issues 12 and 16).
 
     python benchmarks/service.py [--games 1000 | --games 10000 | --restart]
                                  [--seconds 60] [--reps 3] [--rate 50]
                                  [--only improved|baseline] [--templates 200] [--keep DIR]
+    python benchmarks/service.py --store postgres|postgresql://... [--processes 2]
+                                 [--sqlite-processes N] [--only postgresql|sqlite] [--trace]
+                                 [--games ...] [--restart] [--seconds ...] [--reps ...]
 
 Methodology:
 
@@ -34,6 +37,28 @@ Methodology:
   sleeps 1 ms and records its overshoot), the collector's pauses by generation
   (``gc.callbacks``), full replays and snapshot restores; then the medians over the
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms.
+
+Stores and processes (issue 16), with ``--store`` or ``--processes``:
+
+- **Shards.** ``--processes N`` bot processes (each its own ``ChessGardenBot`` and
+  ``GameService``, as one shard's process) each serve their share of the games (every
+  N-th), at ``--rate / N`` each: ``--rate`` in all. They warm up, then start their load
+  together.
+- **PostgreSQL next to SQLite.** ``--store postgresql://...`` runs on that server (a
+  scratch schema in its database for each run, dropped after); ``--store postgres``
+  starts a throwaway server (``tests/pgcluster.py``) with production durability:
+  PostgreSQL's defaults, ``fsync``, ``synchronous_commit`` and ``full_page_writes`` on,
+  plus only settings docs/scaling.md recommends. The server's settings are printed.
+  Each run gets a fresh copy of the same aged games, copied as ``migrate-store`` copies
+  them (with their snapshots), then vacuumed, analysed and checkpointed, as a store in
+  service would be. SQLite (WAL, ``synchronous=FULL``, one file on this host) runs the
+  same games with ``--sqlite-processes`` processes (default: as many), on a fresh copy;
+  the two stores alternate (ABBA) within the same invocation.
+- **Reported** per store and repetition as above (latencies of all processes pooled
+  before the quantiles), the server's CPU per move (throwaway server only), then the
+  median of the per-repetition PostgreSQL/SQLite p99 ratios. ``--trace`` adds, per move,
+  the round trips to PostgreSQL by statement and the time awaited on each, and the waits
+  for a pooled connection.
 """
 
 from __future__ import annotations
@@ -493,9 +518,11 @@ def quantile(ms: list[float], p: float) -> float:
     return ms[min(len(ms) - 1, int(p * len(ms)))] if ms else float("nan")
 
 
-def child(args: argparse.Namespace, db: str, mode: str, variant: str, seed: int) -> list[str]:
-    """The command line of one timed process."""
-    return [sys.executable, __file__, "--rate", str(args.rate / args.processes), "--run", db,
+def child(
+    args: argparse.Namespace, db: str, mode: str, variant: str, seed: int, processes: int = 1
+) -> list[str]:
+    """The command line of one of ``processes`` timed processes."""
+    return [sys.executable, __file__, "--rate", str(args.rate / processes), "--run", db,
             mode, variant, str(args.seconds), str(seed)]  # fmt: skip
 
 
@@ -506,17 +533,18 @@ def run_processes(
     mode: str,
     seed: int,
     server: PgServer | None = None,
+    processes: int = 1,
 ) -> dict[str, Any]:
-    """``args.processes`` bot processes on ``db`` at once, each on its share of the games
+    """``processes`` bot processes on ``db`` at once, each on its share of the games
     (as shards on their guilds'), together offering ``args.rate`` actions/s; started
     together once all are warm. Their figures merged: latencies pooled before the
     quantiles, the largest loop block and pauses, counts summed."""
-    n = args.processes
+    n = processes
     logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
     procs = [
         subprocess.Popen(
             [
-                *child(args, db, mode, "improved", seed),
+                *child(args, db, mode, "improved", seed, n),
                 "--known",
                 str(known),
                 "--share",
@@ -801,6 +829,8 @@ def compare_stores(args: argparse.Namespace, home: Path, template: Path, mode: s
     if args.only:
         stores = [args.only]
     server = PgServer(args.store) if "postgresql" in stores else None
+    processes = {"postgresql": args.processes, "sqlite": args.sqlite_processes or args.processes}
+    print(f"processes: {', '.join(f'{name} {processes[name]}' for name in stores)}")
     try:
         if server is not None:
             print(f"PostgreSQL: {server.describe()}")
@@ -815,7 +845,7 @@ def compare_stores(args: argparse.Namespace, home: Path, template: Path, mode: s
                 try:
                     out = run_processes(
                         args, db, template.with_suffix(".json"), mode, 100 + rep,
-                        server if name == "postgresql" else None,
+                        server if name == "postgresql" else None, processes[name],
                     )  # fmt: skip
                 finally:
                     if server is not None and name == "postgresql":
@@ -857,6 +887,12 @@ def main() -> None:
         "--processes", type=int, default=1, help="bot processes, each on its share of the games"
     )
     parser.add_argument(
+        "--sqlite-processes",
+        type=int,
+        default=None,
+        help="bot processes on SQLite beside --store (default: --processes)",
+    )
+    parser.add_argument(
         "--trace", action="store_true", help="count PostgreSQL round trips and waits per move"
     )
     parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)  # db mode variant seconds seed
@@ -874,7 +910,9 @@ def main() -> None:
         return
     if args.processes < 1:
         parser.error("--processes must be at least 1")
-    stores_mode = args.store is not None or args.processes > 1
+    if args.sqlite_processes is not None and args.sqlite_processes < 1:
+        parser.error("--sqlite-processes must be at least 1")
+    stores_mode = args.store is not None or args.processes > 1 or bool(args.sqlite_processes)
     if args.only is not None and stores_mode != (args.only in ("postgresql", "sqlite")):
         parser.error("--only: improved or baseline alone; postgresql or sqlite with --store")
     if args.only == "postgresql" and args.store is None:
