@@ -892,14 +892,17 @@ class PgRepository(_Reads):
         )
 
     async def replace_board_message(
-        self, game_id: int, channel_id: int, message_id: int
+        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
     ) -> tuple[int, int] | None:
         """One statement (autocommit): the row locked, its board message read (the latest
-        committed, as a locking read sees it) and replaced."""
+        committed, as a locking read sees it) and replaced. Not ``durable``: that commit
+        does not wait for the disk (``synchronous_commit`` off for its transaction only,
+        set inside the statement, so still one round trip)."""
+        relaxed = "" if durable else " AND set_config('synchronous_commit', 'off', true) = 'off'"
         record = await self._q.fetchrow(
             "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
             "FROM (SELECT id, board_channel_id, board_message_id FROM games "
-            "WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id "
+            f"WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id{relaxed} "
             "RETURNING old.board_channel_id, old.board_message_id",
             channel_id,
             message_id,

@@ -233,3 +233,23 @@ async def test_a_connection_given_back_to_the_pool_is_not_reset(pg_url: str) -> 
         assert "FROM games WHERE id = $1" in ran[0][0], ran
     finally:
         await repo.close()
+
+
+async def test_a_board_message_kept_without_waiting_for_the_disk_changes_no_setting(
+    pg_url: str,
+) -> None:
+    """``durable=False`` relaxes that one commit only: the answers are the same, and the
+    connection goes back to the pool with its commits durable (this test's sessions start
+    with ``synchronous_commit`` on; the test server's default is off)."""
+    first, second, gid = await two_repos(f"{pg_url}&synchronous_commit=on")
+    await second.close()
+    try:
+        assert await first.replace_board_message(gid, 1, 10, durable=False) is None
+        assert await first.replace_board_message(gid, 1, 11, durable=False) == (1, 10)
+        row = await first.get_game(gid)
+        assert row is not None and (row.board_channel_id, row.board_message_id) == (1, 11)
+        for _ in range(10):  # every pooled connection
+            async with first._pool.acquire() as conn:  # noqa: SLF001
+                assert await conn.fetchval("SHOW synchronous_commit") == "on"
+    finally:
+        await first.close()
