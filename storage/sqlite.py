@@ -774,7 +774,7 @@ class SqliteRepository(_Reads):
             yield SqliteWriteTx(self._writer, self._now)
 
     async def replace_board_message(
-        self, game_id: int, channel_id: int, message_id: int
+        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
     ) -> tuple[int, int] | None:
         async with self.write() as tx:
             row = await tx.get_game(game_id)
