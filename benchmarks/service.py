@@ -1,8 +1,11 @@
-"""What a player waits for when they move on Discord, under load (issue 12).
+"""What a player waits for when they move on Discord, under load (issues 12 and 16).
 
     python benchmarks/service.py [--games 1000 | --games 10000 | --restart]
                                  [--seconds 60] [--reps 3] [--rate 50]
                                  [--only improved|baseline] [--templates 200] [--keep DIR]
+    python benchmarks/service.py --store postgres|postgresql://... [--processes 2]
+                                 [--sqlite-processes N] [--only postgresql|sqlite] [--trace]
+                                 [--games ...] [--restart] [--seconds ...] [--reps ...]
 
 Methodology:
 
@@ -34,6 +37,28 @@ Methodology:
   sleeps 1 ms and records its overshoot), the collector's pauses by generation
   (``gc.callbacks``), full replays and snapshot restores; then the medians over the
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms.
+
+Stores and processes (issue 16), with ``--store`` or ``--processes``:
+
+- **Shards.** ``--processes N`` bot processes (each its own ``ChessGardenBot`` and
+  ``GameService``, as one shard's process) each serve their share of the games (every
+  N-th), at ``--rate / N`` each: ``--rate`` in all. They warm up, then start their load
+  together.
+- **PostgreSQL next to SQLite.** ``--store postgresql://...`` runs on that server (a
+  scratch schema in its database for each run, dropped after); ``--store postgres``
+  starts a throwaway server (``tests/pgcluster.py``) with production durability:
+  PostgreSQL's defaults, ``fsync``, ``synchronous_commit`` and ``full_page_writes`` on,
+  plus only settings docs/scaling.md recommends. The server's settings are printed.
+  Each run gets a fresh copy of the same aged games, copied as ``migrate-store`` copies
+  them (with their snapshots), then vacuumed, analysed and checkpointed, as a store in
+  service would be. SQLite (WAL, ``synchronous=FULL``, one file on this host) runs the
+  same games with ``--sqlite-processes`` processes (default: as many), on a fresh copy;
+  the two stores alternate (ABBA) within the same invocation.
+- **Reported** per store and repetition as above (latencies of all processes pooled
+  before the quantiles), the server's CPU per move (throwaway server only), then the
+  median of the per-repetition PostgreSQL/SQLite p99 ratios. ``--trace`` adds, per move,
+  the round trips to PostgreSQL by statement and the time awaited on each, and the waits
+  for a pooled connection.
 """
 
 from __future__ import annotations
@@ -199,12 +224,87 @@ async def build(path: Path, games: int, templates: int, seed: int) -> None:
     path.with_suffix(".json").write_text(json.dumps(known))
 
 
+# ----- where PostgreSQL's time goes (--trace) ----------------------------------------------
+
+
+class Trace:
+    """Every round trip an asyncpg connection makes (by statement kind), and the waits for
+    a pooled connection: counts and the time awaited (``--trace``, PostgreSQL runs)."""
+
+    KINDS = (
+        ("BEGIN", "begin"), ("COMMIT", "commit"), ("ROLLBACK", "rollback"),
+        ("SELECT pg_advisory_unlock_all", "pool reset"), ("SELECT pg_advisory_xact_lock", "advisory"),
+        ("INSERT INTO actions", "insert action"), ("UPDATE games", "update game"),
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = {}
+        self.total: dict[str, float] = {}
+        self.largest: dict[str, float] = {}
+
+    def kind(self, sql: str) -> str:
+        text = " ".join(sql.split())
+        for prefix, name in self.KINDS:
+            if text.startswith(prefix):
+                return name
+        if text.startswith("SELECT") and "FROM games" in text:
+            return "lock game" if "FOR NO KEY UPDATE" in text else "read game"
+        return " ".join(text.split()[:4])[:40]
+
+    def note(self, kind: str, seconds: float) -> None:
+        self.count[kind] = self.count.get(kind, 0) + 1
+        self.total[kind] = self.total.get(kind, 0.0) + seconds
+        self.largest[kind] = max(self.largest.get(kind, 0.0), seconds)
+
+    def install(self) -> Trace:
+        from asyncpg import connection, pool
+
+        def timed(method: Any, fixed: str | None = None) -> Any:
+            async def wrapper(conn: Any, *args: Any, **kwargs: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return await method(conn, *args, **kwargs)
+                finally:
+                    kind = fixed or self.kind(str(args[0] if args else kwargs.get("query")))
+                    self.note(kind, time.perf_counter() - started)
+
+            return wrapper
+
+        cls = connection.Connection
+        for name in ("execute", "executemany", "fetch", "fetchrow", "fetchval"):
+            setattr(cls, name, timed(getattr(cls, name)))
+        pool.Pool._acquire = timed(pool.Pool._acquire, "pool acquire")  # type: ignore[method-assign]
+        return self
+
+    def reset(self) -> None:
+        self.count.clear()
+        self.total.clear()
+        self.largest.clear()
+
+    def summary(self) -> dict[str, list[float]]:
+        return {
+            k: [self.count[k], self.total[k] * 1000, self.largest[k] * 1000] for k in self.count
+        }
+
+
 # ----- one timed run (a fresh process) ----------------------------------------------------
 
 
 async def one_run(
-    db: Path, mode: str, variant: str, seconds: float, rate: float, seed: int
+    db: str,
+    mode: str,
+    variant: str,
+    seconds: float,
+    rate: float,
+    seed: int,
+    *,
+    known_file: Path | None = None,
+    share: tuple[int, int] = (0, 1),
 ) -> dict[str, Any]:
+    """One bot process on ``db`` (a file or a URL) serving its ``share`` (index, count) of
+    the games at ``rate`` actions/s. With a share of several processes it says ``READY``
+    on stdout when warm and waits for a line on stdin, so that the processes' loads start
+    together; its answer then carries its latencies (``ms``) for the driver to merge."""
     import discord
     from discord.webhook.async_ import async_context
     from discord_fake import FakeDiscord
@@ -219,7 +319,10 @@ async def one_run(
 
     improved = variant == "improved"
     logging.basicConfig(level=logging.ERROR)
-    known = {int(k): v for k, v in json.loads(db.with_suffix(".json").read_text()).items()}
+    known_file = known_file or Path(db).with_suffix(".json")
+    known = {int(k): v for k, v in json.loads(known_file.read_text()).items()}
+    index, count = share
+    known = {gid: known[gid] for gid in sorted(known)[index::count]}  # as a shard's guilds
     counts = {"full": 0, "restored": 0}
     real_rebuild, real_restore = core.rebuild, core.restore
 
@@ -232,9 +335,10 @@ async def one_run(
         return real_restore(*args)
 
     core.rebuild, core.restore = counting_rebuild, counting_restore  # type: ignore[assignment]
+    trace = Trace().install() if os.environ.get("CHESSGARDEN_BENCH_TRACE") and "://" in db else None
 
     service = await GameService.open(
-        str(db),
+        db,
         label=service_label,
         snapshots=improved,
         checkpoint_every=CHECKPOINT_EVERY if improved else None,
@@ -329,7 +433,15 @@ async def one_run(
         if tasks:
             await asyncio.gather(*tasks)
 
+    async def together() -> None:
+        if count > 1:  # every process ready: the loads start at once
+            print("READY", flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
     rng = random.Random(seed)
+    untimed = 0
+    if mode == "restart":
+        await together()
     if mode == "steady":
         if improved:
             await service.start_warm_up(gc_policy=True)
@@ -337,14 +449,19 @@ async def one_run(
             rows = await service.repo.recent_live_games(len(ids))
             for row in rows:
                 await service.view(game_id=row.id)
-        await load(5.0, rng, timed=False)
-        latencies.clear()
     elif improved:
         service.start_warm_up(gc_policy=True)
+    if mode == "steady":
+        await together()
+        await load(5.0, rng, timed=False)
+        untimed = len(latencies)
+        latencies.clear()
 
     watch = GcWatch().install()
     watch.reset()
     counts.update(full=0, restored=0)
+    if trace is not None:
+        trace.reset()
     worst = 0.0
     stop = asyncio.Event()
 
@@ -359,6 +476,7 @@ async def one_run(
     started = time.perf_counter()
     cpu = time.process_time()
     await load(seconds, rng, timed=True)
+    traced = trace.summary() if trace is not None else {}
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu
     stop.set()
@@ -387,10 +505,357 @@ async def one_run(
         "cached": cached,
         "refusals": refusals,
         **failures,
+        "ms": ms,
+        "untimed": untimed,
+        "trace": traced,
     }
 
 
 # ----- the driver ---------------------------------------------------------------------------
+
+
+def quantile(ms: list[float], p: float) -> float:
+    return ms[min(len(ms) - 1, int(p * len(ms)))] if ms else float("nan")
+
+
+def child(
+    args: argparse.Namespace, db: str, mode: str, variant: str, seed: int, processes: int = 1
+) -> list[str]:
+    """The command line of one of ``processes`` timed processes."""
+    return [sys.executable, __file__, "--rate", str(args.rate / processes), "--run", db,
+            mode, variant, str(args.seconds), str(seed)]  # fmt: skip
+
+
+def run_processes(
+    args: argparse.Namespace,
+    db: str,
+    known: Path,
+    mode: str,
+    seed: int,
+    server: PgServer | None = None,
+    processes: int = 1,
+) -> dict[str, Any]:
+    """``processes`` bot processes on ``db`` at once, each on its share of the games
+    (as shards on their guilds'), together offering ``args.rate`` actions/s; started
+    together once all are warm. Their figures merged: latencies pooled before the
+    quantiles, the largest loop block and pauses, counts summed."""
+    n = processes
+    logs = [tempfile.TemporaryFile(mode="w+") for _ in range(n)]
+    procs = [
+        subprocess.Popen(
+            [
+                *child(args, db, mode, "improved", seed, n),
+                "--known",
+                str(known),
+                "--share",
+                str(i),
+                str(n),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=logs[i],
+            text=True,
+            cwd=ROOT,
+        )  # fmt: skip
+        for i in range(n)
+    ]
+
+    def failed(i: int) -> SystemExit:
+        for proc in procs:
+            proc.kill()
+        logs[i].seek(0)
+        return SystemExit(f"process {i} failed:\n{logs[i].read()[-3000:]}")
+
+    if n > 1:
+        for i, proc in enumerate(procs):
+            assert proc.stdout is not None
+            if proc.stdout.readline().strip() != "READY":
+                raise failed(i)
+    server_cpu = server.cpu_seconds() if server is not None else None
+    if n > 1:
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+    outs = []
+    for i, proc in enumerate(procs):
+        stdout, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise failed(i)
+        outs.append(json.loads(stdout.strip().splitlines()[-1]))
+    ms = sorted(x for out in outs for x in out["ms"])
+    extra: dict[str, Any] = {}
+    if server is not None and server_cpu is not None:  # per move served since the start
+        moves = len(ms) + sum(out["untimed"] for out in outs)
+        extra["server_cpu_ms"] = (server.cpu_seconds() or 0.0) - server_cpu
+        extra["server_cpu_ms"] *= 1000 / max(1, moves)
+    gcs = [out["gc"] for out in outs]
+    refusals: dict[str, int] = {}
+    for out in outs:
+        for name, k in out["refusals"].items():
+            refusals[name] = refusals.get(name, 0) + k
+    trace: dict[str, list[float]] = {}
+    for out in outs:
+        for kind, (k, total, largest) in out["trace"].items():
+            was = trace.get(kind, [0, 0.0, 0.0])
+            trace[kind] = [was[0] + k, was[1] + total, max(was[2], largest)]
+    summed = ("full_replays", "restores", "cached", "refused", "dropped", "errors", "no_board")
+    return {
+        "n": len(ms),
+        "rate": sum(out["rate"] for out in outs),
+        "p50": quantile(ms, 0.50),
+        "p99": quantile(ms, 0.99),
+        "max": ms[-1] if ms else float("nan"),
+        "lag_ms": max(out["lag_ms"] for out in outs),
+        "cpu_ms": sum(out["cpu_ms"] * out["n"] for out in outs) / max(1, len(ms)),
+        "load": os.getloadavg()[0],
+        "gc": {
+            "counts": [sum(g["counts"][k] for g in gcs) for k in range(3)],
+            "largest_ms": [max(g["largest_ms"][k] for g in gcs) for k in range(3)],
+        },
+        "refusals": refusals,
+        "trace": trace,
+        **extra,
+        **{key: sum(out[key] for out in outs) for key in summed},
+    }
+
+
+def report(rep: int, name: str, out: dict[str, Any]) -> None:
+    gc_ = out["gc"]
+    print(
+        f"rep {rep + 1} {name:10s}: {out['n']} moves ({out['rate']:.1f}/s) "
+        f"p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, max {out['max']:.1f} ms; "
+        f"largest loop block {out['lag_ms']:.1f} ms; CPU {out['cpu_ms']:.1f} ms/move"
+        + (f" + server {out['server_cpu_ms']:.1f}" if "server_cpu_ms" in out else "")
+        + "; "
+        f"load {out['load']:.1f}; GC pauses by generation "
+        f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
+        f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
+        f"{out['refused']} {out['refusals'] or ''}, answered without a board "
+        f"{out['no_board']}, errors {out['errors']}, dropped {out['dropped']}",
+        flush=True,
+    )
+    if out.get("trace"):
+        n = max(1, out["n"])
+        rows = sorted(out["trace"].items(), key=lambda item: -item[1][1])
+        print(
+            f"    database round trips per move {sum(v[0] for _, v in rows) / n:.1f}, "
+            f"{sum(v[1] for _, v in rows) / n:.1f} ms awaited: "
+            + "; ".join(
+                f"{kind} {k / n:.2f} x {total / max(1, k):.2f} ms (largest {largest:.1f})"
+                for kind, (k, total, largest) in rows
+            ),
+            flush=True,
+        )
+
+
+def summary(results: dict[str, list[dict[str, Any]]], ratio: tuple[str, str]) -> None:
+    print("medians over the repetitions:")
+    for name, runs in results.items():
+        if not runs:
+            continue
+
+        def med(key: str, runs: list[dict[str, Any]] = runs) -> float:
+            return statistics.median(r[key] for r in runs)
+
+        full2 = max(r["gc"]["largest_ms"][2] for r in runs)
+        verdict = "meets" if med("p99") <= GOAL_P99_MS else "MISSES"
+        print(
+            f"  {name:10s}: p50 {med('p50'):.1f} ms, p99 {med('p99'):.1f} ms, "
+            f"max {med('max'):.1f} ms, largest loop block {med('lag_ms'):.1f} ms, "
+            f"CPU {med('cpu_ms'):.1f} ms/move, "
+            f"largest gen-2 pause {full2:.1f} ms; p99 {verdict} the goal {GOAL_P99_MS:g} ms"
+        )
+    a, b = ratio
+    if results.get(a) and results.get(b):
+        ratios = [x["p99"] / y["p99"] for x, y in zip(results[a], results[b], strict=True)]
+        print(
+            f"p99 {a} / {b}, median of per-repetition ratios: "
+            f"{statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})"
+        )
+
+
+def compare_variants(args: argparse.Namespace, home: Path, template: Path, mode: str) -> None:
+    """One process on SQLite: this tree against the issue-12 baseline, ABBA."""
+    variants_run = [args.only] if args.only else ["improved", "baseline"]
+    results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants_run}
+    for rep in range(args.reps):
+        order = variants_run if rep % 2 == 0 else list(reversed(variants_run))
+        for variant in order:
+            db = fresh_sqlite(home, template, f"run-{variant}")
+            done = subprocess.run(
+                child(args, str(db), mode, variant, 100 + rep),
+                capture_output=True, text=True, cwd=ROOT,
+            )  # fmt: skip
+            if done.returncode != 0:
+                raise SystemExit(f"run failed:\n{done.stderr[-3000:]}")
+            out = json.loads(done.stdout.strip().splitlines()[-1])
+            results[variant].append(out)
+            report(rep, variant, out)
+    summary(results, ("improved", "baseline"))
+
+
+def fresh_sqlite(home: Path, template: Path, name: str) -> Path:
+    db = home / f"{name}.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    shutil.copy(template, db)
+    shutil.copy(template.with_suffix(".json"), db.with_suffix(".json"))
+    return db
+
+
+# The throwaway server's settings besides PostgreSQL's durable defaults (fsync,
+# synchronous_commit and full_page_writes on): those docs/scaling.md recommends.
+SERVER_SETTINGS: dict[str, str] = {}
+SHOWN_SETTINGS = (
+    "fsync", "synchronous_commit", "full_page_writes", "wal_sync_method", "jit",
+    "shared_buffers", "max_connections", "checkpoint_timeout", "max_wal_size",
+)  # fmt: skip
+
+
+class PgServer:
+    """The PostgreSQL side: the server ``--store`` names, or ('postgres') a throwaway
+    durable one; for each run a fresh schema holding the aged games."""
+
+    def __init__(self, store: str) -> None:
+        sys.path.insert(0, str(ROOT / "tests"))
+        import pgcluster
+
+        from storage import is_postgres_url
+
+        self.pg = pgcluster
+        self.cluster: Any = None
+        if store.lower() in ("postgres", "postgresql", "pg"):
+            self.cluster = pgcluster.Cluster(durable=True, settings=SERVER_SETTINGS)
+            self.cluster.start()
+            self.url = self.cluster.url()
+        elif is_postgres_url(store):
+            self.url = store
+        else:
+            raise SystemExit(
+                "--store takes a postgresql:// URL, or 'postgres' for a throwaway server"
+            )
+        self.warned = False
+
+    def describe(self) -> str:
+        version = self.pg.query(self.url, "SHOW server_version")[0][0]
+        rows = self.pg.query(
+            self.url,
+            "SELECT name, setting, COALESCE(unit, '') FROM pg_settings WHERE name = ANY($1) "
+            "ORDER BY name",
+            (list(SHOWN_SETTINGS),),
+        )
+        where = "a throwaway server" if self.cluster is not None else "the server of --store"
+        return f"{where}, version {version}; " + ", ".join(f"{n}={v}{u}" for n, v, u in rows)
+
+    def fresh(self, template: Path, rep: int) -> str:
+        from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+        name = f"cg_bench_{os.getpid()}_{rep}"
+        self.pg.execute(self.url, f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        self.pg.execute(self.url, f"CREATE SCHEMA {name}")
+        parts = urlsplit(self.url)
+        query = [(k, v) for k, v in parse_qsl(parts.query) if k != "search_path"]
+        url = urlunsplit(parts._replace(query=urlencode([*query, ("search_path", name)])))
+        asyncio.run(self._fill(url, template))
+        # As a store in service: statistics gathered, the copy's insert backlog vacuumed
+        # (not autovacuum's work during the timed run), its pages written out.
+        self.pg.execute(url, "VACUUM (ANALYZE) players, games, actions, snapshots")
+        try:
+            self.pg.execute(url, "CHECKPOINT")
+        except Exception as error:  # not a superuser (nor pg_checkpoint) on this server
+            if not self.warned:
+                print(f"  (no CHECKPOINT before the runs: {error})", file=sys.stderr)
+                self.warned = True
+        return url
+
+    @staticmethod
+    async def _fill(url: str, template: Path) -> None:
+        """The aged games as ``migrate-store`` copies them, and their snapshots (a cache
+        it does not copy; the SQLite runs have them)."""
+        from storage import SnapshotRow, open_repository
+        from storage.transfer import copy_store
+
+        source = await open_repository(str(template))
+        target = await open_repository(url)
+        try:
+            await copy_store(source, target)
+            with sqlite3.connect(template) as conn:
+                rows = conn.execute(
+                    "SELECT game_id, seq, ply, turns, roll_count, format, data FROM snapshots"
+                ).fetchall()
+            async with target.write() as tx:
+                for row in rows:
+                    await tx.save_snapshot(SnapshotRow(*row))
+        finally:
+            await source.close()
+            await target.close()
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of the throwaway server's processes so far (``None``: not ours)."""
+        if self.cluster is None:
+            return None
+        data = Path(self.cluster.folder) / "data" / "postmaster.pid"
+        postmaster = int(data.read_text().split()[0])
+        total = 0.0
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            ticks = 0
+            if int(proc.name) == postmaster:  # with its ended children's
+                ticks = sum(int(f) for f in fields[11:15])
+            elif int(fields[1]) == postmaster:
+                ticks = int(fields[11]) + int(fields[12])
+            total += ticks / os.sysconf("SC_CLK_TCK")
+        return total
+
+    def drop(self, url: str) -> None:
+        name = url.rsplit("search_path=", 1)[-1].split("&")[0]
+        self.pg.execute(self.url, f"DROP SCHEMA IF EXISTS {name} CASCADE")
+
+    def close(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
+
+
+def compare_stores(args: argparse.Namespace, home: Path, template: Path, mode: str) -> None:
+    """``--processes`` bot processes on PostgreSQL (``--store``) and on SQLite, the same
+    aged games on each, a fresh copy for every run, the stores alternating."""
+    stores = ["postgresql", "sqlite"] if args.store else ["sqlite"]
+    if args.only:
+        stores = [args.only]
+    server = PgServer(args.store) if "postgresql" in stores else None
+    processes = {"postgresql": args.processes, "sqlite": args.sqlite_processes or args.processes}
+    print(f"processes: {', '.join(f'{name} {processes[name]}' for name in stores)}")
+    try:
+        if server is not None:
+            print(f"PostgreSQL: {server.describe()}")
+        results: dict[str, list[dict[str, Any]]] = {name: [] for name in stores}
+        for rep in range(args.reps):
+            for name in stores if rep % 2 == 0 else list(reversed(stores)):
+                if name == "sqlite":
+                    db = str(fresh_sqlite(home, template, "run-sqlite"))
+                else:
+                    assert server is not None
+                    db = server.fresh(template, rep)
+                try:
+                    out = run_processes(
+                        args, db, template.with_suffix(".json"), mode, 100 + rep,
+                        server if name == "postgresql" else None, processes[name],
+                    )  # fmt: skip
+                finally:
+                    if server is not None and name == "postgresql":
+                        server.drop(db)
+                results[name].append(out)
+                report(rep, name, out)
+        summary(results, ("postgresql", "sqlite"))
+    finally:
+        if server is not None:
+            server.close()
 
 
 def main() -> None:
@@ -402,21 +867,60 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rate", type=float, default=50.0, help="Poisson arrivals per second")
-    parser.add_argument("--only", choices=("improved", "baseline"), default=None)
+    parser.add_argument(
+        "--only",
+        choices=("improved", "baseline", "postgresql", "sqlite"),
+        default=None,
+        help="one side only: a variant (one process on SQLite) or, with --store, a store",
+    )
     parser.add_argument("--templates", type=int, default=200, help="games aged with the engine")
     parser.add_argument(
         "--keep", default=None, help="directory to keep (and reuse) the aged database"
     )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="compare with PostgreSQL: a postgresql:// URL (a scratch schema is made in its "
+        "database for each run), or 'postgres' for a throwaway durable server",
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="bot processes, each on its share of the games"
+    )
+    parser.add_argument(
+        "--sqlite-processes",
+        type=int,
+        default=None,
+        help="bot processes on SQLite beside --store (default: --processes)",
+    )
+    parser.add_argument(
+        "--trace", action="store_true", help="count PostgreSQL round trips and waits per move"
+    )
     parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)  # db mode variant seconds seed
+    parser.add_argument("--share", nargs=2, type=int, default=(0, 1), help=argparse.SUPPRESS)
+    parser.add_argument("--known", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
         db, mode, variant, seconds, seed = args.run
-        result = asyncio.run(one_run(Path(db), mode, variant, float(seconds), args.rate, int(seed)))
+        known = Path(args.known) if args.known else None
+        result = asyncio.run(
+            one_run(db, mode, variant, float(seconds), args.rate, int(seed),
+                    known_file=known, share=tuple(args.share))
+        )  # fmt: skip
         print(json.dumps(result))
         return
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    if args.sqlite_processes is not None and args.sqlite_processes < 1:
+        parser.error("--sqlite-processes must be at least 1")
+    stores_mode = args.store is not None or args.processes > 1 or bool(args.sqlite_processes)
+    if args.only is not None and stores_mode != (args.only in ("postgresql", "sqlite")):
+        parser.error("--only: improved or baseline alone; postgresql or sqlite with --store")
+    if args.only == "postgresql" and args.store is None:
+        parser.error("--only postgresql needs --store")
 
+    if args.trace:  # read by the timed processes
+        os.environ["CHESSGARDEN_BENCH_TRACE"] = "1"
     mode = "restart" if args.restart else "steady"
-    variants_run = [args.only] if args.only else ["improved", "baseline"]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(args.keep) if args.keep else Path(tmp)
         home.mkdir(parents=True, exist_ok=True)
@@ -430,63 +934,13 @@ def main() -> None:
             f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, {os.cpu_count()} CPUs, "
             f"load average {os.getloadavg()[0]:.1f}; {args.games} live games aged "
             f"{MIN_PLIES}-{MAX_PLIES} plies, mode {mode}, Poisson {args.rate:g}/s, "
-            f"{args.seconds:g} s x {args.reps}; goal p99 <= {GOAL_P99_MS:g} ms"
+            f"{args.processes} process(es), {args.seconds:g} s x {args.reps}; "
+            f"goal p99 <= {GOAL_P99_MS:g} ms"
         )
-        results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants_run}
-        for rep in range(args.reps):
-            order = variants_run if rep % 2 == 0 else list(reversed(variants_run))
-            for variant in order:
-                db = home / f"run-{variant}.sqlite3"
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{db}{suffix}").unlink(missing_ok=True)
-                shutil.copy(template, db)
-                shutil.copy(template.with_suffix(".json"), db.with_suffix(".json"))
-                done = subprocess.run(
-                    [sys.executable, __file__, "--rate", str(args.rate), "--run", str(db), mode,
-                     variant, str(args.seconds), str(100 + rep)],
-                    capture_output=True, text=True, cwd=ROOT,
-                )  # fmt: skip
-                if done.returncode != 0:
-                    raise SystemExit(f"run failed:\n{done.stderr[-3000:]}")
-                out = json.loads(done.stdout.strip().splitlines()[-1])
-                results[variant].append(out)
-                gc_ = out["gc"]
-                print(
-                    f"rep {rep + 1} {variant:8s}: {out['n']} moves ({out['rate']:.1f}/s) "
-                    f"p50 {out['p50']:.1f} ms, p99 {out['p99']:.1f} ms, max {out['max']:.1f} ms; "
-                    f"largest loop block {out['lag_ms']:.1f} ms; CPU {out['cpu_ms']:.1f} ms/move; "
-                    f"load {out['load']:.1f}; GC pauses by generation "
-                    f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
-                    f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
-                    f"{out['refused']} {out['refusals'] or ''}, answered without a board "
-                    f"{out['no_board']}, errors {out['errors']}, dropped {out['dropped']}",
-                    flush=True,
-                )
-        print("medians over the repetitions:")
-        for variant, runs in results.items():
-            if not runs:
-                continue
-
-            def med(key: str, runs: list[dict[str, Any]] = runs) -> float:
-                return statistics.median(r[key] for r in runs)
-
-            full2 = max(r["gc"]["largest_ms"][2] for r in runs)
-            verdict = "meets" if med("p99") <= GOAL_P99_MS else "MISSES"
-            print(
-                f"  {variant:8s}: p50 {med('p50'):.1f} ms, p99 {med('p99'):.1f} ms, "
-                f"max {med('max'):.1f} ms, largest loop block {med('lag_ms'):.1f} ms, "
-                f"CPU {med('cpu_ms'):.1f} ms/move, "
-                f"largest gen-2 pause {full2:.1f} ms; p99 {verdict} the goal {GOAL_P99_MS:g} ms"
-            )
-        if len(results) == 2 and args.reps:
-            ratios = [
-                a["p99"] / b["p99"]
-                for a, b in zip(results["improved"], results["baseline"], strict=True)
-            ]
-            print(
-                f"p99 improved / baseline, median of per-repetition ratios: "
-                f"{statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})"
-            )
+        if not stores_mode:
+            compare_variants(args, home, template, mode)
+        else:
+            compare_stores(args, home, template, mode)
 
 
 if __name__ == "__main__":

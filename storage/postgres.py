@@ -6,8 +6,10 @@ asyncpg is an optional extra (``pip install 'chess-garden[postgres]'``): this mo
 imports it only when a PostgreSQL store is opened, so the default install stays small.
 
 Connections and transactions:
-- a **pool** (``asyncpg.create_pool``); plain reads take any connection and see the last
-  committed state (each statement is its own READ COMMITTED snapshot);
+- a **pool** (``asyncpg.create_pool``) of ``pool_size`` connections, all opened with the
+  store and kept for its life; a connection given back is not reset (no session state is
+  ever made: see ``_pooled_connection``). Plain reads take any connection and see the
+  last committed state (each statement is its own READ COMMITTED snapshot);
 - ``write()`` takes one connection and opens one READ COMMITTED transaction. Several run at
   once, from this process and from others; what makes them safe is the database's locks,
   taken by the reads the service makes first in every read-then-write:
@@ -41,8 +43,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -142,6 +145,27 @@ def _asyncpg() -> Any:
     return asyncpg
 
 
+_connection_class: Any = None
+
+
+def _pooled_connection() -> Any:
+    """asyncpg's connection without the reset query the pool sends when a connection is
+    given back (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``): one
+    round trip per use of the pool, for session state this store never makes. Its
+    advisory locks are transaction-level, it declares no cursor, listens to nothing and
+    sets nothing after connecting; an open transaction is still rolled back (asyncpg
+    does that before the reset query)."""
+    global _connection_class
+    if _connection_class is None:
+
+        class PooledConnection(_asyncpg().Connection):  # type: ignore[misc]
+            def get_reset_query(self) -> str:
+                return ""
+
+        _connection_class = PooledConnection
+    return _connection_class
+
+
 def _rolls_json(rolls: tuple[Roll, ...]) -> str:
     return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
 
@@ -166,6 +190,21 @@ def _dollars(sql: str) -> str:
     for n, part in enumerate(parts[1:], start=1):
         out.append(f"${n}{part}")
     return "".join(out)
+
+
+def _action_values(action: NewAction, roll_index: int, created_at: str) -> list[Any]:
+    """The values of ``_ACTION_COLUMNS`` for a new entry."""
+    return [
+        action.game_id,
+        action.seq,
+        action.kind,
+        action.request_id,
+        action.actor_id,
+        action.text,
+        _rolls_json(action.rolls),
+        roll_index,
+        created_at,
+    ]
 
 
 def _action_from_record(record: Any) -> ActionRow:
@@ -220,18 +259,24 @@ def _translate(error: BaseException) -> BaseException:
 
 
 class _Query:
-    """Runs statements on a pool or one connection, translating the database's errors."""
+    """Runs statements on a pool or one connection, translating the database's errors;
+    ``first`` (a transaction's) runs before each statement."""
 
-    def __init__(self, runner: Any) -> None:
+    def __init__(self, runner: Any, first: Callable[[], Awaitable[None]] | None = None) -> None:
         self._runner = runner
+        self._first = first
 
     async def fetch(self, sql: str, *params: Any) -> list[Any]:
+        if self._first is not None:
+            await self._first()
         try:
             return list(await self._runner.fetch(sql, *params))
         except Exception as error:
             raise _translate(error) from error
 
     async def fetchrow(self, sql: str, *params: Any) -> Any:
+        if self._first is not None:
+            await self._first()
         try:
             return await self._runner.fetchrow(sql, *params)
         except Exception as error:
@@ -240,6 +285,8 @@ class _Query:
     async def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
+        if self._first is not None:
+            await self._first()
         try:
             await self._runner.executemany(sql, rows)
         except Exception as error:
@@ -247,6 +294,8 @@ class _Query:
 
     async def execute(self, sql: str, *params: Any) -> int:
         """The number of rows the statement changed."""
+        if self._first is not None:
+            await self._first()
         try:
             status = await self._runner.execute(sql, *params)
         except Exception as error:
@@ -424,13 +473,44 @@ class _Reads(RatingReads):
 
 
 class PgWriteTx(RatingWrites, _Reads):
-    """One transaction on one pooled connection (see the module docstring for its locks)."""
+    """One transaction on one pooled connection (see the module docstring for its locks).
+
+    A log entry for a game this transaction holds (its row locked by ``get_game``,
+    ``claim_due``, ``insert_game`` or ``update_game``, and the entry the next one) is
+    sent with the transaction's next statement: with ``update_game`` of that game as one
+    statement (one round trip for the pair every command makes), otherwise just before
+    it, or before the commit. Its row is returned at once: the store would number its
+    first roll with the held row's ``roll_count``, and the triggers check that number,
+    the order and the counts when it arrives; a refusal (``ConflictError``) then comes
+    from that statement or the commit, inside the same ``write()``."""
 
     _lock_game = " FOR NO KEY UPDATE"
 
-    def __init__(self, query: _Query, clock: Clock) -> None:
-        super().__init__(query)
+    def __init__(self, conn: Any, clock: Clock) -> None:
+        super().__init__(_Query(conn, first=self.flush))
+        self._direct = _Query(conn)
         self._now = clock
+        self._held: dict[int, GameRow] = {}  # rows locked here, as this transaction left them
+        self._pending: tuple[NewAction, int, str] | None = None  # entry, roll_index, created
+
+    def _hold(self, row: GameRow | None) -> GameRow | None:
+        if row is not None:
+            self._held[row.id] = row
+        return row
+
+    async def flush(self) -> None:
+        """Send the log entry waiting for the next statement, if any."""
+        if self._pending is None:
+            return
+        action, roll_index, created = self._pending
+        self._pending = None
+        await self._direct.execute(
+            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            *_action_values(action, roll_index, created),
+        )
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        return self._hold(await super().get_game(game_id))
 
     async def _advisory(self, key: str) -> None:
         """Held until this transaction ends, by any process sharing the database."""
@@ -501,7 +581,7 @@ class PgWriteTx(RatingWrites, _Reads):
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         record = await self._q.fetchrow(CLAIM_DUE_SQL, game_id, now_ms)
-        return _game_from_record(record) if record is not None else None
+        return self._hold(_game_from_record(record) if record is not None else None)
 
     async def insert_game(self, game: NewGame) -> GameRow:
         now = self._now()
@@ -534,9 +614,12 @@ class PgWriteTx(RatingWrites, _Reads):
             game.computer_level,
             1 if game.rated else 0,
         )
-        return _game_from_record(record)
+        row = _game_from_record(record)
+        self._hold(row)
+        return row
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
+        self._held.pop(game_id, None)
         changed = await self._q.execute(
             "UPDATE games SET start_rolls = $1, roll_count = roll_count + $2 WHERE id = $3",
             _rolls_json(rolls),
@@ -548,16 +631,58 @@ class PgWriteTx(RatingWrites, _Reads):
 
     async def update_game(self, game_id: int, changes: GameChanges) -> GameRow:
         items = changes.items()
-        sets = [f"{name} = ${i}" for i, (name, _) in enumerate(items, start=1)]
-        n = len(items)
+        pending = self._pending if self._pending and self._pending[0].game_id == game_id else None
+        first: list[Any] = []
+        logged = ""
+        if pending is not None:  # the entry and the change in one statement
+            self._pending = None
+            first = _action_values(*pending)
+            logged = (
+                f"WITH logged AS (INSERT INTO actions ({_ACTION_COLUMNS}) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)) "
+            )
+        k = len(first)
+        sets = [f"{name} = ${k + i}" for i, (name, _) in enumerate(items, start=1)]
+        n = k + len(items)
         sets.append(f"updated_at = ${n + 1}")
-        sql = f"UPDATE games SET {', '.join(sets)} WHERE id = ${n + 2} RETURNING {_GAME_COLUMNS}"
-        record = await self._q.fetchrow(sql, *(v for _, v in items), self._now(), game_id)
+        sql = (
+            f"{logged}UPDATE games SET {', '.join(sets)} WHERE id = ${n + 2} "
+            f"RETURNING {_GAME_COLUMNS}"
+        )
+        query = self._direct if pending is not None else self._q
+        record = await query.fetchrow(sql, *first, *(v for _, v in items), self._now(), game_id)
         if record is None:
             raise NotFoundError(f"no game {game_id}")
-        return _game_from_record(record)
+        row = _game_from_record(record)
+        if pending is not None:
+            # The entry's trigger counts it after this statement's own change, so the
+            # returned row does not show it yet: add it as the trigger does.
+            action = pending[0]
+            row = replace(row, log_count=action.seq, roll_count=row.roll_count + len(action.rolls))
+        self._hold(row)
+        return row
 
     async def append_action(self, action: NewAction) -> ActionRow:
+        await self.flush()
+        held = self._held.get(action.game_id)
+        if held is not None and action.seq == held.log_count + 1:
+            created = self._now()
+            self._pending = (action, held.roll_count, created)
+            self._held[held.id] = replace(
+                held, log_count=action.seq, roll_count=held.roll_count + len(action.rolls)
+            )
+            return ActionRow(
+                action.game_id,
+                action.seq,
+                action.kind,
+                action.request_id,
+                action.actor_id,
+                action.text,
+                tuple((int(a), int(b)) for a, b in action.rolls),
+                held.roll_count,
+                created,
+            )
+        self._held.pop(action.game_id, None)
         record = await self._q.fetchrow(
             "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
             "roll_index, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, "
@@ -672,14 +797,26 @@ class PgRepository(_Reads):
 
         asyncpg = _asyncpg()
         shown = redact(url)
-        settings = {"lock_timeout": f"{int(busy_timeout_ms)}ms", "timezone": "UTC"}
+        settings = {
+            "lock_timeout": f"{int(busy_timeout_ms)}ms",
+            "timezone": "UTC",
+            # Every statement here is a short indexed one: compiling it (JIT) would only
+            # add milliseconds to a few of them, chosen by cost estimates.
+            "jit": "off",
+        }
         try:
+            size = max(1, int(pool_size))
             pool = await asyncpg.create_pool(
                 url,
-                min_size=1,
-                max_size=max(1, int(pool_size)),
+                # Every connection opened now and kept: none is made (a server process
+                # forked, authenticated, its statements prepared again) while a player
+                # waits, neither at the first busy moment nor after a quiet spell.
+                min_size=size,
+                max_size=size,
+                max_inactive_connection_lifetime=0,
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=settings,
+                connection_class=_pooled_connection(),
             )
         except Exception as error:
             said = " ".join(str(error).split()) or type(error).__name__
@@ -713,7 +850,9 @@ class PgRepository(_Reads):
             except Exception as error:
                 raise _translate(error) from error
             try:
-                yield PgWriteTx(_Query(conn), self._now)
+                tx = PgWriteTx(conn, self._now)
+                yield tx
+                await tx.flush()
             except BaseException:
                 try:
                     await transaction.rollback()
@@ -753,6 +892,29 @@ class PgRepository(_Reads):
             "SELECT setval(pg_get_serial_sequence('games', 'id'), "
             "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
         )
+
+    async def replace_board_message(
+        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+    ) -> tuple[int, int] | None:
+        """One statement (autocommit): the row locked, its board message read (the latest
+        committed, as a locking read sees it) and replaced. Not ``durable``: that commit
+        does not wait for the disk (``synchronous_commit`` off for its transaction only,
+        set inside the statement, so still one round trip)."""
+        relaxed = "" if durable else " AND set_config('synchronous_commit', 'off', true) = 'off'"
+        record = await self._q.fetchrow(
+            "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
+            "FROM (SELECT id, board_channel_id, board_message_id FROM games "
+            f"WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id{relaxed} "
+            "RETURNING old.board_channel_id, old.board_message_id",
+            channel_id,
+            message_id,
+            game_id,
+        )
+        if record is None:
+            raise NotFoundError(f"no game {game_id}")
+        if record[0] is None or record[1] is None:
+            return None
+        return int(record[0]), int(record[1])
 
     async def schema_version(self) -> int:
         record = await self._q.fetchrow("SELECT version FROM chessgarden_schema")

@@ -221,6 +221,15 @@ class Repository(RatingReadsProtocol, Protocol):
         ``next_due``."""
         ...
 
+    async def replace_board_message(
+        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+    ) -> tuple[int, int] | None:
+        """Remember the game's latest board message, in one atomic step; the one it
+        replaces, ``(channel id, message id)``, or ``None`` (``NotFoundError``: no game).
+        A step of its own, not inside ``write()``: one round trip on PostgreSQL.
+        ``durable=False``: its commit need not wait for the disk (see ``write``)."""
+        ...
+
     async def schema_version(self) -> int: ...
 
     async def close(self) -> None: ...

@@ -785,6 +785,18 @@ class SqliteRepository(_Reads):
             async with _immediate(self._writer):
                 yield SqliteWriteTx(self._writer, self._now)
 
+    async def replace_board_message(
+        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+    ) -> tuple[int, int] | None:
+        async with self.write(durable=durable) as tx:
+            row = await tx.get_game(game_id)
+            if row is None:
+                raise NotFoundError(f"no game {game_id}")
+            await tx.set_board_message(game_id, channel_id, message_id)
+        if row.board_channel_id is None or row.board_message_id is None:
+            return None
+        return row.board_channel_id, row.board_message_id
+
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(
             self._reader,

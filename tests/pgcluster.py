@@ -5,9 +5,11 @@
 and removes the folder. PostgreSQL refuses to run as root, so as root both run as an
 unprivileged user (``postgres`` if it exists, else ``nobody``) through ``runuser``.
 
-Durability settings are off (``fsync``, ``synchronous_commit``, full-page writes): the
-tests kill client processes, never the server, and a committed transaction is visible to
-every later one whether or not it reached the disk.
+For the tests, durability settings are off (``fsync``, ``synchronous_commit``, full-page
+writes): the tests kill client processes, never the server, and a committed transaction is
+visible to every later one whether or not it reached the disk. ``Cluster(durable=True)``
+(the benchmarks) keeps PostgreSQL's own durable defaults instead, every commit flushed to
+disk as in production; ``settings`` adds server settings (``-c name=value``) to either.
 
 ``database()`` makes a fresh, empty database and gives its URL; ``execute`` and ``query``
 run SQL on it synchronously (for tests that read or tamper with the stored rows, as the
@@ -65,8 +67,19 @@ def _run_as() -> str | None:
     raise RuntimeError("running as root, and there is no postgres or nobody user to run as")
 
 
+TEST_SETTINGS = {
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "max_connections": "300",
+    "shared_buffers": "32MB",
+}
+
+
 class Cluster:
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False, settings: dict[str, str] | None = None) -> None:
+        self.settings = {} if durable else dict(TEST_SETTINGS)
+        self.settings.update(settings or {})
         self.folder = ""
         self.port = 0
         self.user = _run_as()
@@ -93,11 +106,8 @@ class Cluster:
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
         self.port = _free_port()
-        options = (
-            f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
-            "-c shared_buffers=32MB"
-        )
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.folder}"
+        options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         subprocess.run(
             self._command(
                 pg_ctl, "-D", data, "-o", options, "-l", os.path.join(self.folder, "log"),

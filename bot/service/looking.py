@@ -37,7 +37,7 @@ from bot.service.results import (
 )
 from bot.service.verify import log_digest, verify_game
 from bot.service.workers import text_and_status
-from storage import STATUSES, ActionRow, GameQuery, GameRow
+from storage import STATUSES, ActionRow, GameQuery, GameRow, NotFoundError
 
 
 def moves_on_board(actions: Sequence[ActionRow]) -> int:
@@ -288,14 +288,14 @@ class Looking(ServiceCore):
         game_id = check_id(game_id, "the game id")
         channel_id = check_id(channel_id, "the channel id")
         message_id = check_id(message_id, "the message id")
-        async with self._write(durable=False) as tx:  # buttons to take off, not the game
-            row = await tx.get_game(game_id)
-            if row is None:
-                raise NotFound(f"there is no game {game_id}")
-            await tx.set_board_message(game_id, channel_id, message_id)
-        if row.board_channel_id is None or row.board_message_id is None:
-            return None
-        return row.board_channel_id, row.board_message_id
+        if self.gc_policy is not None:
+            self.gc_policy.note_activity()
+        try:  # one atomic step (one round trip on PostgreSQL); buttons, not the game
+            return await self.repo.replace_board_message(
+                game_id, channel_id, message_id, durable=False
+            )
+        except NotFoundError as error:
+            raise NotFound(f"there is no game {game_id}") from error
 
     async def board_message(self, *, game_id: int) -> tuple[int, int] | None:
         """``(channel id, message id)`` of the game's latest board message, or ``None``."""

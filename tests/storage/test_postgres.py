@@ -212,3 +212,60 @@ async def test_a_non_durable_write_commits_without_waiting_for_the_disk(pg_url: 
         assert seen == ["off", "on"]
     finally:
         await repo.close()
+
+
+async def test_replacing_a_board_message_waits_for_the_row_and_reads_its_last_value(
+    pg_url: str,
+) -> None:
+    """One statement locks the row and reads it: while another transaction holds the game
+    and changes its board, the replacement waits, and then names that new board (not the
+    one committed before), so its buttons come off."""
+    first, second, gid = await two_repos(pg_url)
+    try:
+        assert await second.replace_board_message(gid, 1, 10) is None
+        async with first.write() as tx:
+            await tx.get_game(gid)
+            task = asyncio.create_task(second.replace_board_message(gid, 1, 30))
+            await asyncio.sleep(0.3)
+            assert not task.done()  # waiting on the row lock
+            await tx.set_board_message(gid, 1, 20)
+        assert await task == (1, 20)
+        row = await first.get_game(gid)
+        assert row is not None and (row.board_channel_id, row.board_message_id) == (1, 30)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_connection_given_back_to_the_pool_is_not_reset(pg_url: str) -> None:
+    """No session state is made, so no reset query (a round trip) follows each use: the
+    last statement a pooled connection ran is the store's own."""
+    repo = await PgRepository.open(pg_url, pool_size=1)
+    try:
+        async with repo._pool.acquire() as conn:  # noqa: SLF001 - the one connection
+            pid = conn.get_server_pid()
+        assert await repo.get_game(12345) is None
+        ran = pgcluster.query(pg_url, "SELECT query FROM pg_stat_activity WHERE pid = $1", (pid,))
+        assert "FROM games WHERE id = $1" in ran[0][0], ran
+    finally:
+        await repo.close()
+
+
+async def test_a_board_message_kept_without_waiting_for_the_disk_changes_no_setting(
+    pg_url: str,
+) -> None:
+    """``durable=False`` relaxes that one commit only: the answers are the same, and the
+    connection goes back to the pool with its commits durable (this test's sessions start
+    with ``synchronous_commit`` on; the test server's default is off)."""
+    first, second, gid = await two_repos(f"{pg_url}&synchronous_commit=on")
+    await second.close()
+    try:
+        assert await first.replace_board_message(gid, 1, 10, durable=False) is None
+        assert await first.replace_board_message(gid, 1, 11, durable=False) == (1, 10)
+        row = await first.get_game(gid)
+        assert row is not None and (row.board_channel_id, row.board_message_id) == (1, 11)
+        for _ in range(10):  # every pooled connection
+            async with first._pool.acquire() as conn:  # noqa: SLF001
+                assert await conn.fetchval("SHOW synchronous_commit") == "on"
+    finally:
+        await first.close()

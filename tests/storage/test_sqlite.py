@@ -19,6 +19,7 @@ from storage import (
     GameQuery,
     NewAction,
     NewGame,
+    NotFoundError,
     SchemaError,
     SqliteRepository,
     StorageError,
@@ -152,10 +153,11 @@ async def test_non_durable_write_on_both_stores(repo: SqliteRepository) -> None:
     async with repo.write(durable=False) as tx:
         await tx.set_board_message(gid, 10, 555)
     assert (await repo.get_game(gid)).board_message_id == 555  # type: ignore[union-attr]
+    assert await repo.replace_board_message(gid, 10, 556, durable=False) == (10, 555)
     async with repo.write() as tx:
         await tx.update_game(gid, GameChanges(status="declined"))
     row = await repo.get_game(gid)
-    assert row is not None and (row.status, row.board_message_id) == ("declined", 555)
+    assert row is not None and (row.status, row.board_message_id) == ("declined", 556)
 
 
 async def test_one_live_game_per_location(repo: SqliteRepository) -> None:
@@ -310,6 +312,45 @@ async def test_the_game_counts_its_log_and_rolls(repo: SqliteRepository) -> None
             await tx.update_game(gid, GameChanges(seed="other", commitment="other"))
 
 
+async def test_a_command_as_the_service_makes_it_reads_back_as_it_said(
+    repo: SqliteRepository,
+) -> None:
+    """Lock the game, append an entry, change the game: what the store answered at each
+    step (the entry's roll number, the counts) is what it then holds; PostgreSQL sends
+    the entry with the change as one statement, and after a retried request id the
+    refusal still comes inside the transaction, which leaves nothing behind."""
+    gid = await make_game(repo, status="active")
+    async with repo.write() as tx:
+        await tx.set_start_rolls(gid, ((4, 1), (4, 2)))
+    answered = []
+    for seq, rolls in ((1, ((4, 3), (4, 4))), (2, ()), (3, ((4, 1),))):
+        async with repo.write() as tx:
+            row = await tx.get_game(gid)
+            assert row is not None and row.log_count == seq - 1
+            entry = await tx.append_action(
+                NewAction(gid, seq, "move", 1, f"m{seq}", rolls, request_id=f"r{seq}")
+            )
+            changed = await tx.update_game(gid, GameChanges(draw_offer=None))
+            answered.append(entry)
+        stored = await repo.get_game(gid)
+        assert changed == stored
+        assert (changed.log_count, changed.roll_count) == (seq, [4, 4, 5][seq - 1])
+    assert await repo.actions(gid) == answered
+    assert [a.roll_index for a in answered] == [2, 4, 4]
+    with pytest.raises(ConflictError) as info:  # a request id already used in this game
+        async with repo.write() as tx:
+            await tx.get_game(gid)
+            await tx.append_action(NewAction(gid, 4, "move", 1, "m4", request_id="r2"))
+            await tx.update_game(gid, GameChanges(draw_offer="white"))
+    assert info.value.what == "request"
+    with pytest.raises(ConflictError):  # the same, found at the commit
+        async with repo.write() as tx:
+            await tx.get_game(gid)
+            await tx.append_action(NewAction(gid, 4, "move", 1, "m4", request_id="r3"))
+    after = await repo.get_game(gid)
+    assert after == stored and len(await repo.actions(gid)) == 3
+
+
 async def test_a_game_without_a_seed_cannot_start(repo: SqliteRepository) -> None:
     gid = await make_game(repo, seed=None, commitment=None)
     with pytest.raises(StorageError):
@@ -329,6 +370,20 @@ async def test_board_message_is_kept_without_touching_the_game(repo: SqliteRepos
     with pytest.raises(StorageError):
         async with repo.write() as tx:
             await tx.set_board_message(gid + 100, 1, 2)
+
+
+async def test_replacing_the_board_message_gives_the_one_before(repo: SqliteRepository) -> None:
+    gid = await make_game(repo)
+    before = await repo.get_game(gid)
+    assert await repo.replace_board_message(gid, 55, 66) is None
+    assert await repo.replace_board_message(gid, 55, 77) == (55, 66)
+    assert await repo.replace_board_message(gid, 88, 99) == (55, 77)
+    after = await repo.get_game(gid)
+    assert after is not None and before is not None
+    assert (after.board_channel_id, after.board_message_id) == (88, 99)
+    assert after.updated_at == before.updated_at  # not a change of the game
+    with pytest.raises(NotFoundError):
+        await repo.replace_board_message(gid + 100, 1, 2)
 
 
 async def test_the_last_game_in_a_channel_is_found_by_index(
