@@ -41,7 +41,7 @@ from .dice import bundled_font, flat_text, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status
-from .png import Band, assemble, compress_band
+from .png import DEFLATE, RUNS, Band, Packing, assemble, compress_band
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import RGB, Theme, get_theme
 
@@ -51,19 +51,22 @@ TILE_CACHE = 4096  # tiles drawn on demand, beyond the ones ``warm`` drew
 PANEL_CACHE = 256
 BAND_CACHE = 2048
 ART_CACHE = 32
-# zlib levels per band (benchmarks/render.py). Level 8 makes a band 7-20 % smaller than
-# level 6 and takes 2-3 times as long. Bytes matter most where the picture is sparse (the
-# baseline's picture is small there too), time in every picture: so a row of squares
-# with at most SPARSE_ROW pieces gets 8, a busier row (openings, middlegames: pictures
-# whose baseline is large) 6; the strip, new after every action, gets 6; the bars, new
-# only after a capture, 8; what never changes, 9. (SPARSE_ROW 2 left 11 of 1,000
-# benchmark positions of seed 42 over 0.3x the baseline's bytes; 4 leaves none.)
+# How each band is compressed (png.py; the choice was measured with benchmarks/render.py
+# on 300 positions). A row of squares with at most SPARSE_ROW pieces: RUNS (run-length
+# coding of the Up-filtered rows), five to ten times faster than string matching, for a
+# tenth more bytes on an empty row and a fifth more on a row with pieces. A busier row
+# (openings, middlegames): DEFLATE, whose string matching finds the same piece drawn
+# again along the row (a row of pawns takes under half the bytes of RUNS). The strip
+# and the bars are words: DEFLATE. Against the old levels (8 for sparse rows and bars,
+# 9 for the static bands), the median bytes ratio to the baseline went from 0.184 to
+# 0.200 and the worst from 0.239 to 0.256, and compressing a whole picture from 8 to
+# 2.4 ms.
 SPARSE_ROW = 4  # pieces in a row of squares
-LEVEL_SPARSE_ROW = 8
-LEVEL_BUSY_ROW = 6
-LEVEL_STRIP = 6
-LEVEL_BAR = 8
-LEVEL_STATIC = 9
+PACK_SPARSE_ROW = RUNS
+PACK_BUSY_ROW = DEFLATE
+PACK_STRIP = DEFLATE
+PACK_BAR = DEFLATE
+PACK_STATIC = DEFLATE
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
@@ -239,14 +242,14 @@ class BoardArt:
 
     # ----- encoding ------------------------------------------------------------------
 
-    def _band(self, key: Hashable, draw: Callable[[], Image.Image], level: int) -> Band:
+    def _band(self, key: Hashable, draw: Callable[[], Image.Image], packing: Packing) -> Band:
         warm = self.warm_bands.get(key)
         if warm is not None:
             return warm
 
         def make() -> Band:
             im = draw()
-            return compress_band(im.tobytes(), im.width, level)
+            return compress_band(im.tobytes(), im.width, packing)
 
         band = self.bands.fetch(key, make)
         assert isinstance(band, Band)
@@ -254,7 +257,7 @@ class BoardArt:
 
     def _row_spec(
         self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
-    ) -> tuple[Hashable, Callable[[], Image.Image], int]:
+    ) -> tuple[Hashable, Callable[[], Image.Image], Packing]:
         look = tuple(cells.get(s) for s in squares)
         pieces = sum(1 for key in look if key is not None and key[1])
 
@@ -266,28 +269,28 @@ class BoardArt:
                     im.paste(self.tile(s, key), (lay.cells[s][0], 0))
             return im
 
-        level = LEVEL_SPARSE_ROW if pieces <= SPARSE_ROW else LEVEL_BUSY_ROW
-        return ("row", y, look), draw, level
+        packing = PACK_SPARSE_ROW if pieces <= SPARSE_ROW else PACK_BUSY_ROW
+        return ("row", y, look), draw, packing
 
-    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], int]]:
-        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, level)."""
+    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], Packing]]:
+        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, packing)."""
         w = self.lay.width
         y0, y1 = self.static["files"]
         p0, p1 = self.static["pad"]
-        specs: list[tuple[Hashable, Callable[[], Image.Image], int]] = [
-            (("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
-            (("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
+        specs: list[tuple[Hashable, Callable[[], Image.Image], Packing]] = [
+            (("status", sc.status), lambda: self.status_strip(sc.status), PACK_STRIP),
+            (("side", sc.top), lambda: self.side_bar(sc.top), PACK_BAR),
         ]
         specs += [self._row_spec(y, squares, sc.cells) for y, squares in self.rows]
-        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
-        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
+        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), PACK_STATIC))
+        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), PACK_BAR))
         if p1 > p0:
-            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
+            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC))
         return specs
 
     def encode(self, sc: Scene) -> bytes:
         """The PNG of ``sc``, from cached bands where the picture has shown them before."""
-        bands = [self._band(key, draw, level) for key, draw, level in self._specs(sc)]
+        bands = [self._band(key, draw, packing) for key, draw, packing in self._specs(sc)]
         return assemble(self.lay.width, self.lay.height, self.plte, bands)
 
     def warm_start(self, game: Game) -> int:
@@ -297,9 +300,9 @@ class BoardArt:
         specs = [spec for spec in self._specs(sc) if spec[0] != ("status", sc.status)]
         for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
             flipped = dataclasses.replace(side, to_move=not side.to_move)
-            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), LEVEL_BAR))
-        for key, draw, level in specs:
-            self.warm_bands[key] = self._band(key, draw, level)
+            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), PACK_BAR))
+        for key, draw, packing in specs:
+            self.warm_bands[key] = self._band(key, draw, packing)
         return len(specs)
 
     def drop_position_caches(self) -> None:
