@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import struct
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 
@@ -37,6 +38,7 @@ import variants
 from variants import Game, Variant
 from variants.geometry import Geometry
 
+from . import prebuilt
 from .dice import bundled_font, flat_text, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
@@ -110,21 +112,17 @@ class BoardArt:
         self.lay: Layout = layout(geometry, size, flipped)
         self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
         self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
-        rgb = _empty_board(self.lay, zones, theme)
-        self.p = self.quantize(rgb)
-        # squares whose empty background is the same share tiles
+        # squares whose empty background is the same share tiles (``cls``), drawn on
+        # their class's empty square in RGB (``class_back``)
+        self.base_key = prebuilt.digest(_base_key(self.lay, zones, theme))
+        self.p, self.cls, self.class_back = _board_base(
+            self.lay, zones, theme, self.palette, self.base_key
+        )
         lay = self.lay
-        classes: dict[bytes, int] = {}
-        self.cls: list[int] = []
-        for box in lay.cells:
-            look = rgb.crop(box).tobytes()
-            self.cls.append(classes.setdefault(look, len(classes)))
-        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(classes)
+        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(self.class_back)
         for s, c in enumerate(self.cls):
             if self.class_box[c] == (0, 0, 0, 0):
                 self.class_box[c] = lay.cells[s]
-        # each class's empty square in RGB, to draw tiles on (the RGB board is not kept)
-        self.class_back = [rgb.crop(box) for box in self.class_box]
         self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
@@ -242,18 +240,47 @@ class BoardArt:
 
     # ----- encoding ------------------------------------------------------------------
 
-    def _band(self, key: Hashable, draw: Callable[[], Image.Image], packing: Packing) -> Band:
+    def _band(
+        self,
+        key: Hashable,
+        draw: Callable[[], Image.Image],
+        packing: Packing,
+        keep: bool = False,
+    ) -> Band:
+        """The band ``key``: from memory, else (``keep``) from the render cache on disk,
+        else drawn and compressed (and, with ``keep``, written to the cache)."""
         warm = self.warm_bands.get(key)
         if warm is not None:
             return warm
 
         def make() -> Band:
+            disk_key = (self.base_key, key, packing)
+            if keep:
+                found = _band_from_bytes(prebuilt.load_bytes("band", disk_key))
+                if found is not None and found.length == self._rows(key) * (self.lay.width + 1):
+                    return found
             im = draw()
-            return compress_band(im.tobytes(), im.width, packing)
+            band = compress_band(im.tobytes(), im.width, packing)
+            if keep:
+                prebuilt.save_bytes("band", disk_key, _band_bytes(band))
+            return band
 
         band = self.bands.fetch(key, make)
         assert isinstance(band, Band)
         return band
+
+    def _rows(self, key: Hashable) -> int:
+        """How many pixel rows the band ``key`` has."""
+        kind = key[0] if isinstance(key, tuple) else key
+        lay = self.lay
+        if kind == "status":
+            return lay.strip[3] - lay.strip[1]
+        if kind == "side":
+            return lay.top_bar[3] - lay.top_bar[1]
+        if kind == "row":
+            return lay.sq
+        y0, y1 = self.static[str(kind)]
+        return y1 - y0
 
     def _row_spec(
         self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
@@ -288,9 +315,13 @@ class BoardArt:
             specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC))
         return specs
 
-    def encode(self, sc: Scene) -> bytes:
-        """The PNG of ``sc``, from cached bands where the picture has shown them before."""
-        bands = [self._band(key, draw, packing) for key, draw, packing in self._specs(sc)]
+    def encode(self, sc: Scene, keep: bool = False) -> bytes:
+        """The PNG of ``sc``, from cached bands where the picture has shown them before.
+
+        ``keep``: the bands are also read from and written to the render cache on disk
+        (``prebuilt.py``): for start positions, which every game and every restart draws.
+        """
+        bands = [self._band(key, draw, packing, keep) for key, draw, packing in self._specs(sc)]
         return assemble(self.lay.width, self.lay.height, self.plte, bands)
 
     def warm_start(self, game: Game) -> int:
@@ -387,7 +418,76 @@ def warm(
             n += art.warm(keys) + art.warm_start(start)
     return n
 
+_BAND_HEAD = struct.Struct(">II")  # a kept band: Adler-32 and length, then its data
+
+
+def _band_bytes(band: Band) -> bytes:
+    return _BAND_HEAD.pack(band.adler, band.length) + band.data
+
+
+def _band_from_bytes(body: bytes | None) -> Band | None:
+    if body is None or len(body) < _BAND_HEAD.size:
+        return None
+    adler, length = _BAND_HEAD.unpack_from(body)
+    return Band(body[_BAND_HEAD.size :], adler, length)
+
+
 # ----- the empty board ------------------------------------------------------------------
+
+
+def _base_key(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Hashable:
+    """What the empty board is drawn from, for the render cache's keys."""
+    g = lay.geometry
+    return (
+        g.files,
+        g.height,
+        g.first_rank,
+        tuple(sorted(g.holes)),
+        g.colour_base,
+        g.names,
+        g.dark,
+        lay.size,
+        lay.flipped,
+        tuple(sorted(zones.items())),
+        theme,
+    )
+
+
+def _board_base(
+    lay: Layout,
+    zones: dict[str, tuple[int, ...]],
+    theme: Theme,
+    palette: Image.Image,
+    key: Hashable,
+) -> tuple[Image.Image, list[int], list[Image.Image]]:
+    """The empty board in palette mode, each square's background class, and each class's
+    empty square in RGB: read from the render cache (``prebuilt.py``) when kept there."""
+    found = prebuilt.load("board", key)
+    if found is not None and len(found) >= 2:
+        indices, classes, *backs = found
+        cls = list(classes.tobytes())
+        sq = lay.sq
+        if (
+            indices.mode == "L"
+            and indices.size == (lay.width, lay.height)
+            and len(cls) == len(lay.cells)
+            and len(backs) == max(cls) + 1
+            and all(b.mode == "RGB" and b.size == (sq, sq) for b in backs)
+        ):
+            p = Image.frombytes("P", indices.size, indices.tobytes())
+            p.putpalette(palette.getpalette() or [])
+            return p, cls, backs
+    rgb = _empty_board(lay, zones, theme)
+    p = to_palette(rgb, palette)
+    looks: dict[bytes, int] = {}
+    cls = [looks.setdefault(rgb.crop(box).tobytes(), len(looks)) for box in lay.cells]
+    boxes = {c: lay.cells[s] for s, c in reversed(list(enumerate(cls)))}  # first square of each
+    backs = [rgb.crop(boxes[c]) for c in range(len(looks))]
+    if len(looks) <= 256:
+        indices = Image.frombytes("L", p.size, p.tobytes())
+        prebuilt.save("board", key, [indices, Image.frombytes("L", (len(cls), 1), bytes(cls)), *backs])
+    return p, cls, backs
+
 
 
 def _empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Image.Image:
@@ -577,4 +677,4 @@ def render_png(
     to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
     """
     art = board_art(game.rules, theme, size, is_flipped(game, orientation))
-    return art.encode(scene(game, art.lay))
+    return art.encode(scene(game, art.lay), keep=not game.moves)

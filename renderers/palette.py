@@ -234,7 +234,7 @@ def palette_data_source() -> str:
     for name, theme in THEMES.items():
         for terraces in (False, True):
             hexed = bytes(palette_entries(theme, terraces)).hex()
-            lines.append(f"    ({name!r}, {terraces}): bytes.fromhex(")
+            lines.append(f'    ("{name}", {terraces}): bytes.fromhex(')
             lines += [f'        "{hexed[i : i + 80]}"' for i in range(0, len(hexed), 80)]
             lines.append("    ),")
     lines.append("}")

@@ -6,7 +6,7 @@ tests/renderers/test_palette_data.py. Do not edit by hand.
 from __future__ import annotations
 
 PALETTES: dict[tuple[str, bool], bytes] = {
-    ('classic', False): bytes.fromhex(
+    ("classic", False): bytes.fromhex(
         "302e2b4e4b47ebe6dcb3afa7ded2be3c5a96cdd26adbbd9886884ec4302afffffff2bc42241c14fa"
         "f7f028221e26211e2c2826e8deccd8d5ce55504b141210f0d9b5dbd589ea715cb58863c3b467d250"
         "3a8e8a84726e698780748c3e382a25201817169896959c9892807d77968e829a4c4639342e272624"
@@ -15,7 +15,7 @@ PALETTES: dict[tuple[str, bool], bytes] = {
         "3d7f42366e5440644d3a746a426c633c7c382c7331252b282422201e3a3632312e2c5654364d4d2f"
         "806f5b786854f5ead8c6ba7e9c895ec8614d54443e"
     ),
-    ('classic', True): bytes.fromhex(
+    ("classic", True): bytes.fromhex(
         "302e2b4e4b47ebe6dcb3afa7ded2be3c5a96cdd26adbbd9886884ec4302afffffff2bc42241c14fa"
         "f7f028221e26211e2c2826e8deccd8d5ce55504b141210f0d9b5dbd589ea715cb8bc8ec4c979d365"
         "4cb58863c3b467d2503a968e5fb6b665c552396180508e8a84726e698780748c3e382a2520181716"
@@ -25,13 +25,13 @@ PALETTES: dict[tuple[str, bool], bytes] = {
         "743c2e6e5440644d3a746a426c633c7c382c7331255e583e5550386e6c4265643a763a2c6c32242b"
         "282422201e3a3632312e2c5654364d4d2f806f5b786854efe7cbbec084a59763c67057"
     ),
-    ('high-contrast', False): bytes.fromhex(
+    ("high-contrast", False): bytes.fromhex(
         "000000292929ffffffb2b2b2e69f00f0e442b4b4b4847d240072b2d6d6d6383838f5f5f5f1e870db"
         "792b3a3a3ac2b940ba580a8080805959596e3f1a9494946e6e6e83542e141414f2cf80cca859e28e"
         "1a73500080acc659869f6e6c60002c467a7a7a7874386e3c161d1d1d615c205d2c05423e125a5a5a"
         "ede78dc3bd69ce8844837e39655540"
     ),
-    ('high-contrast', True): bytes.fromhex(
+    ("high-contrast", True): bytes.fromhex(
         "000000292929ffffffb2b2b2e69f00f0e442b4b4b4847d240072b2d6d6d6383838f5f5f5f1e870db"
         "792b82b7d5d4d967c66e263a3a3ac2b940ba580a1f5472bbbf4eb55c1400598c8080805959596e3f"
         "1a9494946e6e6e83542e141414f2cf80cca859e28e1a73500080acc659869f6e6c60002c467a7a7a"

@@ -14,6 +14,7 @@ from PIL.ImageFont import ImageFont as _BitmapFont
 
 from .dice import bundled_font, draw_die, flat_text, value_badge
 from .palette import colours
+from .prebuilt import kept
 from .scene import Side, Status
 from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
@@ -35,6 +36,7 @@ def icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
 
 
 @lru_cache(maxsize=512)
+@kept("plain_icon")
 def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     """A sprite key as a plain silhouette (``sprites.plain_sprite``) in flat colours, for the
     player bars; a kind the art does not know is its lettered disc."""
@@ -48,6 +50,7 @@ def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
+@kept("crisp_icon")
 def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     """``icon`` in a few flat colours: every pixel is one of the piece's own colours
     (fill, outline, shade, accent, rim) and the edge alpha is one of three levels (0,
@@ -81,6 +84,7 @@ def _palette_of(cols: tuple[RGB, ...]) -> Image.Image:
 
 
 @lru_cache(maxsize=64)
+@kept("crisp_die")
 def crisp_die(value: int, sides: int, size: int, theme: Theme) -> Image.Image:
     """``draw_die`` in the die's three flat colours with a hard edge, for the strip."""
     im = draw_die(value, sides, size, theme)
