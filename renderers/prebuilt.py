@@ -246,6 +246,13 @@ def _prune(root: Path, keep: str) -> None:
             continue
 
 
+def reset() -> None:
+    """Forget what this process learnt about the cache directories (for tests)."""
+    with _lock:
+        _unwritable.clear()
+        _written.clear()
+
+
 F = TypeVar("F", bound=Callable[..., Image.Image])
 
 
