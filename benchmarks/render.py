@@ -1,8 +1,23 @@
 """Board-image benchmark: Chess Garden's ``render_png`` against python-chess + cairosvg.
 
     python benchmarks/render.py [--positions N] [--step K] [--reps R] [--size PX]
+    python benchmarks/render.py --startup [--runs N]
 
 Not a test. The baseline needs the test extra (``pip install -e '.[test]'``).
+
+``--startup`` measures instead the first drawings after a restart (issue 12): in fresh
+processes, what the service's ``_warm_drawing`` draws (for each variant
+``variants.new_game(key, seed=0)``, then ``render_board`` white and black and
+``render_dice`` of its dice, through ``bot.service.live``), in CPU time; goal: the
+drawing <= 100 ms in all. Printed apart: importing ``renderers`` (Pillow included) and
+``new_game`` (the engine's start-up, not the renderer's). Three kinds of fresh process,
+interleaved, ``N`` of each: **restart** (the render cache on disk, ``renderers/prebuilt.py``,
+holds what an earlier process kept: the bot restarting), **first start** (an empty
+render cache: the first start after a deployment, which draws and writes everything),
+and **no cache** (``CHESSGARDEN_RENDER_CACHE=off``). Each child is a new interpreter with
+compiled bytecode available (a priming run writes it under a temporary
+``PYTHONPYCACHEPREFIX``), as an installed bot has; the render cache is a temporary
+directory, never the user's.
 
 What it measures (issue 12: board PNG bytes <= 0.3x and time <= 0.10x of the baseline,
 for every variant and every position):
@@ -163,6 +178,143 @@ def timed(fn: Callable[[], bytes]) -> tuple[float, bytes]:
     return time.perf_counter() - t, out
 
 
+# ----- --startup: the first drawings of a fresh process ---------------------------------
+
+STARTUP_GOAL_MS = 100.0
+
+# Run in each fresh process: what bot/service/core.py ``_warm_drawing`` draws, timed.
+STARTUP_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import variants                  # the service has loaded the engine
+from bot.service import live     # and itself (it imports renderers only when drawing)
+c0 = time.process_time()
+import renderers
+c1 = time.process_time()
+new_game = wall = 0.0
+draw = {}
+for key in variants.names():
+    a = time.process_time()
+    game = variants.new_game(key, seed=0)
+    b = time.process_time()
+    w = time.perf_counter()
+    live.render_board(game, "white")
+    live.render_board(game, "black")
+    if game.dice:
+        live.render_dice(key, tuple(game.dice))
+    wall += time.perf_counter() - w
+    new_game += b - a
+    draw[key] = time.process_time() - b
+again = time.process_time()  # the same drawings once more: what is left once all is warm
+for key in variants.names():
+    game = variants.new_game(key, seed=0)
+    live.render_board(game, "white")
+    live.render_board(game, "black")
+    if game.dice:
+        live.render_dice(key, tuple(game.dice))
+again = time.process_time() - again
+print(json.dumps({"import": c1 - c0, "new_game": new_game, "draw": draw,
+                  "wall": wall, "again": again}))
+"""
+
+
+@dataclass
+class StartupRun:
+    """One fresh process's figures, in seconds."""
+
+    imports: float  # CPU: importing renderers (and Pillow)
+    new_game: float  # CPU: variants.new_game, all variants
+    draw: dict[str, float]  # CPU: per variant, both boards and the dice
+    wall: float  # wall clock of all the drawing
+    again: float  # CPU: the same drawings once more in the same process
+
+    @property
+    def drawing(self) -> float:
+        return sum(self.draw.values())
+
+
+def _startup_child(env: dict[str, str]) -> StartupRun:
+    import json
+    import subprocess
+
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", STARTUP_CHILD, root],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"the startup child failed:\n{out.stderr}")
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return StartupRun(got["import"], got["new_game"], got["draw"], got["wall"], got["again"])
+
+
+def startup(runs: int) -> int:
+    """``--startup``: the module docstring says what is measured."""
+    import os
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="render-startup-") as tmp:
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        base["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        cache = Path(tmp) / "cache"
+        kinds = {
+            "restart": dict(base, CHESSGARDEN_RENDER_CACHE=str(cache)),
+            "first start": dict(base, CHESSGARDEN_RENDER_CACHE=str(cache)),
+            "no cache": dict(base, CHESSGARDEN_RENDER_CACHE="off"),
+        }
+        _startup_child(kinds["restart"])  # priming: bytecode compiled, render cache filled
+        got: dict[str, list[StartupRun]] = {k: [] for k in kinds}
+        for _ in range(runs):
+            for kind, env in kinds.items():
+                if kind == "first start":
+                    shutil.rmtree(cache, ignore_errors=True)
+                got[kind].append(_startup_child(env))
+                if kind == "first start":  # the cache as the next restart finds it
+                    _startup_child(kinds["restart"])
+    _startup_report(got, runs)
+    return 0
+
+
+def _startup_report(got: dict[str, list[StartupRun]], runs: int) -> None:
+    ms = 1000.0
+    keys = variants.names()
+    print(
+        f"the first drawings in a fresh process (bot/service/core.py _warm_drawing): "
+        f"{runs} processes of each kind, interleaved; ms, medians unless said"
+    )
+    print(
+        f"{'process':12} {'drawing CPU':>11} {'worst':>6} {'wall':>6} {'import':>6} "
+        f"{'new_game':>8} {'again':>6}  " + " ".join(f"{k[:12]:>12}" for k in keys)
+    )
+    for kind, rs in got.items():
+        per = [statistics.median(r.draw[k] for r in rs) * ms for k in keys]
+        print(
+            f"{kind:12} {statistics.median(r.drawing for r in rs) * ms:11.1f} "
+            f"{max(r.drawing for r in rs) * ms:6.1f} "
+            f"{statistics.median(r.wall for r in rs) * ms:6.1f} "
+            f"{statistics.median(r.imports for r in rs) * ms:6.1f} "
+            f"{statistics.median(r.new_game for r in rs) * ms:8.1f} "
+            f"{statistics.median(r.again for r in rs) * ms:6.1f}  "
+            + " ".join(f"{v:12.1f}" for v in per)
+        )
+    print(
+        "drawing: render_board white + black and render_dice, all variants (CPU); wall: the "
+        "same, wall clock; import: `import renderers`; new_game: the engine's, apart; again: "
+        "the same drawings repeated in the same process"
+    )
+    restart = statistics.median(r.drawing for r in got["restart"]) * ms
+    verdict = "met" if restart <= STARTUP_GOAL_MS else "MISSED"
+    print(
+        f"restart: drawing {restart:.1f} ms CPU (median of {runs}), "
+        f"goal <= {STARTUP_GOAL_MS:.0f} ms: {verdict}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=200, help="positions per variant")
@@ -170,7 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the whole sequence")
     ap.add_argument("--size", type=int, default=800, help="image width in pixels")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--startup", action="store_true", help="the first drawings after a restart")
+    ap.add_argument("--runs", type=int, default=7, help="--startup: processes of each kind")
     args = ap.parse_args(argv)
+    if args.startup:
+        return startup(args.runs)
     size = args.size
 
     keys = variants.names()
