@@ -42,7 +42,7 @@ from . import prebuilt
 from .dice import bundled_font, flat_text, value_badge
 from .layout import Box, Layout, layout
 from .palette import colours, over, palette_image, to_palette
-from .panels import crisp_icon, draw_side, draw_status
+from .panels import crisp_icon, draw_side, draw_status, warm_pieces
 from .png import DEFLATE, RUNS, Band, Packing, assemble, compress_band
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import RGB, Theme, get_theme
@@ -399,12 +399,16 @@ def warm(
     themes: Iterable[Theme | str] = ("classic",),
     orientations: Iterable[str] = ("white", "black"),
 ) -> int:
-    """Draw every tile ``variant_key`` can show at ``size``, and encode the rows and bars
-    of its start position, ahead of the first picture.
+    """Draw every tile ``variant_key`` can show at ``size``, and the dice and pieces its
+    status strip and player bars can show, and encode the rows and bars of its start
+    position, ahead of the first picture.
 
-    The bot calls this at start-up for each variant; a picture then never waits for a
-    piece to be drawn, and a new game's first picture compresses only its status strip.
-    Returns how many tiles and bands were made.
+    After it, a picture never waits for a piece to be drawn, and a new game's first
+    picture compresses only its status strip. (benchmarks/render.py calls it before
+    timing: a bot that has run a while has these in its caches. The bot's own start-up,
+    ``bot/service/core.py`` ``_warm_drawing``, draws only the start positions, which the
+    render cache on disk, ``prebuilt.py``, makes cheap.) Returns how many tiles, bands
+    and pictures were made.
     """
     rules = variants.rules(variant_key)
     keys = tile_keys(rules)
@@ -416,6 +420,13 @@ def warm(
                 raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
             art = board_art(rules, theme, size, orientation == "black")
             n += art.warm(keys) + art.warm_start(start)
+            lay = art.lay
+            n += warm_pieces(
+                sorted({key[1] for key in keys if key[1]}),
+                lay.strip[3] - lay.strip[1],
+                lay.top_bar[3] - lay.top_bar[1],
+                art.theme,
+            )
     return n
 
 _BAND_HEAD = struct.Struct(">II")  # a kept band: Adler-32 and length, then its data
