@@ -61,18 +61,26 @@ _written: dict[Path, int] = {}  # files in each directory (counted once, then ke
 
 @functools.lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """A hash of everything a drawing depends on besides its arguments."""
+    """A hash of everything a drawing depends on besides its arguments; '' when the
+    renderer's sources cannot be read (then nothing is kept: a stale drawing could not
+    be told from a fresh one)."""
     h = hashlib.sha256()
     h.update(f"Pillow {PIL.__version__} FreeType {features.version('freetype2')}".encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    try:
+        sources = sorted(Path(__file__).parent.glob("*.py"))
+        for path in sources:
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return ""
+    return h.hexdigest() if sources else ""
 
 
 def directory() -> Path | None:
     """This fingerprint's directory, or None when the cache is off."""
     where = os.environ.get(ENV)
     if where is not None and where.strip().lower() in (OFF, ""):
+        return None
+    if not fingerprint():
         return None
     if where:
         root = Path(where).expanduser()

@@ -172,6 +172,7 @@ def test_keys_are_the_same_in_every_process() -> None:
 def test_the_fingerprint_follows_pillow(monkeypatch: pytest.MonkeyPatch) -> None:
     import PIL
 
+    prebuilt.fingerprint.cache_clear()
     before = prebuilt.fingerprint()
     prebuilt.fingerprint.cache_clear()
     monkeypatch.setattr(PIL, "__version__", "0.0.0-other")
@@ -244,3 +245,19 @@ def test_a_fresh_process_with_the_cache_draws_no_sprite_or_board(cache: Path) ->
     first, second = runs
     assert first["compose"] > 0 and first["empty board"] > 0 and first["compress"] > 0
     assert second == {"compose": 0, "empty board": 0, "compress": 0, "die": 0}
+
+
+def test_without_readable_sources_nothing_is_kept(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prebuilt.fingerprint.cache_clear()
+    monkeypatch.setattr(prebuilt, "__file__", str(cache / "nowhere" / "prebuilt.pyc"))
+    try:
+        assert prebuilt.fingerprint() == ""
+        assert prebuilt.directory() is None
+        prebuilt.save("test", "k", [Image.new("L", (1, 1))])
+        assert prebuilt.load("test", "k") is None
+    finally:
+        monkeypatch.undo()
+        prebuilt.fingerprint.cache_clear()
+    assert prebuilt.fingerprint()
