@@ -213,7 +213,7 @@ def test_a_fresh_process_with_the_cache_draws_no_sprite_or_board(cache: Path) ->
     code = textwrap.dedent(
         """
         import variants
-        from renderers import board, dice, png, render_dice_png, render_png, sprites
+        from renderers import board, dice, emptyboard, png, render_dice_png, render_png, sprites
         calls = {"compose": 0, "empty board": 0, "compress": 0, "die": 0}
         def counting(mod, name, label):
             fn = getattr(mod, name)
@@ -222,7 +222,7 @@ def test_a_fresh_process_with_the_cache_draws_no_sprite_or_board(cache: Path) ->
                 return fn(*a, **k)
             setattr(mod, name, wrapped)
         counting(sprites, "_compose", "compose")
-        counting(board, "_empty_board", "empty board")
+        counting(emptyboard, "empty_board", "empty board")
         counting(board, "compress_band", "compress")
         counting(dice, "_centred_text", "die")
         for key in variants.names():
