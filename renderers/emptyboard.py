@@ -67,9 +67,10 @@ def board_base(
     backs = [rgb.crop(boxes[c]) for c in range(len(looks))]
     if len(looks) <= 256:
         indices = Image.frombytes("L", p.size, p.tobytes())
-        prebuilt.save("board", key, [indices, Image.frombytes("L", (len(cls), 1), bytes(cls)), *backs])
+        prebuilt.save(
+            "board", key, [indices, Image.frombytes("L", (len(cls), 1), bytes(cls)), *backs]
+        )
     return p, cls, backs
-
 
 
 def empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Image.Image:
@@ -214,7 +215,9 @@ def _coordinates(im: Image.Image, lay: Layout, theme: Theme) -> None:
     fx0, fy0, _, fy1 = lay.file_band
     for col, letter in files.items():
         x0, _, x1, _ = lay.cell_at(col, 0)
-        flat_text(im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
+        flat_text(
+            im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm"
+        )
     rx0, _, rx1, _ = lay.rank_band
     for row, label in ranks.items():
         _, y0, _, y1 = lay.cell_at(0, row)
