@@ -6,7 +6,8 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    CHESSGARDEN_DB=/data/chessgarden.sqlite3
+    CHESSGARDEN_DB=/data/chessgarden.sqlite3 \
+    CHESSGARDEN_RENDER_CACHE=/data/render-cache
 
 WORKDIR /app
 

@@ -6,8 +6,9 @@
 Layers, each drawn once and cached:
 
 - the empty board per (variant, theme, size, orientation): squares, holes left as
-  background, terraces shaded and labelled, Tquads outlined and numbered, coordinates;
-- piece sprites per (piece, colour, size) (``sprites.py``);
+  background, terraces shaded and labelled, Tquads outlined and numbered, coordinates
+  (``emptyboard.py``);
+- piece sprites per (piece, colour, size) (``sprites.py``, flattened in ``panels.py``);
 - square tiles: one square's background with its highlight and its piece. Squares
   whose empty background looks the same (every light square of a plain board) share a
   background class, and a tile is keyed by (class, highlight, piece, colour, badge,
@@ -21,6 +22,10 @@ Layers, each drawn once and cached:
 Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
 composed and saved in palette mode. Layout and orientation come from ``layout.py``;
 what the picture shows comes from ``scene.py``.
+
+The render cache on disk (``prebuilt.py``) keeps the empty boards, the piece icons and
+dice, and the bands of start positions between runs, so that a restarted bot draws its
+first pictures (every new game's, and the warm-up's) without drawing them again.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import io
+import struct
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 
@@ -37,13 +43,15 @@ import variants
 from variants import Game, Variant
 from variants.geometry import Geometry
 
-from .dice import bundled_font, flat_text, value_badge
+from . import prebuilt
+from .dice import value_badge
+from .emptyboard import base_key, board_base, is_terrace
 from .layout import Box, Layout, layout
-from .palette import colours, over, palette_image, to_palette
-from .panels import crisp_icon, draw_side, draw_status
-from .png import Band, assemble, compress_band
+from .palette import colours, palette_image, to_palette
+from .panels import crisp_icon, draw_side, draw_status, warm_pieces
+from .png import DEFLATE, RUNS, Band, Packing, assemble, compress_band
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
-from .themes import RGB, Theme, get_theme
+from .themes import Theme, get_theme
 
 __all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]
 
@@ -51,19 +59,23 @@ TILE_CACHE = 4096  # tiles drawn on demand, beyond the ones ``warm`` drew
 PANEL_CACHE = 256
 BAND_CACHE = 2048
 ART_CACHE = 32
-# zlib levels per band (benchmarks/render.py). Level 8 makes a band 7-20 % smaller than
-# level 6 and takes 2-3 times as long. Bytes matter most where the picture is sparse (the
-# baseline's picture is small there too), time in every picture: so a row of squares
-# with at most SPARSE_ROW pieces gets 8, a busier row (openings, middlegames: pictures
-# whose baseline is large) 6; the strip, new after every action, gets 6; the bars, new
-# only after a capture, 8; what never changes, 9. (SPARSE_ROW 2 left 11 of 1,000
-# benchmark positions of seed 42 over 0.3x the baseline's bytes; 4 leaves none.)
+# How each band is compressed (png.py; the choice was measured with benchmarks/render.py
+# on 300 positions). A row of squares with at most SPARSE_ROW pieces: RUNS (run-length
+# coding of the Up-filtered rows), five to ten times faster than string matching, for a
+# tenth more bytes on an empty row and a fifth more on a row with pieces. A busier row
+# (openings, middlegames): PACK_BUSY_ROW, string matching at level 5 over the Up-filtered rows,
+# which finds the same piece drawn again along the row (a row of pawns takes under half
+# the bytes of RUNS) in three fifths of the time of level 6 over unfiltered rows, for a
+# tenth more bytes. The strip and the bars are words: DEFLATE. Against the old levels
+# (8 for sparse rows and bars, 9 for the static bands), the median bytes ratio to the
+# baseline went from 0.184 to 0.205 and the worst from 0.239 to 0.262, and compressing
+# a whole picture from 8 to 2.2 ms.
 SPARSE_ROW = 4  # pieces in a row of squares
-LEVEL_SPARSE_ROW = 8
-LEVEL_BUSY_ROW = 6
-LEVEL_STRIP = 6
-LEVEL_BAR = 8
-LEVEL_STATIC = 9
+PACK_SPARSE_ROW = RUNS
+PACK_BUSY_ROW = Packing(up=True, level=5)
+PACK_STRIP = DEFLATE
+PACK_BAR = DEFLATE
+PACK_STATIC = DEFLATE
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
@@ -105,23 +117,19 @@ class BoardArt:
     ) -> None:
         self.theme = theme
         self.lay: Layout = layout(geometry, size, flipped)
-        self.palette = palette_image(theme, any(_is_terrace(z) for z in zones))
+        self.palette = palette_image(theme, any(is_terrace(z) for z in zones))
         self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
-        rgb = _empty_board(self.lay, zones, theme)
-        self.p = self.quantize(rgb)
-        # squares whose empty background is the same share tiles
+        # squares whose empty background is the same share tiles (``cls``), drawn on
+        # their class's empty square in RGB (``class_back``)
+        self.base_key = prebuilt.digest(base_key(self.lay, zones, theme))
+        self.p, self.cls, self.class_back = board_base(
+            self.lay, zones, theme, self.palette, self.base_key
+        )
         lay = self.lay
-        classes: dict[bytes, int] = {}
-        self.cls: list[int] = []
-        for box in lay.cells:
-            look = rgb.crop(box).tobytes()
-            self.cls.append(classes.setdefault(look, len(classes)))
-        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(classes)
+        self.class_box: list[Box] = [(0, 0, 0, 0)] * len(self.class_back)
         for s, c in enumerate(self.cls):
             if self.class_box[c] == (0, 0, 0, 0):
                 self.class_box[c] = lay.cells[s]
-        # each class's empty square in RGB, to draw tiles on (the RGB board is not kept)
-        self.class_back = [rgb.crop(box) for box in self.class_box]
         self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
@@ -239,22 +247,51 @@ class BoardArt:
 
     # ----- encoding ------------------------------------------------------------------
 
-    def _band(self, key: Hashable, draw: Callable[[], Image.Image], level: int) -> Band:
+    def _band(
+        self,
+        key: Hashable,
+        draw: Callable[[], Image.Image],
+        packing: Packing,
+        keep: bool = False,
+    ) -> Band:
+        """The band ``key``: from memory, else (``keep``) from the render cache on disk,
+        else drawn and compressed (and, with ``keep``, written to the cache)."""
         warm = self.warm_bands.get(key)
         if warm is not None:
             return warm
 
         def make() -> Band:
+            disk_key = (self.base_key, key, packing)
+            if keep:
+                found = _band_from_bytes(prebuilt.load_bytes("band", disk_key))
+                if found is not None and found.length == self._rows(key) * (self.lay.width + 1):
+                    return found
             im = draw()
-            return compress_band(im.tobytes(), im.width, level)
+            band = compress_band(im.tobytes(), im.width, packing)
+            if keep:
+                prebuilt.save_bytes("band", disk_key, _band_bytes(band))
+            return band
 
         band = self.bands.fetch(key, make)
         assert isinstance(band, Band)
         return band
 
+    def _rows(self, key: Hashable) -> int:
+        """How many pixel rows the band ``key`` has."""
+        kind = key[0] if isinstance(key, tuple) else key
+        lay = self.lay
+        if kind == "status":
+            return lay.strip[3] - lay.strip[1]
+        if kind == "side":
+            return lay.top_bar[3] - lay.top_bar[1]
+        if kind == "row":
+            return lay.sq
+        y0, y1 = self.static[str(kind)]
+        return y1 - y0
+
     def _row_spec(
         self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
-    ) -> tuple[Hashable, Callable[[], Image.Image], int]:
+    ) -> tuple[Hashable, Callable[[], Image.Image], Packing]:
         look = tuple(cells.get(s) for s in squares)
         pieces = sum(1 for key in look if key is not None and key[1])
 
@@ -266,28 +303,32 @@ class BoardArt:
                     im.paste(self.tile(s, key), (lay.cells[s][0], 0))
             return im
 
-        level = LEVEL_SPARSE_ROW if pieces <= SPARSE_ROW else LEVEL_BUSY_ROW
-        return ("row", y, look), draw, level
+        packing = PACK_SPARSE_ROW if pieces <= SPARSE_ROW else PACK_BUSY_ROW
+        return ("row", y, look), draw, packing
 
-    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], int]]:
-        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, level)."""
+    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], Packing]]:
+        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, packing)."""
         w = self.lay.width
         y0, y1 = self.static["files"]
         p0, p1 = self.static["pad"]
-        specs: list[tuple[Hashable, Callable[[], Image.Image], int]] = [
-            (("status", sc.status), lambda: self.status_strip(sc.status), LEVEL_STRIP),
-            (("side", sc.top), lambda: self.side_bar(sc.top), LEVEL_BAR),
+        specs: list[tuple[Hashable, Callable[[], Image.Image], Packing]] = [
+            (("status", sc.status), lambda: self.status_strip(sc.status), PACK_STRIP),
+            (("side", sc.top), lambda: self.side_bar(sc.top), PACK_BAR),
         ]
         specs += [self._row_spec(y, squares, sc.cells) for y, squares in self.rows]
-        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), LEVEL_STATIC))
-        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), LEVEL_BAR))
+        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), PACK_STATIC))
+        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), PACK_BAR))
         if p1 > p0:
-            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), LEVEL_STATIC))
+            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC))
         return specs
 
-    def encode(self, sc: Scene) -> bytes:
-        """The PNG of ``sc``, from cached bands where the picture has shown them before."""
-        bands = [self._band(key, draw, level) for key, draw, level in self._specs(sc)]
+    def encode(self, sc: Scene, keep: bool = False) -> bytes:
+        """The PNG of ``sc``, from cached bands where the picture has shown them before.
+
+        ``keep``: the bands are also read from and written to the render cache on disk
+        (``prebuilt.py``): for start positions, which every game and every restart draws.
+        """
+        bands = [self._band(key, draw, packing, keep) for key, draw, packing in self._specs(sc)]
         return assemble(self.lay.width, self.lay.height, self.plte, bands)
 
     def warm_start(self, game: Game) -> int:
@@ -297,9 +338,9 @@ class BoardArt:
         specs = [spec for spec in self._specs(sc) if spec[0] != ("status", sc.status)]
         for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
             flipped = dataclasses.replace(side, to_move=not side.to_move)
-            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), LEVEL_BAR))
-        for key, draw, level in specs:
-            self.warm_bands[key] = self._band(key, draw, level)
+            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), PACK_BAR))
+        for key, draw, packing in specs:
+            self.warm_bands[key] = self._band(key, draw, packing)
         return len(specs)
 
     def drop_position_caches(self) -> None:
@@ -365,12 +406,16 @@ def warm(
     themes: Iterable[Theme | str] = ("classic",),
     orientations: Iterable[str] = ("white", "black"),
 ) -> int:
-    """Draw every tile ``variant_key`` can show at ``size``, and encode the rows and bars
-    of its start position, ahead of the first picture.
+    """Draw every tile ``variant_key`` can show at ``size``, and the dice and pieces its
+    status strip and player bars can show, and encode the rows and bars of its start
+    position, ahead of the first picture.
 
-    The bot calls this at start-up for each variant; a picture then never waits for a
-    piece to be drawn, and a new game's first picture compresses only its status strip.
-    Returns how many tiles and bands were made.
+    After it, a picture never waits for a piece to be drawn, and a new game's first
+    picture compresses only its status strip. (benchmarks/render.py calls it before
+    timing: a bot that has run a while has these in its caches. The bot's own start-up,
+    ``bot/service/core.py`` ``_warm_drawing``, draws only the start positions, which the
+    render cache on disk, ``prebuilt.py``, makes cheap.) Returns how many tiles, bands
+    and pictures were made.
     """
     rules = variants.rules(variant_key)
     keys = tile_keys(rules)
@@ -382,158 +427,28 @@ def warm(
                 raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
             art = board_art(rules, theme, size, orientation == "black")
             n += art.warm(keys) + art.warm_start(start)
+            lay = art.lay
+            n += warm_pieces(
+                sorted({key[1] for key in keys if key[1]}),
+                lay.strip[3] - lay.strip[1],
+                lay.top_bar[3] - lay.top_bar[1],
+                art.theme,
+            )
     return n
 
-# ----- the empty board ------------------------------------------------------------------
+
+_BAND_HEAD = struct.Struct(">II")  # a kept band: Adler-32 and length, then its data
 
 
-def _empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Image.Image:
-    g, c = lay.geometry, colours(theme)
-    im = Image.new("RGB", (lay.width, lay.height), c.page)
-    d = ImageDraw.Draw(im)
-    terraces = {s for label, squares in zones.items() if _is_terrace(label) for s in squares}
-    for s in g.squares:
-        base = c.dark if g.dark[s] else c.light
-        if s in terraces:
-            base = over(base, c.terrace)
-        x0, y0, x1, y1 = lay.cells[s]
-        d.rectangle([x0, y0, x1 - 1, y1 - 1], fill=base)
-    for label, squares in zones.items():
-        if _is_terrace(label):
-            _terrace_label(im, lay, label, squares, theme)
-        else:
-            _outline_zone(im, lay, label, squares, zones, theme)
-    _coordinates(im, lay, theme)
-    return im
+def _band_bytes(band: Band) -> bytes:
+    return _BAND_HEAD.pack(band.adler, band.length) + band.data
 
 
-def _is_terrace(label: str) -> bool:
-    return label.startswith("T")
-
-
-def _by_cell(lay: Layout) -> dict[tuple[int, int], int]:
-    """Box square at each (column, row) on screen."""
-    x0, y0, sq = lay.board[0], lay.board[1], lay.sq
-    return {((b[0] - x0) // sq, (b[1] - y0) // sq): s for s, b in enumerate(lay.cells)}
-
-
-def _cell(lay: Layout, s: int) -> tuple[int, int]:
-    b = lay.cells[s]
-    return (b[0] - lay.board[0]) // lay.sq, (b[1] - lay.board[1]) // lay.sq
-
-
-def _terrace_label(
-    im: Image.Image, lay: Layout, label: str, squares: tuple[int, ...], theme: Theme
-) -> None:
-    """The label goes in a hole at one end of the terrace, or else in its first square."""
-    d = ImageDraw.Draw(im)
-    g, sq, c = lay.geometry, lay.sq, colours(theme)
-    cells = sorted(_cell(lay, s) for s in squares)
-    cols = {col for col, _ in cells}
-    rows = {row for _, row in cells}
-    ends: list[tuple[int, int]] = []
-    if len(rows) == 1:
-        row = cells[0][1]
-        ends = [(min(cols) - 1, row), (max(cols) + 1, row)]
-    elif len(cols) == 1:
-        col = cells[0][0]
-        ends = [(col, min(rows) - 1), (col, max(rows) + 1)]
-    where = _by_cell(lay)
-    spot = next((e for e in ends if e in where and not g.on_board[where[e]]), None)
-    if spot is None:
-        box = lay.cells[squares[0]]
-        t = max(8, round(sq * 0.34))
-        d.rounded_rectangle(
-            [box[0], box[1], box[0] + t * 2, box[1] + t], radius=t // 3, fill=c.zone_line
-        )
-        flat_text(
-            im,
-            (box[0] + t, box[1] + t / 2),
-            label,
-            fill=_ink(c.zone_line),
-            font=bundled_font(t - 2),
-            anchor="mm",
-        )
-        return
-    box = lay.cell_at(*spot)
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    pill = c.label
-    hw, hh = sq * 0.36, sq * 0.24
-    d.rounded_rectangle([cx - hw, cy - hh, cx + hw, cy + hh], radius=round(hh * 0.6), fill=pill)
-    font = bundled_font(max(7, round(sq * 0.3)))
-    flat_text(im, (cx, cy), label, fill=_ink(pill), font=font, anchor="mm")
-
-
-def _ink(bg: RGB) -> RGB:
-    """Black or white, whichever reads on ``bg``."""
-    lum = 0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2]
-    return (0, 0, 0) if lum > 150 else (255, 255, 255)
-
-
-def _outline_zone(
-    im: Image.Image,
-    lay: Layout,
-    label: str,
-    squares: tuple[int, ...],
-    zones: dict[str, tuple[int, ...]],
-    theme: Theme,
-) -> None:
-    """A line round the zone's edge, and its number in a tab at its outermost corner."""
-    d = ImageDraw.Draw(im)
-    sq, c = lay.sq, colours(theme)
-    lw = max(2, round(sq * 0.05))
-    h = lw // 2
-    inside = {_cell(lay, s) for s in squares}
-    for col, row in inside:
-        x0, y0, x1, y1 = lay.cell_at(col, row)
-        if (col, row - 1) not in inside:
-            d.rectangle([x0 - h, y0 - h, x1 + h - 1, y0 - h + lw - 1], fill=c.zone_line)
-        if (col, row + 1) not in inside:
-            d.rectangle([x0 - h, y1 - h, x1 + h - 1, y1 - h + lw - 1], fill=c.zone_line)
-        if (col - 1, row) not in inside:
-            d.rectangle([x0 - h, y0 - h, x0 - h + lw - 1, y1 + h - 1], fill=c.zone_line)
-        if (col + 1, row) not in inside:
-            d.rectangle([x1 - h, y0 - h, x1 - h + lw - 1, y1 + h - 1], fill=c.zone_line)
-    # the corner farthest from the middle of all the zones
-    every = [_cell(lay, s) for group in zones.values() for s in group]
-    mx = sum(col for col, _ in every) / len(every)
-    my = sum(row for _, row in every) / len(every)
-    col, row = max(inside, key=lambda cr: (cr[0] - mx) ** 2 + (cr[1] - my) ** 2)
-    x0, y0, x1, y1 = lay.cell_at(col, row)
-    t = max(9, round(sq * 0.3))
-    left = col < mx
-    top = row < my
-    tx = x0 if left else x1 - t
-    ty = y0 if top else y1 - t
-    d.rectangle([tx, ty, tx + t - 1, ty + t - 1], fill=c.zone_line)
-    number = "".join(ch for ch in label if ch.isdigit()) or label[:2]
-    flat_text(
-        im,
-        (tx + t / 2, ty + t / 2),
-        number,
-        fill=_ink(c.zone_line),
-        font=bundled_font(max(7, round(t * 0.8))),
-        anchor="mm",
-    )
-
-
-def _coordinates(im: Image.Image, lay: Layout, theme: Theme) -> None:
-    g, c = lay.geometry, colours(theme)
-    font = bundled_font(max(7, round(lay.sq * 0.3)))
-    files: dict[int, str] = {}
-    ranks: dict[int, str] = {}
-    for s in range(g.size):
-        col, row = _cell(lay, s)
-        files[col] = g.files[g.file_of(s)]
-        ranks[row] = str(g.rank_label(s))
-    fx0, fy0, _, fy1 = lay.file_band
-    for col, letter in files.items():
-        x0, _, x1, _ = lay.cell_at(col, 0)
-        flat_text(im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm")
-    rx0, _, rx1, _ = lay.rank_band
-    for row, label in ranks.items():
-        _, y0, _, y1 = lay.cell_at(0, row)
-        flat_text(im, ((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
+def _band_from_bytes(body: bytes | None) -> Band | None:
+    if body is None or len(body) < _BAND_HEAD.size:
+        return None
+    adler, length = _BAND_HEAD.unpack_from(body)
+    return Band(body[_BAND_HEAD.size :], adler, length)
 
 
 # ----- public ---------------------------------------------------------------------------
@@ -574,4 +489,4 @@ def render_png(
     to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
     """
     art = board_art(game.rules, theme, size, is_flipped(game, orientation))
-    return art.encode(scene(game, art.lay))
+    return art.encode(scene(game, art.lay), keep=not game.moves)

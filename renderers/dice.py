@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from .prebuilt import kept
 from .themes import Theme, get_theme
 
 SUPERSAMPLE = 4
@@ -148,6 +149,7 @@ def _check(value: int, sides: int) -> None:
 
 
 @lru_cache(maxsize=512)
+@kept("die")
 def _die(value: int, sides: int, size: int, theme: Theme, pips: bool) -> Image.Image:
     s = size * SUPERSAMPLE
     im = Image.new("RGBA", (s, s), (0, 0, 0, 0))
@@ -209,6 +211,7 @@ def draw_die(
 
 
 @lru_cache(maxsize=256)
+@kept("badge")
 def _badge(text: str, size: int, theme: Theme) -> Image.Image:
     s = size * SUPERSAMPLE
     im = Image.new("RGBA", (s, s), (0, 0, 0, 0))

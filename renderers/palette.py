@@ -9,6 +9,13 @@ The palette is adaptive: the theme's flat colours (squares, highlights, page, te
 are put in exactly, and the rest is a median-cut of a sample of everything the
 renderer draws: every sprite in both colours on every kind of square, dice, badges
 and text.
+
+Drawing that sample and cutting it takes about 100 ms per palette, which a restarted bot
+used to pay before its first picture. So the palettes of the registered themes are
+computed once, here, and kept in ``palette_data.py`` (``python -m renderers.regenerate``
+writes it); ``palette_image`` reads them from there, and computes only the palette of a
+theme that is not registered. A test recomputes every stored palette and fails when the
+drawing changed and the file was not written again.
 """
 
 from __future__ import annotations
@@ -19,8 +26,9 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from .dice import bundled_font, draw_die, value_badge
+from .palette_data import PALETTES
 from .sprites import piece_colours, piece_kinds, piece_sprite
-from .themes import RGB, RGBA, Theme
+from .themes import RGB, RGBA, THEMES, Theme
 
 CUT_COLORS = 12  # median-cut colours besides the exact ones: few keep the PNG small
 NEAR = 8  # a cut colour this close (per channel) to an exact one is left out
@@ -129,7 +137,16 @@ def _sample(theme: Theme, terraces: bool) -> Image.Image:
 @lru_cache(maxsize=8)
 def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
     """A 'P' image holding the palette of boards in ``theme`` (with terrace colours or
-    not), for ``Image.quantize(palette=...)``."""
+    not), for ``Image.quantize(palette=...)``: the stored one for a registered theme."""
+    stored = PALETTES.get((theme.name, terraces)) if THEMES.get(theme.name) == theme else None
+    entries = list(stored) if stored is not None else palette_entries(theme, terraces)
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(entries)
+    return pal
+
+
+def palette_entries(theme: Theme, terraces: bool = False) -> list[int]:
+    """The palette of boards in ``theme`` computed afresh: the flat RGB triples."""
     c = colours(theme)
     exact: list[RGB] = []
     for col in [
@@ -194,11 +211,32 @@ def palette_image(theme: Theme, terraces: bool = False) -> Image.Image:
     ]
     for col in exact + rest:
         entries.extend(col)
-    pal = Image.new("P", (1, 1))
-    pal.putpalette(entries)
-    return pal
+    return entries
 
 
 def to_palette(image: Image.Image, palette: Image.Image) -> Image.Image:
     """``image`` (RGB) mapped onto ``palette``, without dithering (crisp)."""
     return image.quantize(palette=palette, dither=Image.Dither.NONE)
+
+
+def palette_data_source() -> str:
+    """The text of ``palette_data.py`` for the registered themes' palettes as drawn now."""
+    lines = [
+        '"""The board palettes of the registered themes, as ``palette.palette_entries`` computes',
+        "them: written by ``python -m renderers.regenerate``, checked by",
+        "tests/renderers/test_palette_data.py. Do not edit by hand.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "PALETTES: dict[tuple[str, bool], bytes] = {",
+    ]
+    for name, theme in THEMES.items():
+        for terraces in (False, True):
+            hexed = bytes(palette_entries(theme, terraces)).hex()
+            lines.append(f'    ("{name}", {terraces}): bytes.fromhex(')
+            lines += [f'        "{hexed[i : i + 80]}"' for i in range(0, len(hexed), 80)]
+            lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+

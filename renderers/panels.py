@@ -14,6 +14,7 @@ from PIL.ImageFont import ImageFont as _BitmapFont
 
 from .dice import bundled_font, draw_die, flat_text, value_badge
 from .palette import colours
+from .prebuilt import kept
 from .scene import Side, Status
 from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
@@ -35,6 +36,7 @@ def icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
 
 
 @lru_cache(maxsize=512)
+@kept("plain_icon")
 def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     """A sprite key as a plain silhouette (``sprites.plain_sprite``) in flat colours, for the
     player bars; a kind the art does not know is its lettered disc."""
@@ -48,6 +50,7 @@ def plain_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
 
 
 @lru_cache(maxsize=1024)
+@kept("crisp_icon")
 def crisp_icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
     """``icon`` in a few flat colours: every pixel is one of the piece's own colours
     (fill, outline, shade, accent, rim) and the edge alpha is one of three levels (0,
@@ -81,6 +84,7 @@ def _palette_of(cols: tuple[RGB, ...]) -> Image.Image:
 
 
 @lru_cache(maxsize=64)
+@kept("crisp_die")
 def crisp_die(value: int, sides: int, size: int, theme: Theme) -> Image.Image:
     """``draw_die`` in the die's three flat colours with a hard edge, for the strip."""
     im = draw_die(value, sides, size, theme)
@@ -174,6 +178,42 @@ def _fit(text: str, px: int, room: float, least: int = 9) -> tuple[str, FreeType
     return text, font
 
 
+def strip_icon_px(h: int) -> int:
+    """The side of a die or a piece in a status strip ``h`` pixels tall."""
+    return max(10, round(h * 0.78))
+
+
+def bar_icon_px(h: int) -> int:
+    """The side of a piece in a player's bar ``h`` pixels tall."""
+    return max(10, round(h * 0.7))
+
+
+def bar_badge_px(icon_px: int) -> int:
+    """The side of the value badge on a piece in a player's bar."""
+    return max(8, round(icon_px * 0.5))
+
+
+def warm_pieces(kinds: list[str], strip_h: int, bar_h: int, theme: Theme) -> int:
+    """Draw ahead what a strip ``strip_h`` tall and bars ``bar_h`` tall can show of pieces
+    and dice: the dice faces (d4 and d6), ``kinds`` in both colours as the strip offers them
+    and as the bars list them, and the bars' value badges. Returns how many pictures."""
+    n = 0
+    die_px, bar_px = strip_icon_px(strip_h), bar_icon_px(bar_h)
+    for sides in (4, 6):
+        for value in range(1, sides + 1):
+            crisp_die(value, sides, die_px, theme)
+            n += 1
+    for key in kinds:
+        for color in (0, 1):
+            crisp_icon(key, color, die_px, theme)
+            plain_icon(key, color, bar_px, theme)
+            n += 2
+    for value in range(1, 7):
+        value_badge(str(value), bar_badge_px(bar_px), theme)
+        n += 1
+    return n
+
+
 def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
     """Whose turn (or the result) and what the dice allow on the left, in two lines, with a
     badge when a teleport or resurrection is on offer; the dice as numerals on the right,
@@ -184,8 +224,7 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
     pad = max(3, round(h * 0.14))
     gap = max(2, round(h * 0.1))
     # right: the dice, then the pieces they offer
-    die_px = max(10, round(h * 0.78))
-    icon_px = max(10, round(h * 0.78))
+    die_px = icon_px = strip_icon_px(h)
     right = [("die", v) for v in st.dice] + [("icon", k) for k in st.offered]
     right_w = sum(die_px if kind == "die" else icon_px for kind, _ in right) + gap * max(
         0, len(right) - 1
@@ -275,7 +314,7 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
         sections.append(("to place", _grouped(side.stock), side.offered, ""))
     if side.lost:
         sections.append(("lost", _grouped(side.lost), frozenset(), ""))
-    icon_px = max(10, round(h * 0.7))
+    icon_px = bar_icon_px(h)
     cap_font = bundled_font(max(9, round(h * 0.3)))
     count_font = bundled_font(max(9, round(h * 0.34)))
     ink = theme.piece_white_outline  # the counts, dark on the tray
@@ -307,7 +346,7 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
             spr = plain_icon(key, side.color, icon_px, theme)
             im.paste(spr, (x, top), spr)
             if badge:
-                b = value_badge(badge, max(8, round(icon_px * 0.5)), theme)
+                b = value_badge(badge, bar_badge_px(icon_px), theme)
                 im.paste(b, (x + icon_px - b.width, top + icon_px - b.height), b)
             if tag:
                 flat_text(im, (x + icon_px, cy), tag, fill=ink, font=count_font, anchor="lm")

@@ -527,13 +527,21 @@ def _compose(pen: _Pen, color: str, size: int, theme: Theme) -> Image.Image:
     ring = _dilate(body, outline_r * SUPERSAMPLE)
     out = Image.new("RGBA", (px, px), (0, 0, 0, 0))
     if ring_colour is not None and ring_colour != theme.piece_edge:  # a light ring: rim it
-        out.paste(theme.piece_edge + (255,), (0, 0, px, px), _dilate(ring, edge_r * SUPERSAMPLE))
-    out.paste((ring_colour or line) + (255,), (0, 0, px, px), ring)
-    out.paste(fill + (255,), (0, 0, px, px), body)
+        _paint(out, theme.piece_edge, _dilate(ring, edge_r * SUPERSAMPLE))
+    _paint(out, ring_colour or line, ring)
+    _paint(out, fill, body)
     for layer, colour in (("shade", shade), ("accent", accent), ("detail", line)):
-        mask = ImageChops.multiply(pen.masks[layer], body)
-        out.paste(colour + (255,), (0, 0, px, px), mask)
+        _paint(out, colour, ImageChops.multiply(pen.masks[layer], body))
     return out.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def _paint(out: Image.Image, colour: RGB, mask: Image.Image) -> None:
+    """``colour`` pasted through ``mask``, over the mask's bounding box only: where the
+    mask is 0 a paste changes nothing, so this is the same picture, made faster (most
+    layers cover a small part of the sprite, and some none)."""
+    box = mask.getbbox()
+    if box is not None:
+        out.paste(colour + (255,), box, mask.crop(box))
 
 
 def _draw_pen(kind: str, size: int, facing: str | None) -> _Pen:
@@ -598,8 +606,8 @@ def _plain(kind: str, color: str, size: int, theme: Theme, facing: str | None) -
     body = pen.masks["body"]
     outline_r, _ = _outline_widths(size)
     out = Image.new("RGBA", (px, px), (0, 0, 0, 0))
-    out.paste((ring_colour or line) + (255,), (0, 0, px, px), _dilate(body, outline_r * SUPERSAMPLE))
-    out.paste(fill + (255,), (0, 0, px, px), body)
+    _paint(out, ring_colour or line, _dilate(body, outline_r * SUPERSAMPLE))
+    _paint(out, fill, body)
     return out.resize((size, size), Image.Resampling.LANCZOS)
 
 
