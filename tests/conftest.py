@@ -66,3 +66,23 @@ def store_target(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest
     if store_kind == "sqlite":
         return str(tmp_path / "db.sqlite3")
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _render_cache_in_a_temporary_directory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Path]:
+    """Every test keeps the renderer's drawings (``renderers.prebuilt``) in a directory of
+    its own session, not the user's cache; child processes inherit the setting."""
+    where = tmp_path_factory.mktemp("render-cache")
+
+    def reset() -> None:
+        prebuilt = sys.modules.get("renderers.prebuilt")
+        if prebuilt is not None:
+            prebuilt.reset()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CHESSGARDEN_RENDER_CACHE", str(where))
+        reset()
+        yield where
+    reset()
