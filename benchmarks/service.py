@@ -746,7 +746,8 @@ class PgServer:
             (list(SHOWN_SETTINGS),),
         )
         where = "a throwaway server" if self.cluster is not None else "the server of --store"
-        return f"{where}, version {version}; " + ", ".join(f"{n}={v}{u}" for n, v, u in rows)
+        shown = ", ".join(f"{n}={v}{u}" for n, v, u in rows)
+        return f"{where}, version {version}; {shown} (the bot's own sessions: jit=off)"
 
     def fresh(self, template: Path, rep: int) -> str:
         from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
