@@ -120,9 +120,10 @@ def choose_for_game(
     root = dom.root(game)
     search = Search(dom, settings, clock=clock, rng=random.Random(seed))
     report = search.run(root)
-    texts = dict(game.legal_actions())
+    # Only the chosen action is written out (the canonical text of the legal list).
+    action = dom.rules.format_move(game.pos, report.move, dom.rules.legal_moves(game.pos))
     return Choice(
-        action=texts[report.move],
+        action=action,
         level=level,
         depth=report.depth,
         nodes=report.nodes,

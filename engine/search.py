@@ -65,6 +65,7 @@ class Domain(Protocol[N, A]):
     def evaluate(self, node: N) -> float: ...
     def children(self, node: N, move: A) -> list[tuple[float, N]]: ...
     def is_noisy(self, node: N, move: A) -> bool: ...
+    def noisy(self, node: N) -> list[A]: ...
     def mvv_lva(self, node: N, move: A) -> float: ...
 
 
@@ -245,10 +246,8 @@ class Search(Generic[N, A]):
             return stand
         alpha = max(alpha, stand)
         best = stand
-        noisy = [m for m in d.moves(node) if d.is_noisy(node, m)]
-        noisy.sort(key=lambda m: -d.mvv_lva(node, m))
         depth = qd - self.settings.qdepth - 1
-        for m in noisy:
+        for m in d.noisy(node):
             v = self.after(node, m, depth, alpha, beta, ply)
             if v > best:
                 best = v
@@ -323,9 +322,14 @@ class Search(Generic[N, A]):
         """Star2's probing phase: one action per outcome. Fills ``lo``/``hi`` with
         the bounds learnt (for ``me``); returns a cut value when they suffice."""
         d = self.domain
-        for i, (_, child) in enumerate(kids):
+        qdepth = self.settings.qdepth
+        total_lo = sum(kp * lo[j] for j, (kp, _) in enumerate(kids))
+        total_hi = sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
+        for i, (p, child) in enumerate(kids):
+            self.tick()
             ours = d.side(child) == me
-            t = d.terminal(child, ply, depth > 0, depth + self.settings.qdepth <= 0)
+            t = d.terminal(child, ply, depth > 0, depth + qdepth <= 0)
+            old_lo, old_hi = lo[i], hi[i]
             if t is not None:
                 lo[i] = hi[i] = t if ours else -t
             else:
@@ -336,10 +340,12 @@ class Search(Generic[N, A]):
                     lo[i] = max(lo[i], w)
                 else:
                     hi[i] = min(hi[i], -w)
-            if sum(kp * lo[j] for j, (kp, _) in enumerate(kids)) >= beta:
-                return sum(kp * lo[j] for j, (kp, _) in enumerate(kids))
-            if sum(kp * hi[j] for j, (kp, _) in enumerate(kids)) <= alpha:
-                return sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
+            total_lo += p * (lo[i] - old_lo)
+            total_hi += p * (hi[i] - old_hi)
+            if total_lo >= beta:
+                return total_lo
+            if total_hi <= alpha:
+                return total_hi
         return None
 
     def probe_one(self, child: N, depth: int, ply: int) -> float | None:

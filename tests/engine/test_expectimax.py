@@ -97,6 +97,9 @@ class ToyDomain:
     def mvv_lva(self, node: str, move: str) -> float:
         return 0.0
 
+    def noisy(self, node: str) -> list[str]:
+        return []
+
 
 def frozen() -> float:
     return 0.0
