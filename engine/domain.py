@@ -65,6 +65,31 @@ def scripted(rolls: Sequence[int]) -> Callable[[int], int]:
     return roll
 
 
+def dice_only(pos: Position, dice: tuple[int, ...]) -> Position:
+    """``pos`` with ``dice`` showing, sharing everything else with ``pos`` (the
+    search never changes a position in place: ``make`` returns a new one). What
+    ``start_turn`` makes of a turn whose roll only sets the dice, without its cost."""
+    new = _blank(Position)
+    new.board = pos.board
+    new.turn = pos.turn
+    new.castling = pos.castling
+    new.ep = pos.ep
+    new.halfmove = pos.halfmove
+    new.fullmove = pos.fullmove
+    new.kings = pos.kings
+    new.dice = dice
+    new.extra = pos.extra
+    new.occ = pos.occ
+    new.bb = pos.bb
+    new.zkey = pos.zkey
+    new.lay = pos.lay
+    new.danger = pos.danger
+    return new
+
+
+_blank = object.__new__
+
+
 def _no_roll(sides: int) -> int:
     raise AssertionError("a die was rolled where the chance hook said none would be")
 
@@ -232,24 +257,30 @@ class VariantDomain:
             return [(p, Node(new, keys, ended))]
         # The evaluation does not read the dice: children that differ only in the
         # dice share one static score.
-        same = self.same_board(start)
-        static = self.evaluator.evaluate(new, state) if same else None
         out: list[tuple[float, Node]] = []
+        if not self.same_board(start):
+            for q, k in start:
+                rolled = new.copy()
+                rules.start_turn(rolled, scripted(k))
+                out.append((p * q, Node(rolled, keys)))
+            return out
+        # Two dice that only set ``pos.dice`` (``dice_only``): the children share the
+        # board, its material state and its static score (the evaluation does not
+        # read the dice).
+        static = self.evaluator.evaluate(new, state)
         for q, k in start:
-            rolled = new.copy()
-            rules.start_turn(rolled, scripted(k))
-            child = Node(rolled, keys)
-            if same:
-                child.state = state
-                if rolled.turn == new.turn:
-                    child.static = static
+            child = Node(dice_only(new, k), keys)
+            child.state = state
+            child.static = static
             out.append((p * q, child))
         return out
 
     @staticmethod
     def same_board(start: Sequence[tuple[float, tuple[int, ...]]]) -> bool:
-        """Do the start-of-turn rolls only set the dice (Guardener), rather than
-        also placing pieces (Jepps Random's mediator)?"""
+        """Do the start-of-turn rolls only set the dice (Guardener, a Jepps Random
+        placement or mediator roll), rather than also placing pieces (the mediator's
+        odd-even roll, which starts Black's own setup)? Two dice do only that: a test
+        holds ``start_turn`` with them equal to ``dice_only``."""
         return all(len(k) == 2 for _, k in start)
 
     # ----- move facts ---------------------------------------------------------------

@@ -167,11 +167,15 @@ class Search(Generic[N, A]):
         d = self.domain
         me = d.side(root)
         out = []
-        for m in moves:
-            p, child = max(d.children(root, m), key=lambda k: k[0])
-            t = d.terminal(child, 1, False, True)
-            v = t if t is not None else d.evaluate(child)
-            out.append((m, v if d.side(child) == me else -v))
+        try:
+            for m in moves:
+                self.tick()
+                p, child = max(d.children(root, m), key=lambda k: k[0])
+                t = d.terminal(child, 1, False, True)
+                v = t if t is not None else d.evaluate(child)
+                out.append((m, v if d.side(child) == me else -v))
+        except Timeout:  # the rest keep their order, after the ones scored
+            out.extend((m, -INF) for m in moves[len(out) :])
         out.sort(key=lambda t: -t[1])
         return out
 

@@ -17,7 +17,7 @@ import pytest
 
 import engine
 import variants
-from engine.domain import scripted
+from engine.domain import dice_only, scripted
 from engine.moves import GuardenerMoves
 
 ALL = ("guardener", "tquarchess", "kings_guard", "stone_garden", "jepps_random")
@@ -114,3 +114,29 @@ def test_a_guardener_on_its_double_start_counts_once() -> None:
     one_side = v["Q"] + 2 * v["R"] + 2 * v["B"] + 2 * v["N"] + v["G"]
     assert state[1] == pytest.approx(one_side) and state[2] == pytest.approx(one_side)
     assert state[5] == state[6] == 1.0
+
+
+@pytest.mark.parametrize("key", ["guardener", "jepps_random"])
+def test_two_dice_at_the_start_of_a_turn_only_set_the_dice(key: str) -> None:
+    """What ``dice_only`` assumes of ``start_turn`` when a roll is two dice: the
+    position it makes equals the old one with those dice showing, every field."""
+    from variants.position import Position
+
+    dom = engine.domain(key)
+    rules = dom.rules
+    seen = 0
+    for game in positions(key, 4, 40):
+        for move in rules.legal_moves(game.pos):
+            new = rules.make(game.pos, move, scripted([1, 2, 3, 4] * 4))
+            start = dom.table(new, None, rules.repetition_key(new)) if new.dice is None else []
+            if not start or not dom.same_board(start):
+                continue
+            for _, rolls in start:
+                rolled = new.copy()
+                rules.start_turn(rolled, scripted(rolls))
+                cheap = dice_only(new, rolls)
+                for slot in Position.__slots__:
+                    assert getattr(cheap, slot) == getattr(rolled, slot), (slot, rolls)
+                seen += 1
+            break
+    assert seen > 50
