@@ -104,6 +104,7 @@ class VariantDomain:
         self.royal = self.evaluator.royal
         self.sorted_dice = True
         self.source = move_source(self.rules, self.worth)
+        self.has_check = self.rules.has_check
         # Chance tables as floats, merged by dice order: (key, move) -> [(p, rolls)]
         self._tables: dict[Hashable, list[tuple[float, tuple[int, ...]]]] = {}
         # Does ``outcome`` read the game's repetition keys (Guardener's does not)?
@@ -134,6 +135,10 @@ class VariantDomain:
         if node.moves is None:
             node.moves = self.source.legal(node.pos)
         return node.moves
+
+    def in_check(self, node: Node) -> bool:
+        """Is the side to move in check (variants with a check rule)?"""
+        return self.has_check and self.rules.in_check(node.pos)
 
     def noisy(self, node: Node) -> list[Move]:
         """Captures and promotions, most valuable victim first (quiescence)."""

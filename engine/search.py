@@ -65,6 +65,7 @@ class Domain(Protocol[N, A]):
     def evaluate(self, node: N) -> float: ...
     def children(self, node: N, move: A) -> list[tuple[float, N]]: ...
     def is_noisy(self, node: N, move: A) -> bool: ...
+    def in_check(self, node: N) -> bool: ...
     def noisy(self, node: N) -> list[A]: ...
     def mvv_lva(self, node: N, move: A) -> float: ...
 
@@ -245,13 +246,20 @@ class Search(Generic[N, A]):
         t = d.terminal(node, ply, False, qd <= 0)
         if t is not None:
             return t
-        stand = d.evaluate(node)
-        if qd <= 0 or stand >= beta:
-            return stand
-        alpha = max(alpha, stand)
-        best = stand
         depth = qd - self.settings.qdepth - 1
-        for m in d.noisy(node):
+        if qd > 0 and d.in_check(node):
+            # In check there is no standing pat: every evasion is searched, so that a
+            # check that mates is seen at the horizon (Stone Garden, a loss to random).
+            best = -INF
+            moves = self.ordered(node, d.moves(node), None, ply)
+        else:
+            stand = d.evaluate(node)
+            if qd <= 0 or stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+            best = stand
+            moves = d.noisy(node)
+        for m in moves:
             v = self.after(node, m, depth, alpha, beta, ply)
             if v > best:
                 best = v
@@ -358,6 +366,8 @@ class Search(Generic[N, A]):
         cut still tightens the bounds the other probes and the Star1 pass use)."""
         d = self.domain
         if depth <= 0:
+            if d.in_check(child):
+                return None  # in check quiescence may score below the static value
             return d.evaluate(child)  # stand-pat: quiescence never scores below it
         entry = self.tt.get(d.key(child))
         tt_move = entry[3] if entry is not None else None

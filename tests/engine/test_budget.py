@@ -69,6 +69,9 @@ class Costly:
         self._spend()
         return self.inner.children(node, move)
 
+    def in_check(self, node: Node) -> bool:
+        return self.inner.in_check(node)
+
     def is_noisy(self, node: Node, move: Any) -> bool:
         return self.inner.is_noisy(node, move)
 

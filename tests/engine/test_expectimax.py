@@ -100,6 +100,9 @@ class ToyDomain:
     def noisy(self, node: str) -> list[str]:
         return []
 
+    def in_check(self, node: str) -> bool:
+        return False
+
 
 def frozen() -> float:
     return 0.0
