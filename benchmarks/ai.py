@@ -29,13 +29,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -57,81 +63,198 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (centre - spread) / denominator, (centre + spread) / denominator
 
 
-def match(
-    key: str, opponent: str, games: int, budget: float, max_plies: int, seed: int
-) -> tuple[float, list[float], int]:
-    """Level 3's points, its move times (ms), and how many games hit the ply cap."""
-    three = players.parse("ai:3")
-    other = players.parse(opponent)
-    points = 0.0
-    times: list[float] = []
-    capped = 0
-    for i in range(games):
-        ours = i % 2  # 0: level 3 plays White
-        white, black = (three, other) if ours == 0 else (other, three)
-        mine: list[float] = []
+# ----- matches: planned, played (in parallel), journalled, reported -------------------------
 
-        def note(
-            game: variants.Game,
-            side: int,
-            text: str,
-            ms: float | None,
-            ours: int = ours,
-            mine: list[float] = mine,
-        ) -> None:
-            if side == ours and ms is not None:
-                mine.append(ms)
 
-        played = players.play_game(
-            key, white, black, seed=seed + i, max_plies=max_plies, budget_s=budget, on_action=note
-        )
-        won = (played.winner == "white") == (ours == 0)
-        points += 0.5 if played.winner is None else (1.0 if won else 0.0)
-        capped += played.capped
-        times += mine
-        side = "white" if ours == 0 else "black"
-        print(
-            f"  {key} game {i + 1}: level 3 ({side}) vs {opponent}: {played.score} "
-            f"({played.reason}) in {played.plies} plies; level 3 max {max(mine, default=0):.0f} ms",
-            flush=True,
-        )
-    return points, times, capped
+@dataclass(frozen=True)
+class Planned:
+    """One game of the plan: level 3 against ``opponent`` in ``variant``, with dice seed
+    ``seed``; level 3 plays White when ``index`` is even."""
+
+    variant: str
+    opponent: str
+    index: int
+    seed: int
+
+    @property
+    def ai_colour(self) -> str:
+        return "white" if self.index % 2 == 0 else "black"
+
+
+def plan(args: argparse.Namespace) -> list[Planned]:
+    """Round-robin: game 1 of every variant and pairing, then game 2 of each, ... so
+    that each pairing has games early and a stopped run leaves an even sample."""
+    return [
+        Planned(key, opponent, i, args.seed + i)
+        for i in range(args.games)
+        for opponent in args.opponents
+        for key in args.variants
+    ]
+
+
+def conditions(args: argparse.Namespace) -> dict[str, Any]:
+    """What makes journalled games comparable (a game counts only under the same)."""
+    return {"level": 3, "budget": args.budget, "clock": args.clock, "max_plies": args.max_plies}
+
+
+def play_one(game: Planned, cond: dict[str, Any]) -> dict[str, Any]:
+    """Play one planned game (in a worker process): its journal line."""
+    three = players.parse(f"ai:{cond['level']}")
+    other = players.parse(game.opponent)
+    ours = 0 if game.ai_colour == "white" else 1
+    white, black = (three, other) if ours == 0 else (other, three)
+    wall_ms: list[float] = []
+    cpu_ms: list[float] = []
+    search_clock = time.thread_time if cond["clock"] == "cpu" else None
+    sides: list[int] = []  # who made each AI move, in order
+
+    def note(g: variants.Game, side: int, text: str, ms: float | None) -> None:
+        if ms is not None:
+            sides.append(side)
+
+    began = time.time()
+    played = players.play_game(
+        game.variant, white, black, seed=game.seed, max_plies=cond["max_plies"],
+        budget_s=cond["budget"], search_clock=search_clock, on_action=note,
+    )  # fmt: skip
+    # Level 3's own moves (against ai:1 both sides are AI players).
+    for side, w, c in zip(sides, played.ai_move_ms, played.ai_move_cpu_ms, strict=True):
+        if side == ours:
+            wall_ms.append(round(w, 1))
+            cpu_ms.append(round(c, 1))
+    won = played.winner == game.ai_colour
+    points = 0.5 if played.winner is None else (1.0 if won else 0.0)
+    return {
+        **cond,
+        "variant": game.variant,
+        "pairing": game.opponent,
+        "index": game.index,
+        "seed": game.seed,
+        "ai_colour": game.ai_colour,
+        "white": played.white,
+        "black": played.black,
+        "result": played.score,
+        "reason": played.reason,
+        "capped": played.capped,
+        "points": points,
+        "plies": played.plies,
+        "ai_ms": wall_ms,
+        "ai_cpu_ms": cpu_ms,
+        "load": [round(x, 2) for x in os.getloadavg()],
+        "started": datetime.fromtimestamp(began, UTC).isoformat(timespec="seconds"),
+        "seconds": round(time.time() - began, 1),
+    }
+
+
+def read_journal(path: Path | None) -> list[dict[str, Any]]:
+    if path is None or not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            print(f"  journal line {n} is not JSON (a run stopped mid-write?); skipped")
+    return out
+
+
+def matching(entries: list[dict[str, Any]], cond: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in entries if all(e.get(k) == v for k, v in cond.items())]
+
+
+def game_line(e: dict[str, Any]) -> str:
+    return (
+        f"  {e['variant']} vs {e['pairing']} game {e['index'] + 1} (seed {e['seed']}): level 3 "
+        f"({e['ai_colour']}) {e['result']} ({e['reason']}) in {e['plies']} plies; level 3 "
+        f"max {max(e['ai_ms'], default=0):.0f} ms wall, {max(e['ai_cpu_ms'], default=0):.0f} ms "
+        f"CPU; load {e['load'][0]}"
+    )
 
 
 def run_matches(args: argparse.Namespace) -> None:
+    cond = conditions(args)
+    journal = Path(args.journal) if args.journal else None
+    done = {
+        (e["variant"], e["pairing"], e["seed"], e["ai_colour"])
+        for e in matching(read_journal(journal), cond)
+    }
+    todo = [g for g in plan(args) if (g.variant, g.opponent, g.seed, g.ai_colour) not in done]
     print(
-        f"Matches: {args.games} games per variant and opponent, budget {args.budget} s, "
-        f"ply cap {args.max_plies} (a draw)"
+        f"Matches: level 3 vs {', '.join(args.opponents)} in {', '.join(args.variants)}; "
+        f"{args.games} games per variant and pairing (level 3 White in half), budget "
+        f"{args.budget} s on the {args.clock} clock, ply cap {args.max_plies} (a draw); "
+        f"{len(todo)} to play, {args.jobs} at a time"
+        + (f", journal {journal} ({len(done)} done already)" if journal else ""),
+        flush=True,
     )
-    all_times: list[float] = []
+    played: list[dict[str, Any]] = []
+    if todo:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(play_one, g, cond) for g in todo]
+            for future in as_completed(futures):
+                entry = future.result()
+                played.append(entry)
+                if journal is not None:
+                    with journal.open("a") as f:
+                        f.write(json.dumps(entry, sort_keys=True) + "\n")
+                print(game_line(entry), flush=True)
+    entries = matching(read_journal(journal), cond) if journal else played
+    report(entries, args)
+
+
+def report(entries: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """Per variant and pairing: the score with its 95 % Wilson interval against the
+    target and how many of the ``--games`` are still missing; level 3's move times."""
+    print(
+        f"Report over {len(entries)} journalled games (level 3, budget {args.budget} s on the "
+        f"{args.clock} clock, ply cap {args.max_plies}); a win 1, a draw 1/2:"
+    )
+    walls: list[float] = []
+    cpus: list[float] = []
     for opponent in args.opponents:
+        target = TARGETS.get(opponent)
         for key in args.variants:
-            points, times, capped = match(
-                key, opponent, args.games, args.budget, args.max_plies, args.seed
-            )
-            all_times += times
-            score = points / args.games
-            lo, hi = wilson(score, args.games)
-            target = TARGETS.get(opponent)
-            verdict = (
-                ""
-                if target is None
-                else (" meets" if lo >= target else " below" if hi < target else " undecided")
-            )
+            games = [e for e in entries if e["variant"] == key and e["pairing"] == opponent]
+            n = len(games)
+            w = [ms for e in games for ms in e["ai_ms"]]
+            c = [ms for e in games for ms in e["ai_cpu_ms"]]
+            walls += w
+            cpus += c
+            missing = max(0, args.games - n)
+            as_white = sum(1 for e in games if e["ai_colour"] == "white")
+            if n == 0:
+                print(f"  {key:13} vs {opponent:7}: no games yet; {missing} missing")
+                continue
+            score = sum(e["points"] for e in games) / n
+            lo, hi = wilson(score, n)
+            verdict = ""
+            if target is not None:
+                state = "meets" if lo >= target else "below" if hi < target else "undecided"
+                verdict = f"; target >= {target:.0%}: {state}"
+            capped = sum(1 for e in games if e["capped"])
             print(
-                f"{key:13} level 3 vs {opponent:7}: score {score:6.1%} "
-                f"[95% {lo:5.1%}, {hi:5.1%}] over {args.games} games ({capped} capped); "
-                f"target >= {target:.0%}:{verdict}"
-                if target is not None
-                else f"{key:13} level 3 vs {opponent}: score {score:.1%} [{lo:.1%}, {hi:.1%}]",
+                f"  {key:13} vs {opponent:7}: score {score:6.1%} [95% {lo:5.1%}, {hi:5.1%}] "
+                f"over {n} games ({as_white} as White, {capped} capped), {missing} missing"
+                f"{verdict}; move p95 {players.percentile(w, 0.95):.0f} ms, max "
+                f"{max(w, default=0):.0f} ms (CPU p95 {players.percentile(c, 0.95):.0f}, max "
+                f"{max(c, default=0):.0f})",
                 flush=True,
             )
-    if all_times:
+    if walls:
         print(
-            f"level 3 move time over {len(all_times)} moves: p50 "
-            f"{players.percentile(all_times, 0.5):.0f} ms, p95 "
-            f"{players.percentile(all_times, 0.95):.0f} ms (target <= 2000), max "
-            f"{max(all_times):.0f} ms (target <= 5000)"
+            f"level 3 move time over {len(walls)} moves: wall p50 "
+            f"{players.percentile(walls, 0.5):.0f} ms, p95 {players.percentile(walls, 0.95):.0f} "
+            f"ms (target <= 2000), max {max(walls):.0f} ms (target <= 5000); CPU p50 "
+            f"{players.percentile(cpus, 0.5):.0f}, p95 {players.percentile(cpus, 0.95):.0f}, max "
+            f"{max(cpus):.0f} ms"
+        )
+        loads = [e["load"][0] for e in entries]
+        print(
+            f"load average while playing (1 min): median {statistics.median(loads):.2f}, max "
+            f"{max(loads):.2f} on {os.cpu_count()} cores (wall times on a loaded machine are "
+            "not the target's; the lead re-measures on a quiet one)"
         )
 
 
@@ -312,6 +435,16 @@ def main() -> None:
     parser.add_argument("--lag-moves", type=int, default=6)
     parser.add_argument("--skip-lag", action="store_true")
     parser.add_argument("--skip-games", action="store_true")
+    parser.add_argument(
+        "--journal", help="append each finished game here (JSON lines); a rerun continues it"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once, in processes")
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall",
+        help="what the AI's budget counts: wall time (the service's) or its CPU time "
+        "(the same strength on a busy machine)",
+    )  # fmt: skip
+    parser.add_argument("--report", action="store_true", help="only report the journal")
     parser.add_argument("--chance", action="store_true", help="compare the chance-node methods")
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--depth", type=int, default=2)
@@ -324,6 +457,9 @@ def main() -> None:
         players.parse(name)
     if args.chance:
         run_chance(args)
+        return
+    if args.report:
+        report(matching(read_journal(Path(args.journal)), conditions(args)), args)
         return
     if not args.skip_lag:
         run_lag(args)

@@ -170,7 +170,7 @@ class Search(Generic[N, A]):
         out = []
         try:
             for m in moves:
-                self.tick()
+                self.check()
                 p, child = max(d.children(root, m), key=lambda k: k[0])
                 t = d.terminal(child, 1, False, True)
                 v = t if t is not None else d.evaluate(child)
@@ -200,7 +200,13 @@ class Search(Generic[N, A]):
     # ----- decision nodes ------------------------------------------------------
 
     def tick(self) -> None:
+        """A node: count it and look at the clock."""
         self.nodes += 1
+        if self.clock() > self.deadline:
+            raise Timeout
+
+    def check(self) -> None:
+        """Look at the clock (work that is not a node of its own: Star2's probes)."""
         if self.clock() > self.deadline:
             raise Timeout
 
@@ -338,7 +344,7 @@ class Search(Generic[N, A]):
         total_lo = sum(kp * lo[j] for j, (kp, _) in enumerate(kids))
         total_hi = sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
         for i, (p, child) in enumerate(kids):
-            self.tick()
+            self.check()
             ours = d.side(child) == me
             t = d.terminal(child, ply, depth > 0, depth + qdepth <= 0)
             old_lo, old_hi = lo[i], hi[i]
