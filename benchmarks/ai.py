@@ -2,13 +2,27 @@
 
     python benchmarks/ai.py [--games 40] [--variants guardener,...] [--opponents random,greedy,ai:1]
                             [--budget 2.0] [--max-plies 400] [--seed 0] [--skip-lag] [--skip-games]
-    python benchmarks/ai.py --chance [--positions 12] [--depth 2]
+                            [--journal FILE] [--jobs N] [--clock wall|cpu]
+    python benchmarks/ai.py --report --journal FILE [same selection and conditions]
+    python benchmarks/ai.py --compare-chance [--depth 2]
 
 Matches: level 3 against each opponent, ``--games`` games per variant and opponent
 (default 40, the issue's minimum), level 3 White in the even games and Black in the odd
-ones. A win counts 1, a draw (the ply cap included) 1/2. Targets: >= 95 % against
-``random``, >= 80 % against ``greedy``, >= 65 % against level 1. Move time of level 3
-(every move it chose, over all games): p50, p95 (target <= 2 s) and max (<= 5 s).
+ones, game i on dice seed ``--seed`` + i. A win counts 1, a draw (the ply cap included)
+1/2. Targets: >= 95 % against ``random``, >= 80 % against ``greedy``, >= 65 % against
+level 1. Move time of level 3 (every move it chose): p50, p95 (target <= 2 s) and max
+(<= 5 s), in wall time and in CPU time.
+
+The plan is round-robin (game 1 of every variant and pairing, then game 2, ...), so a
+run stopped early leaves every pairing a sample. ``--jobs N`` plays N games at once in
+processes. ``--journal FILE`` appends one JSON line per finished game (variant, pairing,
+colours, seed, result, plies, level 3's move times, budget, clock, load average); a
+rerun with the same conditions (budget, clock, ply cap) plays only the games the
+journal lacks, and the report reads every matching game of the journal: per variant
+and pairing the score, its Wilson interval, the verdict against the target and how
+many games are still missing. ``--clock cpu`` runs the AI's budget on its own CPU time
+(``time.thread_time``): the strength of 2 s on one core whatever else the machine does;
+wall times are then reported as measured (the lead re-measures them on a quiet machine).
 
 Event-loop block: a live ``GameService`` on a temporary database, a ``ComputerRunner``
 and a game against the level-3 computer; a probe task sleeps 1 ms in a loop and records
@@ -16,13 +30,12 @@ its largest overshoot while the computer thinks (``--lag-moves`` moves). The bas
 the same search called on the event loop (what the service would do without the worker
 process), interleaved with ours. Target: <= 50 ms.
 
-``--chance`` compares the chance-node methods (expectimax, Star1, Star2) at a fixed
-depth on random positions of the dice variants: nodes, time and the median of the
-per-position ratios to expectimax; the values must agree (pruning never changes them).
+``--compare-chance`` compares the chance-node methods (expectimax, Star1, Star2) to the
+same depth on fixed positions of the dice variants (``CHANCE_VARIANTS``), interleaved:
+nodes, CPU time, the median of the per-position ratios to expectimax, and whether the
+values and the chosen actions agree (pruning must never change them).
 
-Figures depend on the machine: run it on a quiet one. A full run is long (level 3 thinks
-up to ``--budget`` seconds per move): ``--games``/``--variants``/``--opponents`` take a
-sample.
+Figures depend on the machine: run it on a quiet one.
 """
 
 from __future__ import annotations
@@ -385,42 +398,80 @@ def run_lag(args: argparse.Namespace) -> None:
 # ----- chance-node methods -------------------------------------------------------------------
 
 
-def run_chance(args: argparse.Namespace) -> None:
-    from engine.domain import VariantDomain
-    from engine.search import Search, Settings
+CHANCE_VARIANTS = {
+    # (plies into a seeded random game, seed): Guardener's middle game, the Tquarchess
+    # opening while a Tquarc may enter (its d4), the Jepps Random setup and early play.
+    "guardener": [(p, s) for p in (4, 10, 20, 30) for s in (1, 2)],
+    "tquarchess": [(p, s) for p in (1, 3, 5, 8) for s in (1, 2)],
+    "jepps_random": [(p, s) for p in (0, 3, 7, 12) for s in (1, 2)],
+}
 
-    print(f"Chance-node methods at depth {args.depth}, {args.positions} positions per variant:")
-    for key in ("guardener", "tquarchess", "jepps_random"):
-        rows: dict[str, list[tuple[int, float]]] = {"expectimax": [], "star1": [], "star2": []}
-        for i in range(args.positions):
-            game = variants.random_playout(key, 6 + 3 * i, args.seed + i)
+
+def run_chance(args: argparse.Namespace) -> None:
+    """Star2 and Star1 against plain expectimax: the same depth on the same positions,
+    interleaved (the order of the methods turns with each position), CPU time."""
+    from engine.domain import VariantDomain
+    from engine.search import MATE_BOUND, Search, Settings
+
+    methods = ("expectimax", "star1", "star2")
+    print(
+        f"Chance-node methods to depth {args.depth} (quiescence as level 3), "
+        f"{sum(len(v) for v in CHANCE_VARIANTS.values())} fixed positions; nodes = decision "
+        "nodes visited, time = CPU; ratios are method / expectimax (median over positions)."
+    )
+    for key, cases in CHANCE_VARIANTS.items():
+        qdepth = engine.settings_for(3, 1.0, None, key).qdepth
+        rows: dict[str, list[tuple[int, float]]] = {m: [] for m in methods}
+        unfinished = dict.fromkeys(methods, 0)
+        same_move = same_value = 0
+        for n, (plies, seed) in enumerate(cases):
+            game = variants.random_playout(key, plies, seed)
             if game.result is not None:
                 continue
-            dom = VariantDomain(key)
-            values = set()
-            for method in rows:
-                search = Search(
-                    dom, Settings(max_depth=args.depth, chance=method), clock=lambda: 0.0
+            got: dict[str, tuple[int, float, Any, float, bool]] = {}
+            for method in methods[n % 3 :] + methods[: n % 3]:
+                dom = VariantDomain(key)
+                settings = Settings(
+                    max_depth=args.depth,
+                    min_depth=args.depth,
+                    chance=method,
+                    qdepth=qdepth,
+                    budget_s=args.cap,
                 )
-                began = time.perf_counter()
-                report = search.run(dom.root(game))
-                rows[method].append((report.nodes, time.perf_counter() - began))
-                values.add(round(report.value, 9))
-            if len(values) != 1:
-                print(f"  {key} position {i}: the methods disagree: {values}")
-        for method in ("star1", "star2"):
-            node_ratios = [
-                m[0] / e[0] for m, e in zip(rows[method], rows["expectimax"], strict=True) if e[0]
-            ]
-            time_ratios = [
-                m[1] / e[1] for m, e in zip(rows[method], rows["expectimax"], strict=True) if e[1]
-            ]
-            if node_ratios:
-                print(
-                    f"  {key:13} {method}: nodes x{statistics.median(node_ratios):.2f}, time "
-                    f"x{statistics.median(time_ratios):.2f} of expectimax (median over "
-                    f"{len(node_ratios)} positions)"
-                )
+                search = Search(dom, settings, clock=time.process_time)
+                began = time.process_time()
+                r = search.run(dom.root(game))
+                capped = r.depth < args.depth and r.value <= MATE_BOUND and r.nodes > 0
+                unfinished[method] += capped  # counted at the cap: a lower bound
+                got[method] = (search.nodes, time.process_time() - began, r.move, r.value, capped)
+            for m in methods:
+                rows[m].append(got[m][:2])
+            finished = not any(got[m][4] for m in methods)
+            same_move += finished and len({got[m][2] for m in methods}) == 1
+            same_value += finished and len({round(got[m][3], 9) for m in methods}) == 1
+            cells = ", ".join(
+                f"{m} {got[m][0]} nodes {got[m][1]:.3f} s" + (" (cap)" if got[m][4] else "")
+                for m in methods
+            )
+            print(f"  {key} ply {plies} seed {seed}: {cells}", flush=True)
+        base = rows["expectimax"]
+        print(
+            f"  {key}: {len(base)} positions; where all finished, the same value in "
+            f"{same_value} and the same choice in {same_move}; expectimax "
+            f"{sum(r[0] for r in base)} nodes {sum(r[1] for r in base):.1f} s in all, "
+            f"{unfinished['expectimax']} stopped at the {args.cap:.0f} s cap"
+        )
+        for m in ("star1", "star2"):
+            node_r = [a[0] / b[0] for a, b in zip(rows[m], base, strict=True) if b[0]]
+            time_r = [a[1] / b[1] for a, b in zip(rows[m], base, strict=True) if b[1]]
+            print(
+                f"  {key:13} {m}: {sum(r[0] for r in rows[m])} nodes "
+                f"{sum(r[1] for r in rows[m]):.1f} s in all; median nodes "
+                f"x{statistics.median(node_r):.3f}, time x{statistics.median(time_r):.3f} "
+                f"of expectimax; {unfinished[m]} stopped at the cap",
+                flush=True,
+            )
+    print(f"default chance-node method: {engine.DEFAULT_CHANCE} (engine.DEFAULT_CHANCE)")
 
 
 def main() -> None:
@@ -445,9 +496,14 @@ def main() -> None:
         "(the same strength on a busy machine)",
     )  # fmt: skip
     parser.add_argument("--report", action="store_true", help="only report the journal")
-    parser.add_argument("--chance", action="store_true", help="compare the chance-node methods")
-    parser.add_argument("--positions", type=int, default=12)
+    parser.add_argument(
+        "--compare-chance", "--chance", dest="chance", action="store_true",
+        help="Star2 and Star1 against plain expectimax on fixed positions",
+    )  # fmt: skip
     parser.add_argument("--depth", type=int, default=2)
+    parser.add_argument(
+        "--cap", type=float, default=120.0, help="CPU seconds a method may spend on a position"
+    )
     args = parser.parse_args()
     args.variants = [v for v in args.variants.split(",") if v]
     args.opponents = [o for o in args.opponents.split(",") if o]

@@ -78,6 +78,7 @@ class Settings:
     qdepth: int = 4
     noise: float = 0.0  # standard deviation added to root scores (weaker levels)
     exact_root: bool = False  # score every root action exactly (needed for noise)
+    min_depth: int = 1  # iterations begun whatever the clock predicts (measurements)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,9 @@ class Search(Generic[N, A]):
             growth = max(MIN_GROWTH, took / last) if last > 0 else MIN_GROWTH
             last = took
             spent = now - start
-            if spent > 0.5 * s.budget_s or growth * took > 3.0 * (s.budget_s - spent):
+            if target >= s.min_depth and (
+                spent > 0.5 * s.budget_s or growth * took > 3.0 * (s.budget_s - spent)
+            ):
                 break  # the next iteration would not finish in time
         if s.noise > 0 and depth > 0:
             noisy = [(v + self.rng.gauss(0.0, s.noise), m) for m, v in scores]
