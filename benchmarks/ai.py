@@ -47,6 +47,7 @@ import math
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -105,6 +106,22 @@ def plan(args: argparse.Namespace) -> list[Planned]:
     ]
 
 
+def engine_version() -> str:
+    """The commit the engine comes from (``ENGINE_VERSION`` if set, else git), so that
+    a journal's lead can tell games of different engines apart."""
+    found = os.environ.get("ENGINE_VERSION")
+    if found:
+        return found
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )  # fmt: skip
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
 def conditions(args: argparse.Namespace) -> dict[str, Any]:
     """What makes journalled games comparable (a game counts only under the same)."""
     return {"level": 3, "budget": args.budget, "clock": args.clock, "max_plies": args.max_plies}
@@ -156,6 +173,7 @@ def play_one(game: Planned, cond: dict[str, Any]) -> dict[str, Any]:
         "load": [round(x, 2) for x in os.getloadavg()],
         "started": datetime.fromtimestamp(began, UTC).isoformat(timespec="seconds"),
         "seconds": round(time.time() - began, 1),
+        "engine": cond.get("engine", "unknown"),
     }
 
 
@@ -205,7 +223,8 @@ def run_matches(args: argparse.Namespace) -> None:
     played: list[dict[str, Any]] = []
     if todo:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(play_one, g, cond) for g in todo]
+            version = engine_version()
+            futures = [pool.submit(play_one, g, {**cond, "engine": version}) for g in todo]
             for future in as_completed(futures):
                 entry = future.result()
                 played.append(entry)
@@ -262,6 +281,13 @@ def report(entries: list[dict[str, Any]], args: argparse.Namespace) -> None:
             f"ms (target <= 2000), max {max(walls):.0f} ms (target <= 5000); CPU p50 "
             f"{players.percentile(cpus, 0.5):.0f}, p95 {players.percentile(cpus, 0.95):.0f}, max "
             f"{max(cpus):.0f} ms"
+        )
+        versions: dict[str, int] = {}
+        for e in entries:
+            versions[e.get("engine", "unknown")] = versions.get(e.get("engine", "unknown"), 0) + 1
+        print(
+            "engine versions (commit: games): "
+            + ", ".join(f"{k}: {v}" for k, v in versions.items())
         )
         loads = [e["load"][0] for e in entries]
         print(
