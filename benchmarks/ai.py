@@ -497,7 +497,8 @@ def run_chance(args: argparse.Namespace) -> None:
                 f"of expectimax; {unfinished[m]} stopped at the cap",
                 flush=True,
             )
-    print(f"default chance-node method: {engine.DEFAULT_CHANCE} (engine.DEFAULT_CHANCE)")
+    chosen = {k: engine.CHANCE_BY_VARIANT.get(k, engine.DEFAULT_CHANCE) for k in CHANCE_VARIANTS}
+    print(f"the engine's chance-node method per variant (engine.CHANCE_BY_VARIANT): {chosen}")
 
 
 def main() -> None:
