@@ -501,6 +501,82 @@ def run_chance(args: argparse.Namespace) -> None:
     print(f"the engine's chance-node method per variant (engine.CHANCE_BY_VARIANT): {chosen}")
 
 
+SPEED_CASES = {
+    # variant: (depth, [(plies into a seeded random game, seed)])
+    "guardener": (2, [(p, s) for p in (4, 10, 20, 30) for s in (1, 2)]),
+    "tquarchess": (4, [(p, s) for p in (8, 16, 30) for s in (1, 2)]),
+    "jepps_random": (2, [(p, 1) for p in (0, 5, 10)] + [(p, 2) for p in (20, 30, 40)]),
+    "kings_guard": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
+    "stone_garden": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
+}
+
+SPEED_SNIPPET = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import engine, variants
+from engine.domain import VariantDomain
+from engine.search import Search, Settings
+key, plies, seed, depth = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+game = variants.random_playout(key, plies, seed)
+dom = VariantDomain(key)
+qdepth = engine.settings_for(3, 2.0, None, key).qdepth
+search = Search(dom, Settings(max_depth=depth, qdepth=qdepth), clock=lambda: 0.0)
+began = time.process_time()
+report = search.run(dom.root(game))
+cpu = time.process_time() - began
+text = dom.rules.format_move(game.pos, report.move, dom.rules.legal_moves(game.pos))
+print(json.dumps({"cpu": cpu, "nodes": report.nodes, "move": text, "value": report.value}))
+"""
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    """The search's CPU time to a fixed depth on fixed positions, ours against the
+    baseline commit (``--baseline``, exported with git archive), each case run in a fresh
+    process per engine, the two alternating (which goes first turns with each case)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        roots = {"ours": str(ROOT), "base": tmp}
+        print(
+            f"Search speed to a fixed depth (Star2, level 3's quiescence, a frozen clock): ours "
+            f"({engine_version()}) against {args.baseline}, CPU seconds of the search alone, "
+            f"{args.reps} repetition(s), interleaved",
+            flush=True,
+        )
+        for key, (depth, cases) in SPEED_CASES.items():
+            if key not in args.variants:
+                continue
+            ratios: list[float] = []
+            for n, (plies, seed) in enumerate(cases):
+                got: dict[str, list[dict[str, Any]]] = {"ours": [], "base": []}
+                for rep in range(args.reps):
+                    order = ("ours", "base") if (n + rep) % 2 == 0 else ("base", "ours")
+                    for which in order:
+                        out = subprocess.run(
+                            [sys.executable, "-c", SPEED_SNIPPET, roots[which], key,
+                             str(plies), str(seed), str(depth)],
+                            capture_output=True, text=True, check=True,
+                        )  # fmt: skip
+                        got[which].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                ours = statistics.median(r["cpu"] for r in got["ours"])
+                base = statistics.median(r["cpu"] for r in got["base"])
+                ratios.append(ours / base if base else float("nan"))
+                o, b = got["ours"][0], got["base"][0]
+                print(
+                    f"  {key} ply {plies} seed {seed} depth {depth}: ours {ours:.2f} s "
+                    f"({o['nodes']} nodes, {o['move']} {o['value']:+.3f}), baseline {base:.2f} s "
+                    f"({b['nodes']} nodes, {b['move']} {b['value']:+.3f}); ratio {ratios[-1]:.3f}",
+                    flush=True,
+                )
+            print(
+                f"{key}: median ratio ours/baseline {statistics.median(ratios):.3f} over "
+                f"{len(ratios)} positions",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=40)
@@ -524,6 +600,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--report", action="store_true", help="only report the journal")
     parser.add_argument(
+        "--speed", action="store_true", help="search CPU time to a fixed depth vs --baseline"
+    )
+    parser.add_argument("--baseline", default="main", help="the commit --speed compares with")
+    parser.add_argument(
         "--compare-chance", "--chance", dest="chance", action="store_true",
         help="Star2 and Star1 against plain expectimax on fixed positions",
     )  # fmt: skip
@@ -540,6 +620,9 @@ def main() -> None:
         players.parse(name)
     if args.chance:
         run_chance(args)
+        return
+    if args.speed:
+        run_speed(args)
         return
     if args.report:
         report(matching(read_journal(Path(args.journal)), conditions(args)), args)
