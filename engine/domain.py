@@ -143,7 +143,10 @@ class VariantDomain:
     def noisy(self, node: Node) -> list[Move]:
         """Captures and promotions, most valuable victim first (quiescence)."""
         if node.noisy is None:
-            node.noisy = self.source.noisy(node.pos, node.moves)
+            legal = node.moves
+            if legal is None and not self.source.restricted:
+                legal = self.moves(node)  # kept: the whole list is made anyway
+            node.noisy = self.source.noisy(node.pos, legal)
         return node.noisy
 
     # ----- results -------------------------------------------------------------
