@@ -505,7 +505,8 @@ SPEED_CASES = {
     # variant: (depth, [(plies into a seeded random game, seed)])
     "guardener": (2, [(p, s) for p in (4, 10, 20, 30) for s in (1, 2)]),
     "tquarchess": (4, [(p, s) for p in (8, 16, 30) for s in (1, 2)]),
-    "jepps_random": (2, [(p, 1) for p in (0, 5, 10)] + [(p, 2) for p in (20, 30, 40)]),
+    # The Jepps Random setup's first placements (later ones are often forced), then play.
+    "jepps_random": (3, [(0, 1), (2, 1), (0, 2), (20, 2), (30, 2), (40, 2)]),
     "kings_guard": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
     "stone_garden": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
 }
