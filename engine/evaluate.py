@@ -21,11 +21,16 @@ Terms (all in pawns):
 
 What each variant makes matter:
 
+The material and placement sum (with each side's material, pawns and tracked
+pieces) is kept move by move (``Evaluator.step``: only the squares a move changed
+are looked at); a test holds it equal to a count over the whole board.
+
 - Guardener: values weighted by how often the dice let each piece act
   (``engine.values``); terraces are priced by the same mobility tables (a piece
   on w4 reaches little); a captured Guardener that a Double x2 may resurrect
-  keeps ``RESURRECTION`` of its value; no check, so the search sees King
-  captures as wins.
+  keeps ``RESURRECTION`` of its value; a Guardener still on its double start
+  counts once (half on each square); no check, so the search sees King captures
+  as wins.
 - Tquarchess: a Tquarc waiting to enter (while an entry square is left) counts
   ``TQUARC_IN_HAND`` of its value; a lost one that a Knight or pawn may
   resurrect counts ``RESURRECTION``.

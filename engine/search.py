@@ -11,7 +11,9 @@
   then two killer actions per ply, then the history score.
 - *Quiescence*: captures and promotions only, with stand-pat, to ``qdepth``
   plies; chance on the way (a capture in Guardener is followed by the
-  opponent's roll) is averaged like anywhere else.
+  opponent's roll) is averaged like anywhere else. A side in check (the
+  checkmate variants) may not stand pat: every evasion is searched, so that a
+  mating check at the horizon is seen.
 - *Chance nodes* (``chance``): ``"expectimax"`` searches every outcome with the
   full window; ``"star1"`` is Ballard's Star1: each outcome gets the window
   that would still let the average land inside (alpha, beta), given the exact
@@ -26,8 +28,10 @@
   ``benchmarks/ai.py --chance`` (see ``engine/__init__.py``).
 - *Iterative deepening* under ``budget_s`` seconds of an injected clock: the
   search stops inside an iteration when the clock runs out (checked at every
-  node), keeping the last completed iteration's choice (or a better one the
-  unfinished iteration has proved); it does not start an iteration it cannot
+  node, at every outcome Star2 probes and at every root action of the first
+  glance, so no stretch of work between two looks is long), keeping the last
+  completed iteration's choice (or a better one the unfinished iteration has
+  proved); it does not start an iteration it cannot
   expect to finish.
 """
 
