@@ -2,13 +2,27 @@
 
     python benchmarks/ai.py [--games 40] [--variants guardener,...] [--opponents random,greedy,ai:1]
                             [--budget 2.0] [--max-plies 400] [--seed 0] [--skip-lag] [--skip-games]
-    python benchmarks/ai.py --chance [--positions 12] [--depth 2]
+                            [--journal FILE] [--jobs N] [--clock wall|cpu]
+    python benchmarks/ai.py --report --journal FILE [same selection and conditions]
+    python benchmarks/ai.py --compare-chance [--depth 2]
 
 Matches: level 3 against each opponent, ``--games`` games per variant and opponent
 (default 40, the issue's minimum), level 3 White in the even games and Black in the odd
-ones. A win counts 1, a draw (the ply cap included) 1/2. Targets: >= 95 % against
-``random``, >= 80 % against ``greedy``, >= 65 % against level 1. Move time of level 3
-(every move it chose, over all games): p50, p95 (target <= 2 s) and max (<= 5 s).
+ones, game i on dice seed ``--seed`` + i. A win counts 1, a draw (the ply cap included)
+1/2. Targets: >= 95 % against ``random``, >= 80 % against ``greedy``, >= 65 % against
+level 1. Move time of level 3 (every move it chose): p50, p95 (target <= 2 s) and max
+(<= 5 s), in wall time and in CPU time.
+
+The plan is round-robin (game 1 of every variant and pairing, then game 2, ...), so a
+run stopped early leaves every pairing a sample. ``--jobs N`` plays N games at once in
+processes. ``--journal FILE`` appends one JSON line per finished game (variant, pairing,
+colours, seed, result, plies, level 3's move times, budget, clock, load average); a
+rerun with the same conditions (budget, clock, ply cap) plays only the games the
+journal lacks, and the report reads every matching game of the journal: per variant
+and pairing the score, its Wilson interval, the verdict against the target and how
+many games are still missing. ``--clock cpu`` runs the AI's budget on its own CPU time
+(``time.thread_time``): the strength of 2 s on one core whatever else the machine does;
+wall times are then reported as measured (the lead re-measures them on a quiet machine).
 
 Event-loop block: a live ``GameService`` on a temporary database, a ``ComputerRunner``
 and a game against the level-3 computer; a probe task sleeps 1 ms in a loop and records
@@ -16,26 +30,32 @@ its largest overshoot while the computer thinks (``--lag-moves`` moves). The bas
 the same search called on the event loop (what the service would do without the worker
 process), interleaved with ours. Target: <= 50 ms.
 
-``--chance`` compares the chance-node methods (expectimax, Star1, Star2) at a fixed
-depth on random positions of the dice variants: nodes, time and the median of the
-per-position ratios to expectimax; the values must agree (pruning never changes them).
+``--compare-chance`` compares the chance-node methods (expectimax, Star1, Star2) to the
+same depth on fixed positions of the dice variants (``CHANCE_VARIANTS``), interleaved:
+nodes, CPU time, the median of the per-position ratios to expectimax, and whether the
+values and the chosen actions agree (pruning must never change them).
 
-Figures depend on the machine: run it on a quiet one. A full run is long (level 3 thinks
-up to ``--budget`` seconds per move): ``--games``/``--variants``/``--opponents`` take a
-sample.
+Figures depend on the machine: run it on a quiet one.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -57,81 +77,223 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (centre - spread) / denominator, (centre + spread) / denominator
 
 
-def match(
-    key: str, opponent: str, games: int, budget: float, max_plies: int, seed: int
-) -> tuple[float, list[float], int]:
-    """Level 3's points, its move times (ms), and how many games hit the ply cap."""
-    three = players.parse("ai:3")
-    other = players.parse(opponent)
-    points = 0.0
-    times: list[float] = []
-    capped = 0
-    for i in range(games):
-        ours = i % 2  # 0: level 3 plays White
-        white, black = (three, other) if ours == 0 else (other, three)
-        mine: list[float] = []
+# ----- matches: planned, played (in parallel), journalled, reported -------------------------
 
-        def note(
-            game: variants.Game,
-            side: int,
-            text: str,
-            ms: float | None,
-            ours: int = ours,
-            mine: list[float] = mine,
-        ) -> None:
-            if side == ours and ms is not None:
-                mine.append(ms)
 
-        played = players.play_game(
-            key, white, black, seed=seed + i, max_plies=max_plies, budget_s=budget, on_action=note
-        )
-        won = (played.winner == "white") == (ours == 0)
-        points += 0.5 if played.winner is None else (1.0 if won else 0.0)
-        capped += played.capped
-        times += mine
-        side = "white" if ours == 0 else "black"
-        print(
-            f"  {key} game {i + 1}: level 3 ({side}) vs {opponent}: {played.score} "
-            f"({played.reason}) in {played.plies} plies; level 3 max {max(mine, default=0):.0f} ms",
-            flush=True,
-        )
-    return points, times, capped
+@dataclass(frozen=True)
+class Planned:
+    """One game of the plan: level 3 against ``opponent`` in ``variant``, with dice seed
+    ``seed``; level 3 plays White when ``index`` is even."""
+
+    variant: str
+    opponent: str
+    index: int
+    seed: int
+
+    @property
+    def ai_colour(self) -> str:
+        return "white" if self.index % 2 == 0 else "black"
+
+
+def plan(args: argparse.Namespace) -> list[Planned]:
+    """Round-robin: game 1 of every variant and pairing, then game 2 of each, ... so
+    that each pairing has games early and a stopped run leaves an even sample."""
+    return [
+        Planned(key, opponent, i, args.seed + i)
+        for i in range(args.games)
+        for opponent in args.opponents
+        for key in args.variants
+    ]
+
+
+def engine_version() -> str:
+    """The commit the engine comes from (``ENGINE_VERSION`` if set, else git), so that
+    a journal's lead can tell games of different engines apart."""
+    found = os.environ.get("ENGINE_VERSION")
+    if found:
+        return found
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )  # fmt: skip
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
+def conditions(args: argparse.Namespace) -> dict[str, Any]:
+    """What makes journalled games comparable (a game counts only under the same)."""
+    return {"level": 3, "budget": args.budget, "clock": args.clock, "max_plies": args.max_plies}
+
+
+def play_one(game: Planned, cond: dict[str, Any]) -> dict[str, Any]:
+    """Play one planned game (in a worker process): its journal line."""
+    three = players.parse(f"ai:{cond['level']}")
+    other = players.parse(game.opponent)
+    ours = 0 if game.ai_colour == "white" else 1
+    white, black = (three, other) if ours == 0 else (other, three)
+    wall_ms: list[float] = []
+    cpu_ms: list[float] = []
+    search_clock = time.thread_time if cond["clock"] == "cpu" else None
+    sides: list[int] = []  # who made each AI move, in order
+
+    def note(g: variants.Game, side: int, text: str, ms: float | None) -> None:
+        if ms is not None:
+            sides.append(side)
+
+    began = time.time()
+    played = players.play_game(
+        game.variant, white, black, seed=game.seed, max_plies=cond["max_plies"],
+        budget_s=cond["budget"], search_clock=search_clock, on_action=note,
+    )  # fmt: skip
+    # Level 3's own moves (against ai:1 both sides are AI players).
+    for side, w, c in zip(sides, played.ai_move_ms, played.ai_move_cpu_ms, strict=True):
+        if side == ours:
+            wall_ms.append(round(w, 1))
+            cpu_ms.append(round(c, 1))
+    won = played.winner == game.ai_colour
+    points = 0.5 if played.winner is None else (1.0 if won else 0.0)
+    return {
+        **cond,
+        "variant": game.variant,
+        "pairing": game.opponent,
+        "index": game.index,
+        "seed": game.seed,
+        "ai_colour": game.ai_colour,
+        "white": played.white,
+        "black": played.black,
+        "result": played.score,
+        "reason": played.reason,
+        "capped": played.capped,
+        "points": points,
+        "plies": played.plies,
+        "ai_ms": wall_ms,
+        "ai_cpu_ms": cpu_ms,
+        "load": [round(x, 2) for x in os.getloadavg()],
+        "started": datetime.fromtimestamp(began, UTC).isoformat(timespec="seconds"),
+        "seconds": round(time.time() - began, 1),
+        "engine": cond.get("engine", "unknown"),
+    }
+
+
+def read_journal(path: Path | None) -> list[dict[str, Any]]:
+    if path is None or not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            print(f"  journal line {n} is not JSON (a run stopped mid-write?); skipped")
+    return out
+
+
+def matching(entries: list[dict[str, Any]], cond: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in entries if all(e.get(k) == v for k, v in cond.items())]
+
+
+def game_line(e: dict[str, Any]) -> str:
+    return (
+        f"  {e['variant']} vs {e['pairing']} game {e['index'] + 1} (seed {e['seed']}): level 3 "
+        f"({e['ai_colour']}) {e['result']} ({e['reason']}) in {e['plies']} plies; level 3 "
+        f"max {max(e['ai_ms'], default=0):.0f} ms wall, {max(e['ai_cpu_ms'], default=0):.0f} ms "
+        f"CPU; load {e['load'][0]}"
+    )
 
 
 def run_matches(args: argparse.Namespace) -> None:
+    cond = conditions(args)
+    journal = Path(args.journal) if args.journal else None
+    done = {
+        (e["variant"], e["pairing"], e["seed"], e["ai_colour"])
+        for e in matching(read_journal(journal), cond)
+    }
+    todo = [g for g in plan(args) if (g.variant, g.opponent, g.seed, g.ai_colour) not in done]
     print(
-        f"Matches: {args.games} games per variant and opponent, budget {args.budget} s, "
-        f"ply cap {args.max_plies} (a draw)"
+        f"Matches: level 3 vs {', '.join(args.opponents)} in {', '.join(args.variants)}; "
+        f"{args.games} games per variant and pairing (level 3 White in half), budget "
+        f"{args.budget} s on the {args.clock} clock, ply cap {args.max_plies} (a draw); "
+        f"{len(todo)} to play, {args.jobs} at a time"
+        + (f", journal {journal} ({len(done)} done already)" if journal else ""),
+        flush=True,
     )
-    all_times: list[float] = []
+    played: list[dict[str, Any]] = []
+    if todo:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            version = engine_version()
+            futures = [pool.submit(play_one, g, {**cond, "engine": version}) for g in todo]
+            for future in as_completed(futures):
+                entry = future.result()
+                played.append(entry)
+                if journal is not None:
+                    with journal.open("a") as f:
+                        f.write(json.dumps(entry, sort_keys=True) + "\n")
+                print(game_line(entry), flush=True)
+    entries = matching(read_journal(journal), cond) if journal else played
+    report(entries, args)
+
+
+def report(entries: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """Per variant and pairing: the score with its 95 % Wilson interval against the
+    target and how many of the ``--games`` are still missing; level 3's move times."""
+    print(
+        f"Report over {len(entries)} journalled games (level 3, budget {args.budget} s on the "
+        f"{args.clock} clock, ply cap {args.max_plies}); a win 1, a draw 1/2:"
+    )
+    walls: list[float] = []
+    cpus: list[float] = []
     for opponent in args.opponents:
+        target = TARGETS.get(opponent)
         for key in args.variants:
-            points, times, capped = match(
-                key, opponent, args.games, args.budget, args.max_plies, args.seed
-            )
-            all_times += times
-            score = points / args.games
-            lo, hi = wilson(score, args.games)
-            target = TARGETS.get(opponent)
-            verdict = (
-                ""
-                if target is None
-                else (" meets" if lo >= target else " below" if hi < target else " undecided")
-            )
+            games = [e for e in entries if e["variant"] == key and e["pairing"] == opponent]
+            n = len(games)
+            w = [ms for e in games for ms in e["ai_ms"]]
+            c = [ms for e in games for ms in e["ai_cpu_ms"]]
+            walls += w
+            cpus += c
+            missing = max(0, args.games - n)
+            as_white = sum(1 for e in games if e["ai_colour"] == "white")
+            if n == 0:
+                print(f"  {key:13} vs {opponent:7}: no games yet; {missing} missing")
+                continue
+            score = sum(e["points"] for e in games) / n
+            lo, hi = wilson(score, n)
+            verdict = ""
+            if target is not None:
+                state = "meets" if lo >= target else "below" if hi < target else "undecided"
+                verdict = f"; target >= {target:.0%}: {state}"
+            capped = sum(1 for e in games if e["capped"])
             print(
-                f"{key:13} level 3 vs {opponent:7}: score {score:6.1%} "
-                f"[95% {lo:5.1%}, {hi:5.1%}] over {args.games} games ({capped} capped); "
-                f"target >= {target:.0%}:{verdict}"
-                if target is not None
-                else f"{key:13} level 3 vs {opponent}: score {score:.1%} [{lo:.1%}, {hi:.1%}]",
+                f"  {key:13} vs {opponent:7}: score {score:6.1%} [95% {lo:5.1%}, {hi:5.1%}] "
+                f"over {n} games ({as_white} as White, {capped} capped), {missing} missing"
+                f"{verdict}; move p95 {players.percentile(w, 0.95):.0f} ms, max "
+                f"{max(w, default=0):.0f} ms (CPU p95 {players.percentile(c, 0.95):.0f}, max "
+                f"{max(c, default=0):.0f})",
                 flush=True,
             )
-    if all_times:
+    if walls:
         print(
-            f"level 3 move time over {len(all_times)} moves: p50 "
-            f"{players.percentile(all_times, 0.5):.0f} ms, p95 "
-            f"{players.percentile(all_times, 0.95):.0f} ms (target <= 2000), max "
-            f"{max(all_times):.0f} ms (target <= 5000)"
+            f"level 3 move time over {len(walls)} moves: wall p50 "
+            f"{players.percentile(walls, 0.5):.0f} ms, p95 {players.percentile(walls, 0.95):.0f} "
+            f"ms (target <= 2000), max {max(walls):.0f} ms (target <= 5000); CPU p50 "
+            f"{players.percentile(cpus, 0.5):.0f}, p95 {players.percentile(cpus, 0.95):.0f}, max "
+            f"{max(cpus):.0f} ms"
+        )
+        versions: dict[str, int] = {}
+        for e in entries:
+            versions[e.get("engine", "unknown")] = versions.get(e.get("engine", "unknown"), 0) + 1
+        print(
+            "engine versions (commit: games): "
+            + ", ".join(f"{k}: {v}" for k, v in versions.items())
+        )
+        loads = [e["load"][0] for e in entries]
+        print(
+            f"load average while playing (1 min): median {statistics.median(loads):.2f}, max "
+            f"{max(loads):.2f} on {os.cpu_count()} cores (wall times on a loaded machine are "
+            "not the target's; the lead re-measures on a quiet one)"
         )
 
 
@@ -262,42 +424,158 @@ def run_lag(args: argparse.Namespace) -> None:
 # ----- chance-node methods -------------------------------------------------------------------
 
 
-def run_chance(args: argparse.Namespace) -> None:
-    from engine.domain import VariantDomain
-    from engine.search import Search, Settings
+CHANCE_VARIANTS = {
+    # (plies into a seeded random game, seed): Guardener's middle game, the Tquarchess
+    # opening while a Tquarc may enter (its d4), the Jepps Random setup and early play.
+    "guardener": [(p, s) for p in (4, 10, 20, 30) for s in (1, 2)],
+    "tquarchess": [(p, s) for p in (1, 3, 5, 8) for s in (1, 2)],
+    "jepps_random": [(p, s) for p in (0, 3, 7, 12) for s in (1, 2)],
+}
 
-    print(f"Chance-node methods at depth {args.depth}, {args.positions} positions per variant:")
-    for key in ("guardener", "tquarchess", "jepps_random"):
-        rows: dict[str, list[tuple[int, float]]] = {"expectimax": [], "star1": [], "star2": []}
-        for i in range(args.positions):
-            game = variants.random_playout(key, 6 + 3 * i, args.seed + i)
+
+def run_chance(args: argparse.Namespace) -> None:
+    """Star2 and Star1 against plain expectimax: the same depth on the same positions,
+    interleaved (the order of the methods turns with each position), CPU time."""
+    from engine.domain import VariantDomain
+    from engine.search import MATE_BOUND, Search, Settings
+
+    methods = ("expectimax", "star1", "star2")
+    print(
+        f"Chance-node methods to depth {args.depth} (quiescence as level 3), "
+        f"{sum(len(v) for v in CHANCE_VARIANTS.values())} fixed positions; nodes = decision "
+        "nodes visited, time = CPU; ratios are method / expectimax (median over positions)."
+    )
+    for key, cases in CHANCE_VARIANTS.items():
+        qdepth = engine.settings_for(3, 1.0, None, key).qdepth
+        rows: dict[str, list[tuple[int, float]]] = {m: [] for m in methods}
+        unfinished = dict.fromkeys(methods, 0)
+        same_move = same_value = 0
+        for n, (plies, seed) in enumerate(cases):
+            game = variants.random_playout(key, plies, seed)
             if game.result is not None:
                 continue
-            dom = VariantDomain(key)
-            values = set()
-            for method in rows:
-                search = Search(
-                    dom, Settings(max_depth=args.depth, chance=method), clock=lambda: 0.0
+            got: dict[str, tuple[int, float, Any, float, bool]] = {}
+            for method in methods[n % 3 :] + methods[: n % 3]:
+                dom = VariantDomain(key)
+                settings = Settings(
+                    max_depth=args.depth,
+                    min_depth=args.depth,
+                    chance=method,
+                    qdepth=qdepth,
+                    budget_s=args.cap,
                 )
-                began = time.perf_counter()
-                report = search.run(dom.root(game))
-                rows[method].append((report.nodes, time.perf_counter() - began))
-                values.add(round(report.value, 9))
-            if len(values) != 1:
-                print(f"  {key} position {i}: the methods disagree: {values}")
-        for method in ("star1", "star2"):
-            node_ratios = [
-                m[0] / e[0] for m, e in zip(rows[method], rows["expectimax"], strict=True) if e[0]
-            ]
-            time_ratios = [
-                m[1] / e[1] for m, e in zip(rows[method], rows["expectimax"], strict=True) if e[1]
-            ]
-            if node_ratios:
+                search = Search(dom, settings, clock=time.process_time)
+                began = time.process_time()
+                r = search.run(dom.root(game))
+                capped = r.depth < args.depth and r.value <= MATE_BOUND and r.nodes > 0
+                unfinished[method] += capped  # counted at the cap: a lower bound
+                got[method] = (search.nodes, time.process_time() - began, r.move, r.value, capped)
+            for m in methods:
+                rows[m].append(got[m][:2])
+            finished = not any(got[m][4] for m in methods)
+            same_move += finished and len({got[m][2] for m in methods}) == 1
+            same_value += finished and len({round(got[m][3], 9) for m in methods}) == 1
+            cells = ", ".join(
+                f"{m} {got[m][0]} nodes {got[m][1]:.3f} s" + (" (cap)" if got[m][4] else "")
+                for m in methods
+            )
+            print(f"  {key} ply {plies} seed {seed}: {cells}", flush=True)
+        base = rows["expectimax"]
+        print(
+            f"  {key}: {len(base)} positions; where all finished, the same value in "
+            f"{same_value} and the same choice in {same_move}; expectimax "
+            f"{sum(r[0] for r in base)} nodes {sum(r[1] for r in base):.1f} s in all, "
+            f"{unfinished['expectimax']} stopped at the {args.cap:.0f} s cap"
+        )
+        for m in ("star1", "star2"):
+            node_r = [a[0] / b[0] for a, b in zip(rows[m], base, strict=True) if b[0]]
+            time_r = [a[1] / b[1] for a, b in zip(rows[m], base, strict=True) if b[1]]
+            print(
+                f"  {key:13} {m}: {sum(r[0] for r in rows[m])} nodes "
+                f"{sum(r[1] for r in rows[m]):.1f} s in all; median nodes "
+                f"x{statistics.median(node_r):.3f}, time x{statistics.median(time_r):.3f} "
+                f"of expectimax; {unfinished[m]} stopped at the cap",
+                flush=True,
+            )
+    chosen = {k: engine.CHANCE_BY_VARIANT.get(k, engine.DEFAULT_CHANCE) for k in CHANCE_VARIANTS}
+    print(f"the engine's chance-node method per variant (engine.CHANCE_BY_VARIANT): {chosen}")
+
+
+SPEED_CASES = {
+    # variant: (depth, [(plies into a seeded random game, seed)])
+    "guardener": (2, [(p, s) for p in (4, 10, 20, 30) for s in (1, 2)]),
+    "tquarchess": (4, [(p, s) for p in (8, 16, 30) for s in (1, 2)]),
+    # The Jepps Random setup's first placements (later ones are often forced), then play.
+    "jepps_random": (3, [(0, 1), (2, 1), (0, 2), (20, 2), (30, 2), (40, 2)]),
+    "kings_guard": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
+    "stone_garden": (4, [(p, s) for p in (8, 30) for s in (1, 2)]),
+}
+
+SPEED_SNIPPET = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import engine, variants
+from engine.domain import VariantDomain
+from engine.search import Search, Settings
+key, plies, seed, depth = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+game = variants.random_playout(key, plies, seed)
+dom = VariantDomain(key)
+qdepth = engine.settings_for(3, 2.0, None, key).qdepth
+search = Search(dom, Settings(max_depth=depth, qdepth=qdepth), clock=lambda: 0.0)
+began = time.process_time()
+report = search.run(dom.root(game))
+cpu = time.process_time() - began
+text = dom.rules.format_move(game.pos, report.move, dom.rules.legal_moves(game.pos))
+print(json.dumps({"cpu": cpu, "nodes": report.nodes, "move": text, "value": report.value}))
+"""
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    """The search's CPU time to a fixed depth on fixed positions, ours against the
+    baseline commit (``--baseline``, exported with git archive), each case run in a fresh
+    process per engine, the two alternating (which goes first turns with each case)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        roots = {"ours": str(ROOT), "base": tmp}
+        print(
+            f"Search speed to a fixed depth (Star2, level 3's quiescence, a frozen clock): ours "
+            f"({engine_version()}) against {args.baseline}, CPU seconds of the search alone, "
+            f"{args.reps} repetition(s), interleaved",
+            flush=True,
+        )
+        for key, (depth, cases) in SPEED_CASES.items():
+            if key not in args.variants:
+                continue
+            ratios: list[float] = []
+            for n, (plies, seed) in enumerate(cases):
+                got: dict[str, list[dict[str, Any]]] = {"ours": [], "base": []}
+                for rep in range(args.reps):
+                    order = ("ours", "base") if (n + rep) % 2 == 0 else ("base", "ours")
+                    for which in order:
+                        out = subprocess.run(
+                            [sys.executable, "-c", SPEED_SNIPPET, roots[which], key,
+                             str(plies), str(seed), str(depth)],
+                            capture_output=True, text=True, check=True,
+                        )  # fmt: skip
+                        got[which].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                ours = statistics.median(r["cpu"] for r in got["ours"])
+                base = statistics.median(r["cpu"] for r in got["base"])
+                ratios.append(ours / base if base else float("nan"))
+                o, b = got["ours"][0], got["base"][0]
                 print(
-                    f"  {key:13} {method}: nodes x{statistics.median(node_ratios):.2f}, time "
-                    f"x{statistics.median(time_ratios):.2f} of expectimax (median over "
-                    f"{len(node_ratios)} positions)"
+                    f"  {key} ply {plies} seed {seed} depth {depth}: ours {ours:.2f} s "
+                    f"({o['nodes']} nodes, {o['move']} {o['value']:+.3f}), baseline {base:.2f} s "
+                    f"({b['nodes']} nodes, {b['move']} {b['value']:+.3f}); ratio {ratios[-1]:.3f}",
+                    flush=True,
                 )
+            print(
+                f"{key}: median ratio ours/baseline {statistics.median(ratios):.3f} over "
+                f"{len(ratios)} positions",
+                flush=True,
+            )
 
 
 def main() -> None:
@@ -312,9 +590,28 @@ def main() -> None:
     parser.add_argument("--lag-moves", type=int, default=6)
     parser.add_argument("--skip-lag", action="store_true")
     parser.add_argument("--skip-games", action="store_true")
-    parser.add_argument("--chance", action="store_true", help="compare the chance-node methods")
-    parser.add_argument("--positions", type=int, default=12)
+    parser.add_argument(
+        "--journal", help="append each finished game here (JSON lines); a rerun continues it"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once, in processes")
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall",
+        help="what the AI's budget counts: wall time (the service's) or its CPU time "
+        "(the same strength on a busy machine)",
+    )  # fmt: skip
+    parser.add_argument("--report", action="store_true", help="only report the journal")
+    parser.add_argument(
+        "--speed", action="store_true", help="search CPU time to a fixed depth vs --baseline"
+    )
+    parser.add_argument("--baseline", default="main", help="the commit --speed compares with")
+    parser.add_argument(
+        "--compare-chance", "--chance", dest="chance", action="store_true",
+        help="Star2 and Star1 against plain expectimax on fixed positions",
+    )  # fmt: skip
     parser.add_argument("--depth", type=int, default=2)
+    parser.add_argument(
+        "--cap", type=float, default=120.0, help="CPU seconds a method may spend on a position"
+    )
     args = parser.parse_args()
     args.variants = [v for v in args.variants.split(",") if v]
     args.opponents = [o for o in args.opponents.split(",") if o]
@@ -324,6 +621,12 @@ def main() -> None:
         players.parse(name)
     if args.chance:
         run_chance(args)
+        return
+    if args.speed:
+        run_speed(args)
+        return
+    if args.report:
+        report(matching(read_journal(Path(args.journal)), conditions(args)), args)
         return
     if not args.skip_lag:
         run_lag(args)

@@ -28,7 +28,8 @@ import variants
 from variants.base import Result
 from variants.position import Move, Position
 
-from .evaluate import Evaluator, evaluator
+from .evaluate import Evaluator, State, evaluator
+from .moves import move_source
 
 WIN = 1.0
 MATE_STEP = 1e-4  # a win n plies away is worth 1 - n * MATE_STEP
@@ -39,7 +40,7 @@ class Node:
     """A decision node: the position, the repetition keys of the game up to it,
     and what has been learnt about it (its result, its actions, its key)."""
 
-    __slots__ = ("pos", "keys", "result", "moves", "key", "static")
+    __slots__ = ("pos", "keys", "result", "moves", "key", "static", "noisy", "state")
 
     def __init__(
         self, pos: Position, keys: tuple[Any, ...], result: Result | None = _UNKNOWN
@@ -50,6 +51,8 @@ class Node:
         self.moves: list[Move] | None = None
         self.key: Hashable | None = None
         self.static: float | None = None
+        self.noisy: list[Move] | None = None
+        self.state: State | None = None  # the evaluator's material state
 
 
 def scripted(rolls: Sequence[int]) -> Callable[[int], int]:
@@ -60,6 +63,31 @@ def scripted(rolls: Sequence[int]) -> Callable[[int], int]:
         return next(it)
 
     return roll
+
+
+def dice_only(pos: Position, dice: tuple[int, ...]) -> Position:
+    """``pos`` with ``dice`` showing, sharing everything else with ``pos`` (the
+    search never changes a position in place: ``make`` returns a new one). What
+    ``start_turn`` makes of a turn whose roll only sets the dice, without its cost."""
+    new = _blank(Position)
+    new.board = pos.board
+    new.turn = pos.turn
+    new.castling = pos.castling
+    new.ep = pos.ep
+    new.halfmove = pos.halfmove
+    new.fullmove = pos.fullmove
+    new.kings = pos.kings
+    new.dice = dice
+    new.extra = pos.extra
+    new.occ = pos.occ
+    new.bb = pos.bb
+    new.zkey = pos.zkey
+    new.lay = pos.lay
+    new.danger = pos.danger
+    return new
+
+
+_blank = object.__new__
 
 
 def _no_roll(sides: int) -> int:
@@ -75,12 +103,24 @@ class VariantDomain:
         self.values = self.evaluator.values
         self.royal = self.evaluator.royal
         self.sorted_dice = True
+        self.source = move_source(self.rules, self.worth)
+        self.has_check = self.rules.has_check
+        # Chance tables as floats, merged by dice order: (key, move) -> [(p, rolls)]
+        self._tables: dict[Hashable, list[tuple[float, tuple[int, ...]]]] = {}
+        # Does ``outcome`` read the game's repetition keys (Guardener's does not)?
+        self.uses_history = key != "guardener"
+        # Guardener's start-of-turn table is the same object every time.
+        self.constant_chances = key == "guardener"
+        self._constant: tuple[Any, list[tuple[float, tuple[int, ...]]]] | None = None
 
     # ----- nodes -------------------------------------------------------------
 
     def root(self, game: variants.Game) -> Node:
         if game.result is not None:
             raise ValueError(f"the game is over: {game.result}")
+        self.source.clear()
+        if len(self._tables) > 50_000:
+            self._tables.clear()
         return Node(game.pos.copy(), tuple(game.keys))
 
     def side(self, node: Node) -> int:
@@ -93,8 +133,21 @@ class VariantDomain:
 
     def moves(self, node: Node) -> list[Move]:
         if node.moves is None:
-            node.moves = self.rules.legal_moves(node.pos)
+            node.moves = self.source.legal(node.pos)
         return node.moves
+
+    def in_check(self, node: Node) -> bool:
+        """Is the side to move in check (variants with a check rule)?"""
+        return self.has_check and self.rules.in_check(node.pos)
+
+    def noisy(self, node: Node) -> list[Move]:
+        """Captures and promotions, most valuable victim first (quiescence)."""
+        if node.noisy is None:
+            legal = node.moves
+            if legal is None and not self.source.restricted:
+                legal = self.moves(node)  # kept: the whole list is made anyway
+            node.noisy = self.source.noisy(node.pos, legal)
+        return node.noisy
 
     # ----- results -------------------------------------------------------------
 
@@ -113,7 +166,7 @@ class VariantDomain:
                 result = rules.outcome(pos, node.keys)
             elif horizon:
                 return None
-            elif not self.moves(node):
+            elif not (self.source.has_move(pos) if node.moves is None else node.moves):
                 result = rules.outcome(pos, node.keys)
                 if result is None:
                     result = variants.Result(None, "no action")
@@ -136,21 +189,61 @@ class VariantDomain:
 
     def evaluate(self, node: Node) -> float:
         if node.static is None:
-            node.static = self.evaluator.evaluate(node.pos)
+            node.static = self.evaluator.evaluate(node.pos, self.state(node))
         return node.static
+
+    def state(self, node: Node) -> State:
+        if node.state is None:
+            node.state = self.evaluator.state(node.pos)
+        return node.state
 
     # ----- actions ---------------------------------------------------------------
 
     def children(self, node: Node, move: Move) -> list[tuple[float, Node]]:
         """Every way ``move`` can turn out: (probability, next decision node)."""
-        rules = self.rules
         pos = node.pos
-        inner = rules.chances(pos, move)
+        inner = self.table(pos, move, self.key(node))
         if not inner:
             return self._after(node, pos, move, (), 1.0)
         out: list[tuple[float, Node]] = []
-        for c in inner:
-            out.extend(self._after(node, pos, move, c.rolls, float(c.probability)))
+        for p, rolls in inner:
+            out.extend(self._after(node, pos, move, rolls, p))
+        return out
+
+    def table(
+        self, pos: Position, move: Move | None, key: Hashable
+    ) -> list[tuple[float, tuple[int, ...]]]:
+        """``rules.chances(pos, move)`` as floats, cached by the position's key. At the
+        start of a turn, rolls that differ only in the order of the last two dice
+        are one outcome (their probabilities add up)."""
+        k = (key, move)
+        found = self._tables.get(k)
+        if found is not None:
+            return found
+        chances = self.rules.chances(pos, move)
+        if not chances:
+            return []
+        # Guardener's 2d4 is one constant table: converted once, found by identity.
+        same = self._constant
+        if same is not None and same[0] is chances:
+            return same[1]
+        if move is not None or not self.sorted_dice:
+            out = [(float(c.probability), c.rolls) for c in chances]
+        else:
+            merged: dict[tuple[int, ...], list[Any]] = {}
+            for c in chances:
+                r = c.rolls
+                m = r[:-2] + tuple(sorted(r[-2:]))
+                entry = merged.get(m)
+                if entry is None:
+                    merged[m] = [c.probability, m]
+                else:
+                    entry[0] += c.probability
+            out = [(float(q), m) for q, m in merged.values()]
+        if self.constant_chances:
+            self._constant = (chances, out)
+        else:
+            self._tables[k] = out
         return out
 
     def _after(
@@ -158,53 +251,51 @@ class VariantDomain:
     ) -> list[tuple[float, Node]]:
         rules = self.rules
         new = rules.make(pos, move, scripted(rolls) if rolls else _no_roll)
-        keys = node.keys + (rules.repetition_key(new),)
-        start = rules.chances(new)
+        state = self.evaluator.step(self.state(node), pos, new, move)
+        new_key = rules.repetition_key(new)
+        keys = node.keys + (new_key,) if self.uses_history else node.keys
+        start = self.table(new, None, new_key) if new.dice is None else ()
         if not start:
-            return [(p, Node(new, keys))]
+            child = Node(new, keys)
+            child.key = new_key
+            child.state = state
+            return [(p, child)]
         ended = rules.outcome(new, keys)
         if ended is not None:
             return [(p, Node(new, keys, ended))]
-        # Rolls that differ only in the order of the last two dice are one child.
-        merged: dict[tuple[int, ...], list[Any]] = {}
-        for c in start:
-            r = c.rolls
-            k = r[:-2] + tuple(sorted(r[-2:])) if self.sorted_dice else r
-            entry = merged.get(k)
-            if entry is None:
-                merged[k] = [float(c.probability), k]
-            else:
-                entry[0] += float(c.probability)
         # The evaluation does not read the dice: children that differ only in the
         # dice share one static score.
-        static = self.evaluator.evaluate(new) if self.same_board(start) else None
         out: list[tuple[float, Node]] = []
-        for q, k in merged.values():
-            rolled = new.copy()
-            rules.start_turn(rolled, scripted(k))
-            child = Node(rolled, keys)
-            if static is not None and rolled.turn == new.turn:
-                child.static = static
+        if not self.same_board(start):
+            for q, k in start:
+                rolled = new.copy()
+                rules.start_turn(rolled, scripted(k))
+                out.append((p * q, Node(rolled, keys)))
+            return out
+        # Two dice that only set ``pos.dice`` (``dice_only``): the children share the
+        # board, its material state and its static score (the evaluation does not
+        # read the dice).
+        static = self.evaluator.evaluate(new, state)
+        for q, k in start:
+            child = Node(dice_only(new, k), keys)
+            child.state = state
+            child.static = static
             out.append((p * q, child))
         return out
 
-    def same_board(self, start: Sequence[Any]) -> bool:
-        """Do the start-of-turn rolls only set the dice (Guardener), rather than
-        also placing pieces (Jepps Random's mediator)?"""
-        return all(len(c.rolls) == 2 for c in start)
+    @staticmethod
+    def same_board(start: Sequence[tuple[float, tuple[int, ...]]]) -> bool:
+        """Do the start-of-turn rolls only set the dice (Guardener, a Jepps Random
+        placement or mediator roll), rather than also placing pieces (the mediator's
+        odd-even roll, which starts Black's own setup)? Two dice do only that: a test
+        holds ``start_turn`` with them equal to ``dice_only``."""
+        return all(len(k) == 2 for _, k in start)
 
     # ----- move facts ---------------------------------------------------------------
 
     def victim(self, node: Node, move: Move) -> str | None:
         """The kind of piece ``move`` captures, if any."""
-        if move.flag == "ep":
-            return "P"
-        if move.to < 0 or move.flag in ("castle", "teleport", "drop", "relocate", "place"):
-            return None
-        target = node.pos.board[move.to]
-        if target is None or target.color == node.pos.turn:
-            return None
-        return target.kind
+        return self.source.victim(node.pos, move)
 
     def worth(self, kind: str | None) -> float:
         if kind is None:
@@ -215,19 +306,11 @@ class VariantDomain:
 
     def is_noisy(self, node: Node, move: Move) -> bool:
         """Captures and promotions: what quiescence searches."""
-        return (
-            bool(move.promo and move.flag not in ("place", "drop"))
-            or self.victim(node, move) is not None
-        )
+        return self.source.is_noisy(node.pos, move)
 
     def mvv_lva(self, node: Node, move: Move) -> float:
         """Most valuable victim, least valuable attacker (larger first)."""
-        gain = self.worth(self.victim(node, move))
-        if move.promo and move.flag not in ("place", "drop"):
-            gain += self.worth(move.promo) - 1.0
-        mover = node.pos.board[move.frm] if move.frm >= 0 else None
-        cost = self.worth(mover.kind) if mover is not None and mover.kind != self.royal else 0.5
-        return 10.0 * gain - cost
+        return self.source.mvv_lva(node.pos, move)
 
 
 __all__ = ["MATE_STEP", "Node", "VariantDomain", "WIN", "scripted"]

@@ -21,11 +21,16 @@ Terms (all in pawns):
 
 What each variant makes matter:
 
+The material and placement sum (with each side's material, pawns and tracked
+pieces) is kept move by move (``Evaluator.step``: only the squares a move changed
+are looked at); a test holds it equal to a count over the whole board.
+
 - Guardener: values weighted by how often the dice let each piece act
   (``engine.values``); terraces are priced by the same mobility tables (a piece
   on w4 reaches little); a captured Guardener that a Double x2 may resurrect
-  keeps ``RESURRECTION`` of its value; no check, so the search sees King
-  captures as wins.
+  keeps ``RESURRECTION`` of its value; a Guardener still on its double start
+  counts once (half on each square); no check, so the search sees King captures
+  as wins.
 - Tquarchess: a Tquarc waiting to enter (while an entry square is left) counts
   ``TQUARC_IN_HAND`` of its value; a lost one that a Knight or pawn may
   resurrect counts ``RESURRECTION``.
@@ -50,7 +55,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import variants
-from variants.position import Piece, Position, piece
+from variants.position import Move, Piece, Position, piece
 
 from .values import derive, mobility_table
 
@@ -78,8 +83,21 @@ class Info(NamedTuple):
     """What one pass over the board gathers for the other terms."""
 
     material: list[float]  # non-pawn material, per colour
-    pawns: list[int]  # pawns (Horses in Stone Garden), per colour
-    kinds: set[tuple[str, int]]  # (kind, colour) of the non-pawn pieces on the board
+    pawns: list[float]  # pawns (Horses in Stone Garden), per colour
+    tracked: tuple[float, float]  # pieces of the variant's TRACKED kind, per colour
+
+
+# The material state of a position, kept up to date move by move (``step``):
+# [placement and material sum (White +), material white, material black,
+#  pawns white, pawns black, tracked white, tracked black].
+State = list[float]
+
+# table, slot, amount, tracked slot, tracked count (``Evaluator.entry``)
+Entry = tuple[tuple[float, ...], int, float, int, float]
+
+# The kind whose presence a variant's own term reads (a Guardener to resurrect, a
+# Tquarc to enter or resurrect).
+TRACKED = {"guardener": "G", "tquarchess": "T"}
 
 
 class Evaluator:
@@ -125,10 +143,10 @@ class Evaluator:
         self.last_rank = (8, 1)
         if key == "guardener":
             self.home_rank, self.last_rank = (1, 8), (8, 1)
-        start = [p for p in self.rules.initial_position({}, lambda n: 1).board if p is not None]
-        self.start_material = sum(
-            self.values.get(p.kind, 0.0) for p in start if not self._is_pawnish(p.kind)
-        )
+        self.tracked = TRACKED.get(key, "")
+        self._entries: dict[int, Entry] = {}  # by piece code
+        start = self.state(self.rules.initial_position({}, lambda n: 1))
+        self.start_material = start[1] + start[2]
         if key == "jepps_random":
             self.start_material = 2 * sum(self.values[k] for k in "QRRBBNN")
         # The King's fixed terms: in the middle game it stays home and off the
@@ -206,42 +224,93 @@ class Evaluator:
 
     # ----- evaluation -------------------------------------------------------
 
-    def evaluate(self, pos: Position) -> float:
-        """Expected score for the side to move, in (-0.95, 0.95)."""
-        pawns = self.pawns(pos)
+    def evaluate(self, pos: Position, state: State | None = None) -> float:
+        """Expected score for the side to move, in (-0.95, 0.95). ``state`` is the
+        position's material state if known (``state``, ``step``)."""
+        pawns = self.pawns(pos, state)
         if pos.turn == BLACK:
             pawns = -pawns
         return SQUASH_MAX * math.tanh(pawns / SQUASH)
 
-    def pawns(self, pos: Position) -> float:
+    def pawns(self, pos: Position, state: State | None = None) -> float:
         """The position in pawns, White positive."""
-        score = 0.0
-        by_id = self._by_id
-        royal = self.royal
-        values = self.values
-        pawnish = self.pawnish
-        # info: [white material, black material, white pawns, black pawns, kinds seen]
-        material = [0.0, 0.0]
-        pawns = [0, 0]
-        kinds: set[tuple[str, int]] = set()
+        if state is None:
+            state = self.state(pos)
+        info = Info([state[1], state[2]], [state[3], state[4]], (state[5], state[6]))
+        return state[0] + self._extra(pos, info) + self._kings(pos, info)
+
+    def entry(self, p: Piece) -> Entry:
+        """What one piece adds to the state: its table, the slot it counts in
+        (material, pawns or 0 for the King, whose table is zero), how much, and
+        the slot and count of the tracked kind (0: not tracked)."""
+        found = self._entries.get(p.code)
+        if found is None:
+            weight = 1.0
+            if self.key == "guardener" and p.kind == "G" and p.state == "2":
+                weight = 0.5  # one Guardener standing on both start squares (RULES.md 1)
+            t = self.table(p)
+            if weight != 1.0:
+                t = tuple(weight * v for v in t)
+            if p.kind == self.royal:
+                slot, amount = 0, 0.0
+            elif p.kind in self.pawnish:
+                slot, amount = 3 + p.color, weight
+            else:
+                slot, amount = 1 + p.color, weight * self.values[p.kind]
+            tslot = 5 + p.color if p.kind == self.tracked else 0
+            found = (t, slot, amount, tslot, weight)
+            self._entries[p.code] = found
+        return found
+
+    def state(self, pos: Position) -> State:
+        """The material state of ``pos``, from the whole board."""
+        state = [0.0] * 7
+        entries = self._entries
         for sq, p in enumerate(pos.board):
             if p is None:
                 continue
-            kind = p.kind
-            if kind == royal:
+            e = entries.get(p.code)
+            if e is None:
+                e = self.entry(p)
+            state[0] += e[0][sq]
+            state[e[1]] += e[2]
+            if e[3]:
+                state[e[3]] += e[4]
+        return state
+
+    def step(self, state: State, old: Position, new: Position, move: Move) -> State:
+        """The state of ``new``, made from ``old`` by ``move``, from ``old``'s state:
+        only the squares the move changed are looked at (those whose occupancy
+        changed, and the move's own squares, where a piece may change in place)."""
+        o0, o1 = old.occ
+        n0, n1 = new.occ
+        changed = (o0 ^ n0) | (o1 ^ n1)
+        for sq in (move.frm, move.to, move.gate, move.aux):
+            if sq >= 0:
+                changed |= 1 << sq
+        out = state[:]
+        entries = self._entries
+        before, after = old.board, new.board
+        while changed:
+            b = changed & -changed
+            changed ^= b
+            sq = b.bit_length() - 1
+            p, q = before[sq], after[sq]
+            if p is q:
                 continue
-            entry = by_id.get(id(p))
-            t = entry[1] if entry is not None and entry[0] is p else self.table(p)
-            score += t[sq]
-            if kind in pawnish:
-                pawns[p.color] += 1
-            else:
-                material[p.color] += values[kind]
-                kinds.add((kind, p.color))
-        info = Info(material, pawns, kinds)
-        score += self._extra(pos, info)
-        score += self._kings(pos, info)
-        return score
+            if p is not None:
+                e = entries.get(p.code) or self.entry(p)
+                out[0] -= e[0][sq]
+                out[e[1]] -= e[2]
+                if e[3]:
+                    out[e[3]] -= e[4]
+            if q is not None:
+                e = entries.get(q.code) or self.entry(q)
+                out[0] += e[0][sq]
+                out[e[1]] += e[2]
+                if e[3]:
+                    out[e[3]] += e[4]
+        return out
 
     def _kings(self, pos: Position, info: Info) -> float:
         material = info.material
@@ -292,7 +361,7 @@ class Evaluator:
     def _extra_guardener(self, pos: Position, info: Info) -> float:
         score = 0.0
         for color in (WHITE, BLACK):
-            if ("G", color) not in info.kinds:
+            if not info.tracked[color]:
                 bonus = RESURRECTION * self.values["G"]
                 score += bonus if color == WHITE else -bonus
         return score
@@ -301,7 +370,7 @@ class Evaluator:
         score = 0.0
         extra = pos.extra
         for color in (WHITE, BLACK):
-            if ("T", color) in info.kinds:
+            if info.tracked[color]:
                 continue
             sign = 1.0 if color == WHITE else -1.0
             if extra["hand"][color]:
@@ -316,7 +385,7 @@ class Evaluator:
         board = pos.board
         for color in (WHITE, BLACK):
             sign = 1.0 if color == WHITE else -1.0
-            n = info.pawns[color]
+            n = int(info.pawns[color])
             if n < len(LAST_PAWNS):
                 score -= sign * LAST_PAWNS[n]
             escorts = 0

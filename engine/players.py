@@ -50,6 +50,7 @@ class Played:
     capped: bool
     ai_move_ms: tuple[float, ...]  # time of each AI choice, in milliseconds
     record: str
+    ai_move_cpu_ms: tuple[float, ...] = ()  # the same in CPU time of this thread
 
     @property
     def score(self) -> str:
@@ -103,27 +104,37 @@ def play_game(
     budget_s: float = 2.0,
     clock: Callable[[], float] | None = None,
     on_action: Callable[[variants.Game, int, str, float | None], None] | None = None,
+    search_clock: Callable[[], float] | None = None,
 ) -> Played:
     """Play one game; ``on_action(game, side, text, ai_ms)`` is called after each action
-    (``side`` 0 White, 1 Black: who acted; ``ai_ms`` None for a non-AI player)."""
+    (``side`` 0 White, 1 Black: who acted; ``ai_ms`` None for a non-AI player).
+    ``clock`` measures the AI's move times; ``search_clock`` is the clock its budget
+    runs on (default wall time; ``time.thread_time`` gives it the budget in CPU time,
+    the same strength whatever else the machine is doing)."""
     from . import choose_for_game
 
     clock = clock or time.perf_counter
     game = variants.new_game(key, seed=seed)
     rngs = (random.Random(f"{seed}:white"), random.Random(f"{seed}:black"))
     times: list[float] = []
+    cpu_times: list[float] = []
     plies = 0
     while game.result is None and plies < max_plies:
         side = game.pos.turn
         player = white if side == 0 else black
         ms: float | None = None
         if player.level is not None:
-            start = clock()
+            start, cpu = clock(), time.thread_time()
             choice = choose_for_game(
-                game, player.level, budget_s=budget_s, seed=rngs[side].randrange(2**32)
+                game,
+                player.level,
+                budget_s=budget_s,
+                seed=rngs[side].randrange(2**32),
+                clock=search_clock,
             )
             ms = (clock() - start) * 1000.0
             times.append(ms)
+            cpu_times.append((time.thread_time() - cpu) * 1000.0)
             text = choice.action
         elif player.name == "greedy":
             text = greedy_action(game, rngs[side])
@@ -144,6 +155,7 @@ def play_game(
         plies=plies,
         capped=result is None,
         ai_move_ms=tuple(times),
+        ai_move_cpu_ms=tuple(cpu_times),
         record=game.record(),
     )
 

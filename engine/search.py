@@ -11,7 +11,9 @@
   then two killer actions per ply, then the history score.
 - *Quiescence*: captures and promotions only, with stand-pat, to ``qdepth``
   plies; chance on the way (a capture in Guardener is followed by the
-  opponent's roll) is averaged like anywhere else.
+  opponent's roll) is averaged like anywhere else. A side in check (the
+  checkmate variants) may not stand pat: every evasion is searched, so that a
+  mating check at the horizon is seen.
 - *Chance nodes* (``chance``): ``"expectimax"`` searches every outcome with the
   full window; ``"star1"`` is Ballard's Star1: each outcome gets the window
   that would still let the average land inside (alpha, beta), given the exact
@@ -26,8 +28,10 @@
   ``benchmarks/ai.py --chance`` (see ``engine/__init__.py``).
 - *Iterative deepening* under ``budget_s`` seconds of an injected clock: the
   search stops inside an iteration when the clock runs out (checked at every
-  node), keeping the last completed iteration's choice (or a better one the
-  unfinished iteration has proved); it does not start an iteration it cannot
+  node, at every outcome Star2 probes and at every root action of the first
+  glance, so no stretch of work between two looks is long), keeping the last
+  completed iteration's choice (or a better one the unfinished iteration has
+  proved); it does not start an iteration it cannot
   expect to finish.
 """
 
@@ -65,6 +69,8 @@ class Domain(Protocol[N, A]):
     def evaluate(self, node: N) -> float: ...
     def children(self, node: N, move: A) -> list[tuple[float, N]]: ...
     def is_noisy(self, node: N, move: A) -> bool: ...
+    def in_check(self, node: N) -> bool: ...
+    def noisy(self, node: N) -> list[A]: ...
     def mvv_lva(self, node: N, move: A) -> float: ...
 
 
@@ -76,6 +82,7 @@ class Settings:
     qdepth: int = 4
     noise: float = 0.0  # standard deviation added to root scores (weaker levels)
     exact_root: bool = False  # score every root action exactly (needed for noise)
+    min_depth: int = 1  # iterations begun whatever the clock predicts (measurements)
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,9 @@ class Search(Generic[N, A]):
             growth = max(MIN_GROWTH, took / last) if last > 0 else MIN_GROWTH
             last = took
             spent = now - start
-            if spent > 0.5 * s.budget_s or growth * took > 3.0 * (s.budget_s - spent):
+            if target >= s.min_depth and (
+                spent > 0.5 * s.budget_s or growth * took > 3.0 * (s.budget_s - spent)
+            ):
                 break  # the next iteration would not finish in time
         if s.noise > 0 and depth > 0:
             noisy = [(v + self.rng.gauss(0.0, s.noise), m) for m, v in scores]
@@ -166,11 +175,15 @@ class Search(Generic[N, A]):
         d = self.domain
         me = d.side(root)
         out = []
-        for m in moves:
-            p, child = max(d.children(root, m), key=lambda k: k[0])
-            t = d.terminal(child, 1, False, True)
-            v = t if t is not None else d.evaluate(child)
-            out.append((m, v if d.side(child) == me else -v))
+        try:
+            for m in moves:
+                self.check()
+                p, child = max(d.children(root, m), key=lambda k: k[0])
+                t = d.terminal(child, 1, False, True)
+                v = t if t is not None else d.evaluate(child)
+                out.append((m, v if d.side(child) == me else -v))
+        except Timeout:  # the rest keep their order, after the ones scored
+            out.extend((m, -INF) for m in moves[len(out) :])
         out.sort(key=lambda t: -t[1])
         return out
 
@@ -194,7 +207,13 @@ class Search(Generic[N, A]):
     # ----- decision nodes ------------------------------------------------------
 
     def tick(self) -> None:
+        """A node: count it and look at the clock."""
         self.nodes += 1
+        if self.clock() > self.deadline:
+            raise Timeout
+
+    def check(self) -> None:
+        """Look at the clock (work that is not a node of its own: Star2's probes)."""
         if self.clock() > self.deadline:
             raise Timeout
 
@@ -240,15 +259,20 @@ class Search(Generic[N, A]):
         t = d.terminal(node, ply, False, qd <= 0)
         if t is not None:
             return t
-        stand = d.evaluate(node)
-        if qd <= 0 or stand >= beta:
-            return stand
-        alpha = max(alpha, stand)
-        best = stand
-        noisy = [m for m in d.moves(node) if d.is_noisy(node, m)]
-        noisy.sort(key=lambda m: -d.mvv_lva(node, m))
         depth = qd - self.settings.qdepth - 1
-        for m in noisy:
+        if qd > 0 and d.in_check(node):
+            # In check there is no standing pat: every evasion is searched, so that a
+            # check that mates is seen at the horizon (Stone Garden, a loss to random).
+            best = -INF
+            moves = self.ordered(node, d.moves(node), None, ply)
+        else:
+            stand = d.evaluate(node)
+            if qd <= 0 or stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+            best = stand
+            moves = d.noisy(node)
+        for m in moves:
             v = self.after(node, m, depth, alpha, beta, ply)
             if v > best:
                 best = v
@@ -323,9 +347,14 @@ class Search(Generic[N, A]):
         """Star2's probing phase: one action per outcome. Fills ``lo``/``hi`` with
         the bounds learnt (for ``me``); returns a cut value when they suffice."""
         d = self.domain
-        for i, (_, child) in enumerate(kids):
+        qdepth = self.settings.qdepth
+        total_lo = sum(kp * lo[j] for j, (kp, _) in enumerate(kids))
+        total_hi = sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
+        for i, (p, child) in enumerate(kids):
+            self.check()
             ours = d.side(child) == me
-            t = d.terminal(child, ply, depth > 0, depth + self.settings.qdepth <= 0)
+            t = d.terminal(child, ply, depth > 0, depth + qdepth <= 0)
+            old_lo, old_hi = lo[i], hi[i]
             if t is not None:
                 lo[i] = hi[i] = t if ours else -t
             else:
@@ -336,10 +365,12 @@ class Search(Generic[N, A]):
                     lo[i] = max(lo[i], w)
                 else:
                     hi[i] = min(hi[i], -w)
-            if sum(kp * lo[j] for j, (kp, _) in enumerate(kids)) >= beta:
-                return sum(kp * lo[j] for j, (kp, _) in enumerate(kids))
-            if sum(kp * hi[j] for j, (kp, _) in enumerate(kids)) <= alpha:
-                return sum(kp * hi[j] for j, (kp, _) in enumerate(kids))
+            total_lo += p * (lo[i] - old_lo)
+            total_hi += p * (hi[i] - old_hi)
+            if total_lo >= beta:
+                return total_lo
+            if total_hi <= alpha:
+                return total_hi
         return None
 
     def probe_one(self, child: N, depth: int, ply: int) -> float | None:
@@ -348,6 +379,8 @@ class Search(Generic[N, A]):
         cut still tightens the bounds the other probes and the Star1 pass use)."""
         d = self.domain
         if depth <= 0:
+            if d.in_check(child):
+                return None  # in check quiescence may score below the static value
             return d.evaluate(child)  # stand-pat: quiescence never scores below it
         entry = self.tt.get(d.key(child))
         tt_move = entry[3] if entry is not None else None

@@ -20,6 +20,19 @@ has to accept). The row records the computer's side and level (``GameView.comput
 A process that dies while thinking leaves a claim that runs out after the lease; a
 claim is tied to the log length, so the move that follows it makes it void.
 
+Draw offers: the computer answers a player's offer through ``accept_draw`` or
+``decline_draw``, the calls a person uses (logged as the computer's entries). It
+accepts when its own evaluation says it is not better: its expected score (the
+search's value, -1 a loss .. 1 a win, a draw 0) at most ``DRAW_ACCEPT_AT`` = 0.05.
+Why 0.05: the value is ``0.95 tanh(pawns / 6)``, so 0.05 is a third of a pawn, the
+size of the placement and King-safety terms and of level 1's scoring noise: within
+it the evaluation cannot say who is better, and accepting gives up at most that much
+expected score. On the computer's turn the offer is answered with the move's own
+search, before moving (a decline is logged, then the move); on the player's turn
+(``computer_move`` finds no turn to play but an offer standing) a search of the
+position for the player to move judges it (the computer's score is minus the
+player's).
+
 ``ComputerRunner`` drives it: it listens to the service (every committed change of a
 game where the computer is to act wakes it), thinks in the background and tells a
 ``ComputerNotifier`` of each move (the Discord layer posts it). On ``start`` it resumes
@@ -33,7 +46,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.service.clock import days_text, turn_clock
@@ -66,6 +79,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BUDGET_S = 2.0  # engine.DEFAULT_BUDGET_S
 LEVEL_NUMBERS = (1, 2, 3)  # engine.LEVELS (a test holds them equal)
 THINK_LEASE_S = 30.0  # a claim on a turn holds this long (a dead process's runs out)
+DRAW_ACCEPT_AT = 0.05  # the computer accepts a draw at or below this expected score
 RESUME_BATCH = 500
 
 
@@ -114,7 +128,8 @@ class ComputerPlay(ServiceCore):
         return found
 
     def add_computer_listener(self, listener: Callable[[int], None]) -> None:
-        """``listener(game_id)`` after each commit that leaves the computer to act."""
+        """``listener(game_id)`` after each commit that leaves the computer to act: its
+        turn, or a draw offer to answer."""
         self._computer_listeners.append(listener)
 
     def remove_computer_listener(self, listener: Callable[[int], None]) -> None:
@@ -123,7 +138,10 @@ class ComputerPlay(ServiceCore):
 
     def _announce_row(self, row: GameRow) -> None:
         super()._announce_row(row)
-        if row.computer is not None and row.status == "active" and row.clock_side == row.computer:
+        if row.computer is not None and row.status == "active" and (
+            row.clock_side == row.computer
+            or (row.draw_offer is not None and row.draw_offer != row.computer)
+        ):
             for listener in list(self._computer_listeners):
                 try:
                     listener(row.id)
@@ -284,14 +302,15 @@ class ComputerPlay(ServiceCore):
     async def computer_move(
         self, *, game_id: int, render: bool = False, budget_s: float | None = None
     ) -> Outcome | None:
-        """Think and play the computer's move in ``game_id``; ``None`` if it is not the
-        computer's turn (or the game moved on while it thought). ``ComputerBusy`` if
+        """Think and play the computer's move in ``game_id``, answering first any draw
+        offer standing; off its turn, answer a standing draw offer. ``None`` if there
+        is nothing to do (or the game moved on while it thought). ``ComputerBusy`` if
         another claim on this turn holds."""
         game_id = check_id(game_id, "the game id")
         claim = await self._claim_turn(game_id)
-        if claim is None:
-            return None
         budget = self.computer_budget_s if budget_s is None else budget_s
+        if claim is None:
+            return await self._answer_offer_off_turn(game_id, budget, render)
         try:
             choice = await self._in_process(
                 think, claim.record, claim.level, budget, game_id * 1_000_003 + claim.seq
@@ -299,9 +318,12 @@ class ComputerPlay(ServiceCore):
         except BaseException:
             await asyncio.shield(self._release_turn(game_id, claim.seq))
             raise
+        answer = await self._answer_offer(game_id, claim.colour, claim.level, choice.score, render)
+        if answer is not None and answer.game.is_over:
+            return answer  # the computer accepted the draw
         try:
             service: GameService = self  # type: ignore[assignment]
-            return await service.act(
+            moved = await service.act(
                 user_id=COMPUTER_ID,
                 text=choice.action,
                 game_id=game_id,
@@ -312,6 +334,54 @@ class ComputerPlay(ServiceCore):
         except (StaleAction, InvalidState) as error:
             log.info("game %s: the computer's move %s was not played: %s", game_id, choice, error)
             return None
+        if answer is not None:  # it declined before moving: both are news
+            moved = replace(moved, messages=answer.messages[:1] + moved.messages)
+        return moved
+
+    async def _answer_offer(
+        self, game_id: int, colour: str, level: int, score: float, render: bool
+    ) -> Outcome | None:
+        """Accept or decline the other side's standing draw offer, if there is one, on
+        the computer's expected ``score`` (see the module); ``None`` if none stands."""
+        service: GameService = self  # type: ignore[assignment]
+        view = await service.view(game_id=game_id)
+        if view.is_over or view.draw_offer is None or view.draw_offer == colour:
+            return None
+        accept = score <= DRAW_ACCEPT_AT
+        log.info(
+            "game %s: the computer (level %s, %s) %s the draw offer: its evaluation %+.3f "
+            "(it accepts at or below %+.2f)",
+            game_id, level, colour, "accepts" if accept else "declines", score, DRAW_ACCEPT_AT,
+        )  # fmt: skip
+        answer = service.accept_draw if accept else service.decline_draw
+        try:
+            return await answer(user_id=COMPUTER_ID, game_id=game_id, render=render)
+        except InvalidState as error:  # answered meanwhile (another process), or over
+            log.info("game %s: the computer's answer to the draw offer: %s", game_id, error)
+            return None
+
+    async def _answer_offer_off_turn(
+        self, game_id: int, budget_s: float, render: bool
+    ) -> Outcome | None:
+        """Off its turn: judge a standing draw offer by a search of the position for the
+        player to move (the computer's score is minus theirs) and answer it."""
+        service: GameService = self  # type: ignore[assignment]
+        view = await service.view(game_id=game_id)
+        colour = view.computer
+        if (
+            view.is_over
+            or colour is None
+            or view.computer_level is None
+            or view.draw_offer is None
+            or view.draw_offer == colour
+        ):
+            return None
+        history = await service.history(game_id=game_id)
+        choice = await self._in_process(
+            think, history.record, view.computer_level, budget_s, game_id * 1_000_003 + view.ply
+        )
+        score = choice.score if view.turn == colour else -choice.score
+        return await self._answer_offer(game_id, colour, view.computer_level, score, render)
 
 
 class ComputerNotifier(Protocol):

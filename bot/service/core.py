@@ -682,6 +682,7 @@ class ServiceCore(Timekeeping):
                 if dirty:
                     self._cache.pop(row.id, None)
                 raise
+            self._announce_row(row)  # e.g. a draw offer the computer answers (issue 14)
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
         return Outcome(

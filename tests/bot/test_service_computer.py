@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -279,3 +280,114 @@ async def test_each_shard_resumes_only_its_own_guilds_games(db: Path) -> None:
             assert set(await mine.computer_turns()) == expected
         finally:
             await mine.close()
+
+
+# ----- draw offers -------------------------------------------------------------------
+
+
+def judging(service: GameService, score: float | None, seen: list[float]) -> None:
+    """Run the real search in the worker, then (when ``score`` is given) let it report
+    that score instead: the decision is then known in advance. ``seen`` collects the
+    scores the service received."""
+    from bot.service import computer
+
+    original = service._in_process
+
+    async def think(function: object, *args: object) -> object:
+        choice = await original(function, *args)  # type: ignore[arg-type]
+        if function is computer.think and score is not None:
+            choice = replace(choice, score=score)
+        if function is computer.think:
+            seen.append(choice.score)
+        return choice
+
+    service._in_process = think  # type: ignore[method-assign,assignment]
+
+
+async def test_the_computer_accepts_a_draw_when_it_is_not_better(service: GameService) -> None:
+    """The real evaluation of the start position (level 1, Alice White to move, so the
+    computer's score is minus the search's) is not better for the computer: it accepts,
+    through accept_draw, as the computer."""
+    from bot.service.computer import DRAW_ACCEPT_AT
+
+    seen: list[float] = []
+    judging(service, None, seen)
+    runner = ComputerRunner(service)
+    await runner.start()
+    try:
+        out = await service.play_computer(
+            user_id=ALICE, location_id=40, variant="tquarchess", level=1, colour="white"
+        )
+        await service.offer_draw(user_id=ALICE, game_id=out.game.id)  # on Alice's turn
+        await runner.idle()
+    finally:
+        await runner.stop()
+    view = await service.view(game_id=out.game.id)
+    assert len(seen) == 1 and -seen[0] <= DRAW_ACCEPT_AT
+    assert view.is_over and view.result == "1/2-1/2" and view.result_reason == "agreement"
+    history = await service.history(game_id=out.game.id)
+    assert [(e.kind, e.actor_id) for e in history.entries] == [
+        ("draw_offer", ALICE), ("draw_accept", COMPUTER_ID)
+    ]
+
+
+async def test_the_computer_declines_a_draw_when_better_and_play_goes_on(
+    service: GameService,
+) -> None:
+    seen: list[float] = []
+    judging(service, -0.4, seen)  # Alice to move scores -0.4: the computer is better
+    runner = ComputerRunner(service)
+    await runner.start()
+    try:
+        out = await service.play_computer(
+            user_id=ALICE, location_id=41, variant="stone_garden", level=1, colour="white"
+        )
+        await service.offer_draw(user_id=ALICE, game_id=out.game.id)
+        await runner.idle()
+        view = await service.view(game_id=out.game.id)
+        assert not view.is_over and view.draw_offer is None and view.turn == "white"
+        legal = await service.legal_moves(game_id=out.game.id)
+        await service.act(user_id=ALICE, text=legal[0], game_id=out.game.id)
+        await runner.idle()
+    finally:
+        await runner.stop()
+    history = await service.history(game_id=out.game.id)
+    assert [(e.kind, e.actor_id) for e in history.entries] == [
+        ("draw_offer", ALICE), ("draw_decline", COMPUTER_ID), ("move", ALICE),
+        ("move", COMPUTER_ID),
+    ]  # fmt: skip
+    assert seen[0] == -0.4
+
+
+@pytest.mark.parametrize(("score", "accepted"), [(0.05, True), (0.06, False), (-0.5, True)])
+async def test_an_offer_on_the_computers_turn_is_answered_before_it_moves(
+    service: GameService, score: float, accepted: bool
+) -> None:
+    """The computer plays White: it is its turn when Alice offers. Its move's own search
+    (``score``, the computer's: it is to move) answers the offer: accept at or below
+    0.05 (no move), or decline logged before its move."""
+    seen: list[float] = []
+    judging(service, score, seen)
+    out = await service.play_computer(
+        user_id=ALICE, location_id=42, variant="kings_guard", level=1, colour="black"
+    )
+    await service.offer_draw(user_id=ALICE, game_id=out.game.id)
+    done = await service.computer_move(game_id=out.game.id)
+    assert done is not None and seen == [score]
+    history = await service.history(game_id=out.game.id)
+    kinds = [(e.kind, e.actor_id) for e in history.entries]
+    if accepted:
+        assert done.game.is_over and done.game.result_reason == "agreement"
+        assert kinds == [("draw_offer", ALICE), ("draw_accept", COMPUTER_ID)]
+    else:
+        assert not done.game.is_over and done.game.turn == "black"
+        assert kinds == [("draw_offer", ALICE), ("draw_decline", COMPUTER_ID), ("move", COMPUTER_ID)]
+        assert done.messages[0] == "White declines the draw."
+
+
+async def test_no_offer_nothing_to_answer(service: GameService) -> None:
+    out = await service.play_computer(
+        user_id=ALICE, location_id=43, variant="guardener", level=1, colour="white"
+    )
+    assert await service.computer_move(game_id=out.game.id) is None  # Alice's turn, no offer
+    assert (await service.history(game_id=out.game.id)).entries == ()

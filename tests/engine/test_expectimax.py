@@ -97,6 +97,12 @@ class ToyDomain:
     def mvv_lva(self, node: str, move: str) -> float:
         return 0.0
 
+    def noisy(self, node: str) -> list[str]:
+        return []
+
+    def in_check(self, node: str) -> bool:
+        return False
+
 
 def frozen() -> float:
     return 0.0

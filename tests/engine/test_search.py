@@ -202,3 +202,25 @@ def test_dice_order_never_changes_the_legal_actions(key: str) -> None:
         assert set(rules.legal_moves(pos)) == set(rules.legal_moves(swapped))
         seen += 1
     assert seen >= 4
+
+
+def test_stone_garden_a_check_that_mates_is_seen_at_the_horizon() -> None:
+    """The loss to random (selfplay seed 214, level 3 White at 0.1 s, depth 2): after
+    11. Hcd4?? Black mates with 11... Hgf3+ 12. Ixf3 (forced) Hxf3#. Quiescence used
+    to stand pat in check, so at depth 2 the check looked harmless and Hcd4 scored
+    +0.85. In check there is now no standing pat: every evasion is searched."""
+    moves = (
+        "Rb3 Hed5 Hde4 Hfe5 Hf6+ Kf7 Hxg8=P Kf6 Hhg4+ Ke7 Hh6 Hc3 Rxc3 Ke6 Og4 Hg5 "
+        "Ie4 Kf6 Od2 Ha5"
+    ).split()
+    game = variants.new_game("stone_garden", seed=214)
+    for m in moves:
+        game.play(m)
+    dom = VariantDomain("stone_garden")
+    search = Search(dom, Settings(max_depth=2, qdepth=4), clock=frozen)
+    root = dom.root(game)
+    report = search.run(root)
+    texts = dict(game.legal_actions())
+    assert texts[report.move] != "Hcd4" and report.value > 0.5
+    blunder = next(m for m, t in texts.items() if t == "Hcd4")
+    assert search.after(root, blunder, 1, -2.0, 2.0, 0) < -MATE_BOUND
