@@ -34,9 +34,9 @@ def count_transactions(service: GameService) -> list[int]:
     real = service.repo.write
 
     @asynccontextmanager
-    async def counting() -> Any:
+    async def counting(*, durable: bool = True) -> Any:
         opened.append(1)
-        async with real() as tx:
+        async with real(durable=durable) as tx:
             yield tx
 
     service.repo.write = counting  # type: ignore[method-assign]
@@ -75,9 +75,9 @@ async def test_a_draw_killed_at_any_commit_leaves_no_offer(session: Any, failing
     opened: list[int] = []
 
     @asynccontextmanager
-    async def failing_at_k() -> Any:
+    async def failing_at_k(*, durable: bool = True) -> Any:
         opened.append(1)
-        async with real() as tx:
+        async with real(durable=durable) as tx:
             yield tx
             if len(opened) == failing:
                 raise sqlite3.OperationalError("killed before the commit")
