@@ -121,6 +121,8 @@ class Variant(Notation):
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
         self._memo: tuple[Position, Any, list[Move]] | None = None
+        # (position, its dice) known to have a legal action: ``outcome_with_action``.
+        self._proven: tuple[Position, Any] | None = None
 
     # ----- compiled tables -------------------------------------------------
 
@@ -210,6 +212,13 @@ class Variant(Notation):
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
         """Roll whatever the side to act rolls before acting; return the values."""
         return ()
+
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        """Could ``start_turn`` roll anything in ``pos``? When not, a game leaves its
+        end-of-turn test until something asks (``Game.result``); when it could, the test
+        comes first (no die is rolled in a game that has ended). A variant that overrides
+        ``start_turn`` says here when it rolls; by default, always."""
+        return type(self).start_turn is not Variant.start_turn
 
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """The chance hook: which dice can fall next, and with what probability, so
@@ -714,6 +723,9 @@ class Variant(Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             return bool(memo[2])
+        proven = self._proven
+        if proven is not None and proven[0] is pos and proven[1] is pos.dice:
+            return True
         if self.free_moves and self.quick_has_move(pos):
             return True
         return bool(self.legal_moves(pos))
@@ -796,6 +808,15 @@ class Variant(Notation):
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
         """The result at the start of the side to move's turn, or None."""
         return None
+
+    def outcome_with_action(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        """``outcome`` for a position known to have a legal action (the caller has just
+        found one): the same result, without looking for a legal action again."""
+        self._proven = (pos, pos.dice)
+        try:
+            return self.outcome(pos, history)
+        finally:
+            self._proven = None
 
     def repetition_key(self, pos: Position) -> Any:
         """What makes two positions the same for repetition, as one 64-bit number:

@@ -15,6 +15,9 @@ from .position import Move, Position
 from .record import Token, parse_record, squash
 from .refusal import Refusal
 
+# ``Game._result`` while the end-of-turn test has not been made yet (see ``Game.result``).
+_PENDING: Any = object()
+
 # Shared (sides, value) pairs for ``Game.rolls``: a long game holds pointers, not tuples.
 _ROLL_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -43,7 +46,7 @@ class Game:
         self.history: list[str] = []
         self.moves: list[Move] = []
         self.tokens: list[Token] = []  # actions and turn rolls, for the record
-        self.result: Result | None = None
+        self._result: Result | None = None
         self.ended_by_players = False
         # The legal actions of this ply with their texts, once a front end asked.
         self._legal: tuple[list[Move], list[str]] | None = None
@@ -72,6 +75,23 @@ class Game:
         return self.pos.dice
 
     @property
+    def result(self) -> Result | None:
+        """None while the game goes on, else how it ended.
+
+        The end-of-turn test (``Variant.outcome``) is made when something asks: here,
+        or by ``play``, which needs less once it has found the text's action (a legal
+        action proves that the side to act is not mated or stalemated). The value is
+        the same as testing at every turn; it is tested once per turn."""
+        r = self._result
+        if r is _PENDING:
+            r = self._result = self.rules.outcome(self.pos, self.keys)
+        return r
+
+    @result.setter
+    def result(self, value: Result | None) -> None:
+        self._result = value
+
+    @property
     def is_over(self) -> bool:
         return self.result is not None
 
@@ -97,7 +117,10 @@ class Game:
         (``Variant.legal_moves_to``, ``Notation.named_squares``),
         and the played move's check mark comes from the position it makes; the
         whole legal list is formatted when a front end asks for it."""
-        if not isinstance(text, str) or self.result is not None:
+        if not isinstance(text, str):
+            raise self._refused(text)
+        r = self._result
+        if r is not None and r is not _PENDING:
             raise self._refused(text)
         rules, pos = self.rules, self.pos
         if self._legal is not None:
@@ -106,7 +129,7 @@ class Game:
                 move = rules.parse(pos, text, moves, texts)
             except IllegalMove as err:
                 raise self._refused(text, err) from None
-            return self._apply(move, texts[moves.index(move)])
+            return self._play_found(text, move, texts[moves.index(move)])
         # Only the actions the text can name: those to a square it names, and castling
         # (written with O's or zeros: "O-O", "0-0-0", "O-O/Th1"); each of them formatted.
         # A text naming no such action (a pass, a roll) is read against the whole list.
@@ -118,7 +141,7 @@ class Game:
         plain = text.rstrip("+#") if text.endswith(("+", "#")) else text
         if plain in partial:
             move = moves[partial.index(plain)]
-            return self._apply(move, plain, mark=rules.has_check)
+            return self._play_found(text, move, plain, rules.has_check)
         try:
             move = rules.parse(pos, text, moves, partial)
         except IllegalMove:
@@ -128,11 +151,20 @@ class Game:
                 move = rules.parse(pos, text, moves, texts)
             except IllegalMove as err:
                 raise self._refused(text, err) from None
-            return self._apply(move, texts[moves.index(move)])
+            return self._play_found(text, move, texts[moves.index(move)])
         san = partial[moves.index(move)]
         if san is None:  # not expected: the candidates cover every text the parser reads
             san = rules.san(pos, move, moves)
-        return self._apply(move, san, mark=rules.has_check)
+        return self._play_found(text, move, san, rules.has_check)
+
+    def _play_found(self, text: str, move: Move, san: str, mark: bool = False) -> str:
+        """Play the legal action ``text`` names, unless the game has ended: the end-of-turn
+        test, when still to be made, knows now that the side to act has a legal action."""
+        if self._result is _PENDING:
+            self._result = self.rules.outcome_with_action(self.pos, self.keys)
+        if self._result is not None:
+            raise self._refused(text)
+        return self._apply(move, san, mark)
 
     def explain(self, text: str) -> Refusal | None:
         """Why ``text`` cannot be played now, or None when it can (``variants.explain``)."""
@@ -222,7 +254,7 @@ class Game:
         n_rolls = len(self.rolls)
         n_tokens = len(self.tokens)
         n_keys = len(self.keys)
-        saved = (self.pos, self.result, self.last_move, self.last_mover, self._legal)
+        saved = (self.pos, self._result, self.last_move, self.last_mover, self._legal)
         dice_mark = self.dice_source.checkpoint()
         try:
             old = self.pos
@@ -244,7 +276,7 @@ class Game:
             self.keys.append(self.rules.repetition_key(new))
             self._begin_turn()
         except Exception:
-            self.pos, self.result, self.last_move, self.last_mover, self._legal = saved
+            self.pos, self._result, self.last_move, self.last_mover, self._legal = saved
             self.dice_source.rewind(dice_mark)
             del self.rolls[n_rolls:]
             del self.captured[n_captured:]
@@ -294,16 +326,26 @@ class Game:
         return -1
 
     def _begin_turn(self) -> None:
-        self.result = self.rules.outcome(self.pos, self.keys)
-        if self.result is not None:
+        """The start of a turn: the dice the side to act rolls first (when the game goes
+        on); the end-of-turn test is left for when it is needed (``result``)."""
+        rules, pos = self.rules, self.pos
+        if not rules.rolls_at_turn_start(pos):
+            self._result = _PENDING
+            return
+        # Dice are rolled only in a game that goes on: test before rolling.
+        result = rules.outcome(pos, self.keys)
+        if result is not None:
+            self._result = result
             return
         before = len(self.rolls)
-        self.rules.start_turn(self.pos, self._roll)
+        rules.start_turn(pos, self._roll)
         if len(self.rolls) > before:
             self._legal = None
             values = " ".join(str(v) for _, v in self.rolls[before:])
-            self.tokens.append(Token(self.pos.turn, f"[{values}]", self.rules.in_setup(self.pos)))
-            self.result = self.rules.outcome(self.pos, self.keys)
+            self.tokens.append(Token(pos.turn, f"[{values}]", rules.in_setup(pos)))
+            self._result = _PENDING
+        else:
+            self._result = None
 
 
 # ----- records -------------------------------------------------------------

@@ -196,6 +196,9 @@ class Guardener(ChessLike):
         pos.dice = (roll(DIE), roll(DIE))
         return pos.dice
 
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        return pos.dice is None
+
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """2d4 at the start of a turn: 16 ordered outcomes, 1/16 each. No die is rolled
         inside a move: a ``reroll`` clears the dice and the next ``start_turn`` rolls

@@ -217,6 +217,9 @@ class JeppsRandom(ChessLike):
             pos.halfmove = 0
             pos.dice = None
 
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        return pos.extra["phase"] == "setup" and pos.dice is None
+
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
         if pos.extra["phase"] != "setup" or pos.dice is not None:
             return ()
