@@ -26,7 +26,7 @@ from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
-from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, stable_hash
+from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, plain_move, stable_hash
 
 Roller = Callable[[int], int]
 
@@ -117,6 +117,7 @@ class Variant(Notation):
     def __init__(self) -> None:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
+        self._named: dict[str, int] = {}
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
@@ -194,6 +195,25 @@ class Variant(Notation):
             if n:
                 out.extend([shape.kind] * n)
         return out
+
+    def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """Might ``color`` have more pieces of one of ``kinds`` (by ``material``) in ``new``
+        than in ``old``? Counted on the bitboards; a variant that counts its material
+        otherwise (``material`` overridden) always says it might."""
+        if type(self).material is not Variant.material:
+            return True
+        lay = self.lay
+        table = lay.kind_shapes
+        for kind in kinds:
+            shapes = table.get((color, kind))
+            if shapes:
+                was = now = 0
+                for s in shapes:
+                    was += old.bb[s].bit_count()
+                    now += new.bb[s].bit_count()
+                if now > was:
+                    return True
+        return False
 
     # ----- options -------------------------------------------------------
 
@@ -290,16 +310,17 @@ class Variant(Notation):
         out = 0
         for s, rev in plan.leaps:
             out |= rev[sq] & bb[s]
-        for lines, shapes in plan.slides:
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
             if att:
-                line = lines[sq]
-                if line is not None and att & line.full:
-                    k = occ & line.mask
-                    r = line.tab.get(k)
-                    out |= (line.fill(k) if r is None else r) & att
+                for lines in tables:
+                    line = lines[sq]
+                    if line is not None and att & line.full:
+                        k = occ & line.mask
+                        r = line.tab.get(k)
+                        out |= (line.fill(k) if r is None else r) & att
         for s, rev_lame, any_from in plan.lames:
             b = bb[s]
             if b & any_from[sq]:
@@ -317,17 +338,18 @@ class Variant(Notation):
         for s, rev in plan.leaps:
             if rev[sq] & bb[s]:
                 return True
-        for lines, shapes in plan.slides:
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
             if att:
-                line = lines[sq]
-                if line is not None and att & line.full:
-                    k = occ & line.mask
-                    r = line.tab.get(k)
-                    if (line.fill(k) if r is None else r) & att:
-                        return True
+                for lines in tables:
+                    line = lines[sq]
+                    if line is not None and att & line.full:
+                        k = occ & line.mask
+                        r = line.tab.get(k)
+                        if (line.fill(k) if r is None else r) & att:
+                            return True
         for s, rev_lame, any_from in plan.lames:
             b = bb[s]
             if b & any_from[sq]:
@@ -343,22 +365,23 @@ class Variant(Notation):
         plan = self.lay.attack_plans[1 - color]
         bb = pos.bb
         out = 0
-        for lines, shapes in plan.slides:
-            line = lines[king]
-            if line is None:
-                continue
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
-            if not att & line.full:
+            if not att:
                 continue
-            seen = line.reach(occ)
-            blockers = seen & own
-            while blockers:
-                b = blockers & -blockers
-                blockers ^= b
-                if line.reach(occ ^ b) & ~seen & att:
-                    out |= b
+            for lines in tables:
+                line = lines[king]
+                if line is None or not att & line.full:
+                    continue
+                seen = line.reach(occ)
+                blockers = seen & own
+                while blockers:
+                    b = blockers & -blockers
+                    blockers ^= b
+                    if line.reach(occ ^ b) & ~seen & att:
+                        out |= b
         for s, rev_lame, any_from in plan.lames:
             bs = bb[s]
             if bs & any_from[king]:
@@ -500,6 +523,37 @@ class Variant(Notation):
         out: list[Move] = []
         bb = pos.bb
         occ = pos.occ[0] | pos.occ[1]
+        if not scope & (scope - 1):  # one square (a text names one): the pieces that reach it
+            if not scope:
+                return out
+            to = scope.bit_length() - 1
+            for shape, sources in self.lay.sources[color][to]:
+                pieces = bb[shape.index] & sources
+                while pieces:
+                    fb = pieces & -pieces
+                    pieces ^= fb
+                    frm = fb.bit_length() - 1
+                    both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+                    t = (both & notown) | (move & empty) | (capture & enemy)
+                    if not t:
+                        for line, mode in lines:
+                            if line.full & scope:
+                                k = occ & line.mask
+                                r = line.tab.get(k)
+                                if r is None:
+                                    r = line.fill(k)
+                                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+                        for pm, q, c in lames:
+                            if not occ & pm:
+                                t |= (q & empty) | (c & enemy)
+                        if not t:
+                            continue
+                    m = plain_move(frm, to)
+                    if shape.promote & scope:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
+            return out
         for shape in self.lay.by_color[color]:
             pieces = bb[shape.index]
             if not pieces:
@@ -752,6 +806,16 @@ class Variant(Notation):
             return False
         checkers, pinned = self.danger(pos)
         if checkers:
+            # In check: a step of the King onto a square no enemy attacks once it has
+            # left its own (as ``filter_checks`` judges the King's steps).
+            steps = self.targets(pos, king, self.shape_at(pos, king), self.atoms_capture)
+            away = (pos.occ[0] | pos.occ[1]) ^ (1 << king)
+            enemy = 1 - color
+            while steps:
+                b = steps & -steps
+                steps ^= b
+                if not self.is_attacked(pos, b.bit_length() - 1, enemy, away):
+                    return True
             return False
         movers = pos.occ[color] & ~(1 << king) & ~pinned
         while movers:
@@ -777,11 +841,13 @@ class Variant(Notation):
         board = new.board
         frm, to = move.frm, move.to
         captured = new.clear(to) if board[to] is not None else None
-        p = new.clear(frm)
-        assert p is not None
         if move.promo:
+            p = new.clear(frm)
+            assert p is not None
             p = piece(move.promo, p.color, self.promoted_state(move, p))
-        new.put(to, p)
+            new.put(to, p)
+        else:
+            p = new.shift(frm, to)
         if p.kind == self.royal:
             new.kings[p.color] = to
         if captured is not None and captured.kind == self.royal:

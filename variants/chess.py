@@ -91,6 +91,10 @@ class ChessLike(Variant):
         # (rights, the King's square) -> the rights left once that King has moved
         self._rights_after: dict[tuple[frozenset[int], int], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
+        # Every square a castling King can end on (``_castle_path``: the g- and c-files).
+        self._castle_targets = sum(
+            1 << sq for sq in g.squares if g.file_letter(sq) in ("c", "g")
+        )
 
     def prepare_layout(self, lay: Layout) -> None:
         """Pawns promote on the last rank; remember the pawn shapes for double steps."""
@@ -206,6 +210,8 @@ class ChessLike(Variant):
             return out
         # Asked for the moves to some squares only (``legal_moves_to``)?
         only = -1 if not _ACTIVE[0] or _SCOPE.castles else _SCOPE.to
+        if not only & self._castle_targets:
+            return out
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
@@ -424,9 +430,28 @@ class ChessLike(Variant):
         """Positions repeat when the board, side, castling rights and a real en passant
         repeat: the pieces' Zobrist key and a stable hash of the rest (64 bits)."""
         ep = pos.ep
-        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep)):
+        if ep >= 0 and not (
+            self.en_passant
+            and self._pawn_beside(pos)
+            and any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep))
+        ):
             ep = -1
         return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))
+
+    def _pawn_beside(self, pos: Position) -> bool:
+        """Does a pawn of the side to move stand where it could take en passant
+        (``pseudo_moves``)? Only then can the en passant square matter."""
+        g = self.geometry
+        color = pos.turn
+        board = pos.board
+        behind = pos.ep - forward(color) * g.width
+        for df in (-1, 1):
+            frm = g.offset(behind, df, 0)
+            if frm is not None:
+                p = board[frm]
+                if p is not None and p.color == color and p.kind == "P":
+                    return True
+        return False
 
     def extra_key(self, pos: Position) -> Any:
         return tuple(sorted(pos.extra.items()))

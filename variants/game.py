@@ -250,47 +250,50 @@ class Game:
 
     def _apply(self, move: Move, san: str, mark: bool = False) -> str:
         """Make ``move``; ``san`` is its text, without its check mark when ``mark``."""
-        n_captured = len(self.captured)
-        n_rolls = len(self.rolls)
-        n_tokens = len(self.tokens)
-        n_keys = len(self.keys)
-        saved = (self.pos, self._result, self.last_move, self.last_mover, self._legal)
+        rules = self.rules
+        rolls, tokens, captured, keys = self.rolls, self.tokens, self.captured, self.keys
+        n_captured = len(captured)
+        n_rolls = len(rolls)
+        n_tokens = len(tokens)
+        n_keys = len(keys)
+        old = self.pos
+        saved = (old, self._result, self.last_move, self.last_mover, self._legal)
         dice_mark = self.dice_source.checkpoint()
         try:
-            old = self.pos
             mover = old.turn
-            new = self.rules.make(old, move, self._roll)
+            new = rules.make(old, move, self._roll)
             if mark:
-                san += self.rules.check_mark(old, move, after=new)
-            values = [v for _, v in self.rolls[n_rolls:]]
-            recorded = self.rules.record_text(old, san, move, values)
-            note = self.rules.auto_note(new)
+                san += rules.check_mark(old, move, after=new)
+            values = [v for _, v in rolls[n_rolls:]] if len(rolls) > n_rolls else ()
+            recorded = rules.record_text(old, san, move, values)
+            note = rules.auto_note(new)
             if note:
                 recorded += " " + note
-            self.tokens.append(Token(mover, recorded, self.rules.in_setup(old)))
-            self._note_captures(old, new)
+            tokens.append(Token(mover, recorded, rules.in_setup(old)))
+            if new.occ[1 - mover] != old.occ[1 - mover] or (rules.returns_from_lost and captured):
+                self._note_captures(old, new)
             self.pos = new
             self._legal = None
             self.last_move = move
             self.last_mover = mover
-            self.keys.append(self.rules.repetition_key(new))
+            keys.append(rules.repetition_key(new))
             self._begin_turn()
         except Exception:
             self.pos, self._result, self.last_move, self.last_mover, self._legal = saved
             self.dice_source.rewind(dice_mark)
-            del self.rolls[n_rolls:]
-            del self.captured[n_captured:]
-            del self.tokens[n_tokens:]
-            del self.keys[n_keys:]
+            del rolls[n_rolls:]
+            del captured[n_captured:]
+            del tokens[n_tokens:]
+            del keys[n_keys:]
             raise
-        folded = self.rules.folded_roll(old, move)
+        folded = rules.folded_roll(old, move)
         if folded is not None:
             # The value rolled earlier this turn is written on this action instead.
             was, now = folded
-            for i in range(len(self.tokens) - 2, -1, -1):
-                tok = self.tokens[i]
+            for i in range(len(tokens) - 2, -1, -1):
+                tok = tokens[i]
                 if tok.actor == mover and tok.text == was:
-                    self.tokens[i] = Token(mover, now, tok.setup)
+                    tokens[i] = Token(mover, now, tok.setup)
                     break
         self.history.append(recorded)
         self.moves.append(move)
@@ -299,19 +302,23 @@ class Game:
     def _note_captures(self, old: Position, new: Position) -> None:
         """Pieces the opponent lost in this action, for the lost-pieces bars; and
         a lost piece the mover brought back (``Variant.returns_from_lost``) leaves them."""
+        rules = self.rules
         mover = old.turn
         enemy = 1 - mover
         if new.occ[enemy] != old.occ[enemy]:  # an action never adds enemy pieces
-            after = list(self.rules.material(new, enemy))
-            for kind in self.rules.material(old, enemy):
+            after = list(rules.material(new, enemy))
+            for kind in rules.material(old, enemy):
                 if kind in after:
                     after.remove(kind)
                 else:
                     self.captured.append((enemy, kind))
-        back = self.rules.returns_from_lost
-        if back and self.captured and any((mover, kind) in self.captured for kind in back):
-            gained = list(self.rules.material(new, mover))
-            for kind in self.rules.material(old, mover):
+        back = rules.returns_from_lost
+        # Only a kind whose count grew can have come back (the ``gained`` kinds below).
+        if back and self.captured and rules.gains_kind(old, new, mover, back):
+            if not any((mover, kind) in self.captured for kind in back):
+                return
+            gained = list(rules.material(new, mover))
+            for kind in rules.material(old, mover):
                 if kind in gained:
                     gained.remove(kind)
             for kind in gained:

@@ -30,6 +30,10 @@ _CHECK_MARKS = re.compile(r"[+#]+$")
 _ROLLED = re.compile(r"%\d*")
 _NO_ROLL = 1  # the value looking ahead assumes for any die (rolls never matter there)
 
+# Texts remembered by ``Notation.named_squares`` (the same few hundred make up most games).
+_NAMED_MAX = 8192
+_NAMED_LENGTH = 16  # longer texts are not remembered
+
 
 def _no_roll(sides: int) -> int:
     """Dice stand-in for looking ahead (legality tests and check marks): rolls never matter there."""
@@ -44,6 +48,7 @@ class Notation:
     has_check: ClassVar[bool]
     types: dict[str, PieceType]
     by_letter: dict[str, PieceType]
+    _named: dict[str, int]  # text -> the squares it names (``named_squares``)
 
     def name(self, sq: int) -> str:
         return self.geometry.names[sq]
@@ -190,6 +195,17 @@ class Notation:
         """The squares whose names ``text`` contains (as ``candidates`` reads it), as a
         bitboard: the destinations of every move the text can name, castling and
         actions without a destination aside (``Variant.legal_moves_to``)."""
+        named = self._named
+        known = named.get(text)
+        if known is None:
+            known = self._named_squares(text)
+            if len(text) <= _NAMED_LENGTH:
+                if len(named) >= _NAMED_MAX:
+                    named.clear()
+                named[text] = known
+        return known
+
+    def _named_squares(self, text: str) -> int:
         index = self.geometry.name_index
         lengths = self.geometry.name_lengths
         out = 0

@@ -61,6 +61,7 @@ _HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN = re.compile(r"\[\d+(?:\s+\d+)*\]|\d+\.(?:\.\.)?(?=\s|$)|\S+(?:\s+\{T\d\})?")
 _NUMBER = re.compile(r"(?:\d+|[ivx]+)\.(?:\.\.)?")
 _RESULTS = {"1-0", "0-1", "1/2-1/2", "*"}
+_ROLLED = re.compile(r"%(\d+)")
 
 
 def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
@@ -94,8 +95,8 @@ def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
         elif in_setup_lines and not rolled:
             pass  # a forced placement, made by the rules when the game replays
         else:
-            values = [int(v) for v in re.findall(r"%(\d+)", tok)]
-            rolls.extend(values)
+            if "%" in tok:
+                rolls.extend(int(v) for v in _ROLLED.findall(tok))
             actions.append(tok)
         rolled = False
     return headers, actions, rolls

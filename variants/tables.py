@@ -312,8 +312,19 @@ class Layout:
             tuple(s for s in self.shapes if s.color != WHITE),
         )
         self.shape_of: list[int] = []  # piece code -> shape index
+        # (colour, kind) -> the indexes of its shapes (a facing-relative kind has several)
+        self.kind_shapes: dict[tuple[int, str], tuple[int, ...]] = {}
+        for shape in self.shapes:
+            key = (shape.color, shape.kind)
+            self.kind_shapes[key] = self.kind_shapes.get(key, ()) + (shape.index,)
         self._lock = threading.Lock()
         self.attack_plans = (self._attack_plan(WHITE), self._attack_plan(1 - WHITE))
+        # Per colour and square: (shape, the squares it could come from), for each shape
+        # that can reach the square at all (moves to one square: ``Variant.ordinary_moves``).
+        self.sources: tuple[list[tuple[tuple[Shape, int], ...]], ...] = tuple(
+            [tuple((s, s.rspan[sq]) for s in side if s.rspan[sq]) for sq in range(self.size)]
+            for side in self.by_color
+        )
         rules.prepare_layout(self)
 
     def grow(self, code: int) -> int:
@@ -388,23 +399,30 @@ class Layout:
         slides = [
             (lines_for(self.geometry, dirs), tuple(shapes)) for dirs, shapes in groups.items()
         ]
-        return AttackPlan(leaps, slides, lames)
+        sets: dict[tuple[int, ...], list[list[Line | None]]] = {}
+        for lines, shapes in slides:
+            sets.setdefault(shapes, []).append(lines)
+        return AttackPlan(leaps, slides, lames, [(k, tuple(v)) for k, v in sets.items()])
 
 
 class AttackPlan:
     """How to find one side's attackers of a square (see ``Variant.attackers``)."""
 
-    __slots__ = ("leaps", "slides", "lames")
+    __slots__ = ("leaps", "slides", "lames", "slide_sets")
 
     def __init__(
         self,
         leaps: list[tuple[int, list[int]]],
         slides: list[tuple[list[Line | None], tuple[int, ...]]],
         lames: list[tuple[int, list[tuple[tuple[int, int], ...]], list[int]]],
+        slide_sets: list[tuple[tuple[int, ...], tuple[list[Line | None], ...]]],
     ) -> None:
         self.leaps = tuple(leaps)
+        # (lines by square, the shapes sliding along them): one entry per direction group
         self.slides = tuple(slides)
         self.lames = tuple(lames)
+        # The same, by the set of shapes: (shapes, their groups' lines by square)
+        self.slide_sets = tuple(slide_sets)
 
 
 # ----- moves as shared values ------------------------------------------------------

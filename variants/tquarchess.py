@@ -91,6 +91,7 @@ class Tquarchess(ChessLike):
             WHITE: frozenset(g.rank_squares(1)),
             BLACK: frozenset(g.rank_squares(8)),
         }
+        self._king2: dict[int, tuple[tuple[int, int], ...]] = {}
         self.knight_targets = {
             c: frozenset(g.parse_square(s) for s in names)
             for c, names in KNIGHT_RESURRECTION_SQUARES.items()
@@ -182,9 +183,14 @@ class Tquarchess(ChessLike):
     def tquarc_specials(self, pos: Position) -> list[Move]:
         color = pos.turn
         out: list[Move] = []
+        extra = pos.extra
+        teleport = extra["last_tq"] == 1 - color
+        king2 = not extra["king2"][color] and not extra["hand"][color]
+        if not (teleport or king2):
+            return out
         # Teleport: only on the move straight after the enemy Tquarc acted.
         t_sq = self.tquarc_square(pos, color)
-        if t_sq >= 0 and pos.extra["last_tq"] == other(color):
+        if t_sq >= 0 and teleport:
             p = pos.board[t_sq]
             assert p is not None
             dark = self.geometry.dark[t_sq]
@@ -193,16 +199,30 @@ class Tquarchess(ChessLike):
                     out.append(Move(t_sq, to, "teleport"))
         # Two-square King, once per game, while the Tquarc is lost.
         king = pos.kings[color]
-        if king >= 0 and not pos.extra["king2"][color] and self.tquarc_lost(pos, color):
-            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
-                mid = self.geometry.offset(king, dx, dy)
-                far = self.geometry.offset(king, 2 * dx, 2 * dy)
-                if mid is None or far is None or pos.board[mid] is not None:
+        if king >= 0 and king2 and t_sq < 0:  # not yet used, and the Tquarc lost
+            board = pos.board
+            for mid, far in self._king2_paths(king):
+                if board[mid] is not None:
                     continue
-                t = pos.board[far]
+                t = board[far]
                 if t is None or t.color != color:
                     out.append(Move(king, far, "king2"))
         return out
+
+    def _king2_paths(self, king: int) -> tuple[tuple[int, int], ...]:
+        """(the square passed, the square reached) of each two-square King step from
+        ``king``, in the order of the eight directions (N, NE, E, SE, S, SW, W, NW)."""
+        paths = self._king2.get(king)
+        if paths is None:
+            g = self.geometry
+            found = []
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+                mid = g.offset(king, dx, dy)
+                far = g.offset(king, 2 * dx, 2 * dy)
+                if mid is not None and far is not None:
+                    found.append((mid, far))
+            paths = self._king2[king] = tuple(found)
+        return paths
 
     def candidate_moves(self, pos: Position) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are
@@ -211,13 +231,14 @@ class Tquarchess(ChessLike):
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
-        if self.can_enter(pos, color):
+        hand = pos.extra["hand"][color]
+        if hand and gates:  # the Tquarc may enter (``can_enter``)
             for m in moves:
                 if m.flag == "castle":
                     extra.extend(m._replace(gate=g) for g in (m.frm, m.aux) if g in gates)
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
-        if self.tquarc_lost(pos, color):
+        if not hand and not self.tquarcs(pos, color):  # lost (``tquarc_lost``)
             board = pos.board
             targets = self.knight_targets[color]
             for m in moves:
