@@ -619,7 +619,9 @@ class Variant(Notation):
     def candidate_moves(self, pos: Position) -> list[Move]:
         """Every action the pieces could make, before the dice (``permits``) and the
         check filter decide: the list the explanations search when a text is refused."""
-        return self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
+        moves = self.expand(pos, self.pseudo_moves(pos))
+        special = self.special_moves(pos)
+        return moves + special if special else moves
 
     def legal_moves(self, pos: Position) -> list[Move]:
         """Every legal action in ``pos`` (a new list each call)."""

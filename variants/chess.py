@@ -110,7 +110,11 @@ class ChessLike(Variant):
     def has_pawns(self, pos: Position) -> bool:
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         bb = pos.bb
-        return any(bb[s] for side in self._pawn_shapes for s in side)
+        for side in self._pawn_shapes:
+            for s in side:
+                if bb[s]:
+                    return True
+        return False
 
     def promotes(self, kind: str) -> bool:
         """Does a piece of this kind promote on reaching the last rank?"""

@@ -135,13 +135,14 @@ class Game:
         # A text naming no such action (a pass, a roll) is read against the whole list.
         castles = "O" in text or "0" in text
         moves = rules.legal_moves_to(pos, rules.named_squares(text), castles)
-        partial: list[str | None] = [rules.san(pos, m, moves) for m in moves]
         # A canonical text, with or without its check mark, names its own action (the
-        # parser's first reading; a record replays through here).
+        # parser's first reading; a record replays through here). The texts are formatted
+        # the likeliest first: the moves of the piece the text's first letter names.
         plain = text.rstrip("+#") if text.endswith(("+", "#")) else text
-        if plain in partial:
-            move = moves[partial.index(plain)]
-            return self._play_found(text, move, plain, rules.has_check)
+        partial: list[str | None] = [None] * len(moves)
+        found = _canonical(rules, pos, plain, moves, partial)
+        if found >= 0:
+            return self._play_found(text, moves[found], plain, rules.has_check)
         try:
             move = rules.parse(pos, text, moves, partial)
         except IllegalMove:
@@ -353,6 +354,33 @@ class Game:
             self._result = _PENDING
         else:
             self._result = None
+
+
+def _canonical(
+    rules: Variant, pos: Position, plain: str, moves: list[Move], texts: list[str | None]
+) -> int:
+    """The index of the move in ``moves`` whose canonical text is ``plain``, else -1;
+    ``texts`` receives every text formatted on the way (all of them when none matches).
+    The moves of the piece that ``plain``'s first letter names are formatted first: a
+    legal list's texts differ from each other, so the first match is the move."""
+    head = plain[:1]
+    pawn = head.islower()
+    board = pos.board
+    types = rules.types
+    later = []
+    for i, m in enumerate(moves):
+        p = board[m[0]] if m[0] >= 0 else None
+        if p is not None and (types[p.kind].letter == head or (pawn and types[p.kind].is_pawn)):
+            text = texts[i] = rules.san(pos, m, moves)
+            if text == plain:
+                return i
+        else:
+            later.append(i)
+    for i in later:
+        text = texts[i] = rules.san(pos, moves[i], moves)
+        if text == plain:
+            return i
+    return -1
 
 
 # ----- records -------------------------------------------------------------

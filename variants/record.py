@@ -19,16 +19,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .geometry import WHITE
 
 ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One piece of the record body, in the order it happened."""
+class Token(NamedTuple):
+    """One piece of the record body, in the order it happened (an immutable value; a
+    tuple, which a game makes once per action)."""
 
     actor: int  # colour of the side that acted or rolled
     text: str  # '[2 3]' for a turn's roll; otherwise an action as recorded

@@ -178,7 +178,9 @@ class Tquarchess(ChessLike):
         return self.promotion_kinds
 
     def special_moves(self, pos: Position) -> list[Move]:
-        return super().special_moves(pos) + self.tquarc_specials(pos)
+        castling = super().special_moves(pos)
+        tquarc = self.tquarc_specials(pos)
+        return castling + tquarc if castling else tquarc
 
     def tquarc_specials(self, pos: Position) -> list[Move]:
         color = pos.turn
@@ -245,7 +247,7 @@ class Tquarchess(ChessLike):
                 p = board[m.frm] if m.frm >= 0 else None
                 if p is not None and p.kind == "N" and m.to in targets:
                     extra.append(m._replace(flag="kres", promo="T"))
-        return moves + extra
+        return moves + extra if extra else moves
 
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)

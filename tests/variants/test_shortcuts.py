@@ -190,3 +190,28 @@ def test_moves_to_each_square_are_the_whole_list_cut_down(fen: str) -> None:
             got = rules.legal_moves_to(pos, 1 << sq, castles)
             want = [m for m in full if m.to == sq or (castles and m.flag == "castle")]
             assert sorted(got) == sorted(want)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_likeliest_text_first_finds_the_one_the_whole_list_finds(key: str) -> None:
+    # ``Game.play`` stops at the first candidate whose text matches: that is right only
+    # because a position's legal texts all differ; both are checked here.
+    from variants.game import _canonical
+
+    rules = variants.rules(key)
+    for seen in _games(key, games=3, plies=60):
+        for _, pos in seen:
+            rules._memo = None
+            legal = rules.generate_legal(pos)
+            texts = rules.format_moves(pos, legal)
+            plain = [t.rstrip("+#") for t in texts]
+            assert len(set(plain)) == len(plain)
+            for text in plain:
+                named = rules.named_squares(text)
+                rules._memo = None
+                moves = rules.legal_moves_to(pos, named, "O" in text or "0" in text)
+                if not moves:
+                    continue  # an action without a square (roll, pass): the whole list
+                formatted: list[str | None] = [None] * len(moves)
+                found = _canonical(rules, pos, text, moves, formatted)
+                assert found >= 0 and moves[found] == legal[plain.index(text)]
