@@ -202,6 +202,10 @@ class Variant(Notation):
         otherwise (``material`` overridden) always says it might."""
         if type(self).material is not Variant.material:
             return True
+        return self.count_grew(old, new, color, kinds)
+
+    def count_grew(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """Has ``color`` more pieces of one of ``kinds`` on the bitboards of ``new``?"""
         lay = self.lay
         table = lay.kind_shapes
         for kind in kinds:

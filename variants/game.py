@@ -134,15 +134,26 @@ class Game:
         # (written with O's or zeros: "O-O", "0-0-0", "O-O/Th1"); each of them formatted.
         # A text naming no such action (a pass, a roll) is read against the whole list.
         castles = "O" in text or "0" in text
-        moves = rules.legal_moves_to(pos, rules.named_squares(text), castles)
-        # A canonical text, with or without its check mark, names its own action (the
-        # parser's first reading; a record replays through here). The texts are formatted
-        # the likeliest first: the moves of the piece the text's first letter names.
+        named = rules.named_squares(text)
         plain = text.rstrip("+#") if text.endswith(("+", "#")) else text
-        partial: list[str | None] = [None] * len(moves)
-        found = _canonical(rules, pos, plain, moves, partial)
-        if found >= 0:
-            return self._play_found(text, moves[found], plain, rules.has_check)
+        partial: list[str | None]
+        if named or castles:
+            moves = rules.legal_moves_to(pos, named, castles)
+            # A canonical text, with or without its check mark, names its own action (the
+            # parser's first reading; a record replays through here). The texts are
+            # formatted the likeliest first: the moves of the piece the text's first
+            # letter names.
+            partial = [None] * len(moves)
+            found = _canonical(rules, pos, plain, moves, partial)
+            if found >= 0:
+                return self._play_found(text, moves[found], plain, rules.has_check)
+        else:
+            # A text naming no square names an action without one (a roll, a pass): those
+            # are read in the whole list, and only they are formatted.
+            moves = rules.legal_moves(pos)
+            partial = [rules.san(pos, m, moves) if m.to < 0 else None for m in moves]
+            if plain in partial:
+                return self._play_found(text, moves[partial.index(plain)], plain, rules.has_check)
         try:
             move = rules.parse(pos, text, moves, partial)
         except IllegalMove:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .base import Chance, Result, Roller, draw, win
+from .base import _ACTIVE, _SCOPE, Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
@@ -223,6 +223,14 @@ class Guardener(ChessLike):
         mate = b if sq == a else a if sq == b else -1
         return mate if mate >= 0 and pos.board[mate] == p else -1
 
+    def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """By the bitboards, as ``material`` counts: the double-start Guardener is one piece
+        on two squares, so a change of that status changes the count by itself."""
+        start = self.start_squares[color][0]
+        if (self.partner(old, start) >= 0) != (self.partner(new, start) >= 0):
+            return True
+        return self.count_grew(old, new, color, kinds)
+
     def has_guardener(self, pos: Position, color: int) -> bool:
         bb = pos.bb
         return any(bb[s.index] for s in self.lay.by_color[color] if s.kind == "G")
@@ -300,6 +308,8 @@ class Guardener(ChessLike):
 
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)
+        if _ACTIVE[0] and _SCOPE.to != -1:
+            return moves  # the moves to some squares only (``legal_moves_to``): no pass
         if not pos.extra["passed"][pos.turn] and all(
             self.is_plank(pos, m) for m in moves if m.flag != REROLL
         ):

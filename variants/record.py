@@ -85,10 +85,10 @@ def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
     for raw in _TOKEN.findall(" ".join(body_lines)):
         tok = raw.rstrip(",")
         if tok.startswith("["):
-            rolls.extend(int(v) for v in tok[1:-1].split())
+            rolls += map(int, tok[1:-1].split())
             rolled = True
             continue
-        if _NUMBER.fullmatch(tok):
+        if tok.endswith(".") and _NUMBER.fullmatch(tok):  # a move number ends with a dot
             in_setup_lines = False
         elif tok in _RESULTS or tok.startswith("(") or not tok:
             pass
