@@ -344,9 +344,17 @@ class StoneGarden(ChessLike):
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
         out: list[Move] = []
-        for sq, p in enumerate(pos.board):
-            if p is None or p.color != color or p.kind != RAVEN.id:
-                continue
+        ravens = 0
+        bb = pos.bb
+        for s in self.lay.kind_shapes.get((color, RAVEN.id), ()):
+            ravens |= bb[s]
+        board = pos.board
+        while ravens:  # by square, as the board reads
+            b = ravens & -ravens
+            ravens ^= b
+            sq = b.bit_length() - 1
+            p = board[sq]
+            assert p is not None
             if not self.may_turn(pos, sq):
                 continue
             i = FACINGS.index(p.state)
@@ -431,18 +439,33 @@ class StoneGarden(ChessLike):
             return win(pos.turn, "threefold repetition: the repeating player loses")
         if max(pos.extra["demotions"]) >= DEMOTIONS_TO_DRAW:
             return draw("third demotion of a King")
-        if all(p is None or p.kind == KING.id for p in pos.board):
+        if self._bare_kings(pos):
             return draw("bare Kings")
         if pos.halfmove >= FIFTY_MOVE_PLIES:
             return draw("50 moves without a capture or Horse promotion")
         return None
 
+    def _bare_kings(self, pos: Position) -> bool:
+        """Is every piece on the board a King?"""
+        table = self.lay.kind_shapes
+        kings = 0
+        bb = pos.bb
+        for c in (WHITE, BLACK):
+            for s in table.get((c, KING.id), ()):
+                kings |= bb[s]
+        return not (pos.occ[0] | pos.occ[1]) & ~kings
+
     def repetition_key(self, pos: Position) -> Any:
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
         bb = pos.bb
-        ravens = {s.color for s in self.lay.shapes if s.kind == RAVEN.id and bb[s.index]}
-        early = tuple(min(e["moves"][c], NO_TURN_MOVES) if c in ravens else None for c in (WHITE, BLACK))
+        table = self.lay.kind_shapes
+        early = tuple(
+            min(e["moves"][c], NO_TURN_MOVES)
+            if any(bb[s] for s in table.get((c, RAVEN.id), ()))
+            else None
+            for c in (WHITE, BLACK)
+        )
         return pos.zkey ^ stable_hash((pos.turn, early, e["cooling"]))
 
     # ----- notation ----------------------------------------------------------------------
