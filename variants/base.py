@@ -26,7 +26,7 @@ from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
-from .tables import CAPTURE_ONLY, AttackPlan, Layout, Shape, lines_for, plain_move, stable_hash
+from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, plain_move, stable_hash
 
 Roller = Callable[[int], int]
 
@@ -304,16 +304,12 @@ class Variant(Notation):
             return False
         return bool(self.capture_reach(pos, frm) >> to & 1)
 
-    def attackers(
-        self, pos: Position, sq: int, by: int, occ: int | None = None, plan: AttackPlan | None = None
-    ) -> int:
+    def attackers(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
         """The squares of ``by`` pieces that could capture on ``sq`` (with the
-        squares of ``occ`` occupied, the position's own by default). With ``plan``
-        ``lay.move_plans[by]``: those that could move onto ``sq`` were it empty."""
+        squares of ``occ`` occupied, the position's own by default)."""
         if occ is None:
             occ = pos.occ[0] | pos.occ[1]
-        if plan is None:
-            plan = self.lay.attack_plans[by]
+        plan = self.lay.attack_plans[by]
         bb = pos.bb
         out = 0
         for s, rev in plan.leaps:
@@ -531,32 +527,36 @@ class Variant(Notation):
         out: list[Move] = []
         bb = pos.bb
         occ = pos.occ[0] | pos.occ[1]
-        if not scope & (scope - 1):
-            # One square (a text names one): its movers are read outward from it, as
-            # attacks are (an empty square: the pieces that could step onto it).
-            if empty:
-                movers = self.attackers(pos, scope.bit_length() - 1, color, occ, self.lay.move_plans[color])
-            elif enemy:
-                movers = self.attackers(pos, scope.bit_length() - 1, color, occ)
-            else:
-                return out
-            if not movers:
+        if not scope & (scope - 1):  # one square (a text names one): the pieces that reach it
+            if not scope:
                 return out
             to = scope.bit_length() - 1
-            board = pos.board
-            lay = self.lay
-            shapes, shape_of = lay.shapes, lay.shape_of
-            while movers:
-                fb = movers & -movers
-                movers ^= fb
-                frm = fb.bit_length() - 1
-                m = plain_move(frm, to)
-                code = board[frm].code  # type: ignore[union-attr]
-                shape = shapes[shape_of[code] if code < len(shape_of) else lay.grow(code)]
-                if shape.promote & scope:
-                    out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
-                else:
-                    out.append(m)
+            for index, shape, sources in self.lay.sources[color][to]:
+                pieces = bb[index] & sources
+                while pieces:
+                    fb = pieces & -pieces
+                    pieces ^= fb
+                    frm = fb.bit_length() - 1
+                    both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+                    t = (both & notown) | (move & empty) | (capture & enemy)
+                    if not t:
+                        for line, mode in lines:
+                            if line.full & scope:
+                                k = occ & line.mask
+                                r = line.tab.get(k)
+                                if r is None:
+                                    r = line.fill(k)
+                                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+                        for pm, q, c in lames:
+                            if not occ & pm:
+                                t |= (q & empty) | (c & enemy)
+                        if not t:
+                            continue
+                    m = plain_move(frm, to)
+                    if shape.promote & scope:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
             return out
         for shape in self.lay.by_color[color]:
             pieces = bb[shape.index]

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base import Result, Roller, draw, win
+from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
 from .chess import KING, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .notation import Texts
@@ -243,6 +243,18 @@ class StoneGarden(ChessLike):
     promotion_kinds = HORSE_PROMOTIONS
     start_placement = START_FEN.split()[0]
 
+    def __init__(self) -> None:
+        super().__init__()
+        g = self.geometry
+        self._turns: list[int] = []  # per square: it and the squares beside it
+        for s in range(g.size):
+            mask = 1 << s
+            for f in FACINGS:
+                to = g.offset(s, *facing_vector(f))
+                if to is not None:
+                    mask |= 1 << to
+            self._turns.append(mask)
+
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         return self.from_fen(START_FEN)
 
@@ -349,12 +361,15 @@ class StoneGarden(ChessLike):
         for s in self.lay.kind_shapes.get((color, RAVEN.id), ()):
             ravens |= bb[s]
         board = pos.board
+        scope = _SCOPE.to if _ACTIVE[0] else -1  # only the moves to these squares?
         while ravens:  # by square, as the board reads
             b = ravens & -ravens
             ravens ^= b
             sq = b.bit_length() - 1
             p = board[sq]
             assert p is not None
+            if scope != -1 and not scope & self._turn_squares(sq):
+                continue
             if not self.may_turn(pos, sq):
                 continue
             i = FACINGS.index(p.state)
@@ -368,6 +383,10 @@ class StoneGarden(ChessLike):
                 if t is None or (TURN_STEP_MAY_CAPTURE and t.color != color):
                     out.append(Move(sq, to, TURN, facing=f))
         return out
+
+    def _turn_squares(self, sq: int) -> int:
+        """Where a Raven on ``sq`` can end a turn: ``sq`` itself and the squares beside it."""
+        return self._turns[sq]
 
     def promoted_state(self, move: Move, p: Piece) -> str:
         # A Raven created by promotion faces forward.

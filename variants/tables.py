@@ -95,7 +95,6 @@ class Shape:
         "order",
         "emit",
         "capture_lines",
-        "move_lines",
         "promote",
         "span",
         "rspan",
@@ -135,7 +134,6 @@ class Shape:
         self.emit: list[dict[int, tuple[Move, ...]]] = []
         # direction pairs / single directions it captures along by sliding
         self.capture_lines: list[tuple[Offset, ...]] = []
-        self.move_lines: list[tuple[Offset, ...]] = []  # ... and moves along to empty squares
         self.promote = 0  # squares where it must promote (set by the variant)
         # Per square, every square its atoms could ever take it to (an empty board's
         # reach): generation for a few destinations skips pieces that cannot get there.
@@ -206,8 +204,6 @@ def compile_shape(shape: Shape, g: Geometry) -> None:
                 slides.append((group, int(atom.mode)))
                 if atom.mode & Mode.CAPTURE:
                     shape.capture_lines.append(group)
-                if atom.mode & Mode.MOVE:
-                    shape.move_lines.append(group)
     line_tables = [(lines_for(g, group), mode) for group, mode in slides]
     for sq in range(g.size):
         shape.emit.append({})
@@ -323,15 +319,10 @@ class Layout:
             self.kind_shapes[key] = self.kind_shapes.get(key, ()) + (shape.index,)
         self._lock = threading.Lock()
         self.attack_plans = (self._attack_plan(WHITE), self._attack_plan(1 - WHITE))
-        # The same read for moves onto an empty square (the pieces that could step there).
-        self.move_plans = (
-            self._attack_plan(WHITE, moves=True),
-            self._attack_plan(1 - WHITE, moves=True),
-        )
-        # Per colour and square: (shape, the squares it could come from), for each shape
-        # that can reach the square at all (moves to one square: ``Variant.ordinary_moves``).
-        self.sources: tuple[list[tuple[tuple[Shape, int], ...]], ...] = tuple(
-            [tuple((s, s.rspan[sq]) for s in side if s.rspan[sq]) for sq in range(self.size)]
+        # Per colour and square: (shape index, shape, the squares it could come from), for
+        # each shape that can reach the square at all (``Variant.ordinary_moves`` to one).
+        self.sources: tuple[list[tuple[tuple[int, Shape, int], ...]], ...] = tuple(
+            [tuple((s.index, s, s.rspan[sq]) for s in side if s.rspan[sq]) for sq in range(self.size)]
             for side in self.by_color
         )
         rules.prepare_layout(self)
@@ -370,9 +361,7 @@ class Layout:
 
     # ----- attacks -----------------------------------------------------------
 
-    def _attack_plan(self, color: int, moves: bool = False) -> AttackPlan:
-        """How to find ``color``'s pieces that could capture on a square; with ``moves``,
-        those that could move onto it while it is empty."""
+    def _attack_plan(self, color: int) -> AttackPlan:
         leaps: list[tuple[int, list[int]]] = []
         lames: list[tuple[int, list[tuple[tuple[int, int], ...]], list[int]]] = []
         groups: dict[tuple[Offset, ...], list[int]] = {}
@@ -382,15 +371,13 @@ class Layout:
             for frm, entry in enumerate(shape.gen):
                 if entry is None:
                     continue
-                both, move, capture, _, lame_list = entry
-                targets = both | (move if moves else capture)
+                both, _, capture, _, lame_list = entry
+                targets = both | capture
                 while targets:
                     b = targets & -targets
                     rev[b.bit_length() - 1] |= 1 << frm
                     targets ^= b
-                for pm, md, cd in lame_list:
-                    if moves:
-                        cd = md
+                for pm, _, cd in lame_list:
                     while cd:
                         b = cd & -cd
                         rev_lame[b.bit_length() - 1].append((1 << frm, pm))
@@ -405,7 +392,7 @@ class Layout:
                         [_union(f for f, _ in e) for e in rev_lame],
                     )
                 )
-            for group in shape.move_lines if moves else shape.capture_lines:
+            for group in shape.capture_lines:
                 # Seen from the target, an attacker sliding along d stands in direction -d.
                 back = tuple(sorted((-d[0], -d[1]) for d in group))
                 groups.setdefault(back, []).append(shape.index)
