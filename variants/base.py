@@ -663,23 +663,14 @@ class Variant(Notation):
                 _ACTIVE[0] -= 1
                 _SCOPE.to = -1
                 _SCOPE.castles = True
-        return [
-            m
-            for m in moves
-            if m[1] >= 0 and (squares >> m[1] & 1 or (castles and m[2] == "castle"))
-        ]
+        return _ending_on(moves, squares, castles)
 
     def generate_legal(self, pos: Position) -> list[Move]:
         """The legal actions: candidates the turn rules permit, less self-checks."""
         moves = self.candidate_moves(pos)
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # ``legal_moves_to``: judge only what it keeps
-            castles = _SCOPE.castles
-            moves = [
-                m
-                for m in moves
-                if m[1] >= 0 and (scope >> m[1] & 1 or (castles and m[2] == "castle"))
-            ]
+            moves = _ending_on(moves, scope, _SCOPE.castles)
         if type(self).permits is not Variant.permits:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
@@ -949,6 +940,20 @@ class Variant(Notation):
         if rest:
             text += " [" + " ".join(str(v) for v in rest) + "]"
         return text
+
+
+def _ending_on(moves: list[Move], squares: int, castles: bool) -> list[Move]:
+    """The moves that end on one of ``squares`` and, with ``castles``, every castling."""
+    if castles or squares & (squares - 1):
+        return [
+            m
+            for m in moves
+            if m[1] >= 0 and (squares >> m[1] & 1 or (castles and m[2] == "castle"))
+        ]
+    if not squares:
+        return []
+    to = squares.bit_length() - 1
+    return [m for m in moves if m[1] == to]
 
 
 def _any_open(board: Sequence[Piece | None], paths: Iterable[tuple[int, ...]]) -> bool:

@@ -91,6 +91,9 @@ class ChessLike(Variant):
         # (rights, the King's square) -> the rights left once that King has moved
         self._rights_after: dict[tuple[frozenset[int], int], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
+        self._start: Position | None = None  # the start, built once (``initial_position``)
+        # FENs read before -> their positions, kept unchanged (``from_fen`` hands out copies)
+        self._fens: dict[str, Position] = {}
         # Every square a castling King can end on (``_castle_path``: the g- and c-files).
         self._castle_targets = sum(
             1 << sq for sq in g.squares if g.file_letter(sq) in ("c", "g")
@@ -123,11 +126,14 @@ class ChessLike(Variant):
     # ----- setup ---------------------------------------------------------
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
-        pos = self.attach(Position(self.parse_placement(self.start_placement)))
-        pos.find_kings()
-        if self.castling:
-            pos.castling = self.initial_castling(pos)
-        return pos
+        start = self._start
+        if start is None:
+            start = self.attach(Position(self.parse_placement(self.start_placement)))
+            start.find_kings()
+            if self.castling:
+                start.castling = self.initial_castling(start)
+            self._start = start
+        return start.copy()  # a new position each time (the first one is kept unchanged)
 
     def initial_castling(self, pos: Position) -> frozenset[int]:
         g = self.geometry
@@ -492,6 +498,16 @@ class ChessLike(Variant):
             raise ValueError(f"unexpected extra FEN field {text!r}")
 
     def from_fen(self, fen: str) -> Position:
+        known = self._fens.get(fen) if isinstance(fen, str) else None
+        if known is None:
+            known = self.read_fen(fen)
+            if len(self._fens) >= _FENS_KEPT:
+                self._fens.clear()
+            self._fens[fen] = known
+        return known.copy()
+
+    def read_fen(self, fen: str) -> Position:
+        """The position a FEN describes, read afresh (``from_fen`` remembers them)."""
         parts = fen.split()
         if len(parts) < 1:
             raise ValueError("empty FEN")
@@ -526,6 +542,9 @@ class ChessLike(Variant):
             raise ValueError("FEN move counters must be numbers") from None
         self.parse_fen_extra(pos, " ".join(parts[6:]))
         return pos
+
+
+_FENS_KEPT = 256  # positions ``ChessLike.from_fen`` remembers
 
 
 def pawn_kind_is(pos: Position, sq: int, kind: str = "P") -> bool:

@@ -104,10 +104,13 @@ class Notation:
             # A pawn stepping along its own file is written bare (e4); one that
             # leaves its file names it (exd5, and King's Guard's sideways de3).
             g = self.geometry
-            same_file = g.file_of(frm) == g.file_of(to)
-            prefix = "" if same_file and not capture else g.file_letter(frm)
-            if any(g.file_of(r) == g.file_of(frm) for r in rivals):
-                prefix = self.name(frm)
+            width = g.width
+            file_ = frm % width
+            prefix = "" if file_ == to % width and not capture else g.files[file_]
+            for r in rivals:
+                if r % width == file_:
+                    prefix = g.names[frm]
+                    break
         else:
             prefix = t.letter + (self.disambiguate(frm, rivals) if rivals else "")
         text = f"{prefix}{capture}{dest}"
