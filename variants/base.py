@@ -26,7 +26,7 @@ from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
-from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, plain_move, stable_hash
+from .tables import _ROWS, CAPTURE_ONLY, Layout, Shape, lines_for, move_row, stable_hash
 
 Roller = Callable[[int], int]
 
@@ -118,6 +118,18 @@ class Variant(Notation):
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._named: dict[str, int] = {}
+        cls = type(self)
+        self._rolls_by_default = cls.start_turn is not Variant.start_turn
+        # Which of the record's hooks the variant has its own of: ``Game`` skips the calls
+        # to the others (an action with no roll is then recorded as its text, with no note,
+        # outside any setup, with no roll folded into it).
+        self.own_record_text = (cls.record_text, cls.recorded) != (
+            Variant.record_text,
+            Variant.recorded,
+        )
+        self.own_notes = (cls.auto_note, cls.in_setup) != (Variant.auto_note, Variant.in_setup)
+        self.own_folds = cls.folded_roll is not Variant.folded_roll
+        self._permits_all = cls.permits is Variant.permits
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
@@ -206,16 +218,11 @@ class Variant(Notation):
 
     def count_grew(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
         """Has ``color`` more pieces of one of ``kinds`` on the bitboards of ``new``?"""
-        lay = self.lay
-        table = lay.kind_shapes
+        table = self.lay.kind_shapes
+        was, now = old.bb, new.bb
         for kind in kinds:
-            shapes = table.get((color, kind))
-            if shapes:
-                was = now = 0
-                for s in shapes:
-                    was += old.bb[s].bit_count()
-                    now += new.bb[s].bit_count()
-                if now > was:
+            for s in table.get((color, kind), ()):
+                if now[s].bit_count() > was[s].bit_count():  # a kind grows only if a shape does
                     return True
         return False
 
@@ -242,7 +249,7 @@ class Variant(Notation):
         end-of-turn test until something asks (``Game.result``); when it could, the test
         comes first (no die is rolled in a game that has ended). A variant that overrides
         ``start_turn`` says here when it rolls; by default, always."""
-        return type(self).start_turn is not Variant.start_turn
+        return self._rolls_by_default
 
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """The chance hook: which dice can fall next, and with what probability, so
@@ -379,12 +386,19 @@ class Variant(Notation):
                 line = lines[king]
                 if line is None or not att & line.full:
                     continue
-                seen = line.reach(occ)
+                tab = line.tab
+                mask = line.mask
+                k = occ & mask
+                seen = tab.get(k)
+                if seen is None:
+                    seen = line.fill(k)
                 blockers = seen & own
                 while blockers:
                     b = blockers & -blockers
                     blockers ^= b
-                    if line.reach(occ ^ b) & ~seen & att:
+                    k = (occ ^ b) & mask
+                    r = tab.get(k)
+                    if (line.fill(k) if r is None else r) & ~seen & att:
                         out |= b
         for s, rev_lame, any_from in plan.lames:
             bs = bb[s]
@@ -531,6 +545,7 @@ class Variant(Notation):
             if not scope:
                 return out
             to = scope.bit_length() - 1
+            rows = _ROWS
             for index, shape, sources in self.lay.sources[color][to]:
                 pieces = bb[index] & sources
                 while pieces:
@@ -552,7 +567,10 @@ class Variant(Notation):
                                 t |= (q & empty) | (c & enemy)
                         if not t:
                             continue
-                    m = plain_move(frm, to)
+                    row = rows[frm] if frm < len(rows) else move_row(frm)
+                    m = row[to]
+                    if m is None:
+                        m = row[to] = Move(frm, to)
                     if shape.promote & scope:
                         out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
                     else:
@@ -671,7 +689,7 @@ class Variant(Notation):
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # ``legal_moves_to``: judge only what it keeps
             moves = _ending_on(moves, scope, _SCOPE.castles)
-        if type(self).permits is not Variant.permits:
+        if not self._permits_all:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
             moves = self.filter_checks(pos, moves)
@@ -856,15 +874,17 @@ class Variant(Notation):
 
     def finish(self, new: Position, move: Move, old: Position) -> None:
         """Counters and turn after a move (halfmove clock, fullmove, side to move)."""
-        moved = old.board[move.frm] if move.frm >= 0 else None
-        capture = move.to >= 0 and old.board[move.to] is not None or move.flag == "ep"
+        frm, to = move[0], move[1]
+        board = old.board
+        moved = board[frm] if frm >= 0 else None
+        capture = to >= 0 and board[to] is not None or move[2] == "ep"
         if capture or (moved is not None and self.types[moved.kind].is_pawn):
             new.halfmove = 0
         else:
             new.halfmove += 1
         if old.turn == BLACK:
             new.fullmove += 1
-        new.turn = other(old.turn)
+        new.turn = 1 - old.turn
 
     # ----- end of game ---------------------------------------------------
 

@@ -276,12 +276,18 @@ class Game:
             new = rules.make(old, move, self._roll)
             if mark:
                 san += rules.check_mark(old, move, after=new)
-            values = [v for _, v in rolls[n_rolls:]] if len(rolls) > n_rolls else ()
-            recorded = rules.record_text(old, san, move, values)
-            note = rules.auto_note(new)
-            if note:
-                recorded += " " + note
-            tokens.append(Token(mover, recorded, rules.in_setup(old)))
+            if len(rolls) > n_rolls:
+                values = [v for _, v in rolls[n_rolls:]]
+                recorded = rules.record_text(old, san, move, values)
+            else:
+                recorded = rules.record_text(old, san, move, ()) if rules.own_record_text else san
+            if rules.own_notes:
+                note = rules.auto_note(new)
+                if note:
+                    recorded += " " + note
+                tokens.append(Token(mover, recorded, rules.in_setup(old)))
+            else:
+                tokens.append(Token(mover, recorded, False))
             if new.occ[1 - mover] != old.occ[1 - mover] or (rules.returns_from_lost and captured):
                 self._note_captures(old, new)
             self.pos = new
@@ -298,7 +304,7 @@ class Game:
             del tokens[n_tokens:]
             del keys[n_keys:]
             raise
-        folded = rules.folded_roll(old, move)
+        folded = rules.folded_roll(old, move) if rules.own_folds else None
         if folded is not None:
             # The value rolled earlier this turn is written on this action instead.
             was, now = folded

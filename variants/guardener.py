@@ -291,20 +291,26 @@ class Guardener(ChessLike):
         return p.kind == "P" and self.geometry.rank_label(move.to) in OWN_HALF[p.color]
 
     def permits(self, pos: Position, move: Move) -> bool:
-        if move.flag == REROLL:
-            return self.is_double(pos)
-        if move.flag in (TELEPORT, DROP):
+        flag = move[2]
+        dice = pos.dice or ()
+        double = len(dice) == 2 and dice[0] == dice[1]  # ``is_double``
+        if flag == REROLL:
+            return double
+        if flag == TELEPORT or flag == DROP:
             return self.is_double_x2(pos)
-        if move.flag == PASS or self.is_double(pos):
+        if flag == PASS or double:
             return True  # a double lets the Queen or any piece move or capture
-        p = pos.board[move.frm]
+        p = pos.board[move[0]]
         assert p is not None
-        values = set(pos.dice or ())
-        if move.flag == "castle":
-            return CASTLING_DIE in values
+        if flag == "castle":
+            return CASTLING_DIE in dice
+        kind = p.kind
         if not self.is_capture(pos, move) and self.is_free(p, move):
             return True
-        return any(p.kind in PERMISSION.get(v, ()) for v in values)
+        for v in dice:
+            if kind in PERMISSION.get(v, ()):
+                return True
+        return False
 
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)

@@ -86,20 +86,21 @@ class Notation:
         against the ``legal`` moves of the same kind to the same square with the
         same flag (and, when given, for which ``rival(m)`` is true)."""
         board = pos.board
-        p = board[move.frm]
+        frm, to, flag = move[0], move[1], move[2]
+        p = board[frm]
         assert p is not None
-        t = self.types[p.kind]
-        to = move.to
+        kind = p.kind
+        t = self.types[kind]
         dest = self.geometry.names[to]
         capture = "x" if self.is_capture(pos, move) else ""
-        frm, flag, kind = move.frm, move.flag, p.kind
         rivals = []
         for m in legal:
-            if m.to != to or m.frm == frm or m.flag != flag or m.frm < 0:
+            other = m[0]
+            if m[1] != to or other == frm or other < 0 or m[2] != flag:
                 continue
-            q = board[m.frm]
+            q = board[other]
             if q is not None and q.kind == kind and (rival is None or rival(m)):
-                rivals.append(m.frm)
+                rivals.append(other)
         if t.is_pawn:
             # A pawn stepping along its own file is written bare (e4); one that
             # leaves its file names it (exd5, and King's Guard's sideways de3).
