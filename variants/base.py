@@ -130,6 +130,12 @@ class Variant(Notation):
         self.own_notes = (cls.auto_note, cls.in_setup) != (Variant.auto_note, Variant.in_setup)
         self.own_folds = cls.folded_roll is not Variant.folded_roll
         self._permits_all = cls.permits is Variant.permits
+        self._own_expand = cls.expand is not Variant.expand
+        self._own_material = cls.material is not Variant.material
+        # None: ask ``rolls_at_turn_start`` each turn; else its answer for every position.
+        self.turn_start_rolls: bool | None = (
+            self._rolls_by_default if cls.rolls_at_turn_start is Variant.rolls_at_turn_start else None
+        )
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
@@ -212,9 +218,15 @@ class Variant(Notation):
         """Might ``color`` have more pieces of one of ``kinds`` (by ``material``) in ``new``
         than in ``old``? Counted on the bitboards; a variant that counts its material
         otherwise (``material`` overridden) always says it might."""
-        if type(self).material is not Variant.material:
+        if self._own_material:
             return True
-        return self.count_grew(old, new, color, kinds)
+        table = self.lay.kind_shapes
+        was, now = old.bb, new.bb
+        for kind in kinds:
+            for s in table.get((color, kind), ()):
+                if now[s].bit_count() > was[s].bit_count():  # a kind grows only if a shape does
+                    return True
+        return False
 
     def count_grew(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
         """Has ``color`` more pieces of one of ``kinds`` on the bitboards of ``new``?"""
@@ -500,7 +512,47 @@ class Variant(Notation):
         out: list[Move] = []
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # only moves to these squares (``legal_moves_to``)
-            return self._ordinary_to(pos, color, scope, notown & scope, empty & scope, enemy & scope)
+            notown &= scope
+            empty &= scope
+            enemy &= scope
+            if scope & (scope - 1):
+                return self._ordinary_to(pos, color, scope, notown, empty, enemy)
+            # One square (a text names one): the pieces that could reach it, by shape.
+            if not scope:
+                return out
+            to = scope.bit_length() - 1
+            rows = _ROWS
+            bb = pos.bb
+            for index, shape, sources in lay.sources[color][to]:
+                pieces = bb[index] & sources
+                while pieces:
+                    fb = pieces & -pieces
+                    pieces ^= fb
+                    frm = fb.bit_length() - 1
+                    both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+                    t = (both & notown) | (move & empty) | (capture & enemy)
+                    if not t:
+                        for line, mode in lines:
+                            if line.full & scope:
+                                k = occ & line.mask
+                                r = line.tab.get(k)
+                                if r is None:
+                                    r = line.fill(k)
+                                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+                        for pm, q, c in lames:
+                            if not occ & pm:
+                                t |= (q & empty) | (c & enemy)
+                        if not t:
+                            continue
+                    row = rows[frm] if frm < len(rows) else move_row(frm)
+                    m = row[to]
+                    if m is None:
+                        m = row[to] = Move(frm, to)
+                    if shape.promote & scope:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
+            return out
         b = own
         while b:
             fb = b & -b
@@ -541,41 +593,6 @@ class Variant(Notation):
         out: list[Move] = []
         bb = pos.bb
         occ = pos.occ[0] | pos.occ[1]
-        if not scope & (scope - 1):  # one square (a text names one): the pieces that reach it
-            if not scope:
-                return out
-            to = scope.bit_length() - 1
-            rows = _ROWS
-            for index, shape, sources in self.lay.sources[color][to]:
-                pieces = bb[index] & sources
-                while pieces:
-                    fb = pieces & -pieces
-                    pieces ^= fb
-                    frm = fb.bit_length() - 1
-                    both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
-                    t = (both & notown) | (move & empty) | (capture & enemy)
-                    if not t:
-                        for line, mode in lines:
-                            if line.full & scope:
-                                k = occ & line.mask
-                                r = line.tab.get(k)
-                                if r is None:
-                                    r = line.fill(k)
-                                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
-                        for pm, q, c in lames:
-                            if not occ & pm:
-                                t |= (q & empty) | (c & enemy)
-                        if not t:
-                            continue
-                    row = rows[frm] if frm < len(rows) else move_row(frm)
-                    m = row[to]
-                    if m is None:
-                        m = row[to] = Move(frm, to)
-                    if shape.promote & scope:
-                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
-                    else:
-                        out.append(m)
-            return out
         for shape in self.lay.by_color[color]:
             pieces = bb[shape.index]
             if not pieces:
@@ -641,7 +658,9 @@ class Variant(Notation):
     def candidate_moves(self, pos: Position) -> list[Move]:
         """Every action the pieces could make, before the dice (``permits``) and the
         check filter decide: the list the explanations search when a text is refused."""
-        moves = self.expand(pos, self.pseudo_moves(pos))
+        moves = self.pseudo_moves(pos)
+        if self._own_expand:
+            moves = self.expand(pos, moves)
         special = self.special_moves(pos)
         return moves + special if special else moves
 
@@ -681,14 +700,22 @@ class Variant(Notation):
                 _ACTIVE[0] -= 1
                 _SCOPE.to = -1
                 _SCOPE.castles = True
-        return _ending_on(moves, squares, castles)
+        if castles or squares & (squares - 1) or not squares:
+            return _ending_on(moves, squares, castles)
+        to = squares.bit_length() - 1
+        return [m for m in moves if m[1] == to]
 
     def generate_legal(self, pos: Position) -> list[Move]:
         """The legal actions: candidates the turn rules permit, less self-checks."""
         moves = self.candidate_moves(pos)
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # ``legal_moves_to``: judge only what it keeps
-            moves = _ending_on(moves, scope, _SCOPE.castles)
+            castles = _SCOPE.castles
+            if castles or scope & (scope - 1) or not scope:
+                moves = _ending_on(moves, scope, castles)
+            else:
+                to = scope.bit_length() - 1
+                moves = [m for m in moves if m[1] == to]
         if not self._permits_all:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
@@ -853,10 +880,9 @@ class Variant(Notation):
 
     def move_piece(self, new: Position, move: Move) -> Piece | None:
         """Lift the piece from ``frm`` to ``to`` (promoting), returning any capture."""
-        board = new.board
-        frm, to = move.frm, move.to
-        captured = new.clear(to) if board[to] is not None else None
-        if move.promo:
+        frm, to = move[0], move[1]
+        captured = new.clear(to) if new.board[to] is not None else None
+        if move[3]:  # a promotion
             p = new.clear(frm)
             assert p is not None
             p = piece(move.promo, p.color, self.promoted_state(move, p))

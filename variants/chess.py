@@ -278,10 +278,10 @@ class ChessLike(Variant):
 
     def make_board(self, new: Position, move: Move) -> None:
         """The board part of an ordinary, castling, en passant or double-step move."""
-        g = self.geometry
         new.ep = -1
-        flag = move.flag
+        flag = move[2]
         if flag == "castle":
+            g = self.geometry
             kingside = move.to > move.frm
             r_to = move.to - 1 if kingside else move.to + 1
             rook = new.clear(move.aux)
@@ -295,15 +295,16 @@ class ChessLike(Variant):
         if flag == "ep":
             new.clear(move.aux)
         self.move_piece(new, move)
+        frm, to = move[0], move[1]
         if flag == "double":
-            new.ep = (move.frm + move.to) // 2
+            new.ep = (frm + to) // 2
         rights = new.castling
         if rights:
-            frm, to = move.frm, move.to
             if new.kings[new.turn] == to:  # the King moved: its rank's rights go
                 key = (rights, frm)
                 after = self._rights_after.get(key)
                 if after is None:
+                    g = self.geometry
                     home = g.rank_of(frm)
                     after = frozenset(s for s in rights if g.rank_of(s) != home)
                     if len(self._rights_after) < 4096:

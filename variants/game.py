@@ -354,7 +354,10 @@ class Game:
         """The start of a turn: the dice the side to act rolls first (when the game goes
         on); the end-of-turn test is left for when it is needed (``result``)."""
         rules, pos = self.rules, self.pos
-        if not rules.rolls_at_turn_start(pos):
+        rolls = rules.turn_start_rolls
+        if rolls is None:
+            rolls = rules.rolls_at_turn_start(pos)
+        if not rolls:
             self._result = _PENDING
             return
         # Dice are rolled only in a game that goes on: test before rolling.

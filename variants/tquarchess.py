@@ -178,7 +178,7 @@ class Tquarchess(ChessLike):
         return self.promotion_kinds
 
     def special_moves(self, pos: Position) -> list[Move]:
-        castling = super().special_moves(pos)
+        castling = self.castling_moves(pos) if self.castling else []  # ``ChessLike``'s
         tquarc = self.tquarc_specials(pos)
         return castling + tquarc if castling else tquarc
 
@@ -276,51 +276,53 @@ class Tquarchess(ChessLike):
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
-        if move.flag == "roll":
-            new = pos.copy()
+        frm, to, flag = move[0], move[1], move[2]
+        new = pos.copy()
+        extra = new.extra
+        if flag == "roll":
             value = roll(TQUARC_DIE)
-            new.extra["rolled"] = value
+            extra["rolled"] = value
             new.dice = (value,)
             return new
-        new = pos.copy()
-        moved = pos.board[move.frm]
+        moved = pos.board[frm]
         assert moved is not None
         tq_acted = moved.kind == "T"
-        if move.flag == "teleport":
-            new.clear(move.frm)
-            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+        if flag == "teleport":
+            new.clear(frm)
+            new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
             new.ep = -1
-        elif move.flag == "king2":
-            new.lift(move.frm, move.to)
-            new.kings[color] = move.to
+        elif flag == "king2":
+            new.lift(frm, to)
+            new.kings[color] = to
             new.ep = -1
             new.castling = frozenset(s for s in new.castling if s not in self.home[color])
-            new.extra["king2"] = with_side(new.extra["king2"], color, True)
-        elif move.flag == "kres":
+            extra["king2"] = with_side(extra["king2"], color, True)
+        elif flag == "kres":
             self.make_board(new, move._replace(flag="", promo=""))
-            new.clear(move.to)
-            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+            new.clear(to)
+            new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
             tq_acted = True
         else:
             self.make_board(new, move)
             if move.promo == "T":
-                new.clear(move.to)
-                new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+                new.clear(to)
+                new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
                 tq_acted = True
         if move.gate >= 0:
             value = pos.extra["rolled"] or roll(TQUARC_DIE)
             new.put(move.gate, piece("T", color, str(value)))
-            new.extra["hand"] = with_side(new.extra["hand"], color, False)
+            extra["hand"] = with_side(extra["hand"], color, False)
             tq_acted = True
         # Back-rank squares whose original piece has now left (or was taken there).
-        white, black = new.extra["gates"]
+        white, black = extra["gates"]
         if white or black:
-            touched = (
-                {move.frm, move.to, move.aux} if move.flag == "castle" else {move.frm, move.to}
-            )
-            if not (white.isdisjoint(touched) and black.isdisjoint(touched)):
-                new.extra["gates"] = (white - touched, black - touched)
-        extra = new.extra
+            aux = move.aux if flag == "castle" else frm
+            if (
+                frm in white or to in white or aux in white
+                or frm in black or to in black or aux in black
+            ):
+                touched = {frm, to, aux}
+                extra["gates"] = (white - touched, black - touched)
         extra["last_tq"] = color if tq_acted else -1
         extra["rolled"] = 0
         new.dice = None
@@ -335,11 +337,6 @@ class Tquarchess(ChessLike):
             new.turn = other(old.turn)
             return
         super().finish(new, move, old)
-
-    def is_capture(self, pos: Position, move: Move) -> bool:
-        if move.flag == "roll":
-            return False
-        return super().is_capture(pos, move)
 
     # ----- notation --------------------------------------------------------------
 
@@ -378,6 +375,8 @@ class Tquarchess(ChessLike):
         entry: ``Bg5/T%3`` (RULES.md section 2, notation)."""
         if move.gate >= 0 and pos.extra["rolled"]:
             values = [pos.extra["rolled"], *values]
+        elif not values:
+            return san
         return self.recorded(san, move, values)
 
     def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
