@@ -26,7 +26,7 @@ from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
-from .tables import CAPTURE_ONLY, Layout, Shape, lines_for, stable_hash
+from .tables import _ROWS, CAPTURE_ONLY, Layout, Shape, lines_for, move_row, stable_hash
 
 Roller = Callable[[int], int]
 
@@ -117,10 +117,31 @@ class Variant(Notation):
     def __init__(self) -> None:
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
+        self._named: dict[str, int] = {}
+        cls = type(self)
+        self._rolls_by_default = cls.start_turn is not Variant.start_turn
+        # Which of the record's hooks the variant has its own of: ``Game`` skips the calls
+        # to the others (an action with no roll is then recorded as its text, with no note,
+        # outside any setup, with no roll folded into it).
+        self.own_record_text = (cls.record_text, cls.recorded) != (
+            Variant.record_text,
+            Variant.recorded,
+        )
+        self.own_notes = (cls.auto_note, cls.in_setup) != (Variant.auto_note, Variant.in_setup)
+        self.own_folds = cls.folded_roll is not Variant.folded_roll
+        self._permits_all = cls.permits is Variant.permits
+        self._own_expand = cls.expand is not Variant.expand
+        self._own_material = cls.material is not Variant.material
+        # None: ask ``rolls_at_turn_start`` each turn; else its answer for every position.
+        self.turn_start_rolls: bool | None = (
+            self._rolls_by_default if cls.rolls_at_turn_start is Variant.rolls_at_turn_start else None
+        )
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
         self._memo: tuple[Position, Any, list[Move]] | None = None
+        # (position, its dice) known to have a legal action: ``outcome_with_action``.
+        self._proven: tuple[Position, Any] | None = None
 
     # ----- compiled tables -------------------------------------------------
 
@@ -193,6 +214,30 @@ class Variant(Notation):
                 out.extend([shape.kind] * n)
         return out
 
+    def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """Might ``color`` have more pieces of one of ``kinds`` (by ``material``) in ``new``
+        than in ``old``? Counted on the bitboards; a variant that counts its material
+        otherwise (``material`` overridden) always says it might."""
+        if self._own_material:
+            return True
+        table = self.lay.kind_shapes
+        was, now = old.bb, new.bb
+        for kind in kinds:
+            for s in table.get((color, kind), ()):
+                if now[s].bit_count() > was[s].bit_count():  # a kind grows only if a shape does
+                    return True
+        return False
+
+    def count_grew(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """Has ``color`` more pieces of one of ``kinds`` on the bitboards of ``new``?"""
+        table = self.lay.kind_shapes
+        was, now = old.bb, new.bb
+        for kind in kinds:
+            for s in table.get((color, kind), ()):
+                if now[s].bit_count() > was[s].bit_count():  # a kind grows only if a shape does
+                    return True
+        return False
+
     # ----- options -------------------------------------------------------
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -210,6 +255,13 @@ class Variant(Notation):
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
         """Roll whatever the side to act rolls before acting; return the values."""
         return ()
+
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        """Could ``start_turn`` roll anything in ``pos``? When not, a game leaves its
+        end-of-turn test until something asks (``Game.result``); when it could, the test
+        comes first (no die is rolled in a game that has ended). A variant that overrides
+        ``start_turn`` says here when it rolls; by default, always."""
+        return self._rolls_by_default
 
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """The chance hook: which dice can fall next, and with what probability, so
@@ -281,16 +333,17 @@ class Variant(Notation):
         out = 0
         for s, rev in plan.leaps:
             out |= rev[sq] & bb[s]
-        for lines, shapes in plan.slides:
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
             if att:
-                line = lines[sq]
-                if line is not None and att & line.full:
-                    k = occ & line.mask
-                    r = line.tab.get(k)
-                    out |= (line.fill(k) if r is None else r) & att
+                for lines in tables:
+                    line = lines[sq]
+                    if line is not None and att & line.full:
+                        k = occ & line.mask
+                        r = line.tab.get(k)
+                        out |= (line.fill(k) if r is None else r) & att
         for s, rev_lame, any_from in plan.lames:
             b = bb[s]
             if b & any_from[sq]:
@@ -308,17 +361,18 @@ class Variant(Notation):
         for s, rev in plan.leaps:
             if rev[sq] & bb[s]:
                 return True
-        for lines, shapes in plan.slides:
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
             if att:
-                line = lines[sq]
-                if line is not None and att & line.full:
-                    k = occ & line.mask
-                    r = line.tab.get(k)
-                    if (line.fill(k) if r is None else r) & att:
-                        return True
+                for lines in tables:
+                    line = lines[sq]
+                    if line is not None and att & line.full:
+                        k = occ & line.mask
+                        r = line.tab.get(k)
+                        if (line.fill(k) if r is None else r) & att:
+                            return True
         for s, rev_lame, any_from in plan.lames:
             b = bb[s]
             if b & any_from[sq]:
@@ -334,22 +388,30 @@ class Variant(Notation):
         plan = self.lay.attack_plans[1 - color]
         bb = pos.bb
         out = 0
-        for lines, shapes in plan.slides:
-            line = lines[king]
-            if line is None:
-                continue
+        for shapes, tables in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
-            if not att & line.full:
+            if not att:
                 continue
-            seen = line.reach(occ)
-            blockers = seen & own
-            while blockers:
-                b = blockers & -blockers
-                blockers ^= b
-                if line.reach(occ ^ b) & ~seen & att:
-                    out |= b
+            for lines in tables:
+                line = lines[king]
+                if line is None or not att & line.full:
+                    continue
+                tab = line.tab
+                mask = line.mask
+                k = occ & mask
+                seen = tab.get(k)
+                if seen is None:
+                    seen = line.fill(k)
+                blockers = seen & own
+                while blockers:
+                    b = blockers & -blockers
+                    blockers ^= b
+                    k = (occ ^ b) & mask
+                    r = tab.get(k)
+                    if (line.fill(k) if r is None else r) & ~seen & att:
+                        out |= b
         for s, rev_lame, any_from in plan.lames:
             bs = bb[s]
             if bs & any_from[king]:
@@ -450,7 +512,47 @@ class Variant(Notation):
         out: list[Move] = []
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # only moves to these squares (``legal_moves_to``)
-            return self._ordinary_to(pos, color, scope, notown & scope, empty & scope, enemy & scope)
+            notown &= scope
+            empty &= scope
+            enemy &= scope
+            if scope & (scope - 1):
+                return self._ordinary_to(pos, color, scope, notown, empty, enemy)
+            # One square (a text names one): the pieces that could reach it, by shape.
+            if not scope:
+                return out
+            to = scope.bit_length() - 1
+            rows = _ROWS
+            bb = pos.bb
+            for index, shape, sources in lay.sources[color][to]:
+                pieces = bb[index] & sources
+                while pieces:
+                    fb = pieces & -pieces
+                    pieces ^= fb
+                    frm = fb.bit_length() - 1
+                    both, move, capture, lines, lames = shape.gen[frm]  # type: ignore[misc]
+                    t = (both & notown) | (move & empty) | (capture & enemy)
+                    if not t:
+                        for line, mode in lines:
+                            if line.full & scope:
+                                k = occ & line.mask
+                                r = line.tab.get(k)
+                                if r is None:
+                                    r = line.fill(k)
+                                t |= r & (notown if mode == 3 else empty if mode == 1 else enemy)
+                        for pm, q, c in lames:
+                            if not occ & pm:
+                                t |= (q & empty) | (c & enemy)
+                        if not t:
+                            continue
+                    row = rows[frm] if frm < len(rows) else move_row(frm)
+                    m = row[to]
+                    if m is None:
+                        m = row[to] = Move(frm, to)
+                    if shape.promote & scope:
+                        out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
+                    else:
+                        out.append(m)
+            return out
         b = own
         while b:
             fb = b & -b
@@ -556,7 +658,11 @@ class Variant(Notation):
     def candidate_moves(self, pos: Position) -> list[Move]:
         """Every action the pieces could make, before the dice (``permits``) and the
         check filter decide: the list the explanations search when a text is refused."""
-        return self.expand(pos, self.pseudo_moves(pos)) + self.special_moves(pos)
+        moves = self.pseudo_moves(pos)
+        if self._own_expand:
+            moves = self.expand(pos, moves)
+        special = self.special_moves(pos)
+        return moves + special if special else moves
 
     def legal_moves(self, pos: Position) -> list[Move]:
         """Every legal action in ``pos`` (a new list each call)."""
@@ -594,11 +700,10 @@ class Variant(Notation):
                 _ACTIVE[0] -= 1
                 _SCOPE.to = -1
                 _SCOPE.castles = True
-        return [
-            m
-            for m in moves
-            if m[1] >= 0 and (squares >> m[1] & 1 or (castles and m[2] == "castle"))
-        ]
+        if castles or squares & (squares - 1) or not squares:
+            return _ending_on(moves, squares, castles)
+        to = squares.bit_length() - 1
+        return [m for m in moves if m[1] == to]
 
     def generate_legal(self, pos: Position) -> list[Move]:
         """The legal actions: candidates the turn rules permit, less self-checks."""
@@ -606,12 +711,12 @@ class Variant(Notation):
         scope = _SCOPE.to if _ACTIVE[0] else -1
         if scope != -1:  # ``legal_moves_to``: judge only what it keeps
             castles = _SCOPE.castles
-            moves = [
-                m
-                for m in moves
-                if m[1] >= 0 and (scope >> m[1] & 1 or (castles and m[2] == "castle"))
-            ]
-        if type(self).permits is not Variant.permits:
+            if castles or scope & (scope - 1) or not scope:
+                moves = _ending_on(moves, scope, castles)
+            else:
+                to = scope.bit_length() - 1
+                moves = [m for m in moves if m[1] == to]
+        if not self._permits_all:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
             moves = self.filter_checks(pos, moves)
@@ -714,6 +819,9 @@ class Variant(Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             return bool(memo[2])
+        proven = self._proven
+        if proven is not None and proven[0] is pos and proven[1] is pos.dice:
+            return True
         if self.free_moves and self.quick_has_move(pos):
             return True
         return bool(self.legal_moves(pos))
@@ -740,6 +848,16 @@ class Variant(Notation):
             return False
         checkers, pinned = self.danger(pos)
         if checkers:
+            # In check: a step of the King onto a square no enemy attacks once it has
+            # left its own (as ``filter_checks`` judges the King's steps).
+            steps = self.targets(pos, king, self.shape_at(pos, king), self.atoms_capture)
+            away = (pos.occ[0] | pos.occ[1]) ^ (1 << king)
+            enemy = 1 - color
+            while steps:
+                b = steps & -steps
+                steps ^= b
+                if not self.is_attacked(pos, b.bit_length() - 1, enemy, away):
+                    return True
             return False
         movers = pos.occ[color] & ~(1 << king) & ~pinned
         while movers:
@@ -762,14 +880,15 @@ class Variant(Notation):
 
     def move_piece(self, new: Position, move: Move) -> Piece | None:
         """Lift the piece from ``frm`` to ``to`` (promoting), returning any capture."""
-        board = new.board
-        frm, to = move.frm, move.to
-        captured = new.clear(to) if board[to] is not None else None
-        p = new.clear(frm)
-        assert p is not None
-        if move.promo:
+        frm, to = move[0], move[1]
+        captured = new.clear(to) if new.board[to] is not None else None
+        if move[3]:  # a promotion
+            p = new.clear(frm)
+            assert p is not None
             p = piece(move.promo, p.color, self.promoted_state(move, p))
-        new.put(to, p)
+            new.put(to, p)
+        else:
+            p = new.shift(frm, to)
         if p.kind == self.royal:
             new.kings[p.color] = to
         if captured is not None and captured.kind == self.royal:
@@ -781,21 +900,32 @@ class Variant(Notation):
 
     def finish(self, new: Position, move: Move, old: Position) -> None:
         """Counters and turn after a move (halfmove clock, fullmove, side to move)."""
-        moved = old.board[move.frm] if move.frm >= 0 else None
-        capture = move.to >= 0 and old.board[move.to] is not None or move.flag == "ep"
+        frm, to = move[0], move[1]
+        board = old.board
+        moved = board[frm] if frm >= 0 else None
+        capture = to >= 0 and board[to] is not None or move[2] == "ep"
         if capture or (moved is not None and self.types[moved.kind].is_pawn):
             new.halfmove = 0
         else:
             new.halfmove += 1
         if old.turn == BLACK:
             new.fullmove += 1
-        new.turn = other(old.turn)
+        new.turn = 1 - old.turn
 
     # ----- end of game ---------------------------------------------------
 
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
         """The result at the start of the side to move's turn, or None."""
         return None
+
+    def outcome_with_action(self, pos: Position, history: Sequence[Any]) -> Result | None:
+        """``outcome`` for a position known to have a legal action (the caller has just
+        found one): the same result, without looking for a legal action again."""
+        self._proven = (pos, pos.dice)
+        try:
+            return self.outcome(pos, history)
+        finally:
+            self._proven = None
 
     def repetition_key(self, pos: Position) -> Any:
         """What makes two positions the same for repetition, as one 64-bit number:
@@ -856,6 +986,20 @@ class Variant(Notation):
         if rest:
             text += " [" + " ".join(str(v) for v in rest) + "]"
         return text
+
+
+def _ending_on(moves: list[Move], squares: int, castles: bool) -> list[Move]:
+    """The moves that end on one of ``squares`` and, with ``castles``, every castling."""
+    if castles or squares & (squares - 1):
+        return [
+            m
+            for m in moves
+            if m[1] >= 0 and (squares >> m[1] & 1 or (castles and m[2] == "castle"))
+        ]
+    if not squares:
+        return []
+    to = squares.bit_length() - 1
+    return [m for m in moves if m[1] == to]
 
 
 def _any_open(board: Sequence[Piece | None], paths: Iterable[tuple[int, ...]]) -> bool:

@@ -91,6 +91,13 @@ class ChessLike(Variant):
         # (rights, the King's square) -> the rights left once that King has moved
         self._rights_after: dict[tuple[frozenset[int], int], frozenset[int]] = {}
         self._dark = sum(1 << sq for sq in g.squares if g.dark[sq])
+        self._start: Position | None = None  # the start, built once (``initial_position``)
+        # FENs read before -> their positions, kept unchanged (``from_fen`` hands out copies)
+        self._fens: dict[str, Position] = {}
+        # Every square a castling King can end on (``_castle_path``: the g- and c-files).
+        self._castle_targets = sum(
+            1 << sq for sq in g.squares if g.file_letter(sq) in ("c", "g")
+        )
 
     def prepare_layout(self, lay: Layout) -> None:
         """Pawns promote on the last rank; remember the pawn shapes for double steps."""
@@ -106,7 +113,11 @@ class ChessLike(Variant):
     def has_pawns(self, pos: Position) -> bool:
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         bb = pos.bb
-        return any(bb[s] for side in self._pawn_shapes for s in side)
+        for side in self._pawn_shapes:
+            for s in side:
+                if bb[s]:
+                    return True
+        return False
 
     def promotes(self, kind: str) -> bool:
         """Does a piece of this kind promote on reaching the last rank?"""
@@ -115,11 +126,14 @@ class ChessLike(Variant):
     # ----- setup ---------------------------------------------------------
 
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
-        pos = self.attach(Position(self.parse_placement(self.start_placement)))
-        pos.find_kings()
-        if self.castling:
-            pos.castling = self.initial_castling(pos)
-        return pos
+        start = self._start
+        if start is None:
+            start = self.attach(Position(self.parse_placement(self.start_placement)))
+            start.find_kings()
+            if self.castling:
+                start.castling = self.initial_castling(start)
+            self._start = start
+        return start.copy()  # a new position each time (the first one is kept unchanged)
 
     def initial_castling(self, pos: Position) -> frozenset[int]:
         g = self.geometry
@@ -206,6 +220,8 @@ class ChessLike(Variant):
             return out
         # Asked for the moves to some squares only (``legal_moves_to``)?
         only = -1 if not _ACTIVE[0] or _SCOPE.castles else _SCOPE.to
+        if not only & self._castle_targets:
+            return out
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
         for rook in sorted(pos.castling):
@@ -262,10 +278,10 @@ class ChessLike(Variant):
 
     def make_board(self, new: Position, move: Move) -> None:
         """The board part of an ordinary, castling, en passant or double-step move."""
-        g = self.geometry
         new.ep = -1
-        flag = move.flag
+        flag = move[2]
         if flag == "castle":
+            g = self.geometry
             kingside = move.to > move.frm
             r_to = move.to - 1 if kingside else move.to + 1
             rook = new.clear(move.aux)
@@ -279,15 +295,16 @@ class ChessLike(Variant):
         if flag == "ep":
             new.clear(move.aux)
         self.move_piece(new, move)
+        frm, to = move[0], move[1]
         if flag == "double":
-            new.ep = (move.frm + move.to) // 2
+            new.ep = (frm + to) // 2
         rights = new.castling
         if rights:
-            frm, to = move.frm, move.to
             if new.kings[new.turn] == to:  # the King moved: its rank's rights go
                 key = (rights, frm)
                 after = self._rights_after.get(key)
                 if after is None:
+                    g = self.geometry
                     home = g.rank_of(frm)
                     after = frozenset(s for s in rights if g.rank_of(s) != home)
                     if len(self._rights_after) < 4096:
@@ -424,9 +441,28 @@ class ChessLike(Variant):
         """Positions repeat when the board, side, castling rights and a real en passant
         repeat: the pieces' Zobrist key and a stable hash of the rest (64 bits)."""
         ep = pos.ep
-        if ep >= 0 and not any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep)):
+        if ep >= 0 and not (
+            self.en_passant
+            and self._pawn_beside(pos)
+            and any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep))
+        ):
             ep = -1
         return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))
+
+    def _pawn_beside(self, pos: Position) -> bool:
+        """Does a pawn of the side to move stand where it could take en passant
+        (``pseudo_moves``)? Only then can the en passant square matter."""
+        g = self.geometry
+        color = pos.turn
+        board = pos.board
+        behind = pos.ep - forward(color) * g.width
+        for df in (-1, 1):
+            frm = g.offset(behind, df, 0)
+            if frm is not None:
+                p = board[frm]
+                if p is not None and p.color == color and p.kind == "P":
+                    return True
+        return False
 
     def extra_key(self, pos: Position) -> Any:
         return tuple(sorted(pos.extra.items()))
@@ -463,6 +499,16 @@ class ChessLike(Variant):
             raise ValueError(f"unexpected extra FEN field {text!r}")
 
     def from_fen(self, fen: str) -> Position:
+        known = self._fens.get(fen) if isinstance(fen, str) else None
+        if known is None:
+            known = self.read_fen(fen)
+            if len(self._fens) >= _FENS_KEPT:
+                self._fens.clear()
+            self._fens[fen] = known
+        return known.copy()
+
+    def read_fen(self, fen: str) -> Position:
+        """The position a FEN describes, read afresh (``from_fen`` remembers them)."""
         parts = fen.split()
         if len(parts) < 1:
             raise ValueError("empty FEN")
@@ -497,6 +543,9 @@ class ChessLike(Variant):
             raise ValueError("FEN move counters must be numbers") from None
         self.parse_fen_extra(pos, " ".join(parts[6:]))
         return pos
+
+
+_FENS_KEPT = 256  # positions ``ChessLike.from_fen`` remembers
 
 
 def pawn_kind_is(pos: Position, sq: int, kind: str = "P") -> bool:

@@ -67,6 +67,16 @@ class ScriptedDice(DiceSource):
         self.values = [int(v) for v in values]
         self.then = then
 
+    def roll(self, sides: int) -> int:
+        index = self.count
+        values = self.values
+        if index < len(values):  # the common case, without the general path's calls
+            value = values[index]
+            if 1 <= value <= sides:
+                self.count = index + 1
+                return value
+        return super().roll(sides)
+
     def _draw(self, sides: int, index: int) -> int:
         if index < len(self.values):
             value = self.values[index]

@@ -15,6 +15,9 @@ from .position import Move, Position
 from .record import Token, parse_record, squash
 from .refusal import Refusal
 
+# ``Game._result`` while the end-of-turn test has not been made yet (see ``Game.result``).
+_PENDING: Any = object()
+
 # Shared (sides, value) pairs for ``Game.rolls``: a long game holds pointers, not tuples.
 _ROLL_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
 
@@ -43,7 +46,7 @@ class Game:
         self.history: list[str] = []
         self.moves: list[Move] = []
         self.tokens: list[Token] = []  # actions and turn rolls, for the record
-        self.result: Result | None = None
+        self._result: Result | None = None
         self.ended_by_players = False
         # The legal actions of this ply with their texts, once a front end asked.
         self._legal: tuple[list[Move], list[str]] | None = None
@@ -72,6 +75,23 @@ class Game:
         return self.pos.dice
 
     @property
+    def result(self) -> Result | None:
+        """None while the game goes on, else how it ended.
+
+        The end-of-turn test (``Variant.outcome``) is made when something asks: here,
+        or by ``play``, which needs less once it has found the text's action (a legal
+        action proves that the side to act is not mated or stalemated). The value is
+        the same as testing at every turn; it is tested once per turn."""
+        r = self._result
+        if r is _PENDING:
+            r = self._result = self.rules.outcome(self.pos, self.keys)
+        return r
+
+    @result.setter
+    def result(self, value: Result | None) -> None:
+        self._result = value
+
+    @property
     def is_over(self) -> bool:
         return self.result is not None
 
@@ -97,7 +117,10 @@ class Game:
         (``Variant.legal_moves_to``, ``Notation.named_squares``),
         and the played move's check mark comes from the position it makes; the
         whole legal list is formatted when a front end asks for it."""
-        if not isinstance(text, str) or self.result is not None:
+        if not isinstance(text, str):
+            raise self._refused(text)
+        r = self._result
+        if r is not None and r is not _PENDING:
             raise self._refused(text)
         rules, pos = self.rules, self.pos
         if self._legal is not None:
@@ -106,19 +129,31 @@ class Game:
                 move = rules.parse(pos, text, moves, texts)
             except IllegalMove as err:
                 raise self._refused(text, err) from None
-            return self._apply(move, texts[moves.index(move)])
+            return self._play_found(text, move, texts[moves.index(move)])
         # Only the actions the text can name: those to a square it names, and castling
         # (written with O's or zeros: "O-O", "0-0-0", "O-O/Th1"); each of them formatted.
         # A text naming no such action (a pass, a roll) is read against the whole list.
         castles = "O" in text or "0" in text
-        moves = rules.legal_moves_to(pos, rules.named_squares(text), castles)
-        partial: list[str | None] = [rules.san(pos, m, moves) for m in moves]
-        # A canonical text, with or without its check mark, names its own action (the
-        # parser's first reading; a record replays through here).
+        named = rules.named_squares(text)
         plain = text.rstrip("+#") if text.endswith(("+", "#")) else text
-        if plain in partial:
-            move = moves[partial.index(plain)]
-            return self._apply(move, plain, mark=rules.has_check)
+        partial: list[str | None]
+        if named or castles:
+            moves = rules.legal_moves_to(pos, named, castles)
+            # A canonical text, with or without its check mark, names its own action (the
+            # parser's first reading; a record replays through here). The texts are
+            # formatted the likeliest first: the moves of the piece the text's first
+            # letter names.
+            partial = [None] * len(moves)
+            found = _canonical(rules, pos, plain, moves, partial)
+            if found >= 0:
+                return self._play_found(text, moves[found], plain, rules.has_check)
+        else:
+            # A text naming no square names an action without one (a roll, a pass): those
+            # are read in the whole list, and only they are formatted.
+            moves = rules.legal_moves(pos)
+            partial = [rules.san(pos, m, moves) if m.to < 0 else None for m in moves]
+            if plain in partial:
+                return self._play_found(text, moves[partial.index(plain)], plain, rules.has_check)
         try:
             move = rules.parse(pos, text, moves, partial)
         except IllegalMove:
@@ -128,11 +163,20 @@ class Game:
                 move = rules.parse(pos, text, moves, texts)
             except IllegalMove as err:
                 raise self._refused(text, err) from None
-            return self._apply(move, texts[moves.index(move)])
+            return self._play_found(text, move, texts[moves.index(move)])
         san = partial[moves.index(move)]
         if san is None:  # not expected: the candidates cover every text the parser reads
             san = rules.san(pos, move, moves)
-        return self._apply(move, san, mark=rules.has_check)
+        return self._play_found(text, move, san, rules.has_check)
+
+    def _play_found(self, text: str, move: Move, san: str, mark: bool = False) -> str:
+        """Play the legal action ``text`` names, unless the game has ended: the end-of-turn
+        test, when still to be made, knows now that the side to act has a legal action."""
+        if self._result is _PENDING:
+            self._result = self.rules.outcome_with_action(self.pos, self.keys)
+        if self._result is not None:
+            raise self._refused(text)
+        return self._apply(move, san, mark)
 
     def explain(self, text: str) -> Refusal | None:
         """Why ``text`` cannot be played now, or None when it can (``variants.explain``)."""
@@ -218,47 +262,56 @@ class Game:
 
     def _apply(self, move: Move, san: str, mark: bool = False) -> str:
         """Make ``move``; ``san`` is its text, without its check mark when ``mark``."""
-        n_captured = len(self.captured)
-        n_rolls = len(self.rolls)
-        n_tokens = len(self.tokens)
-        n_keys = len(self.keys)
-        saved = (self.pos, self.result, self.last_move, self.last_mover, self._legal)
+        rules = self.rules
+        rolls, tokens, captured, keys = self.rolls, self.tokens, self.captured, self.keys
+        n_captured = len(captured)
+        n_rolls = len(rolls)
+        n_tokens = len(tokens)
+        n_keys = len(keys)
+        old = self.pos
+        saved = (old, self._result, self.last_move, self.last_mover, self._legal)
         dice_mark = self.dice_source.checkpoint()
         try:
-            old = self.pos
             mover = old.turn
-            new = self.rules.make(old, move, self._roll)
+            new = rules.make(old, move, self._roll)
             if mark:
-                san += self.rules.check_mark(old, move, after=new)
-            values = [v for _, v in self.rolls[n_rolls:]]
-            recorded = self.rules.record_text(old, san, move, values)
-            note = self.rules.auto_note(new)
-            if note:
-                recorded += " " + note
-            self.tokens.append(Token(mover, recorded, self.rules.in_setup(old)))
-            self._note_captures(old, new)
+                san += rules.check_mark(old, move, after=new)
+            if len(rolls) > n_rolls:
+                values = [v for _, v in rolls[n_rolls:]]
+                recorded = rules.record_text(old, san, move, values)
+            else:
+                recorded = rules.record_text(old, san, move, ()) if rules.own_record_text else san
+            if rules.own_notes:
+                note = rules.auto_note(new)
+                if note:
+                    recorded += " " + note
+                tokens.append(Token(mover, recorded, rules.in_setup(old)))
+            else:
+                tokens.append(Token(mover, recorded, False))
+            if new.occ[1 - mover] != old.occ[1 - mover] or (rules.returns_from_lost and captured):
+                self._note_captures(old, new)
             self.pos = new
             self._legal = None
             self.last_move = move
             self.last_mover = mover
-            self.keys.append(self.rules.repetition_key(new))
+            keys.append(rules.repetition_key(new))
             self._begin_turn()
         except Exception:
-            self.pos, self.result, self.last_move, self.last_mover, self._legal = saved
+            self.pos, self._result, self.last_move, self.last_mover, self._legal = saved
             self.dice_source.rewind(dice_mark)
-            del self.rolls[n_rolls:]
-            del self.captured[n_captured:]
-            del self.tokens[n_tokens:]
-            del self.keys[n_keys:]
+            del rolls[n_rolls:]
+            del captured[n_captured:]
+            del tokens[n_tokens:]
+            del keys[n_keys:]
             raise
-        folded = self.rules.folded_roll(old, move)
+        folded = rules.folded_roll(old, move) if rules.own_folds else None
         if folded is not None:
             # The value rolled earlier this turn is written on this action instead.
             was, now = folded
-            for i in range(len(self.tokens) - 2, -1, -1):
-                tok = self.tokens[i]
+            for i in range(len(tokens) - 2, -1, -1):
+                tok = tokens[i]
                 if tok.actor == mover and tok.text == was:
-                    self.tokens[i] = Token(mover, now, tok.setup)
+                    tokens[i] = Token(mover, now, tok.setup)
                     break
         self.history.append(recorded)
         self.moves.append(move)
@@ -267,19 +320,23 @@ class Game:
     def _note_captures(self, old: Position, new: Position) -> None:
         """Pieces the opponent lost in this action, for the lost-pieces bars; and
         a lost piece the mover brought back (``Variant.returns_from_lost``) leaves them."""
+        rules = self.rules
         mover = old.turn
         enemy = 1 - mover
         if new.occ[enemy] != old.occ[enemy]:  # an action never adds enemy pieces
-            after = list(self.rules.material(new, enemy))
-            for kind in self.rules.material(old, enemy):
+            after = list(rules.material(new, enemy))
+            for kind in rules.material(old, enemy):
                 if kind in after:
                     after.remove(kind)
                 else:
                     self.captured.append((enemy, kind))
-        back = self.rules.returns_from_lost
-        if back and self.captured and any((mover, kind) in self.captured for kind in back):
-            gained = list(self.rules.material(new, mover))
-            for kind in self.rules.material(old, mover):
+        back = rules.returns_from_lost
+        # Only a kind whose count grew can have come back (the ``gained`` kinds below).
+        if back and self.captured and rules.gains_kind(old, new, mover, back):
+            if not any((mover, kind) in self.captured for kind in back):
+                return
+            gained = list(rules.material(new, mover))
+            for kind in rules.material(old, mover):
                 if kind in gained:
                     gained.remove(kind)
             for kind in gained:
@@ -294,16 +351,56 @@ class Game:
         return -1
 
     def _begin_turn(self) -> None:
-        self.result = self.rules.outcome(self.pos, self.keys)
-        if self.result is not None:
+        """The start of a turn: the dice the side to act rolls first (when the game goes
+        on); the end-of-turn test is left for when it is needed (``result``)."""
+        rules, pos = self.rules, self.pos
+        rolls = rules.turn_start_rolls
+        if rolls is None:
+            rolls = rules.rolls_at_turn_start(pos)
+        if not rolls:
+            self._result = _PENDING
+            return
+        # Dice are rolled only in a game that goes on: test before rolling.
+        result = rules.outcome(pos, self.keys)
+        if result is not None:
+            self._result = result
             return
         before = len(self.rolls)
-        self.rules.start_turn(self.pos, self._roll)
+        rules.start_turn(pos, self._roll)
         if len(self.rolls) > before:
             self._legal = None
             values = " ".join(str(v) for _, v in self.rolls[before:])
-            self.tokens.append(Token(self.pos.turn, f"[{values}]", self.rules.in_setup(self.pos)))
-            self.result = self.rules.outcome(self.pos, self.keys)
+            self.tokens.append(Token(pos.turn, f"[{values}]", rules.in_setup(pos)))
+            self._result = _PENDING
+        else:
+            self._result = None
+
+
+def _canonical(
+    rules: Variant, pos: Position, plain: str, moves: list[Move], texts: list[str | None]
+) -> int:
+    """The index of the move in ``moves`` whose canonical text is ``plain``, else -1;
+    ``texts`` receives every text formatted on the way (all of them when none matches).
+    The moves of the piece that ``plain``'s first letter names are formatted first: a
+    legal list's texts differ from each other, so the first match is the move."""
+    head = plain[:1]
+    pawn = head.islower()
+    board = pos.board
+    types = rules.types
+    later = []
+    for i, m in enumerate(moves):
+        p = board[m[0]] if m[0] >= 0 else None
+        if p is not None and (types[p.kind].letter == head or (pawn and types[p.kind].is_pawn)):
+            text = texts[i] = rules.san(pos, m, moves)
+            if text == plain:
+                return i
+        else:
+            later.append(i)
+    for i in later:
+        text = texts[i] = rules.san(pos, moves[i], moves)
+        if text == plain:
+            return i
+    return -1
 
 
 # ----- records -------------------------------------------------------------

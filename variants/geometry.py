@@ -142,8 +142,15 @@ class Geometry:
 
     def rank_squares(self, label: int) -> tuple[int, ...]:
         """The squares on the rank with this label, left to right."""
-        r = label - self.first_rank
-        return tuple(sq for sq in self.squares if sq // self.width == r)
+        known = self._ranks.get(label)
+        if known is None:
+            r = label - self.first_rank
+            known = self._ranks[label] = tuple(sq for sq in self.squares if sq // self.width == r)
+        return known
+
+    @cached_property
+    def _ranks(self) -> dict[int, tuple[int, ...]]:
+        return {}
 
     @property
     def last_rank_label(self) -> int:

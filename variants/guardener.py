@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .base import Chance, Result, Roller, draw, win
+from .base import _ACTIVE, _SCOPE, Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
@@ -196,6 +196,9 @@ class Guardener(ChessLike):
         pos.dice = (roll(DIE), roll(DIE))
         return pos.dice
 
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        return pos.dice is None
+
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """2d4 at the start of a turn: 16 ordered outcomes, 1/16 each. No die is rolled
         inside a move: a ``reroll`` clears the dice and the next ``start_turn`` rolls
@@ -219,6 +222,14 @@ class Guardener(ChessLike):
         a, b = self.start_squares[p.color]
         mate = b if sq == a else a if sq == b else -1
         return mate if mate >= 0 and pos.board[mate] == p else -1
+
+    def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
+        """By the bitboards, as ``material`` counts: the double-start Guardener is one piece
+        on two squares, so a change of that status changes the count by itself."""
+        start = self.start_squares[color][0]
+        if (self.partner(old, start) >= 0) != (self.partner(new, start) >= 0):
+            return True
+        return self.count_grew(old, new, color, kinds)
 
     def has_guardener(self, pos: Position, color: int) -> bool:
         bb = pos.bb
@@ -280,23 +291,31 @@ class Guardener(ChessLike):
         return p.kind == "P" and self.geometry.rank_label(move.to) in OWN_HALF[p.color]
 
     def permits(self, pos: Position, move: Move) -> bool:
-        if move.flag == REROLL:
-            return self.is_double(pos)
-        if move.flag in (TELEPORT, DROP):
+        flag = move[2]
+        dice = pos.dice or ()
+        double = len(dice) == 2 and dice[0] == dice[1]  # ``is_double``
+        if flag == REROLL:
+            return double
+        if flag == TELEPORT or flag == DROP:
             return self.is_double_x2(pos)
-        if move.flag == PASS or self.is_double(pos):
+        if flag == PASS or double:
             return True  # a double lets the Queen or any piece move or capture
-        p = pos.board[move.frm]
+        p = pos.board[move[0]]
         assert p is not None
-        values = set(pos.dice or ())
-        if move.flag == "castle":
-            return CASTLING_DIE in values
+        if flag == "castle":
+            return CASTLING_DIE in dice
+        kind = p.kind
         if not self.is_capture(pos, move) and self.is_free(p, move):
             return True
-        return any(p.kind in PERMISSION.get(v, ()) for v in values)
+        for v in dice:
+            if kind in PERMISSION.get(v, ()):
+                return True
+        return False
 
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)
+        if _ACTIVE[0] and _SCOPE.to != -1:
+            return moves  # the moves to some squares only (``legal_moves_to``): no pass
         if not pos.extra["passed"][pos.turn] and all(
             self.is_plank(pos, m) for m in moves if m.flag != REROLL
         ):

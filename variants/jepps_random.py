@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .base import Chance, Roller
+from .base import _ACTIVE, _SCOPE, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
@@ -217,6 +217,9 @@ class JeppsRandom(ChessLike):
             pos.halfmove = 0
             pos.dice = None
 
+    def rolls_at_turn_start(self, pos: Position) -> bool:
+        return pos.extra["phase"] == "setup" and pos.dice is None
+
     def start_turn(self, pos: Position, roll: Roller) -> tuple[int, ...]:
         if pos.extra["phase"] != "setup" or pos.dice is not None:
             return ()
@@ -334,11 +337,13 @@ class JeppsRandom(ChessLike):
         king = pos.kings[color]
         if king < 0 or not pos.extra["relocate"][color]:
             return []
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
+        if _ACTIVE[0] and _SCOPE.to != -1 and not any(_SCOPE.to >> s & 1 for s in home):
+            return []  # only the moves to some other squares are asked for
         enemy = other(color)
         if self.is_attacked(pos, king, enemy):
             return []
-        g = self.geometry
-        home = g.rank_squares(1 if color == WHITE else 8)
         if king not in home:
             return []
         out = []

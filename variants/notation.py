@@ -30,6 +30,10 @@ _CHECK_MARKS = re.compile(r"[+#]+$")
 _ROLLED = re.compile(r"%\d*")
 _NO_ROLL = 1  # the value looking ahead assumes for any die (rolls never matter there)
 
+# Texts remembered by ``Notation.named_squares`` (the same few hundred make up most games).
+_NAMED_MAX = 8192
+_NAMED_LENGTH = 16  # longer texts are not remembered
+
 
 def _no_roll(sides: int) -> int:
     """Dice stand-in for looking ahead (legality tests and check marks): rolls never matter there."""
@@ -44,6 +48,7 @@ class Notation:
     has_check: ClassVar[bool]
     types: dict[str, PieceType]
     by_letter: dict[str, PieceType]
+    _named: dict[str, int]  # text -> the squares it names (``named_squares``)
 
     def name(self, sq: int) -> str:
         return self.geometry.names[sq]
@@ -81,28 +86,32 @@ class Notation:
         against the ``legal`` moves of the same kind to the same square with the
         same flag (and, when given, for which ``rival(m)`` is true)."""
         board = pos.board
-        p = board[move.frm]
+        frm, to, flag = move[0], move[1], move[2]
+        p = board[frm]
         assert p is not None
-        t = self.types[p.kind]
-        to = move.to
+        kind = p.kind
+        t = self.types[kind]
         dest = self.geometry.names[to]
         capture = "x" if self.is_capture(pos, move) else ""
-        frm, flag, kind = move.frm, move.flag, p.kind
         rivals = []
         for m in legal:
-            if m.to != to or m.frm == frm or m.flag != flag or m.frm < 0:
+            other = m[0]
+            if m[1] != to or other == frm or other < 0 or m[2] != flag:
                 continue
-            q = board[m.frm]
+            q = board[other]
             if q is not None and q.kind == kind and (rival is None or rival(m)):
-                rivals.append(m.frm)
+                rivals.append(other)
         if t.is_pawn:
             # A pawn stepping along its own file is written bare (e4); one that
             # leaves its file names it (exd5, and King's Guard's sideways de3).
             g = self.geometry
-            same_file = g.file_of(frm) == g.file_of(to)
-            prefix = "" if same_file and not capture else g.file_letter(frm)
-            if any(g.file_of(r) == g.file_of(frm) for r in rivals):
-                prefix = self.name(frm)
+            width = g.width
+            file_ = frm % width
+            prefix = "" if file_ == to % width and not capture else g.files[file_]
+            for r in rivals:
+                if r % width == file_:
+                    prefix = g.names[frm]
+                    break
         else:
             prefix = t.letter + (self.disambiguate(frm, rivals) if rivals else "")
         text = f"{prefix}{capture}{dest}"
@@ -190,6 +199,17 @@ class Notation:
         """The squares whose names ``text`` contains (as ``candidates`` reads it), as a
         bitboard: the destinations of every move the text can name, castling and
         actions without a destination aside (``Variant.legal_moves_to``)."""
+        named = self._named
+        known = named.get(text)
+        if known is None:
+            known = self._named_squares(text)
+            if len(text) <= _NAMED_LENGTH:
+                if len(named) >= _NAMED_MAX:
+                    named.clear()
+                named[text] = known
+        return known
+
+    def _named_squares(self, text: str) -> int:
         index = self.geometry.name_index
         lengths = self.geometry.name_lengths
         out = 0

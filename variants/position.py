@@ -216,12 +216,29 @@ class Position:
         self.zkey ^= ZOBRIST[code][sq]
         return p
 
+    def shift(self, frm: int, to: int) -> Piece:
+        """Move the piece on ``frm`` to the empty square ``to`` as it is; return it."""
+        board = self.board
+        p = board[frm]
+        assert p is not None and board[to] is None
+        board[frm] = None
+        board[to] = p
+        lay = self.lay
+        assert lay is not None
+        code = p.code
+        shapes = lay.shape_of
+        s = shapes[code] if code < len(shapes) else lay.grow(code)
+        bits = (1 << frm) | (1 << to)
+        self.bb[s] ^= bits
+        self.occ[p.color] ^= bits
+        z = ZOBRIST[code]
+        self.zkey ^= z[frm] ^ z[to]
+        return p
+
     def lift(self, frm: int, to: int) -> Piece | None:
         """Move the piece on ``frm`` to ``to`` as it is; return any piece captured there."""
         captured = self.clear(to) if self.board[to] is not None else None
-        p = self.clear(frm)
-        assert p is not None
-        self.put(to, p)
+        self.shift(frm, to)
         return captured
 
     # ----- reading -----------------------------------------------------------

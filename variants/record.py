@@ -19,16 +19,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .geometry import WHITE
 
 ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One piece of the record body, in the order it happened."""
+class Token(NamedTuple):
+    """One piece of the record body, in the order it happened (an immutable value; a
+    tuple, which a game makes once per action)."""
 
     actor: int  # colour of the side that acted or rolled
     text: str  # '[2 3]' for a turn's roll; otherwise an action as recorded
@@ -61,6 +61,7 @@ _HEADER = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _TOKEN = re.compile(r"\[\d+(?:\s+\d+)*\]|\d+\.(?:\.\.)?(?=\s|$)|\S+(?:\s+\{T\d\})?")
 _NUMBER = re.compile(r"(?:\d+|[ivx]+)\.(?:\.\.)?")
 _RESULTS = {"1-0", "0-1", "1/2-1/2", "*"}
+_ROLLED = re.compile(r"%(\d+)")
 
 
 def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
@@ -84,18 +85,18 @@ def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
     for raw in _TOKEN.findall(" ".join(body_lines)):
         tok = raw.rstrip(",")
         if tok.startswith("["):
-            rolls.extend(int(v) for v in tok[1:-1].split())
+            rolls += map(int, tok[1:-1].split())
             rolled = True
             continue
-        if _NUMBER.fullmatch(tok):
+        if tok.endswith(".") and _NUMBER.fullmatch(tok):  # a move number ends with a dot
             in_setup_lines = False
         elif tok in _RESULTS or tok.startswith("(") or not tok:
             pass
         elif in_setup_lines and not rolled:
             pass  # a forced placement, made by the rules when the game replays
         else:
-            values = [int(v) for v in re.findall(r"%(\d+)", tok)]
-            rolls.extend(values)
+            if "%" in tok:
+                rolls.extend(int(v) for v in _ROLLED.findall(tok))
             actions.append(tok)
         rolled = False
     return headers, actions, rolls

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base import Result, Roller, draw, win
+from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
 from .chess import KING, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .notation import Texts
@@ -243,6 +243,18 @@ class StoneGarden(ChessLike):
     promotion_kinds = HORSE_PROMOTIONS
     start_placement = START_FEN.split()[0]
 
+    def __init__(self) -> None:
+        super().__init__()
+        g = self.geometry
+        self._turns: list[int] = []  # per square: it and the squares beside it
+        for s in range(g.size):
+            mask = 1 << s
+            for f in FACINGS:
+                to = g.offset(s, *facing_vector(f))
+                if to is not None:
+                    mask |= 1 << to
+            self._turns.append(mask)
+
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         return self.from_fen(START_FEN)
 
@@ -344,8 +356,19 @@ class StoneGarden(ChessLike):
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
         out: list[Move] = []
-        for sq, p in enumerate(pos.board):
-            if p is None or p.color != color or p.kind != RAVEN.id:
+        ravens = 0
+        bb = pos.bb
+        for s in self.lay.kind_shapes.get((color, RAVEN.id), ()):
+            ravens |= bb[s]
+        board = pos.board
+        scope = _SCOPE.to if _ACTIVE[0] else -1  # only the moves to these squares?
+        while ravens:  # by square, as the board reads
+            b = ravens & -ravens
+            ravens ^= b
+            sq = b.bit_length() - 1
+            p = board[sq]
+            assert p is not None
+            if scope != -1 and not scope & self._turn_squares(sq):
                 continue
             if not self.may_turn(pos, sq):
                 continue
@@ -360,6 +383,10 @@ class StoneGarden(ChessLike):
                 if t is None or (TURN_STEP_MAY_CAPTURE and t.color != color):
                     out.append(Move(sq, to, TURN, facing=f))
         return out
+
+    def _turn_squares(self, sq: int) -> int:
+        """Where a Raven on ``sq`` can end a turn: ``sq`` itself and the squares beside it."""
+        return self._turns[sq]
 
     def promoted_state(self, move: Move, p: Piece) -> str:
         # A Raven created by promotion faces forward.
@@ -431,18 +458,33 @@ class StoneGarden(ChessLike):
             return win(pos.turn, "threefold repetition: the repeating player loses")
         if max(pos.extra["demotions"]) >= DEMOTIONS_TO_DRAW:
             return draw("third demotion of a King")
-        if all(p is None or p.kind == KING.id for p in pos.board):
+        if self._bare_kings(pos):
             return draw("bare Kings")
         if pos.halfmove >= FIFTY_MOVE_PLIES:
             return draw("50 moves without a capture or Horse promotion")
         return None
 
+    def _bare_kings(self, pos: Position) -> bool:
+        """Is every piece on the board a King?"""
+        table = self.lay.kind_shapes
+        kings = 0
+        bb = pos.bb
+        for c in (WHITE, BLACK):
+            for s in table.get((c, KING.id), ()):
+                kings |= bb[s]
+        return not (pos.occ[0] | pos.occ[1]) & ~kings
+
     def repetition_key(self, pos: Position) -> Any:
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
         bb = pos.bb
-        ravens = {s.color for s in self.lay.shapes if s.kind == RAVEN.id and bb[s.index]}
-        early = tuple(min(e["moves"][c], NO_TURN_MOVES) if c in ravens else None for c in (WHITE, BLACK))
+        table = self.lay.kind_shapes
+        early = tuple(
+            min(e["moves"][c], NO_TURN_MOVES)
+            if any(bb[s] for s in table.get((c, RAVEN.id), ()))
+            else None
+            for c in (WHITE, BLACK)
+        )
         return pos.zkey ^ stable_hash((pos.turn, early, e["cooling"]))
 
     # ----- notation ----------------------------------------------------------------------

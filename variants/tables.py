@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .geometry import WHITE, Geometry
@@ -312,8 +312,19 @@ class Layout:
             tuple(s for s in self.shapes if s.color != WHITE),
         )
         self.shape_of: list[int] = []  # piece code -> shape index
+        # (colour, kind) -> the indexes of its shapes (a facing-relative kind has several)
+        self.kind_shapes: dict[tuple[int, str], tuple[int, ...]] = {}
+        for shape in self.shapes:
+            key = (shape.color, shape.kind)
+            self.kind_shapes[key] = self.kind_shapes.get(key, ()) + (shape.index,)
         self._lock = threading.Lock()
         self.attack_plans = (self._attack_plan(WHITE), self._attack_plan(1 - WHITE))
+        # Per colour and square: (shape index, shape, the squares it could come from), for
+        # each shape that can reach the square at all (``Variant.ordinary_moves`` to one).
+        self.sources: tuple[list[tuple[tuple[int, Shape, int], ...]], ...] = tuple(
+            [tuple((s.index, s, s.rspan[sq]) for s in side if s.rspan[sq]) for sq in range(self.size)]
+            for side in self.by_color
+        )
         rules.prepare_layout(self)
 
     def grow(self, code: int) -> int:
@@ -378,7 +389,7 @@ class Layout:
                     (
                         shape.index,
                         [tuple(e) for e in rev_lame],
-                        [sum(f for f, _ in e) for e in rev_lame],
+                        [_union(f for f, _ in e) for e in rev_lame],
                     )
                 )
             for group in shape.capture_lines:
@@ -388,23 +399,38 @@ class Layout:
         slides = [
             (lines_for(self.geometry, dirs), tuple(shapes)) for dirs, shapes in groups.items()
         ]
-        return AttackPlan(leaps, slides, lames)
+        sets: dict[tuple[int, ...], list[list[Line | None]]] = {}
+        for lines, shapes in slides:
+            sets.setdefault(shapes, []).append(lines)
+        return AttackPlan(leaps, slides, lames, [(k, tuple(v)) for k, v in sets.items()])
+
+
+def _union(bits: Iterable[int]) -> int:
+    """The squares of several bitboards together (a square may be in more than one)."""
+    out = 0
+    for b in bits:
+        out |= b
+    return out
 
 
 class AttackPlan:
     """How to find one side's attackers of a square (see ``Variant.attackers``)."""
 
-    __slots__ = ("leaps", "slides", "lames")
+    __slots__ = ("leaps", "slides", "lames", "slide_sets")
 
     def __init__(
         self,
         leaps: list[tuple[int, list[int]]],
         slides: list[tuple[list[Line | None], tuple[int, ...]]],
         lames: list[tuple[int, list[tuple[tuple[int, int], ...]], list[int]]],
+        slide_sets: list[tuple[tuple[int, ...], tuple[list[Line | None], ...]]],
     ) -> None:
         self.leaps = tuple(leaps)
+        # (lines by square, the shapes sliding along them): one entry per direction group
         self.slides = tuple(slides)
         self.lames = tuple(lames)
+        # The same, by the set of shapes: (shapes, their groups' lines by square)
+        self.slide_sets = tuple(slide_sets)
 
 
 # ----- moves as shared values ------------------------------------------------------

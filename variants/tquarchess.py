@@ -91,6 +91,7 @@ class Tquarchess(ChessLike):
             WHITE: frozenset(g.rank_squares(1)),
             BLACK: frozenset(g.rank_squares(8)),
         }
+        self._king2: dict[int, tuple[tuple[int, int], ...]] = {}
         self.knight_targets = {
             c: frozenset(g.parse_square(s) for s in names)
             for c, names in KNIGHT_RESURRECTION_SQUARES.items()
@@ -177,14 +178,21 @@ class Tquarchess(ChessLike):
         return self.promotion_kinds
 
     def special_moves(self, pos: Position) -> list[Move]:
-        return super().special_moves(pos) + self.tquarc_specials(pos)
+        castling = self.castling_moves(pos) if self.castling else []  # ``ChessLike``'s
+        tquarc = self.tquarc_specials(pos)
+        return castling + tquarc if castling else tquarc
 
     def tquarc_specials(self, pos: Position) -> list[Move]:
         color = pos.turn
         out: list[Move] = []
+        extra = pos.extra
+        teleport = extra["last_tq"] == 1 - color
+        king2 = not extra["king2"][color] and not extra["hand"][color]
+        if not (teleport or king2):
+            return out
         # Teleport: only on the move straight after the enemy Tquarc acted.
         t_sq = self.tquarc_square(pos, color)
-        if t_sq >= 0 and pos.extra["last_tq"] == other(color):
+        if t_sq >= 0 and teleport:
             p = pos.board[t_sq]
             assert p is not None
             dark = self.geometry.dark[t_sq]
@@ -193,16 +201,30 @@ class Tquarchess(ChessLike):
                     out.append(Move(t_sq, to, "teleport"))
         # Two-square King, once per game, while the Tquarc is lost.
         king = pos.kings[color]
-        if king >= 0 and not pos.extra["king2"][color] and self.tquarc_lost(pos, color):
-            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
-                mid = self.geometry.offset(king, dx, dy)
-                far = self.geometry.offset(king, 2 * dx, 2 * dy)
-                if mid is None or far is None or pos.board[mid] is not None:
+        if king >= 0 and king2 and t_sq < 0:  # not yet used, and the Tquarc lost
+            board = pos.board
+            for mid, far in self._king2_paths(king):
+                if board[mid] is not None:
                     continue
-                t = pos.board[far]
+                t = board[far]
                 if t is None or t.color != color:
                     out.append(Move(king, far, "king2"))
         return out
+
+    def _king2_paths(self, king: int) -> tuple[tuple[int, int], ...]:
+        """(the square passed, the square reached) of each two-square King step from
+        ``king``, in the order of the eight directions (N, NE, E, SE, S, SW, W, NW)."""
+        paths = self._king2.get(king)
+        if paths is None:
+            g = self.geometry
+            found = []
+            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
+                mid = g.offset(king, dx, dy)
+                far = g.offset(king, 2 * dx, 2 * dy)
+                if mid is not None and far is not None:
+                    found.append((mid, far))
+            paths = self._king2[king] = tuple(found)
+        return paths
 
     def candidate_moves(self, pos: Position) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are
@@ -211,20 +233,21 @@ class Tquarchess(ChessLike):
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
-        if self.can_enter(pos, color):
+        hand = pos.extra["hand"][color]
+        if hand and gates:  # the Tquarc may enter (``can_enter``)
             for m in moves:
                 if m.flag == "castle":
                     extra.extend(m._replace(gate=g) for g in (m.frm, m.aux) if g in gates)
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
-        if self.tquarc_lost(pos, color):
+        if not hand and not self.tquarcs(pos, color):  # lost (``tquarc_lost``)
             board = pos.board
             targets = self.knight_targets[color]
             for m in moves:
                 p = board[m.frm] if m.frm >= 0 else None
                 if p is not None and p.kind == "N" and m.to in targets:
                     extra.append(m._replace(flag="kres", promo="T"))
-        return moves + extra
+        return moves + extra if extra else moves
 
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)
@@ -253,51 +276,53 @@ class Tquarchess(ChessLike):
 
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
-        if move.flag == "roll":
-            new = pos.copy()
+        frm, to, flag = move[0], move[1], move[2]
+        new = pos.copy()
+        extra = new.extra
+        if flag == "roll":
             value = roll(TQUARC_DIE)
-            new.extra["rolled"] = value
+            extra["rolled"] = value
             new.dice = (value,)
             return new
-        new = pos.copy()
-        moved = pos.board[move.frm]
+        moved = pos.board[frm]
         assert moved is not None
         tq_acted = moved.kind == "T"
-        if move.flag == "teleport":
-            new.clear(move.frm)
-            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+        if flag == "teleport":
+            new.clear(frm)
+            new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
             new.ep = -1
-        elif move.flag == "king2":
-            new.lift(move.frm, move.to)
-            new.kings[color] = move.to
+        elif flag == "king2":
+            new.lift(frm, to)
+            new.kings[color] = to
             new.ep = -1
             new.castling = frozenset(s for s in new.castling if s not in self.home[color])
-            new.extra["king2"] = with_side(new.extra["king2"], color, True)
-        elif move.flag == "kres":
+            extra["king2"] = with_side(extra["king2"], color, True)
+        elif flag == "kres":
             self.make_board(new, move._replace(flag="", promo=""))
-            new.clear(move.to)
-            new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+            new.clear(to)
+            new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
             tq_acted = True
         else:
             self.make_board(new, move)
             if move.promo == "T":
-                new.clear(move.to)
-                new.put(move.to, piece("T", color, str(roll(TQUARC_DIE))))
+                new.clear(to)
+                new.put(to, piece("T", color, str(roll(TQUARC_DIE))))
                 tq_acted = True
         if move.gate >= 0:
             value = pos.extra["rolled"] or roll(TQUARC_DIE)
             new.put(move.gate, piece("T", color, str(value)))
-            new.extra["hand"] = with_side(new.extra["hand"], color, False)
+            extra["hand"] = with_side(extra["hand"], color, False)
             tq_acted = True
         # Back-rank squares whose original piece has now left (or was taken there).
-        white, black = new.extra["gates"]
+        white, black = extra["gates"]
         if white or black:
-            touched = (
-                {move.frm, move.to, move.aux} if move.flag == "castle" else {move.frm, move.to}
-            )
-            if not (white.isdisjoint(touched) and black.isdisjoint(touched)):
-                new.extra["gates"] = (white - touched, black - touched)
-        extra = new.extra
+            aux = move.aux if flag == "castle" else frm
+            if (
+                frm in white or to in white or aux in white
+                or frm in black or to in black or aux in black
+            ):
+                touched = {frm, to, aux}
+                extra["gates"] = (white - touched, black - touched)
         extra["last_tq"] = color if tq_acted else -1
         extra["rolled"] = 0
         new.dice = None
@@ -312,11 +337,6 @@ class Tquarchess(ChessLike):
             new.turn = other(old.turn)
             return
         super().finish(new, move, old)
-
-    def is_capture(self, pos: Position, move: Move) -> bool:
-        if move.flag == "roll":
-            return False
-        return super().is_capture(pos, move)
 
     # ----- notation --------------------------------------------------------------
 
@@ -355,6 +375,8 @@ class Tquarchess(ChessLike):
         entry: ``Bg5/T%3`` (RULES.md section 2, notation)."""
         if move.gate >= 0 and pos.extra["rolled"]:
             values = [pos.extra["rolled"], *values]
+        elif not values:
+            return san
         return self.recorded(san, move, values)
 
     def folded_roll(self, pos: Position, move: Move) -> tuple[str, str] | None:
