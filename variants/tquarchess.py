@@ -61,6 +61,15 @@ def quad_squares(n: int) -> tuple[int, ...]:
     )
 
 
+KING2_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+# (reading) The two-square King attacks: while a King may still slide two squares (its
+# Tquarc lost, the power unused), the square two away in each straight line, the square
+# passed being empty, counts as attacked ("could capture on that square"). So it gives
+# check, a King may not step there, and a piece standing alone on the square passed is
+# pinned. Without it a King could be left, or put, where the enemy King takes it.
+KING2_ATTACKS = True
+
+
 class Tquarchess(ChessLike):
     key = "tquarchess"
     notation_examples = (
@@ -78,6 +87,9 @@ class Tquarchess(ChessLike):
         "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
         "An entry after `roll` carries the rolled value, written on the entry as the rule page "
         "writes an entry: roll Bg5/T%3. A roll not followed by an entry is written roll%3.",
+        "A King that may still slide two squares attacks the square two away in each straight "
+        "line across an empty square: it gives check there, the other King may not stand "
+        "there, and a piece alone on the square passed is pinned.",
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
@@ -91,11 +103,20 @@ class Tquarchess(ChessLike):
             WHITE: frozenset(g.rank_squares(1)),
             BLACK: frozenset(g.rank_squares(8)),
         }
-        self._king2: dict[int, tuple[tuple[int, int], ...]] = {}
         self.knight_targets = {
             c: frozenset(g.parse_square(s) for s in names)
             for c, names in KNIGHT_RESURRECTION_SQUARES.items()
         }
+        # Per King square: the square two away in each straight line -> the square passed.
+        self._king2_mid: list[dict[int, int]] = []
+        for sq in range(g.size):
+            lines: dict[int, int] = {}
+            for dx, dy in KING2_DIRECTIONS:
+                mid = g.offset(sq, dx, dy)
+                far = g.offset(sq, 2 * dx, 2 * dy)
+                if mid is not None and far is not None:
+                    lines[far] = mid
+            self._king2_mid.append(lines)
 
     def zones(self) -> dict[str, tuple[int, ...]]:
         return {f"Q{n}": tuple(sorted(sq)) for n, sq in self.quads.items()}
@@ -143,6 +164,53 @@ class Tquarchess(ChessLike):
     def tquarc_lost(self, pos: Position, color: int) -> bool:
         """Captured and not back on the board (nor waiting to enter)."""
         return not pos.extra["hand"][color] and self.tquarc_square(pos, color) < 0
+
+    # ----- the two-square King attacks (KING2_ATTACKS) -----------------------------
+
+    def king2_ready(self, pos: Position, color: int) -> bool:
+        """May ``color``'s King still make its two-square move (unused, Tquarc lost)?"""
+        return not pos.extra["king2"][color] and self.tquarc_lost(pos, color)
+
+    def king2_attacker(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
+        """The square of ``by``'s King if its two-square move could capture on ``sq``
+        (the square passed empty in ``occ``), else -1."""
+        king = pos.kings[by]
+        if king < 0 or not KING2_ATTACKS:
+            return -1
+        mid = self._king2_mid[king].get(sq)
+        if mid is None:
+            return -1
+        if occ is None:
+            occ = pos.occ[0] | pos.occ[1]
+        if occ >> mid & 1 or not self.king2_ready(pos, by):
+            return -1
+        return king
+
+    def attackers(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
+        out = super().attackers(pos, sq, by, occ)
+        king = self.king2_attacker(pos, sq, by, occ)
+        return out | (1 << king) if king >= 0 else out
+
+    def is_attacked(self, pos: Position, sq: int, by: int, occ: int | None = None) -> bool:
+        return super().is_attacked(pos, sq, by, occ) or self.king2_attacker(pos, sq, by, occ) >= 0
+
+    def pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
+        """Also a piece alone between the King and an enemy King that could slide two
+        squares onto it."""
+        out = super().pinned(pos, king, color, occ)
+        enemy = pos.kings[1 - color]
+        if enemy >= 0 and KING2_ATTACKS:
+            mid = self._king2_mid[enemy].get(king)
+            if mid is not None and pos.occ[color] >> mid & 1 and self.king2_ready(pos, 1 - color):
+                out |= 1 << mid
+        return out
+
+    def evasions(self, pos: Position, checker: int, king: int, occ: int) -> tuple[int, bool]:
+        # A check by the enemy King's two-square move: take it (never possible: it would
+        # have been in check) or stand on the square it passes.
+        if checker == pos.kings[1 - pos.turn] and king in self._king2_mid[checker]:
+            return (1 << checker) | (1 << self._king2_mid[checker][king]), True
+        return super().evasions(pos, checker, king, occ)
 
     def die_sides(self, pos: Position) -> int:
         return TQUARC_DIE  # the only die showing is an entry-attempt roll of the Tquarc die
@@ -203,28 +271,13 @@ class Tquarchess(ChessLike):
         king = pos.kings[color]
         if king >= 0 and king2 and t_sq < 0:  # not yet used, and the Tquarc lost
             board = pos.board
-            for mid, far in self._king2_paths(king):
+            for far, mid in self._king2_mid[king].items():
                 if board[mid] is not None:
                     continue
                 t = board[far]
                 if t is None or t.color != color:
                     out.append(Move(king, far, "king2"))
         return out
-
-    def _king2_paths(self, king: int) -> tuple[tuple[int, int], ...]:
-        """(the square passed, the square reached) of each two-square King step from
-        ``king``, in the order of the eight directions (N, NE, E, SE, S, SW, W, NW)."""
-        paths = self._king2.get(king)
-        if paths is None:
-            g = self.geometry
-            found = []
-            for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
-                mid = g.offset(king, dx, dy)
-                far = g.offset(king, 2 * dx, 2 * dy)
-                if mid is not None and far is not None:
-                    found.append((mid, far))
-            paths = self._king2[king] = tuple(found)
-        return paths
 
     def candidate_moves(self, pos: Position) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are

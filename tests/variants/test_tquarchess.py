@@ -301,6 +301,44 @@ def test_two_square_king_is_gone_after_use_even_if_the_tquarc_is_lost_again() ->
     assert not [m for m in g.legal_moves() if m in ("Ke3", "Kg3", "Kc3", "Kg1", "Kc1")]
 
 
+# The two-square King attacks (variants/tquarchess.py KING2_ATTACKS, a reading): the
+# square two away in a straight line, across an empty square, while the power is live.
+
+
+def test_a_king_that_may_slide_two_squares_gives_check_across_the_square_passed() -> None:
+    # Found by a random game: Black played Rf7 here and White took the King with Kxe5.
+    g = game("N7/2p1p2r/8/p2pkpPP/P5r1/2KPP3/5Pt(2)1/2B1R3 b - - 2 45 - -/- - - 0")
+    assert g.rules.in_check(g.pos)
+    # Step away, or stand on d4, the square the white King would pass.
+    assert set(g.legal_moves()) == {"Kd6", "Ke6", "Rd4", "d4+"}
+
+
+def test_the_check_and_its_mark_follow_the_power() -> None:
+    # Kc1 puts the white King two squares from e3 on the diagonal across d2.
+    live = game(f"7p/8/8/8/8/4k3/P7/1K6 w - - 0 1 {LOST}")
+    assert "Kc1+" in live.legal_moves()
+    used = game("7p/8/8/8/8/4k3/P7/1K6 w - - 0 1 t -/- K - 0")
+    on_board = game("7T(1)/7p/8/8/8/4k3/P7/1K6 w - - 0 1 t -/- - - 0")
+    waiting = game("7p/8/8/8/8/4k3/P7/1K6 w - - 0 1 Tt -/- - - 0")
+    for g in (used, on_board, waiting):
+        assert "Kc1" in g.legal_moves()
+
+
+def test_a_king_may_not_step_where_the_enemy_king_could_slide_onto_it() -> None:
+    live = game(f"7p/8/8/8/4k3/8/P7/2K5 b - - 0 1 {LOST}")
+    assert "Ke3" not in live.legal_moves()  # c1-d2-e3
+    assert "Kd3" in live.legal_moves()  # not in a line with c1
+    used = game("7p/8/8/8/4k3/8/P7/2K5 b - - 0 1 t -/- K - 0")
+    assert "Ke3" in used.legal_moves()
+
+
+def test_a_piece_alone_on_the_square_passed_is_pinned() -> None:
+    pinned = game(f"7p/8/8/4k3/3n4/2K5/P7/8 b - - 0 1 {LOST}")  # c3-d4-e5
+    assert not [m for m in pinned.legal_moves() if m.startswith("N")]
+    free = game("7p/8/8/4k3/3n4/2K5/P7/8 b - - 0 1 t -/- K - 0")
+    assert [m for m in free.legal_moves() if m.startswith("N")]
+
+
 # ----- notation and the end ---------------------------------------------------------
 
 
