@@ -186,6 +186,18 @@ class Tquarchess(ChessLike):
             return -1
         return king
 
+    def capture_reach(self, pos: Position, frm: int, occ: int | None = None) -> int:
+        out = super().capture_reach(pos, frm, occ)
+        p = pos.board[frm]
+        if KING2_ATTACKS and p is not None and frm == pos.kings[p.color]:
+            if occ is None:
+                occ = pos.occ[0] | pos.occ[1]
+            if self.king2_ready(pos, p.color):
+                for far, mid in self._king2_mid[frm].items():
+                    if not occ >> mid & 1:
+                        out |= 1 << far
+        return out
+
     def attackers(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
         out = super().attackers(pos, sq, by, occ)
         king = self.king2_attacker(pos, sq, by, occ)
