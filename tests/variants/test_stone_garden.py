@@ -826,3 +826,13 @@ def test_move_tuple_for_a_turn() -> None:
     assert Move(sq("d4"), sq("d4"), TURN, facing="E") in legal
     assert Move(sq("d4"), sq("e4"), TURN, facing="E") in legal
     assert Move(sq("d4"), sq("e4"), TURN, facing="W") not in legal
+
+
+def test_a_policeman_checks_by_either_path_when_the_other_is_blocked() -> None:
+    # a5 to f5: b5, then c6-d6-e6 (open) or c4-d4-e4 (the Horse on d4 blocks). Found by
+    # a differential run: the check was missed when the blocked path was read first.
+    before = game("3o4/8/6R(S)1/1P3kI1/3H4/1K6/3o1i2/1i6 w - - 3 57 56/56 - 0/0")
+    assert "Pa5+" in before.legal_moves()
+    before.play("Pa5")
+    assert before.rules.in_check(before.pos)
+    assert sorted(before.legal_moves()) == ["Ke4", "Ke5", "Kxg6"]
