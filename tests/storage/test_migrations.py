@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from bot.service import GameService
+from bot.service import GameService, ManualClock
 from storage import (
     LATEST_VERSION,
     ConflictError,
@@ -117,8 +117,14 @@ async def test_the_store_keeps_its_rules_after_the_migration(v1_db: Path) -> Non
 
 async def test_every_v1_game_plays_on_through_the_service(v1_db: Path) -> None:
     seeds = iter(f"fresh-seed-{n}" for n in range(10))
+    # An hour after the dump was made: its challenges expire a day after they were made.
+    clock = ManualClock(datetime(2026, 11, 23, 12, 1, 36, tzinfo=UTC))
     service = await GameService.open(
-        str(v1_db), renderer=None, rng=random.Random(2), seed_factory=lambda: next(seeds)
+        str(v1_db),
+        renderer=None,
+        rng=random.Random(2),
+        seed_factory=lambda: next(seeds),
+        clock=clock,
     )
     try:
         # a v1 challenge is accepted with a fresh seed, not the one drawn when it was made
