@@ -300,6 +300,28 @@ class Variant(Notation):
 
     # ----- attacks -------------------------------------------------------
 
+    # Attacks the tables do not hold (Tquarchess's two-square King): a variant with
+    # ``extra_attacks`` adds them through these hooks, read only when it is set.
+    extra_attacks: ClassVar[bool] = False
+
+    def more_reach(self, pos: Position, frm: int, occ: int) -> int:
+        """More squares the piece on ``frm`` could capture on."""
+        return 0
+
+    def more_attackers(self, pos: Position, sq: int, by: int, occ: int | None) -> int:
+        """More ``by`` pieces that could capture on ``sq``, as a bitboard."""
+        return 0
+
+    def more_pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
+        """More ``color`` pieces that may not leave their square (``pinned``)."""
+        return 0
+
+    def more_evasions(
+        self, pos: Position, checker: int, king: int, occ: int
+    ) -> tuple[int, bool] | None:
+        """``evasions`` for a check the tables do not hold, else None."""
+        return None
+
     def capture_reach(self, pos: Position, frm: int, occ: int | None = None) -> int:
         """The squares the piece on ``frm`` could capture on (paths open, targets aside)."""
         shape = self.shape_at(pos, frm)
@@ -315,6 +337,8 @@ class Variant(Notation):
         for pm, _, cd in lames:
             if not occ & pm:
                 out |= cd
+        if self.extra_attacks:
+            out |= self.more_reach(pos, frm, occ)
         return out
 
     def attacks(self, pos: Position, frm: int, to: int) -> bool:
@@ -350,6 +374,8 @@ class Variant(Notation):
                 for fb, pm in rev_lame[sq]:
                     if b & fb and not occ & pm:
                         out |= fb
+        if self.extra_attacks:
+            out |= self.more_attackers(pos, sq, by, occ)
         return out
 
     def is_attacked(self, pos: Position, sq: int, by: int, occ: int | None = None) -> bool:
@@ -379,7 +405,7 @@ class Variant(Notation):
                 for fb, pm in rev_lame[sq]:
                     if b & fb and not occ & pm:
                         return True
-        return False
+        return self.extra_attacks and bool(self.more_attackers(pos, sq, by, occ))
 
     def pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
         """``color`` pieces that alone stand on an enemy capture path to ``king``:
@@ -420,6 +446,8 @@ class Variant(Notation):
                         blk = occ & pm
                         if blk and not blk & (blk - 1) and blk & own:
                             out |= blk
+        if self.extra_attacks:
+            out |= self.more_pinned(pos, king, color, occ)
         return out
 
     def in_check(self, pos: Position, color: int | None = None) -> bool:
@@ -451,6 +479,10 @@ class Variant(Notation):
         """The squares where a move ends the check by the piece on ``checker``
         (its square, or one on its path to the King), and whether every such move
         does (only one path leads to the King)."""
+        if self.extra_attacks:
+            more = self.more_evasions(pos, checker, king, occ)
+            if more is not None:
+                return more
         shape = self.shape_at(pos, checker)
         entry = shape.gen[checker]
         assert entry is not None
@@ -722,6 +754,12 @@ class Variant(Notation):
             moves = self.filter_checks(pos, moves)
         return moves
 
+    # Castling already judged by the squares the King stands on, crosses and reaches
+    # (``ChessLike.castling_safe``) is safe once made: true when the Rook lands between
+    # and no attack reaches the King's new square through its old one (FIDE pieces,
+    # leapers, the two-square King).
+    castles_judged: ClassVar[bool] = False
+
     def filter_checks(self, pos: Position, moves: list[Move]) -> list[Move]:
         """Drop moves that leave the mover's own King attacked. Ordinary moves are
         judged by the checkers and the pinned pieces; the King's steps by the
@@ -749,6 +787,9 @@ class Variant(Notation):
                     if m[2] == "" and m[5] < 0:
                         if not is_attacked(pos, m[1], enemy, away):
                             append(m)
+                        continue
+                    if m[2] == "castle" and self.castles_judged:
+                        append(m)
                         continue
                 elif frm >= 0 and m[2] in _SIMPLE and not pinned >> frm & 1:
                     append(m)

@@ -258,9 +258,11 @@ class ChessLike(Variant):
     def castling_safe(self, pos: Position, king: int, k_to: int) -> bool:
         if not self.has_check:
             return True
+        if self.danger(pos)[0]:  # in check (read once per position)
+            return False
         enemy = 1 - pos.turn
         step = 1 if k_to > king else -1
-        for s in range(king, k_to + step, step):
+        for s in range(king + step, k_to + step, step):
             if self.is_attacked(pos, s, enemy):
                 return False
         return True

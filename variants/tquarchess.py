@@ -171,58 +171,56 @@ class Tquarchess(ChessLike):
         """May ``color``'s King still make its two-square move (unused, Tquarc lost)?"""
         return not pos.extra["king2"][color] and self.tquarc_lost(pos, color)
 
-    def king2_attacker(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
-        """The square of ``by``'s King if its two-square move could capture on ``sq``
-        (the square passed empty in ``occ``), else -1."""
+    extra_attacks = KING2_ATTACKS
+    # FIDE pieces, a leaper and the two-square King (whose passed square castling never
+    # touches): castling judged square by square is safe (``Variant.castles_judged``).
+    castles_judged = True
+
+    def more_attackers(self, pos: Position, sq: int, by: int, occ: int | None) -> int:
+        """``by``'s King, if its two-square move could capture on ``sq`` (the square
+        passed empty in ``occ``)."""
+        if pos.extra["hand"][by]:  # the Tquarc still to enter: no two-square move yet
+            return 0
         king = pos.kings[by]
-        if king < 0 or not KING2_ATTACKS:
-            return -1
+        if king < 0:
+            return 0
         mid = self._king2_mid[king].get(sq)
         if mid is None:
-            return -1
+            return 0
         if occ is None:
             occ = pos.occ[0] | pos.occ[1]
         if occ >> mid & 1 or not self.king2_ready(pos, by):
-            return -1
-        return king
+            return 0
+        return 1 << king
 
-    def capture_reach(self, pos: Position, frm: int, occ: int | None = None) -> int:
-        out = super().capture_reach(pos, frm, occ)
+    def more_reach(self, pos: Position, frm: int, occ: int) -> int:
         p = pos.board[frm]
-        if KING2_ATTACKS and p is not None and frm == pos.kings[p.color]:
-            if occ is None:
-                occ = pos.occ[0] | pos.occ[1]
-            if self.king2_ready(pos, p.color):
-                for far, mid in self._king2_mid[frm].items():
-                    if not occ >> mid & 1:
-                        out |= 1 << far
+        out = 0
+        if p is not None and frm == pos.kings[p.color] and self.king2_ready(pos, p.color):
+            for far, mid in self._king2_mid[frm].items():
+                if not occ >> mid & 1:
+                    out |= 1 << far
         return out
 
-    def attackers(self, pos: Position, sq: int, by: int, occ: int | None = None) -> int:
-        out = super().attackers(pos, sq, by, occ)
-        king = self.king2_attacker(pos, sq, by, occ)
-        return out | (1 << king) if king >= 0 else out
-
-    def is_attacked(self, pos: Position, sq: int, by: int, occ: int | None = None) -> bool:
-        return super().is_attacked(pos, sq, by, occ) or self.king2_attacker(pos, sq, by, occ) >= 0
-
-    def pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
-        """Also a piece alone between the King and an enemy King that could slide two
+    def more_pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
+        """A piece alone between the King and an enemy King that could slide two
         squares onto it."""
-        out = super().pinned(pos, king, color, occ)
         enemy = pos.kings[1 - color]
-        if enemy >= 0 and KING2_ATTACKS:
-            mid = self._king2_mid[enemy].get(king)
-            if mid is not None and pos.occ[color] >> mid & 1 and self.king2_ready(pos, 1 - color):
-                out |= 1 << mid
-        return out
+        if enemy < 0 or pos.extra["hand"][1 - color]:
+            return 0
+        mid = self._king2_mid[enemy].get(king)
+        if mid is not None and pos.occ[color] >> mid & 1 and self.king2_ready(pos, 1 - color):
+            return 1 << mid
+        return 0
 
-    def evasions(self, pos: Position, checker: int, king: int, occ: int) -> tuple[int, bool]:
+    def more_evasions(
+        self, pos: Position, checker: int, king: int, occ: int
+    ) -> tuple[int, bool] | None:
         # A check by the enemy King's two-square move: take it (never possible: it would
         # have been in check) or stand on the square it passes.
         if checker == pos.kings[1 - pos.turn] and king in self._king2_mid[checker]:
             return (1 << checker) | (1 << self._king2_mid[checker][king]), True
-        return super().evasions(pos, checker, king, occ)
+        return None
 
     def die_sides(self, pos: Position) -> int:
         return TQUARC_DIE  # the only die showing is an entry-attempt roll of the Tquarc die
