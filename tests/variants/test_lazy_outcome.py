@@ -149,20 +149,19 @@ def test_a_repetition_refuses_the_next_action_though_it_is_legal() -> None:
     _refused_after_the_end(game, "Nf3", "threefold repetition")
 
 
-def test_the_fifty_move_rule_refuses_the_next_action() -> None:
-    game = _fide("8/8/8/4k3/8/8/4K3/7R w - - 99 60")
-    game.play("Rh2")
+@pytest.mark.parametrize(
+    ("fen", "last", "reason"),
+    [
+        ("8/8/8/4k3/8/8/4K3/7R w - - 99 60", "Rh2", "fifty-move rule"),
+        ("8/8/8/4k3/8/3r4/4K3/8 w - - 0 60", "Kxd3", "insufficient material"),
+    ],
+)
+def test_a_draw_by_rule_refuses_the_next_action(fen: str, last: str, reason: str) -> None:
+    game = _fide(fen)
+    game.play(last)
     with pytest.raises(variants.GameOver):
         game.play("Kd5")
-    assert game.result is not None and game.result.reason == "fifty-move rule"
-
-
-def test_insufficient_material_refuses_the_next_action() -> None:
-    game = _fide("8/8/8/4k3/8/3r4/4K3/8 w - - 0 60")
-    game.play("Kxd3")
-    with pytest.raises(variants.GameOver):
-        game.play("Kd5")
-    assert game.result is not None and game.result.reason == "insufficient material"
+    assert game.result is not None and game.result.reason == reason
 
 
 def test_a_result_is_tested_once_per_turn() -> None:
