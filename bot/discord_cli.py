@@ -25,7 +25,9 @@ def add_subcommands(subparsers: Any) -> None:
         help="start the Discord bot (needs DISCORD_TOKEN)",
         description=(
             f"Start the Discord bot. Reads {TOKEN_VAR} (required), CHESSGARDEN_DB (the SQLite "
-            f"file) and {DEV_GUILD_VAR} (optional: a server id for fast command sync)."
+            "file, or a postgresql:// URL), CHESSGARDEN_SHARDS and CHESSGARDEN_SHARD_IDS "
+            f"(optional: run these of that many Discord shards; docs/scaling.md) and "
+            f"{DEV_GUILD_VAR} (optional: a server id for fast command sync)."
         ),
     )
     p.add_argument(
