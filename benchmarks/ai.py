@@ -20,8 +20,9 @@ colours, seed, result, plies, level 3's move times, budget, clock, load average)
 rerun with the same conditions (budget, clock, ply cap) plays only the games the
 journal lacks, and the report reads every matching game of the journal: per variant
 and pairing the score, its Wilson interval, two verdicts against the target (the score
-over at least ``--games`` games, and the interval) and how many games are still missing. ``--clock cpu`` runs the AI's budget on its own CPU time
-(``time.thread_time``): the strength of 2 s on one core whatever else the machine does;
+over at least ``--games`` games, and the interval) and how many games are still missing.
+``--clock cpu`` runs the AI's budget on its own CPU time (``time.thread_time``): the
+strength of 2 s on one core whatever else the machine does;
 wall times are then reported as measured (the lead re-measures them on a quiet machine).
 
 Event-loop block: a live ``GameService`` on a temporary database, a ``ComputerRunner``
