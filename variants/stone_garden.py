@@ -246,7 +246,7 @@ class StoneGarden(ChessLike):
     def __init__(self) -> None:
         super().__init__()
         g = self.geometry
-        self._turns: list[int] = []  # per square: it and the squares beside it
+        self._turns: list[int] = []  # per square: where a Raven there can end a turn (it, beside)
         for s in range(g.size):
             mask = 1 << s
             for f in FACINGS:
@@ -368,7 +368,7 @@ class StoneGarden(ChessLike):
             sq = b.bit_length() - 1
             p = board[sq]
             assert p is not None
-            if scope != -1 and not scope & self._turn_squares(sq):
+            if scope != -1 and not scope & self._turns[sq]:  # it or a square beside it
                 continue
             if not self.may_turn(pos, sq):
                 continue
@@ -383,10 +383,6 @@ class StoneGarden(ChessLike):
                 if t is None or (TURN_STEP_MAY_CAPTURE and t.color != color):
                     out.append(Move(sq, to, TURN, facing=f))
         return out
-
-    def _turn_squares(self, sq: int) -> int:
-        """Where a Raven on ``sq`` can end a turn: ``sq`` itself and the squares beside it."""
-        return self._turns[sq]
 
     def promoted_state(self, move: Move, p: Piece) -> str:
         # A Raven created by promotion faces forward.

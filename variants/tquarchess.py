@@ -218,9 +218,10 @@ class Tquarchess(ChessLike):
     ) -> tuple[int, bool] | None:
         # A check by the enemy King's two-square move: take it (never possible: it would
         # have been in check) or stand on the square it passes.
-        if checker == pos.kings[1 - pos.turn] and king in self._king2_mid[checker]:
-            return (1 << checker) | (1 << self._king2_mid[checker][king]), True
-        return None
+        if checker != pos.kings[1 - pos.turn]:
+            return None
+        mid = self._king2_mid[checker].get(king)
+        return None if mid is None else ((1 << checker) | (1 << mid), True)
 
     def die_sides(self, pos: Position) -> int:
         return TQUARC_DIE  # the only die showing is an entry-attempt roll of the Tquarc die

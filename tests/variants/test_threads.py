@@ -58,7 +58,6 @@ def test_threads_playing_at_once_see_what_one_thread_sees(switch_often: None) ->
     for t in threads:
         t.join()
     assert not errors
-    sys.setswitchinterval(0.005)
     checked = 0
     for key, fen, texts in seen:
         try:
