@@ -95,6 +95,23 @@ def draw(reason: str) -> Result:
     return Result(None, reason)
 
 
+
+class _Tables:
+    """``Variant.lay``: the compiled tables, built on the first read and then kept in
+    the instance's ``__dict__``, which later reads find first (a non-data descriptor).
+    Not ``__getattr__``: a class with one has every attribute read on its instances
+    take CPython's slow path (no specialised attribute or method loads)."""
+
+    def __get__(self, rules: Variant | None, owner: type | None = None) -> Any:
+        if rules is None:
+            return self
+        with _LAYOUT_LOCK:
+            lay = rules.__dict__.get("lay")
+            if lay is None:
+                lay = Layout(rules)
+                rules.__dict__["lay"] = lay
+        return lay
+
 class Variant(Notation):
     """Base class: data as class attributes, hooks as methods."""
 
@@ -145,20 +162,9 @@ class Variant(Notation):
 
     # ----- compiled tables -------------------------------------------------
 
-    # The compiled tables (``tables.Layout``), built the first time they are needed:
-    # ``__getattr__`` runs only while the instance has no ``lay`` yet, so that reading
-    # it afterwards is a plain attribute read.
-    lay: Layout
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "lay":
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        with _LAYOUT_LOCK:
-            lay = self.__dict__.get("lay")
-            if lay is None:
-                lay = Layout(self)
-                self.__dict__["lay"] = lay
-        return lay
+    # The compiled tables (``tables.Layout``), built the first time they are needed
+    # (``_Tables``); afterwards ``lay`` is a plain attribute of the instance.
+    lay: Layout = _Tables()  # type: ignore[assignment]
 
     def shape_keys(self) -> list[tuple[PieceType, int, str]]:
         """Every (type, colour, facing) a piece of this variant can move as."""
@@ -212,6 +218,49 @@ class Variant(Notation):
             n = bb[shape.index].bit_count()
             if n:
                 out.extend([shape.kind] * n)
+        return out
+
+    def lost_kinds(self, old: Position, new: Position, color: int) -> list[str]:
+        """The kinds ``color`` has fewer of in ``new`` than in ``old`` (by ``material``),
+        one entry per piece lost, in ``material``'s order of ``old`` (the later pieces
+        of a kind are the ones missing)."""
+        if self._own_material:
+            after = self.material(new, color)
+            out: list[str] = []
+            for kind in self.material(old, color):
+                if kind in after:
+                    after.remove(kind)
+                else:
+                    out.append(kind)
+            return out
+        return self.lost_on_bitboards(old, new, color)
+
+    def lost_on_bitboards(self, old: Position, new: Position, color: int) -> list[str]:
+        """``lost_kinds`` with the pieces counted on the bitboards (one per bit): only
+        the shapes that changed can differ."""
+        was, now = old.bb, new.bb
+        net: dict[str, int] = {}
+        for shape in self.lay.by_color[color]:
+            i = shape.index
+            if was[i] != now[i]:
+                net[shape.kind] = net.get(shape.kind, 0) + was[i].bit_count() - now[i].bit_count()
+        lost = [(kind, n) for kind, n in net.items() if n > 0]
+        if len(lost) == 1:
+            return [lost[0][0]] * lost[0][1]
+        if not lost:
+            return []
+        # Several kinds: walk ``material``'s order, the first pieces of a kind kept.
+        table = self.lay.kind_shapes
+        keep = {kind: sum(now[s].bit_count() for s in table[(color, kind)]) for kind, _ in lost}
+        out = []
+        for shape in self.lay.by_color[color]:
+            kind = shape.kind
+            if kind in keep:
+                for _ in range(was[shape.index].bit_count()):
+                    if keep[kind]:
+                        keep[kind] -= 1
+                    else:
+                        out.append(kind)
         return out
 
     def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:

@@ -324,22 +324,13 @@ class Game:
         mover = old.turn
         enemy = 1 - mover
         if new.occ[enemy] != old.occ[enemy]:  # an action never adds enemy pieces
-            after = list(rules.material(new, enemy))
-            for kind in rules.material(old, enemy):
-                if kind in after:
-                    after.remove(kind)
-                else:
-                    self.captured.append((enemy, kind))
+            self.captured.extend((enemy, kind) for kind in rules.lost_kinds(old, new, enemy))
         back = rules.returns_from_lost
         # Only a kind whose count grew can have come back (the ``gained`` kinds below).
         if back and self.captured and rules.gains_kind(old, new, mover, back):
             if not any((mover, kind) in self.captured for kind in back):
                 return
-            gained = list(rules.material(new, mover))
-            for kind in rules.material(old, mover):
-                if kind in gained:
-                    gained.remove(kind)
-            for kind in gained:
+            for kind in rules.lost_kinds(new, old, mover):  # the kinds it gained
                 if kind in back and (mover, kind) in self.captured:
                     at = len(self.captured) - 1 - self.captured[::-1].index((mover, kind))
                     del self.captured[at]

@@ -223,6 +223,14 @@ class Guardener(ChessLike):
         mate = b if sq == a else a if sq == b else -1
         return mate if mate >= 0 and pos.board[mate] == p else -1
 
+    def lost_kinds(self, old: Position, new: Position, color: int) -> list[str]:
+        # The double-start Guardener, counted once in ``material``, cancels out when its
+        # status is the same before and after: then the bitboards tell.
+        start = self.start_squares[color][0]
+        if (self.partner(old, start) >= 0) == (self.partner(new, start) >= 0):
+            return self.lost_on_bitboards(old, new, color)
+        return super().lost_kinds(old, new, color)
+
     def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
         """By the bitboards, as ``material`` counts: the double-start Guardener is one piece
         on two squares, so a change of that status changes the count by itself."""

@@ -4,6 +4,7 @@
 - ``rolls_at_turn_start``: when it says no, ``start_turn`` rolls nothing;
 - ``named_squares`` remembers texts: the same squares as reading them afresh;
 - the lost-pieces bars (``Game.captured``) with the count test in front of them;
+- ``lost_kinds`` (counted on the bitboards) against ``material`` lists compared;
 - moves to one square (``ordinary_moves`` with a one-square scope) equal the whole
   list cut down, in positions with promotions, castling and en passant.
 """
@@ -169,6 +170,34 @@ def test_the_bars_agree_with_the_full_count_every_ply(key: str) -> None:
             finally:
                 Variant.gains_kind = original  # type: ignore[method-assign]
             assert fast.captured == full.captured
+
+
+def _lost_by_lists(rules, old: Position, new: Position, color: int) -> list[str]:
+    after = list(rules.material(new, color))
+    out = []
+    for kind in rules.material(old, color):
+        if kind in after:
+            after.remove(kind)
+        else:
+            out.append(kind)
+    return out
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_lost_kinds_agrees_with_the_material_lists(key: str) -> None:
+    # Every ply of seeded games, both colours, both ways round (a loss, and a gain read
+    # as the loss from the later position), and across several plies at once.
+    rules = variants.rules(key)
+    compared = 0
+    for seen in _games(key):
+        positions = [pos for _, pos in seen]
+        for i in range(1, len(positions)):
+            for old, new in ((positions[i - 1], positions[i]), (positions[max(0, i - 9)], positions[i])):
+                for color in (0, 1):
+                    for a, b in ((old, new), (new, old)):
+                        assert rules.lost_kinds(a, b, color) == _lost_by_lists(rules, a, b, color)
+                        compared += 1
+    assert compared > 1000
 
 
 PROMOTIONS = [
