@@ -160,9 +160,10 @@ class ChessLike(Variant):
     # ----- pawns ---------------------------------------------------------
 
     def pseudo_moves(self, pos: Position) -> list[Move]:
-        out = self.ordinary_moves(pos, pos.turn)
         color = pos.turn
-        if self.double_step:
+        out = self.ordinary_moves(pos, color)
+        # Double steps, unless only moves to other squares are asked for (``double_steps``).
+        if self.double_step and (not _ACTIVE[0] or _SCOPE.to & self._double_dests[color]):
             self.double_steps(pos, color, out)
         if self.en_passant and pos.ep >= 0:
             g = self.geometry
@@ -268,7 +269,7 @@ class ChessLike(Variant):
         return True
 
     def special_moves(self, pos: Position) -> list[Move]:
-        return self.castling_moves(pos) if self.castling else []
+        return self.castling_moves(pos) if self.castling and pos.castling else []
 
     # ----- making moves --------------------------------------------------
 

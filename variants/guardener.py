@@ -250,18 +250,22 @@ class Guardener(ChessLike):
         color = pos.turn
         return [k for k in self.promotion_kinds if pos.count(k, color) < START_COUNT[k]]
 
-    def pseudo_moves(self, pos: Position) -> list[Move]:
-        out = super().pseudo_moves(pos)
+    def double_steps(self, pos: Position, color: int, out: list[Move]) -> None:
         moved = pos.extra["moved"]
-        if moved:  # the double step belongs to a pawn that has not yet moved
-            out = [m for m in out if m.flag != "double" or m.frm not in moved]
-        return out
+        if not moved:
+            super().double_steps(pos, color, out)
+            return
+        # The double step belongs to a pawn that has not yet moved.
+        doubles: list[Move] = []
+        super().double_steps(pos, color, doubles)
+        out.extend(m for m in doubles if m.frm not in moved)
 
     def special_moves(self, pos: Position) -> list[Move]:
         out = super().special_moves(pos)  # castling, permitted on a 4 or a double
-        if self.is_double_x2(pos):
-            out.extend(self.teleports(pos))
-        if self.is_double(pos):
+        dice = pos.dice
+        if dice is not None and len(dice) == 2 and dice[0] == dice[1]:  # ``is_double``
+            if pos.extra.get("rerolled"):  # ``is_double_x2``
+                out.extend(self.teleports(pos))
             out.append(Move(-1, -1, REROLL))
         return out
 
@@ -313,8 +317,12 @@ class Guardener(ChessLike):
         if flag == "castle":
             return CASTLING_DIE in dice
         kind = p.kind
-        if not self.is_capture(pos, move) and self.is_free(p, move):
-            return True
+        # A non-capture by a free kind or a pawn in its own half (``is_capture``, then
+        # ``is_free``, written out: this runs for every candidate).
+        if flag != "ep" and (kind in FREE_KINDS or kind == "P"):
+            t = pos.board[move[1]]
+            if (t is None or t.color == p.color) and self.is_free(p, move):
+                return True
         for v in dice:
             if kind in PERMISSION.get(v, ()):
                 return True

@@ -10,6 +10,7 @@ says "setup" and the placements so far): replay its record instead.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -136,19 +137,31 @@ class JeppsRandom(ChessLike):
 
     def feasible(self, pos: Position, color: int, kind: str, sq: int) -> bool:
         """Could ``kind`` go on ``sq`` and still leave the bishops on opposite colours?"""
+        return kind in self.feasible_kinds(pos, color, (kind,), sq)
+
+    def feasible_kinds(
+        self, pos: Position, color: int, kinds: Sequence[str], sq: int
+    ) -> list[str]:
+        """Those of ``kinds`` that could go on ``sq`` (``feasible``), the squares read once."""
         dark = self.geometry.dark
-        stock = pos.extra["stock"][color]
-        rest = [s for s in self.order(pos, color) if pos.board[s] is None and s != sq]
-        placed = [s for s in self.order(pos, color) if _kind(pos, s) == "B"]
-        if kind == "B":
-            placed = placed + [sq]
-        left = stock.count("B") - (1 if kind == "B" else 0)
-        if len(placed) == 2:
-            return dark[placed[0]] != dark[placed[1]]
-        if len(placed) == 1:
-            return left == 0 or any(dark[s] != dark[placed[0]] for s in rest)
-        # both bishops still to place
-        return {dark[s] for s in rest} == {True, False}
+        board = pos.board
+        order = self.order(pos, color)
+        rest = [s for s in order if board[s] is None and s != sq]
+        placed = [s for s in order if _kind(pos, s) == "B"]
+        bishops = pos.extra["stock"][color].count("B")
+        out = []
+        for kind in kinds:
+            mine = placed + [sq] if kind == "B" else placed
+            left = bishops - (1 if kind == "B" else 0)
+            if len(mine) == 2:
+                fits = dark[mine[0]] != dark[mine[1]]
+            elif len(mine) == 1:
+                fits = left == 0 or any(dark[s] != dark[mine[0]] for s in rest)
+            else:  # both bishops still to place
+                fits = {dark[s] for s in rest} == {True, False}
+            if fits:
+                out.append(kind)
+        return out
 
     def offered(self, dice: tuple[int, ...]) -> set[str]:
         kinds: set[str] = set()
@@ -162,8 +175,9 @@ class JeppsRandom(ChessLike):
         if dice is None or sq < 0:
             return []
         stock = pos.extra["stock"][color]
-        kinds = [k for k in "KQRBN" if k in stock and k in self.offered(dice)]
-        return [Move(-1, sq, "place", promo=k) for k in kinds if self.feasible(pos, color, k, sq)]
+        offered = self.offered(dice)
+        kinds = [k for k in "KQRBN" if k in stock and k in offered]
+        return [Move(-1, sq, "place", promo=k) for k in self.feasible_kinds(pos, color, kinds, sq)]
 
     def forced_placement(self, pos: Position, color: int) -> Move | None:
         """The last piece, or a bishop with exactly one square of its colour left,
@@ -326,26 +340,31 @@ class JeppsRandom(ChessLike):
         # During the setup the actions are placements, not moves.
         return pos.extra["phase"] != "setup" and super().quick_has_move(pos)
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        return self.relocations(pos)
+    @cached_property
+    def _home_masks(self) -> tuple[int, int]:
+        """Each side's home rank as a bitboard, by colour."""
+        g = self.geometry
+        white, black = (sum(1 << s for s in g.rank_squares(label)) for label in (1, 8))
+        return (white, black) if WHITE == 0 else (black, white)
 
-    def relocations(self, pos: Position) -> list[Move]:
-        """Once per game an unmoved King may go to any vacant home-rank square of
-        its own colour: never out of check, onto an attacked square, or across an
-        attacked vacant home-rank square."""
+    def special_moves(self, pos: Position) -> list[Move]:
+        """The King's relocation: once per game an unmoved King may go to any vacant
+        home-rank square of its own colour: never out of check, onto an attacked square,
+        or across an attacked vacant home-rank square."""
         color = pos.turn
         king = pos.kings[color]
         if king < 0 or not pos.extra["relocate"][color]:
             return []
-        g = self.geometry
-        home = g.rank_squares(1 if color == WHITE else 8)
-        if _ACTIVE[0] and _SCOPE.to != -1 and not any(_SCOPE.to >> s & 1 for s in home):
+        home_mask = self._home_masks[color]
+        if not home_mask >> king & 1:
+            return []
+        if _ACTIVE[0] and _SCOPE.to != -1 and not _SCOPE.to & home_mask:
             return []  # only the moves to some other squares are asked for
         enemy = other(color)
         if self.is_attacked(pos, king, enemy):
             return []
-        if king not in home:
-            return []
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
         out = []
         for to in home:
             if to == king or pos.board[to] is not None or g.dark[to] != g.dark[king]:

@@ -257,7 +257,7 @@ class Tquarchess(ChessLike):
         return self.promotion_kinds
 
     def special_moves(self, pos: Position) -> list[Move]:
-        castling = self.castling_moves(pos) if self.castling else []  # ``ChessLike``'s
+        castling = self.castling_moves(pos) if pos.castling else []  # ``ChessLike``'s
         tquarc = self.tquarc_specials(pos)
         return castling + tquarc if castling else tquarc
 
@@ -316,9 +316,11 @@ class Tquarchess(ChessLike):
     def generate_legal(self, pos: Position) -> list[Move]:
         moves = super().generate_legal(pos)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
+        extra = pos.extra
         if (
-            not pos.extra["rolled"]
-            and self.can_enter(pos, pos.turn)
+            not extra["rolled"]
+            and extra["hand"][pos.turn]  # ``can_enter``
+            and extra["gates"][pos.turn]
             and any(m.gate >= 0 for m in moves)
         ):
             moves.append(Move(-1, -1, "roll"))
