@@ -320,9 +320,9 @@ class ChessLike(Variant):
     # ----- notation ------------------------------------------------------
 
     def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
-        if move.flag == "castle":
-            return CASTLE_KINGSIDE if move.to > move.frm else CASTLE_QUEENSIDE
-        return super().san(pos, move, legal)
+        if move[2] == "castle":
+            return CASTLE_KINGSIDE if move[1] > move[0] else CASTLE_QUEENSIDE
+        return self.plain_san(pos, move, legal)  # ``Notation.san``
 
     # ----- explanations --------------------------------------------------
 

@@ -251,7 +251,8 @@ class Game:
 
     def _roll(self, sides: int) -> int:
         value = self.dice_source.roll(sides)
-        self.rolls.append(_pair(sides, value))
+        key = (sides, value)
+        self.rolls.append(_ROLL_PAIRS.get(key) or _pair(sides, value))
         return value
 
     def _legal_pairs(self) -> tuple[list[Move], list[str]]:
@@ -360,8 +361,9 @@ class Game:
         rules.start_turn(pos, self._roll)
         if len(self.rolls) > before:
             self._legal = None
-            values = " ".join(str(v) for _, v in self.rolls[before:])
-            self.tokens.append(Token(pos.turn, f"[{values}]", rules.in_setup(pos)))
+            values = " ".join([str(v) for _, v in self.rolls[before:]])
+            setup = rules.own_notes and rules.in_setup(pos)
+            self.tokens.append(Token(pos.turn, f"[{values}]", setup))
             self._result = _PENDING
         else:
             self._result = None

@@ -377,20 +377,21 @@ class Guardener(ChessLike):
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         color = pos.turn
         new = pos.copy()
-        if move.flag == REROLL:
+        flag = move[2]
+        if flag == REROLL:
             # The same player rolls again at the start_turn that follows.
             new.dice = None
             new.extra["rerolled"] = True
             return new
-        if move.flag == PASS:
+        if flag == PASS:
             passed = list(pos.extra["passed"])
             passed[color] = True
             new.extra["passed"] = (passed[0], passed[1])
             new.ep = -1
-        elif move.flag == DROP:
+        elif flag == DROP:
             new.put(move.to, piece("G", color))
             new.ep = -1
-        elif move.flag == TELEPORT:
+        elif flag == TELEPORT:
             mate = self.partner(pos, move.frm)
             p = new.clear(move.frm)
             assert p is not None
@@ -406,8 +407,11 @@ class Guardener(ChessLike):
                 )
             new.castling = new.castling - {move.frm}
         else:
-            lifted = self.partner(pos, move.frm)
-            taken = self.partner(pos, move.to)
+            # A Guardener still on its double start (``partner``) stands on two squares.
+            board = pos.board
+            p, q = board[move[0]], board[move[1]]
+            lifted = self.partner(pos, move[0]) if p is not None and p.kind == "G" else -1
+            taken = self.partner(pos, move[1]) if q is not None and q.kind == "G" else -1
             self.make_board(new, move)
             for sq in (lifted, taken):
                 if sq >= 0:
@@ -416,25 +420,30 @@ class Guardener(ChessLike):
                 new.clear(move.to)
                 new.put(move.to, piece("G", color))
         moved = pos.extra["moved"]
-        mover = pos.board[move.frm] if move.frm >= 0 else None
-        back_home = mover is not None and mover.kind == "P" and not move.promo
-        if back_home and move.to in self._double_starts[color]:
-            new.extra["moved"] = (moved - {move.to}) | {move.to}
-        elif moved and (move.frm in moved or move.to in moved):
-            new.extra["moved"] = moved - {move.frm, move.to}
+        frm, to = move[0], move[1]
+        mover = pos.board[frm] if frm >= 0 else None
+        back_home = mover is not None and mover.kind == "P" and not move[3]
+        extra = new.extra
+        if back_home and to in self._double_starts[color]:
+            extra["moved"] = (moved - {to}) | {to}
+        elif moved and (frm in moved or to in moved):
+            extra["moved"] = moved - {frm, to}
         new.dice = None
-        new.extra["rerolled"] = False
+        extra["rerolled"] = False
         self.finish(new, move, pos)
         return new
 
     # ----- notation ------------------------------------------------------
 
     def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
-        if move.flag in (REROLL, PASS):
-            return move.flag
-        if move.flag == DROP:
+        flag = move[2]
+        if not flag or flag == "double":  # most texts: ``ChessLike.san``, called directly
+            return ChessLike.san(self, pos, move, legal)
+        if flag in (REROLL, PASS):
+            return flag
+        if flag == DROP:
             return f"G@{self.name(move.to)} {{T{self.terrace_number(move.to)}}}"
-        if move.flag == TELEPORT:
+        if flag == TELEPORT:
             # Written as the move itself, disambiguated against every piece of the
             # same type that could teleport there, then the terrace: Nfz4 {T3}.
             return f"{super().san(pos, move, legal)} {{T{self.terrace_number(move.to)}}}"

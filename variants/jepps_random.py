@@ -10,9 +10,9 @@ says "setup" and the placements so far): replay its record instead.
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from .base import _ACTIVE, _SCOPE, Chance, Roller
@@ -428,6 +428,8 @@ class JeppsRandom(ChessLike):
     # ----- notation --------------------------------------------------------------
 
     def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
+        if not move[2] or move[2] == "double":  # most texts: ``ChessLike.san``, called directly
+            return ChessLike.san(self, pos, move, legal)
         if move.flag == "place":
             return f"{move.promo}{self.name(move.to)}"
         if move.flag == "reroll":

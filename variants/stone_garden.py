@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
@@ -358,7 +359,7 @@ class StoneGarden(ChessLike):
         out: list[Move] = []
         ravens = 0
         bb = pos.bb
-        for s in self.lay.kind_shapes.get((color, RAVEN.id), ()):
+        for s in self._raven_shapes[color]:
             ravens |= bb[s]
         board = pos.board
         scope = _SCOPE.to if _ACTIVE[0] else -1  # only the moves to these squares?
@@ -474,21 +475,28 @@ class StoneGarden(ChessLike):
         # The turning counters only matter to a side that has a Raven.
         e = pos.extra
         bb = pos.bb
+        moves = e["moves"]
+        early = []
+        for c, shapes in enumerate(self._raven_shapes):
+            ravens = 0
+            for s in shapes:
+                ravens |= bb[s]
+            early.append(min(moves[c], NO_TURN_MOVES) if ravens else None)
+        return pos.zkey ^ stable_hash((pos.turn, tuple(early), e["cooling"]))
+
+    @cached_property
+    def _raven_shapes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Each side's Raven shapes (one per facing), by colour."""
         table = self.lay.kind_shapes
-        early = tuple(
-            min(e["moves"][c], NO_TURN_MOVES)
-            if any(bb[s] for s in table.get((c, RAVEN.id), ()))
-            else None
-            for c in (WHITE, BLACK)
-        )
-        return pos.zkey ^ stable_hash((pos.turn, early, e["cooling"]))
+        white, black = (table.get((c, RAVEN.id), ()) for c in (WHITE, BLACK))
+        return (white, black) if WHITE == 0 else (black, white)
 
     # ----- notation ----------------------------------------------------------------------
 
     def san(self, pos: Position, move: Move, legal: Sequence[Move]) -> str:
         """``Hd8=P``; a turn adds ``^`` and the new facing: ``Re4^E``, in place ``Rd4^E``."""
-        if move.flag != TURN:
-            return super().san(pos, move, legal)
+        if move[2] != TURN:
+            return ChessLike.san(self, pos, move, legal)  # called directly: most texts
         if move.frm == move.to:
             return f"{RAVEN.letter}{self.name(move.frm)}^{move.facing}"
         plain = move._replace(flag="", facing="")

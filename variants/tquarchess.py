@@ -270,7 +270,11 @@ class Tquarchess(ChessLike):
         if not (teleport or king2):
             return out
         # Teleport: only on the move straight after the enemy Tquarc acted.
-        t_sq = self.tquarc_square(pos, color)
+        bb = pos.bb
+        tquarcs = 0
+        for s in self._tquarc_shapes[color]:  # ``tquarc_square``, written out
+            tquarcs |= bb[s]
+        t_sq = tquarcs.bit_length() - 1
         if t_sq >= 0 and teleport:
             p = pos.board[t_sq]
             assert p is not None
@@ -293,7 +297,7 @@ class Tquarchess(ChessLike):
     def candidate_moves(self, pos: Position) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are
         filtered like any move: an entering Tquarc may block a check or a pin."""
-        moves = super().candidate_moves(pos)
+        moves = ChessLike.candidate_moves(self, pos)  # not super(): see ``generate_legal``
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -314,7 +318,9 @@ class Tquarchess(ChessLike):
         return moves + extra if extra else moves
 
     def generate_legal(self, pos: Position) -> list[Move]:
-        moves = super().generate_legal(pos)
+        # The hot overrides call ChessLike directly: in CPython 3.11 ``super()`` builds
+        # an object on every call.
+        moves = ChessLike.generate_legal(self, pos)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
         extra = pos.extra
         if (
@@ -402,7 +408,7 @@ class Tquarchess(ChessLike):
                 new.fullmove += 1
             new.turn = other(old.turn)
             return
-        super().finish(new, move, old)
+        ChessLike.finish(self, new, move, old)  # not super(): see ``generate_legal``
 
     # ----- notation --------------------------------------------------------------
 
