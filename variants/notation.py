@@ -92,7 +92,13 @@ class Notation:
         kind = p.kind
         t = self.types[kind]
         dest = self.geometry.names[to]
-        capture = "x" if self.is_capture(pos, move) else ""
+        if flag == "ep":  # ``is_capture``, written out for the ordinary flags
+            capture = "x"
+        elif not flag or flag == "double":
+            target = board[to]
+            capture = "x" if target is not None and target.color != pos.turn else ""
+        else:
+            capture = "x" if self.is_capture(pos, move) else ""
         rivals = []
         for m in legal:
             other = m[0]
