@@ -113,7 +113,12 @@ def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
         rules.types[k].name for k in rules.promotion_kinds if pos.count(k, color) < START_COUNT[k]
     ]
     have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
-    for m in ChessLike.pseudo_moves(rules, pos):
+    # The board moves before Guardener's own rules: the double steps of pawns that
+    # have moved too (``Guardener.double_steps`` leaves them out).
+    doubles: list[Move] = []
+    ChessLike.double_steps(rules, pos, color, doubles)
+    unruled = ChessLike.pseudo_moves(rules, pos) + [m for m in doubles if m.frm in moved]
+    for m in unruled:
         p = board[m.frm]
         assert p is not None
         if m.flag == "double" and m.frm in moved:
