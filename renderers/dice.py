@@ -59,6 +59,7 @@ def bundled_font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 _LEVELS3 = [0 if v < 64 else 255 if v > 191 else 128 for v in range(256)]
+_LEVELS2 = [0 if v < 128 else 255 for v in range(256)]
 
 
 def flat_text(
@@ -69,19 +70,41 @@ def flat_text(
     font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
     fill: tuple[int, int, int],
     anchor: str | None = None,
+    crisp: bool = False,
 ) -> None:
     """Text on ``im`` with its edge softened to one half-tone only (three levels: none,
     half, full). It reads as smooth at board sizes, and a palette picture stores far fewer
-    colours than with full anti-aliasing: the strip's words take a third fewer bytes."""
-    probe = ImageDraw.Draw(im)
-    x0, y0, x1, y1 = probe.textbbox(xy, text, font=font, anchor=anchor)
+    colours than with full anti-aliasing: the strip's words take a third fewer bytes.
+    ``crisp``: no half-tone at all (two levels), for the small dim coordinates beside the
+    squares: each row of squares carries its rank's label, and that costs a row of an
+    endgame a third more bytes with the half-tone than without."""
+    drawn = _text_mask(text, font, anchor, xy[0], xy[1], crisp)
+    if drawn is not None:
+        x0, y0, mask = drawn
+        im.paste(fill, (x0, y0), mask)
+
+
+@lru_cache(maxsize=1024)
+def _text_mask(
+    text: str,
+    font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+    anchor: str | None,
+    x: float,
+    y: float,
+    crisp: bool = False,
+) -> tuple[int, int, Image.Image] | None:
+    """``flat_text``'s mask and where it goes, drawn once per text, font and place: the
+    bars and strips write the same few words at the same few places picture after
+    picture. None for text with no extent."""
+    probe = ImageDraw.Draw(Image.new("L", (1, 1)))
+    x0, y0, x1, y1 = probe.textbbox((x, y), text, font=font, anchor=anchor)
     x0, y0 = int(x0) - 1, int(y0) - 1
     w, h = int(x1) + 2 - x0, int(y1) + 2 - y0
     if w <= 0 or h <= 0:
-        return
+        return None
     mask = Image.new("L", (w, h), 0)
-    ImageDraw.Draw(mask).text((xy[0] - x0, xy[1] - y0), text, font=font, fill=255, anchor=anchor)
-    im.paste(fill, (x0, y0), mask.point(_LEVELS3))
+    ImageDraw.Draw(mask).text((x - x0, y - y0), text, font=font, fill=255, anchor=anchor)
+    return x0, y0, mask.point(_LEVELS2 if crisp else _LEVELS3)
 
 
 def fit_font(text: str, max_w: float, max_h: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:

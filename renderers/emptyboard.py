@@ -216,9 +216,16 @@ def _coordinates(im: Image.Image, lay: Layout, theme: Theme) -> None:
     for col, letter in files.items():
         x0, _, x1, _ = lay.cell_at(col, 0)
         flat_text(
-            im, ((x0 + x1) / 2, (fy0 + fy1) / 2), letter, fill=c.coord, font=font, anchor="mm"
+            im,
+            ((x0 + x1) / 2, (fy0 + fy1) / 2),
+            letter,
+            fill=c.coord,
+            font=font,
+            anchor="mm",
+            crisp=True,
         )
     rx0, _, rx1, _ = lay.rank_band
     for row, label in ranks.items():
         _, y0, _, y1 = lay.cell_at(0, row)
-        flat_text(im, ((rx0 + rx1) / 2, (y0 + y1) / 2), label, fill=c.coord, font=font, anchor="mm")
+        mid = ((rx0 + rx1) / 2, (y0 + y1) / 2)
+        flat_text(im, mid, label, fill=c.coord, font=font, anchor="mm", crisp=True)

@@ -321,7 +321,7 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
     inset = max(2, icon_px // 10)
     top = round(cy - icon_px / 2)
     for caption, groups, offered, badge in sections:
-        flat_text(im, (x, cy), caption, fill=c.dim_text, font=cap_font, anchor="lm")
+        flat_text(im, (x, cy), caption, fill=c.dim_text, font=cap_font, anchor="lm", crisp=True)
         x += round(cap_font.getlength(caption)) + max(3, h // 8)
         tags = [f"x{n}" if n > 1 else "" for _, n in groups]
         widths = [icon_px + (round(count_font.getlength(t)) + inset if t else 0) for t in tags]
@@ -349,7 +349,9 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
                 b = value_badge(badge, bar_badge_px(icon_px), theme)
                 im.paste(b, (x + icon_px - b.width, top + icon_px - b.height), b)
             if tag:
-                flat_text(im, (x + icon_px, cy), tag, fill=ink, font=count_font, anchor="lm")
+                flat_text(
+                    im, (x + icon_px, cy), tag, fill=ink, font=count_font, anchor="lm", crisp=True
+                )
             x += wd
         if shown < len(groups):
             flat_text(im, (x + inset, cy), "...", fill=c.dim_text, font=count_font, anchor="lm")
