@@ -406,11 +406,11 @@ class Variant(Notation):
         out = 0
         for s, rev in plan.leaps:
             out |= rev[sq] & bb[s]
-        for shapes, tables in plan.slide_sets:
+        for shapes, tables, span in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
-            if att:
+            if att & span[sq]:
                 for lines in tables:
                     line = lines[sq]
                     if line is not None and att & line.full:
@@ -436,11 +436,11 @@ class Variant(Notation):
         for s, rev in plan.leaps:
             if rev[sq] & bb[s]:
                 return True
-        for shapes, tables in plan.slide_sets:
+        for shapes, tables, span in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
-            if att:
+            if att & span[sq]:
                 for lines in tables:
                     line = lines[sq]
                     if line is not None and att & line.full:
@@ -463,11 +463,11 @@ class Variant(Notation):
         plan = self.lay.attack_plans[1 - color]
         bb = pos.bb
         out = 0
-        for shapes, tables in plan.slide_sets:
+        for shapes, tables, span in plan.slide_sets:
             att = 0
             for s in shapes:
                 att |= bb[s]
-            if not att:
+            if not att & span[king]:
                 continue
             for lines in tables:
                 line = lines[king]

@@ -440,7 +440,7 @@ class StoneGarden(ChessLike):
             new.halfmove = old.halfmove + 1
         if old.turn == BLACK:
             new.fullmove += 1
-        new.turn = other(old.turn)
+        new.turn = 1 - old.turn  # ``other``
 
     # ----- end of game -----------------------------------------------------------------
 
@@ -463,6 +463,8 @@ class StoneGarden(ChessLike):
 
     def _bare_kings(self, pos: Position) -> bool:
         """Is every piece on the board a King?"""
+        if (pos.occ[0] | pos.occ[1]).bit_count() > 2:
+            return False  # one King a side at most
         table = self.lay.kind_shapes
         kings = 0
         bb = pos.bb

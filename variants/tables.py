@@ -266,7 +266,9 @@ def compile_shape(shape: Shape, g: Geometry) -> None:
                 path = [g.offset(sq, *orient(p, facing)) for p in atom.path]
                 lame(path, g.offset(sq, *orient(atom.dest, facing)), int(atom.mode))
         lines = tuple(
-            (line, mode) for table, mode in line_tables if (line := table[sq]) is not None and line.rays
+            (line, mode)
+            for table, mode in line_tables
+            if (line := table[sq]) is not None and line.rays
         )
         shape.gen.append(
             (both, move, capture, lines, tuple((pm, q, c) for pm, (q, c) in lames.items()))
@@ -322,7 +324,10 @@ class Layout:
         # Per colour and square: (shape index, shape, the squares it could come from), for
         # each shape that can reach the square at all (``Variant.ordinary_moves`` to one).
         self.sources: tuple[list[tuple[tuple[int, Shape, int], ...]], ...] = tuple(
-            [tuple((s.index, s, s.rspan[sq]) for s in side if s.rspan[sq]) for sq in range(self.size)]
+            [
+                tuple((s.index, s, s.rspan[sq]) for s in side if s.rspan[sq])
+                for sq in range(self.size)
+            ]
             for side in self.by_color
         )
         rules.prepare_layout(self)
@@ -402,7 +407,12 @@ class Layout:
         sets: dict[tuple[int, ...], list[list[Line | None]]] = {}
         for lines, shapes in slides:
             sets.setdefault(shapes, []).append(lines)
-        return AttackPlan(leaps, slides, lames, [(k, tuple(v)) for k, v in sets.items()])
+        spans = {k: [_union(_full(t[sq]) for t in v) for sq in range(self.size)] for k, v in sets.items()}
+        return AttackPlan(leaps, slides, lames, [(k, tuple(v), spans[k]) for k, v in sets.items()])
+
+
+def _full(line: Line | None) -> int:
+    return 0 if line is None else line.full
 
 
 def _union(bits: Iterable[int]) -> int:
@@ -423,13 +433,14 @@ class AttackPlan:
         leaps: list[tuple[int, list[int]]],
         slides: list[tuple[list[Line | None], tuple[int, ...]]],
         lames: list[tuple[int, list[tuple[tuple[int, int], ...]], list[int]]],
-        slide_sets: list[tuple[tuple[int, ...], tuple[list[Line | None], ...]]],
+        slide_sets: list[tuple[tuple[int, ...], tuple[list[Line | None], ...], list[int]]],
     ) -> None:
         self.leaps = tuple(leaps)
         # (lines by square, the shapes sliding along them): one entry per direction group
         self.slides = tuple(slides)
         self.lames = tuple(lames)
-        # The same, by the set of shapes: (shapes, their groups' lines by square)
+        # The same, by the set of shapes: (shapes, their groups' lines by square, and by
+        # square every line's squares together: no slider there, no line to read)
         self.slide_sets = tuple(slide_sets)
 
 

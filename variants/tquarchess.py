@@ -308,7 +308,12 @@ class Tquarchess(ChessLike):
                     extra.extend(m._replace(gate=g) for g in (m.frm, m.aux) if g in gates)
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
-        if not hand and not self.tquarcs(pos, color):  # lost (``tquarc_lost``)
+        on_board = 0
+        if not hand:  # ``tquarcs``, written out (the tables are built by now)
+            bb = pos.bb
+            for s in self._tquarc_shapes[color]:
+                on_board |= bb[s]
+        if not hand and not on_board:  # lost (``tquarc_lost``)
             board = pos.board
             targets = self.knight_targets[color]
             for m in moves:
