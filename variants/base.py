@@ -771,6 +771,7 @@ class Variant(Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             moves = memo[2]
+            fresh = False
         else:
             _SCOPE.to = squares
             _SCOPE.castles = castles
@@ -781,9 +782,16 @@ class Variant(Notation):
                 _ACTIVE[0] -= 1
                 _SCOPE.to = -1
                 _SCOPE.castles = True
+            fresh = True
         if castles or squares & (squares - 1) or not squares:
             return _ending_on(moves, squares, castles)
         to = squares.bit_length() - 1
+        if fresh:  # usually every action already ends there: no new list
+            for m in moves:
+                if m[1] != to:
+                    break
+            else:
+                return moves
         return [m for m in moves if m[1] == to]
 
     def generate_legal(self, pos: Position) -> list[Move]:
@@ -796,7 +804,10 @@ class Variant(Notation):
                 moves = _ending_on(moves, scope, castles)
             else:
                 to = scope.bit_length() - 1
-                moves = [m for m in moves if m[1] == to]
+                for m in moves:  # usually every candidate already ends there
+                    if m[1] != to:
+                        moves = [m for m in moves if m[1] == to]
+                        break
         if not self._permits_all:
             moves = [m for m in moves if self.permits(pos, m)]
         if self.has_check:
