@@ -95,7 +95,6 @@ def draw(reason: str) -> Result:
     return Result(None, reason)
 
 
-
 class _Tables:
     """``Variant.lay``: the compiled tables, built on the first read and then kept in
     the instance's ``__dict__``, which later reads find first (a non-data descriptor).
@@ -111,6 +110,7 @@ class _Tables:
                 lay = Layout(rules)
                 rules.__dict__["lay"] = lay
         return lay
+
 
 class Variant(Notation):
     """Base class: data as class attributes, hooks as methods."""
