@@ -225,15 +225,19 @@ class Variant(Notation):
         one entry per piece lost, in ``material``'s order of ``old`` (the later pieces
         of a kind are the ones missing)."""
         if self._own_material:
-            after = self.material(new, color)
-            out: list[str] = []
-            for kind in self.material(old, color):
-                if kind in after:
-                    after.remove(kind)
-                else:
-                    out.append(kind)
-            return out
+            return self.lost_by_material(old, new, color)
         return self.lost_on_bitboards(old, new, color)
+
+    def lost_by_material(self, old: Position, new: Position, color: int) -> list[str]:
+        """``lost_kinds`` by comparing the two ``material`` lists."""
+        after = self.material(new, color)
+        out: list[str] = []
+        for kind in self.material(old, color):
+            if kind in after:
+                after.remove(kind)
+            else:
+                out.append(kind)
+        return out
 
     def lost_on_bitboards(self, old: Position, new: Position, color: int) -> list[str]:
         """``lost_kinds`` with the pieces counted on the bitboards (one per bit): only
