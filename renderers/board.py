@@ -49,7 +49,7 @@ from .emptyboard import base_key, board_base, is_terrace
 from .layout import Box, Layout, layout
 from .palette import colours, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status, warm_pieces
-from .png import DEFLATE, RUNS, Band, Packing, assemble, compress_band
+from .png import RUNS, Band, Packing, assemble, compress_band
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import Theme, get_theme
 
@@ -66,14 +66,15 @@ ART_CACHE = 32
 # (openings, middlegames): PACK_BUSY_ROW, string matching at level 5 over the Up-filtered rows,
 # which finds the same piece drawn again along the row (a row of pawns takes under half
 # the bytes of RUNS) in three fifths of the time of level 6 over unfiltered rows, for a
-# tenth more bytes. The strip is words: DEFLATE at level 6 (the bars, below: level 7). Against the old levels
+# tenth more bytes. The strip is words: DEFLATE at level 5, since in a dice variant it
+# changes every turn (the bars, below: level 7). Against the old levels
 # (8 for sparse rows and bars, 9 for the static bands), the median bytes ratio to the
 # baseline went from 0.184 to 0.205 and the worst from 0.239 to 0.262, and compressing
 # a whole picture from 8 to 2.2 ms.
 SPARSE_ROW = 4  # pieces in a row of squares
 PACK_SPARSE_ROW = RUNS
 PACK_BUSY_ROW = Packing(up=True, level=5)
-PACK_STRIP = DEFLATE
+PACK_STRIP = Packing(up=False, level=5)  # a third less time than 6 for 5 % more bytes
 # A bar changes only when its side loses a piece or the turn passes: level 7 (3 % fewer
 # bytes than level 6 for a third more time; level 8 takes 12 % fewer but three times as
 # long, which the pictures that redraw both bars at once, a game's last, cannot afford).
@@ -138,6 +139,9 @@ class BoardArt:
         self.tiles = _Lru(TILE_CACHE)
         self.panels = _Lru(PANEL_CACHE)
         self.bands = _Lru(BAND_CACHE)
+        # The strip's and the bars' bands, shared with the other orientation's art of the
+        # same board (``board_art``): they look the same from either side.
+        self.words = _Lru(BAND_CACHE)
         self.warm_bands: dict[Hashable, Band] = {}
         # screen rows of squares: (top y, the box squares in the row, left to right)
         rows: dict[int, list[int]] = {}
@@ -276,7 +280,8 @@ class BoardArt:
                 prebuilt.save_bytes("band", disk_key, _band_bytes(band))
             return band
 
-        band = self.bands.fetch(key, make)
+        kind = key[0] if isinstance(key, tuple) else key
+        band = (self.words if kind in ("status", "side") else self.bands).fetch(key, make)
         assert isinstance(band, Band)
         return band
 
@@ -352,6 +357,7 @@ class BoardArt:
         self.tiles.clear()
         self.panels.clear()
         self.bands.clear()
+        self.words.clear()
 
 
 _ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()
@@ -365,6 +371,9 @@ def board_art(rules: Variant, theme: Theme | str, size: int, flipped: bool) -> B
     if art is None:
         zones = {str(k): tuple(v) for k, v in rules.zones().items()}
         art = BoardArt(rules.geometry, zones, th, size, flipped)
+        twin = _ARTS.get((rules.key, th, size, not flipped))
+        if twin is not None and (twin.lay.width, twin.plte) == (art.lay.width, art.plte):
+            art.words = twin.words  # the same strip and bars, whichever way the board faces
         _ARTS[key] = art
         if len(_ARTS) > ART_CACHE:
             _ARTS.popitem(last=False)

@@ -165,9 +165,10 @@ def drawable(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=1024)
 def _fit(text: str, px: int, room: float, least: int = 9) -> tuple[str, FreeTypeFont | _BitmapFont]:
     """The font (shrunk down to ``least`` px) at which ``text`` fits in ``room``; cut
-    with '...' when even that is too wide."""
+    with '...' when even that is too wide. Kept: a strip says the same few things."""
     text = drawable(text)
     font = bundled_font(px)
     while px > least and font.getlength(text) > room:
