@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import io
 import struct
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 
@@ -91,21 +92,26 @@ _BADGES: dict[str, tuple[str, ...]] = {"T": ("1", "2", "3", "4")}
 
 
 class _Lru(OrderedDict[Hashable, object]):
-    """A small least-recently-used cache."""
+    """A small least-recently-used cache, safe to share between the service's render
+    threads (a lookup and its move to the end, or an insertion and an eviction, happen
+    under one lock; ``make`` runs outside it, so two threads may both draw a missing entry)."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
+        self.lock = threading.Lock()
 
     def fetch(self, key: Hashable, make: Callable[[], object]) -> object:
-        value = self.get(key)
-        if value is None:
-            value = make()
+        with self.lock:
+            value = self.get(key)
+            if value is not None:
+                self.move_to_end(key)
+                return value
+        value = make()
+        with self.lock:
             self[key] = value
             if len(self) > self.limit:
                 self.popitem(last=False)
-        else:
-            self.move_to_end(key)
         return value
 
 

@@ -75,9 +75,10 @@ def flat_text(
     """Text on ``im`` with its edge softened to one half-tone only (three levels: none,
     half, full). It reads as smooth at board sizes, and a palette picture stores far fewer
     colours than with full anti-aliasing: the strip's words take a third fewer bytes.
-    ``crisp``: no half-tone at all (two levels), for the small dim coordinates beside the
-    squares: each row of squares carries its rank's label, and that costs a row of an
-    endgame a third more bytes with the half-tone than without."""
+    ``crisp``: no half-tone at all (two levels), for small words that repeat on every
+    picture: the coordinates beside the squares (each row of squares carries its rank's
+    label, which costs a row of an endgame a third more bytes with the half-tone) and the
+    bars' captions and counts."""
     drawn = _text_mask(text, font, anchor, xy[0], xy[1], crisp)
     if drawn is not None:
         x0, y0, mask = drawn
