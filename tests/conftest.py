@@ -7,6 +7,8 @@
 - ``store_target``: parametrized over both backends: an SQLite file path, then a
   PostgreSQL URL. A suite that opens its store from it runs on both; ``store_kind``
   says which one a test got ('sqlite' or 'postgresql').
+- ``switch_often``: CPython switches threads as often as it allows while the test runs,
+  so that the interleavings a thread-safety test looks for happen.
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 import pgcluster  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture
+def switch_often() -> Iterator[None]:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _skip(reason: str) -> None:

@@ -8,27 +8,12 @@ end must not meet another thread's eviction of that entry in between (``KeyError
 from __future__ import annotations
 
 import random
-import sys
 import threading
-from collections.abc import Iterator
-
-import pytest
 
 from renderers.board import _Lru
 
 
-@pytest.fixture
-def fast_switching() -> Iterator[None]:
-    # Switch threads as often as CPython allows, so that interleavings happen.
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
-def test_fetch_under_threads_with_evictions(fast_switching: None) -> None:
+def test_fetch_under_threads_with_evictions(switch_often: None) -> None:
     cache = _Lru(4)
     errors: list[BaseException] = []
     made = [0]

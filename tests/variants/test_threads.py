@@ -6,27 +6,13 @@ the interpreter allows, must see the same lists as one thread alone."""
 from __future__ import annotations
 
 import random
-import sys
 import threading
-from collections.abc import Iterator
-
-import pytest
 
 import variants
 from variants.snapshot import restore
 
 KEYS = variants.names()
 PLIES = 200
-
-
-@pytest.fixture
-def switch_often() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
 
 
 def _play(key: str, seed: int, seen: list[tuple[str, str, list[str]]], errors: list[str]) -> None:
