@@ -407,7 +407,9 @@ class Layout:
         sets: dict[tuple[int, ...], list[list[Line | None]]] = {}
         for lines, shapes in slides:
             sets.setdefault(shapes, []).append(lines)
-        spans = {k: [_union(_full(t[sq]) for t in v) for sq in range(self.size)] for k, v in sets.items()}
+        spans = {
+            k: [_union(_full(t[sq]) for t in v) for sq in range(self.size)] for k, v in sets.items()
+        }
         return AttackPlan(leaps, slides, lames, [(k, tuple(v), spans[k]) for k, v in sets.items()])
 
 

@@ -257,7 +257,7 @@ class Tquarchess(ChessLike):
         return self.promotion_kinds
 
     def special_moves(self, pos: Position) -> list[Move]:
-        castling = self.castling_moves(pos) if pos.castling else []  # ``ChessLike``'s
+        castling = self.castling_moves(pos) if self.castling and pos.castling else []
         tquarc = self.tquarc_specials(pos)
         return castling + tquarc if castling else tquarc
 
