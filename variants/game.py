@@ -22,11 +22,6 @@ _PENDING: Any = object()
 _ROLL_PAIRS: dict[tuple[int, int], tuple[int, int]] = {}
 
 
-def _pair(sides: int, value: int) -> tuple[int, int]:
-    key = (sides, value)
-    return _ROLL_PAIRS.setdefault(key, key) if len(_ROLL_PAIRS) < 4096 else key
-
-
 class Game:
     """One game of one variant, driven by one dice source."""
 
@@ -252,7 +247,10 @@ class Game:
     def _roll(self, sides: int) -> int:
         value = self.dice_source.roll(sides)
         key = (sides, value)
-        self.rolls.append(_ROLL_PAIRS.get(key) or _pair(sides, value))
+        pair = _ROLL_PAIRS.get(key)
+        if pair is None:
+            pair = _ROLL_PAIRS.setdefault(key, key) if len(_ROLL_PAIRS) < 4096 else key
+        self.rolls.append(pair)
         return value
 
     def _legal_pairs(self) -> tuple[list[Move], list[str]]:

@@ -226,18 +226,21 @@ class Guardener(ChessLike):
     def lost_kinds(self, old: Position, new: Position, color: int) -> list[str]:
         # The double-start Guardener, counted once in ``material``, cancels out when its
         # status is the same before and after: then the bitboards tell.
-        start = self.start_squares[color][0]
-        if (self.partner(old, start) >= 0) == (self.partner(new, start) >= 0):
+        if not self.double_start_changed(old, new, color):
             return self.lost_on_bitboards(old, new, color)
         return super().lost_kinds(old, new, color)
 
     def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
         """By the bitboards, as ``material`` counts: the double-start Guardener is one piece
         on two squares, so a change of that status changes the count by itself."""
+        return self.double_start_changed(old, new, color) or self.count_grew(
+            old, new, color, kinds
+        )
+
+    def double_start_changed(self, old: Position, new: Position, color: int) -> bool:
+        """Did ``color``'s Guardener go on or off its double start between the two?"""
         start = self.start_squares[color][0]
-        if (self.partner(old, start) >= 0) != (self.partner(new, start) >= 0):
-            return True
-        return self.count_grew(old, new, color, kinds)
+        return (self.partner(old, start) >= 0) != (self.partner(new, start) >= 0)
 
     def has_guardener(self, pos: Position, color: int) -> bool:
         bb = pos.bb
@@ -262,9 +265,8 @@ class Guardener(ChessLike):
 
     def special_moves(self, pos: Position) -> list[Move]:
         out = super().special_moves(pos)  # castling, permitted on a 4 or a double
-        dice = pos.dice
-        if dice is not None and len(dice) == 2 and dice[0] == dice[1]:  # ``is_double``
-            if pos.extra.get("rerolled"):  # ``is_double_x2``
+        if self.is_double(pos):
+            if self.is_double_x2(pos):
                 out.extend(self.teleports(pos))
             out.append(Move(-1, -1, REROLL))
         return out
@@ -317,11 +319,10 @@ class Guardener(ChessLike):
         if flag == "castle":
             return CASTLING_DIE in dice
         kind = p.kind
-        # A non-capture by a free kind or a pawn in its own half (``is_capture``, then
-        # ``is_free``, written out: this runs for every candidate).
-        if flag != "ep" and (kind in FREE_KINDS or kind == "P"):
-            t = pos.board[move[1]]
-            if (t is None or t.color == p.color) and self.is_free(p, move):
+        # A non-capture by a free kind or a pawn in its own half (``is_free``: only those
+        # kinds can be free, so the others skip both calls).
+        if (kind in FREE_KINDS or kind == "P") and not self.is_capture(pos, move):
+            if self.is_free(p, move):
                 return True
         for v in dice:
             if kind in PERMISSION.get(v, ()):

@@ -139,9 +139,7 @@ class JeppsRandom(ChessLike):
         """Could ``kind`` go on ``sq`` and still leave the bishops on opposite colours?"""
         return kind in self.feasible_kinds(pos, color, (kind,), sq)
 
-    def feasible_kinds(
-        self, pos: Position, color: int, kinds: Sequence[str], sq: int
-    ) -> list[str]:
+    def feasible_kinds(self, pos: Position, color: int, kinds: Sequence[str], sq: int) -> list[str]:
         """Those of ``kinds`` that could go on ``sq`` (``feasible``), the squares read once."""
         dark = self.geometry.dark
         board = pos.board
@@ -308,7 +306,9 @@ class JeppsRandom(ChessLike):
 
         return relaxed_moves(self, pos)
 
-    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+    def explain_text(
+        self, pos: Position, text: str, legal: Sequence[Move]
+    ) -> tuple[str, str] | None:
         from .words.jepps_random import explain_text
 
         return explain_text(self, pos, text, legal)
@@ -344,8 +344,9 @@ class JeppsRandom(ChessLike):
     def _home_masks(self) -> tuple[int, int]:
         """Each side's home rank as a bitboard, by colour."""
         g = self.geometry
-        white, black = (sum(1 << s for s in g.rank_squares(label)) for label in (1, 8))
-        return (white, black) if WHITE == 0 else (black, white)
+        return tuple(  # type: ignore[return-value]
+            sum(1 << s for s in g.rank_squares(1 if c == WHITE else 8)) for c in (WHITE, BLACK)
+        )
 
     def special_moves(self, pos: Position) -> list[Move]:
         """The King's relocation: once per game an unmoved King may go to any vacant
@@ -495,7 +496,9 @@ class JeppsRandom(ChessLike):
             if pending[color]:
                 items[color].append((99, " ".join(pending[color])))
             if items[color]:
-                lines.append(", ".join(text for _, text in sorted(items[color], key=lambda i: i[0])))
+                lines.append(
+                    ", ".join(text for _, text in sorted(items[color], key=lambda i: i[0]))
+                )
         return lines
 
     def _item_order(self, action: str) -> int:
@@ -556,7 +559,12 @@ class JeppsRandom(ChessLike):
         pos.extra["relocate"] = ("K" in text, "k" in text)
 
     def extra_key(self, pos: Position) -> Any:
-        return (pos.extra["phase"], pos.extra["stock"], pos.extra["mediator"], pos.extra["relocate"])
+        return (
+            pos.extra["phase"],
+            pos.extra["stock"],
+            pos.extra["mediator"],
+            pos.extra["relocate"],
+        )
 
 
 _PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
@@ -577,5 +585,3 @@ def _pairs(text: str) -> str:
 def _kind(pos: Position, sq: int) -> str | None:
     p = pos.board[sq]
     return p.kind if p is not None else None
-
-

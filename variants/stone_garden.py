@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import cached_property
 from typing import Any
 
 from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
@@ -55,7 +54,7 @@ from .pieces import (
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
 from .status import TurnFacts
-from .tables import stable_hash
+from .tables import Layout, stable_hash
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
@@ -256,6 +255,11 @@ class StoneGarden(ChessLike):
                     mask |= 1 << to
             self._turns.append(mask)
 
+    def prepare_layout(self, lay: Layout) -> None:
+        super().prepare_layout(lay)
+        # Each side's Raven shapes (one per facing), by colour.
+        self._raven_shapes = tuple(lay.kind_shapes.get((c, RAVEN.id), ()) for c in (WHITE, BLACK))
+
     def initial_position(self, options: dict[str, Any], roll: Roller) -> Position:
         return self.from_fen(START_FEN)
 
@@ -337,7 +341,9 @@ class StoneGarden(ChessLike):
 
         return relaxed_moves(self, pos)
 
-    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+    def explain_text(
+        self, pos: Position, text: str, legal: Sequence[Move]
+    ) -> tuple[str, str] | None:
         from .words.stone_garden import explain_text
 
         return explain_text(self, pos, text, legal)
@@ -359,6 +365,7 @@ class StoneGarden(ChessLike):
         out: list[Move] = []
         ravens = 0
         bb = pos.bb
+        self.lay  # noqa: B018 (the Raven shapes are known once the tables are built)
         for s in self._raven_shapes[color]:
             ravens |= bb[s]
         board = pos.board
@@ -478,6 +485,7 @@ class StoneGarden(ChessLike):
         e = pos.extra
         bb = pos.bb
         moves = e["moves"]
+        self.lay  # noqa: B018 (the Raven shapes are known once the tables are built)
         early = []
         for c, shapes in enumerate(self._raven_shapes):
             ravens = 0
@@ -485,13 +493,6 @@ class StoneGarden(ChessLike):
                 ravens |= bb[s]
             early.append(min(moves[c], NO_TURN_MOVES) if ravens else None)
         return pos.zkey ^ stable_hash((pos.turn, tuple(early), e["cooling"]))
-
-    @cached_property
-    def _raven_shapes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Each side's Raven shapes (one per facing), by colour."""
-        table = self.lay.kind_shapes
-        white, black = (table.get((c, RAVEN.id), ()) for c in (WHITE, BLACK))
-        return (white, black) if WHITE == 0 else (black, white)
 
     # ----- notation ----------------------------------------------------------------------
 
@@ -559,7 +560,11 @@ class StoneGarden(ChessLike):
         if any(len(p) != 2 or not all(v.isdigit() for v in p) for p in pairs):
             raise ValueError(usage)
         moves, demotions = ((int(a), int(b)) for a, b in pairs)
-        pos.extra = {"moves": moves, "cooling": self.parse_cooling(pos, fields[1]), "demotions": demotions}
+        pos.extra = {
+            "moves": moves,
+            "cooling": self.parse_cooling(pos, fields[1]),
+            "demotions": demotions,
+        }
 
     def parse_cooling(self, pos: Position, text: str) -> tuple[tuple[int, int], ...]:
         """The cooling field: ``-``, ``d4:0,b1:1``, or the older per-side ``w/b``."""
@@ -580,9 +585,13 @@ class StoneGarden(ChessLike):
             sq = self.geometry.parse_square(m.group(1)) if m else -1
             p = pos.board[sq] if sq >= 0 else None
             if m is None or p is None or p.kind != RAVEN.id:
-                raise ValueError(f"Stone Garden FEN cooling: {item!r} is not a Raven's square:moves")
+                raise ValueError(
+                    f"Stone Garden FEN cooling: {item!r} is not a Raven's square:moves"
+                )
             if int(m.group(2)) >= _REST_CAP:
-                raise ValueError(f"a cooling Raven has made fewer than {_REST_CAP} moves since turning")
+                raise ValueError(
+                    f"a cooling Raven has made fewer than {_REST_CAP} moves since turning"
+                )
             out[sq] = int(m.group(2))
         return tuple(sorted(out.items()))
 

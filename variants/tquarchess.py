@@ -270,11 +270,7 @@ class Tquarchess(ChessLike):
         if not (teleport or king2):
             return out
         # Teleport: only on the move straight after the enemy Tquarc acted.
-        bb = pos.bb
-        tquarcs = 0
-        for s in self._tquarc_shapes[color]:  # ``tquarc_square``, written out
-            tquarcs |= bb[s]
-        t_sq = tquarcs.bit_length() - 1
+        t_sq = self.tquarc_square(pos, color)
         if t_sq >= 0 and teleport:
             p = pos.board[t_sq]
             assert p is not None
@@ -308,12 +304,7 @@ class Tquarchess(ChessLike):
                     extra.extend(m._replace(gate=g) for g in (m.frm, m.aux) if g in gates)
                 elif m.frm in gates and m.flag in ("", "double"):
                     extra.append(m._replace(gate=m.frm))
-        on_board = 0
-        if not hand:  # ``tquarcs``, written out (the tables are built by now)
-            bb = pos.bb
-            for s in self._tquarc_shapes[color]:
-                on_board |= bb[s]
-        if not hand and not on_board:  # lost (``tquarc_lost``)
+        if not hand and not self.tquarcs(pos, color):  # lost (``tquarc_lost``)
             board = pos.board
             targets = self.knight_targets[color]
             for m in moves:
@@ -327,11 +318,9 @@ class Tquarchess(ChessLike):
         # an object on every call.
         moves = ChessLike.generate_legal(self, pos)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
-        extra = pos.extra
         if (
-            not extra["rolled"]
-            and extra["hand"][pos.turn]  # ``can_enter``
-            and extra["gates"][pos.turn]
+            not pos.extra["rolled"]
+            and self.can_enter(pos, pos.turn)
             and any(m.gate >= 0 for m in moves)
         ):
             moves.append(Move(-1, -1, "roll"))
