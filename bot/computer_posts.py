@@ -1,10 +1,11 @@
 """The computer's moves on Discord (issue 14): ``ComputerRunner`` (``bot.service.computer``)
-thinks in worker processes and calls ``ComputerPoster.computer_moved`` with each move's
-``Outcome``. It is posted like a player's move: a new board in the game's channel or
-thread (the image, the dice, the buttons of the player's legal actions) whose content
-pings the player to act, or tells both the result; the previous board loses its buttons;
-the new one is remembered (``set_board_message``); the thread is archived at the end if
-the bot made it. Every request uses the bot's token (no interaction is involved).
+thinks in worker processes and plays; each of its moves owes a ``board`` outbox row
+(issue 24), which ``bot.outbox_delivery`` posts with ``computer_post``, like a player's
+move: a new board in the game's channel or thread (the image, the dice, the buttons of
+the player's legal actions) whose content pings the player to act, or tells both the
+result; the previous board loses its buttons; the new one is remembered
+(``set_board_message``); the thread is archived at the end if the bot made it. Every
+request uses the bot's token (no interaction is involved).
 
 While the computer thinks, the board posted after the player's move says so instead of
 pinging anyone (``adapter.turn_prompt``: "The computer is thinking… (level N)").
@@ -12,14 +13,9 @@ pinging anyone (``adapter.turn_prompt``: "The computer is thinking… (level N)"
 
 from __future__ import annotations
 
-import logging
-
 from bot import adapter, views
 from bot.adapter import Post
-from bot.deadline_posts import DiscordNotifier
 from bot.service import COMPUTER_ID, Outcome
-
-log = logging.getLogger(__name__)
 
 
 def computer_post(outcome: Outcome) -> Post:
@@ -53,20 +49,9 @@ def computer_post(outcome: Outcome) -> Post:
     )
 
 
-class ComputerPoster(DiscordNotifier):
-    """Posts the computer's moves in the games' channels and threads."""
-
-    async def computer_moved(self, outcome: Outcome) -> None:
-        view = outcome.game
-        service = self.bot.service
-        previous = await service.board_message(game_id=view.id)
-        sent = await self._post(view.location_id, computer_post(outcome))
-        if sent is None:
-            return  # logged; the player still sees the move with /board
-        await service.set_board_message(
-            game_id=view.id, channel_id=sent.channel.id, message_id=sent.id
-        )
-        if previous is not None:
-            await self._retire(view, *previous)
-        if view.is_over:
-            await self._archive_if_ours(view.location_id)
+def moved_on_post(outcome: Outcome) -> Post:
+    """The computer's move, told after the game had moved on (its board could not be
+    posted in time): the news in words, without an old picture or buttons."""
+    view = outcome.game
+    embed = adapter.board_embed(view, outcome.messages, image=False, dice_image=False)
+    return Post(embed=embed, game_id=view.id)

@@ -21,6 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import EXTENSIONS
+from bot.outbox_delivery import Delivery
 from bot.service import ComputerRunner, GameService, Scheduler
 from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
@@ -221,9 +222,10 @@ class ChessGardenBot(commands.Bot):
     ``defer_after``: seconds of work after which an answer is deferred (see ``bot.flows``).
     ``thread_budget``: the per-channel limit on new game threads.
     ``scheduler``: the deadline scheduler (``bot.service.scheduler``), which ends games on
-    time, reminds players and expires challenges, posting through ``bot.deadline_posts``.
-    It starts once the bot is ready (its posts need the gateway's view of the threads)
-    and stops when the bot closes.
+    time, reminds players and expires challenges; ``delivery``: the outbox worker
+    (``bot.outbox_delivery``), which posts what they (and the computer) owe the players.
+    Both start once the bot is ready (the posts need the gateway's view of the threads)
+    and stop when the bot closes.
     """
 
     defer_after = 2.0
@@ -248,14 +250,14 @@ class ChessGardenBot(commands.Bot):
         self.service = service
         self.settings = settings
         self.thread_budget = ThreadBudget(settings.threads_per_hour)
-        from bot.deadline_posts import DiscordNotifier
-
-        self.scheduler = Scheduler(service, DiscordNotifier(self), render=True)
-        from bot.computer_posts import ComputerPoster
-
-        # The computer's moves (issue 14): thought in worker processes, posted like a
-        # player's. Started in setup_hook: it resumes games waiting for the computer.
-        self.computer_runner = ComputerRunner(service, ComputerPoster(self), render=True)
+        # Every post the bot owes (the computer's moves, reminders, timeouts, expiries)
+        # is an outbox row written with the action that owes it; ``Delivery`` sends them
+        # (issue 24). The scheduler and the computer only change the games.
+        self.delivery = Delivery(self)
+        self.scheduler = Scheduler(service)
+        # The computer's moves (issue 14): thought in worker processes. Started in
+        # setup_hook: it resumes games waiting for the computer.
+        self.computer_runner = ComputerRunner(service)
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -275,6 +277,7 @@ class ChessGardenBot(commands.Bot):
     async def close(self) -> None:
         await self.scheduler.stop()
         await self.computer_runner.stop()
+        await self.delivery.stop()  # what is not delivered yet stays owed in the store
         await super().close()
 
     async def sync_commands(self) -> list[Any]:
@@ -294,6 +297,7 @@ class ChessGardenBot(commands.Bot):
         log.info("logged in as %s; in %d servers", self.user, len(self.guilds))
         if not self.scheduler.running:  # the first READY: catch up, then keep time
             self.scheduler.start()
+        self.delivery.start()  # what was owed before a restart goes out first
         if self.application_id is not None:
             log.info("invite link: %s", invite_url(self.application_id))
 

@@ -40,6 +40,7 @@ from storage.models import (
     Shards,
     SnapshotRow,
 )
+from storage.outbox import NewPost, OutboxRow, nonce_of
 from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
     ConflictError,
@@ -108,6 +109,8 @@ __all__ = [
     "GameStatus",
     "NewAction",
     "NewGame",
+    "NewPost",
+    "OutboxRow",
     "NotFoundError",
     "PgRepository",
     "PlayerRow",
@@ -128,6 +131,7 @@ __all__ = [
     "StoreUnavailableError",
     "WriteTx",
     "is_postgres_url",
+    "nonce_of",
     "open_repository",
     "redact",
     "resolve_db_path",

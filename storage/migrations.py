@@ -496,5 +496,41 @@ _RATINGS: list[str] = [
     """,
 ]
 
-MIGRATIONS: list[list[str]] = [_V1, _V2, _UNDO, _V4, _SNAPSHOTS, _COMPUTER, _RATINGS]
+# Version 8 (issue 24): the outbox, a row per message the bot owes a channel
+# (storage.outbox).
+_OUTBOX: list[str] = [
+    """
+    CREATE TABLE outbox (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id     INTEGER REFERENCES games (id),
+        guild_id    INTEGER,
+        channel_id  INTEGER NOT NULL,                -- where it is owed
+        kind        TEXT NOT NULL,                   -- what to post (the Discord layer's word)
+        seq         INTEGER,                         -- the game's log length when owed
+        payload     TEXT NOT NULL DEFAULT '{}',      -- JSON: what the game cannot tell later
+        state       TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        due_ms      INTEGER,                         -- next try (a claim leases it ahead)
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        created_ms  INTEGER NOT NULL,
+        settled_ms  INTEGER,
+        message_id  INTEGER,                         -- what Discord made of it, once sent
+        error       TEXT,                            -- why the last try failed
+        CHECK ((state = 'pending') = (due_ms IS NOT NULL))
+    )
+    """,
+    "CREATE INDEX outbox_due ON outbox (due_ms, id) WHERE state = 'pending'",
+    "CREATE INDEX outbox_channel ON outbox (channel_id, id) WHERE state = 'pending'",
+    "CREATE INDEX outbox_by_game ON outbox (game_id, id)",
+]
+
+MIGRATIONS: list[list[str]] = [
+    _V1,
+    _V2,
+    _UNDO,
+    _V4,
+    _SNAPSHOTS,
+    _COMPUTER,
+    _RATINGS,
+    _OUTBOX,
+]
 LATEST_VERSION = len(MIGRATIONS)

@@ -66,6 +66,7 @@ from storage.models import (
     Shards,
     SnapshotRow,
 )
+from storage.outbox import OutboxReads, OutboxWrites
 from storage.pg_migrations import PG_MIGRATIONS
 from storage.repository import (
     ConflictError,
@@ -304,7 +305,7 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads):
+class _Reads(RatingReads, OutboxReads):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
@@ -472,7 +473,7 @@ class _Reads(RatingReads):
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, _Reads):
+class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,
@@ -485,6 +486,7 @@ class PgWriteTx(RatingWrites, _Reads):
     from that statement or the commit, inside the same ``write()``."""
 
     _lock_game = " FOR NO KEY UPDATE"
+    _claim_lock = " FOR UPDATE SKIP LOCKED"  # storage.outbox: a row one process delivers
 
     def __init__(self, conn: Any, clock: Clock) -> None:
         super().__init__(_Query(conn, first=self.flush))

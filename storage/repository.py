@@ -47,6 +47,7 @@ from storage.models import (
     Shards,
     SnapshotRow,
 )
+from storage.outbox import NewPost, OutboxRow
 
 
 class StorageError(Exception):
@@ -117,7 +118,39 @@ class RatingReadsProtocol(Protocol):
     ) -> list[GameRow]: ...
 
 
-class WriteTx(RatingReadsProtocol, Protocol):
+class OutboxReadsProtocol(Protocol):
+    """Outbox reads (issue 24, ``storage.outbox``), on the repository and in a transaction."""
+
+    async def outbox_next_due(self) -> int | None: ...
+
+    async def outbox_depth(self) -> tuple[int, int]: ...
+
+    async def outbox_of_game(self, game_id: int) -> list[OutboxRow]: ...
+
+    async def outbox_failures(self, game_ids: list[int]) -> list[OutboxRow]: ...
+
+
+class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
+    async def owe(self, post: NewPost, now_ms: int) -> int:
+        """Owe a message (``storage.outbox``) in this transaction; the row's id."""
+        ...
+
+    async def claim_outbox(
+        self, now_ms: int, lease_ms: int, limit: int, shards: Shards | None = None
+    ) -> list[OutboxRow]: ...
+
+    async def outbox_sent(
+        self, outbox_id: int, channel_id: int, message_id: int | None, now_ms: int
+    ) -> None: ...
+
+    async def outbox_failed(self, outbox_id: int, reason: str, now_ms: int) -> None: ...
+
+    async def outbox_retry(self, outbox_id: int, at_ms: int, reason: str) -> None: ...
+
+    async def outbox_reowe(self, game_id: int, channel_id: int, now_ms: int) -> int: ...
+
+    async def outbox_prune(self, before_ms: int) -> int: ...
+
     async def get_game(self, game_id: int) -> GameRow | None: ...
 
     async def live_game_at(self, location_id: int) -> GameRow | None: ...
@@ -178,7 +211,7 @@ class WriteTx(RatingReadsProtocol, Protocol):
     ) -> None: ...
 
 
-class Repository(RatingReadsProtocol, Protocol):
+class Repository(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
     def write(self, *, durable: bool = True) -> AbstractAsyncContextManager[WriteTx]:
         """One write transaction. ``durable=False`` is for writes whose loss in a power
         cut (not a process crash) harms nothing: remembered board messages, snapshots. Their

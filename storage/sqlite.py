@@ -66,6 +66,7 @@ from storage.models import (
     SnapshotRow,
 )
 from storage.opening import check_path, close_fully, open_cause
+from storage.outbox import OutboxReads, OutboxWrites
 from storage.repository import (
     ConflictError,
     NotFoundError,
@@ -282,7 +283,7 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads(RatingReads):
+class _Reads(RatingReads, OutboxReads):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -439,7 +440,7 @@ class _Reads(RatingReads):
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(RatingWrites, _Reads):
+class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:

@@ -303,6 +303,7 @@ from bot.service.errors import (
     TooManyChallenges,
     UnknownVariant,
 )
+from bot.service.outbox import Owed, PostFailure
 from bot.service.rating_log import (
     Leaderboard,
     Profile,
@@ -351,6 +352,8 @@ __all__ = [
     "Notifier",
     "NotFound",
     "Outcome",
+    "Owed",
+    "PostFailure",
     "Profile",
     "RatingChange",
     "RebuildReport",

@@ -60,6 +60,7 @@ from storage import (
     GameQuery,
     GameRow,
     NewAction,
+    NewPost,
     Repository,
     Shards,
     SnapshotRow,
@@ -235,6 +236,10 @@ class ServiceCore(Timekeeping):
         self._background: set[asyncio.Task[Any]] = set()
         self.gc_policy: GcPolicy | None = None
         self.warming: asyncio.Task[list[int]] | None = None
+        # The outbox (issue 24, bot.service.outbox): transactions that owed a post, and
+        # who is told once they commit.
+        self._owed_in: set[int] = set()
+        self._outbox_listeners: list[Callable[[], None]] = []
 
     @classmethod
     async def open(
@@ -298,8 +303,10 @@ class ServiceCore(Timekeeping):
     async def _write(self, *, durable: bool = True) -> AsyncIterator[WriteTx]:
         if self.gc_policy is not None:
             self.gc_policy.note_activity()
+        written: int | None = None  # the transaction, to know whether it owed a post
         try:
             async with self.repo.write(durable=durable) as tx:
+                written = id(tx)
                 yield tx
         except ConflictError as error:
             if error.what == "location":
@@ -307,6 +314,59 @@ class ServiceCore(Timekeeping):
             raise StaleAction(
                 "someone else acted on this game at the same moment; look again"
             ) from error
+        finally:
+            owed = written in self._owed_in
+            self._owed_in.discard(written or 0)
+        if owed:  # committed: the delivery worker may take it now
+            self._owed_committed()
+
+    # ----- the outbox (issue 24; delivery in bot.service.outbox) -------------
+
+    async def _owe(
+        self,
+        tx: WriteTx,
+        row: GameRow,
+        kind: str,
+        *,
+        payload: dict[str, Any] | None = None,
+    ) -> None:
+        """Owe the post ``kind`` about ``row`` (as it stands in ``tx``: its log length is
+        the moment the post describes) in the game's channel, in ``tx``: it is owed if and
+        only if the action commits. Nothing for a game outside a server (the console's):
+        there is no channel to post in."""
+        if row.guild_id is None:
+            return
+        post = NewPost(
+            channel_id=row.location_id,
+            kind=kind,
+            game_id=row.id,
+            guild_id=row.guild_id,
+            seq=row.log_count,
+            payload=payload or {},
+        )
+        await tx.owe(post, self._now_ms())
+        self._owed_in.add(id(tx))
+
+    async def _owe_computer_board(self, tx: WriteTx, row: GameRow, actor_id: int) -> None:
+        """The computer's entries (a move, a draw it accepted) are posted as boards: no
+        interaction of the player carries them."""
+        if actor_id == COMPUTER_ID:
+            await self._owe(tx, row, "board")
+
+    def add_outbox_listener(self, listener: Callable[[], None]) -> None:
+        """``listener()`` runs after each commit that owed a post (a delivery worker wakes)."""
+        self._outbox_listeners.append(listener)
+
+    def remove_outbox_listener(self, listener: Callable[[], None]) -> None:
+        if listener in self._outbox_listeners:
+            self._outbox_listeners.remove(listener)
+
+    def _owed_committed(self) -> None:
+        for listener in list(self._outbox_listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("an outbox listener failed")
 
     @asynccontextmanager
     async def _lock(self, table: dict[int, _Lock], key: int) -> AsyncIterator[None]:
@@ -677,6 +737,8 @@ class ServiceCore(Timekeeping):
                         dirty = True
                         live.game.end(*step.end)
                         rated = await rate_finished(tx, row)
+                    if step.kind == "draw_accept":  # the computer's: the game's last board
+                        await self._owe_computer_board(tx, row, user_id)
                 live.seq += 1
             except BaseException:
                 if dirty:

@@ -120,11 +120,13 @@ class Deadlines(ServiceCore):
                         ),
                     )
                     self._cache.pop(row.id, None)
+                    await self._owe(tx, row, "expired")
                     return _Handled("expired", row)
                 live = await self._live_in(tx, row)
                 colour = str(live.game.turn)
                 if row.deadline_ms is None or now_ms < row.deadline_ms:
                     row = await tx.update_game(row.id, GameChanges(reminder_ms=None))
+                    await self._owe(tx, row, "reminder", payload={"colour": colour})
                     return _Handled("reminder", row, live, colour)
                 end = timeout_end(live.game, live.turns)
                 await tx.append_action(
@@ -146,6 +148,7 @@ class Deadlines(ServiceCore):
                 if end.status == "finished":
                     live.game.end(end.winner, end.reason)
                     rated = await rate_finished(tx, row)
+                await self._owe(tx, row, "timeout", payload={"colour": colour})
             live.seq += 1
         except BaseException:
             if dirty:

@@ -35,7 +35,6 @@ from bot.service.core import (
     other_colour,
     translate_store_faults,
 )
-from bot.service.deadlines import Deadlines
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
@@ -54,6 +53,7 @@ from bot.service.live import (
     result_text,
     variant_title,
 )
+from bot.service.outbox import Owing
 from bot.service.rating_log import rate_finished, rating_lines
 from bot.service.results import Outcome, RatingChange
 from bot.service.standings import Standings
@@ -65,7 +65,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
+class GameService(Owing, TakeBack, ComputerPlay, Standings):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(
@@ -361,6 +361,7 @@ class GameService(Deadlines, TakeBack, ComputerPlay, Standings):
                     row = await tx.update_game(row.id, GameChanges(**changes))
                     if row.status == "finished":
                         rated = await rate_finished(tx, row)
+                    await self._owe_computer_board(tx, row, user_id)
                 live.seq += 1
                 live.ply += 1
                 live.turns += turned

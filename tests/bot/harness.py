@@ -530,6 +530,15 @@ class World:
         self.discord.dispatch("THREAD_CREATE", {**data, "newly_created": True})
         return thread_id
 
+    async def deliver(self) -> int:
+        """The bot's outbox worker (``bot.outbox_delivery``), run until nothing is due:
+        the posts owed by what happened so far (the worker's task itself runs only after
+        the gateway's READY, which the harness does not send). How many rows it took."""
+        taken = 0
+        while count := await self.bot.delivery.run_once():
+            taken += count
+        return taken
+
     def advance(self, seconds: float) -> None:
         """Move Discord's clock on: interaction tokens older than 15 minutes stop working."""
         self.discord.clock_offset += seconds
@@ -562,6 +571,7 @@ class World:
         baseline = asyncio.all_tasks()
         self.bot._connection.parsers["INTERACTION_CREATE"](payload)
         await settle(baseline)
+        await self.deliver()  # what the interaction's work owes (the computer's move)
         requests = fake.requests[first_request:]
         created = [
             m

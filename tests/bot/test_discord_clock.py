@@ -58,6 +58,7 @@ async def tick(
     first = len(world.discord.requests)
     before = set(world.discord.messages)
     events = await world.bot.scheduler.run_once()
+    await world.deliver()  # the posts the events owe (issue 24: outbox rows)
     requests = world.discord.requests[first:]
     problems = [f"{r.summary()}: {p}" for r in requests for p in r.problems]
     assert not problems, "\n".join(problems)

@@ -94,6 +94,7 @@ async def test_after_a_restart_the_computer_moves(tmp_path: Path) -> None:
         assert (await world.service.view(game_id=game_id)).ply == 0
         await world.restart()  # the new bot resumes the computer's turn when it starts
         await world.bot.computer_runner.idle()
+        await world.deliver()  # the new bot's outbox worker posts the move
         view = await world.service.view(game_id=game_id)
         assert view.ply >= 1 and view.turn == "black"
         board = latest_board(world, game_id)

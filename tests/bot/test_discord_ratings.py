@@ -195,6 +195,7 @@ async def test_a_rated_game_lost_on_time_posts_the_rating_changes(tmp_path: Path
         clock.set(start + timedelta(days=3))
         before = set(world.discord.messages)
         events = await world.bot.scheduler.run_once()
+        await world.deliver()  # the final board is an outbox row (issue 24)
         assert [e.kind for e in events] == ["timeout"] and events[0].ratings
         (final,) = [m for m in world.discord.messages.values() if m.id not in before]
         embed = only_embed(final)

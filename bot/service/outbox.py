@@ -1,0 +1,178 @@
+"""Messages the bot owes, in the service (issue 24): which actions owe a post, and what
+each owed post says when it is delivered. The rows live in the store (``storage.outbox``);
+delivering them is the front end's (the Discord layer's ``bot.outbox_delivery``).
+
+Who owes what (each written in the transaction of the action that owes it, and only for a
+game in a server: a console game has no channel to post in):
+
+- ``board``: the computer moved, or accepted a draw: the board after it, pinging the player
+  to act (``ComputerPlay``; the human's own moves are answered through their interaction);
+- ``reminder``, ``timeout``, ``expired``: the deadline scheduler's three events
+  (``Deadlines``).
+
+A post is built when it is delivered, from the store: the log entry it announces (``seq``)
+and the game as it is then. A ``board`` whose game has moved on since is delivered without
+its picture and buttons (they would show an old position), a ``reminder`` whose turn has
+passed is settled unsent (``Owed.superseded``): the player acted, there is nothing to
+remind them of.
+
+Permanent failures (the bot may not post in the channel, or it is gone) are kept with
+their reason: ``post_failures`` names them for ``/games`` and ``/board``, and a moderator's
+``relocate`` moves the game, and what it still owes, to another channel.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.service.clock import from_ms
+from bot.service.core import check_id
+from bot.service.deadlines import Deadlines, _Handled
+from bot.service.errors import NotFound
+from bot.service.live import make_view
+from bot.service.rating_log import rating_changes_of, rating_lines
+from bot.service.results import DeadlineEvent, Outcome
+from storage import GameRow, OutboxRow
+
+log = logging.getLogger(__name__)
+
+LEASE_MS = 60_000  # a claimed row is someone's for this long (a dead process's runs out)
+KEEP_SENT_MS = 7 * 24 * 3600 * 1000  # delivered rows are kept a week (their message ids)
+
+
+@dataclass(frozen=True)
+class PostFailure:
+    """Why the bot cannot post a game's messages: ``channel_id`` and Discord's reason."""
+
+    game_id: int
+    channel_id: int
+    reason: str
+
+    @property
+    def line(self) -> str:
+        return f"cannot post in <#{self.channel_id}>: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Owed:
+    """An outbox row made ready to deliver. ``outcome`` for a ``board``, ``event`` for the
+    deadline kinds; ``superseded``: nothing to post any more (see the module)."""
+
+    row: OutboxRow
+    outcome: Outcome | None = None
+    event: DeadlineEvent | None = None
+    current: bool = True  # the game has not moved on since it was owed
+    superseded: str | None = None
+
+
+class Owing(Deadlines):
+    """The outbox half of ``GameService``; see the module."""
+
+    # ----- delivering (for the front end's worker) ---------------------------------
+
+    async def claim_owed(self, *, limit: int = 20, lease_ms: int = LEASE_MS) -> list[OutboxRow]:
+        """Rows due now, each leased to the caller (see ``storage.outbox``)."""
+        async with self.repo.write() as tx:
+            return await tx.claim_outbox(self._now_ms(), lease_ms, limit, self.shards)
+
+    async def next_owed(self) -> datetime | None:
+        due = await self.repo.outbox_next_due()
+        return None if due is None else from_ms(due)
+
+    async def owed_sent(self, row: OutboxRow, *, channel_id: int, message_id: int | None) -> None:
+        async with self.repo.write() as tx:
+            await tx.outbox_sent(row.id, channel_id, message_id, self._now_ms())
+
+    async def owed_failed(self, row: OutboxRow, reason: str) -> None:
+        """A permanent refusal: kept with its reason (``post_failures``)."""
+        log.warning(
+            "game %s: cannot post %s (outbox %s) in channel %s: %s",
+            row.game_id, row.kind, row.id, row.channel_id, reason,
+        )  # fmt: skip
+        async with self.repo.write() as tx:
+            await tx.outbox_failed(row.id, reason, self._now_ms())
+
+    async def owed_retry(self, row: OutboxRow, *, after_ms: int, reason: str) -> None:
+        async with self.repo.write() as tx:
+            await tx.outbox_retry(row.id, self._now_ms() + max(0, after_ms), reason)
+
+    async def prune_owed(self) -> int:
+        async with self.repo.write(durable=False) as tx:
+            return await tx.outbox_prune(self._now_ms() - KEEP_SENT_MS)
+
+    async def outbox_depth(self) -> tuple[int, int]:
+        """``(pending, failed)``: rows still to deliver, and rows that cannot be."""
+        return await self.repo.outbox_depth()
+
+    async def outbox_of_game(self, *, game_id: int) -> list[OutboxRow]:
+        return await self.repo.outbox_of_game(check_id(game_id, "the game id"))
+
+    async def post_failures(self, game_ids: list[int]) -> dict[int, PostFailure]:
+        """Each of these games the bot cannot post for: the latest failure."""
+        out: dict[int, PostFailure] = {}
+        for row in await self.repo.outbox_failures([check_id(g, "a game id") for g in game_ids]):
+            if row.game_id is not None:
+                out[row.game_id] = PostFailure(row.game_id, row.channel_id, row.error or "?")
+        return out
+
+    async def owed(self, row: OutboxRow, *, render: bool = True) -> Owed:
+        """What ``row`` says now, built from the store (see the module)."""
+        if row.game_id is None:
+            return Owed(row)
+        game = await self.repo.get_game(row.game_id)
+        if game is None:
+            return Owed(row, superseded=f"game {row.game_id} no longer exists")
+        current = row.seq is None or game.log_count == row.seq
+        if row.kind == "board":
+            return await self._owed_board(row, game, current, render)
+        if row.kind in ("reminder", "timeout", "expired"):
+            return await self._owed_deadline(row, game, current, render)
+        return Owed(row, current=current)
+
+    async def _owed_board(self, row: OutboxRow, game: GameRow, current: bool, render: bool) -> Owed:
+        async with self._lock(self._game_locks, game.id):
+            entries = await self.repo.actions(game.id, after=(row.seq or 1) - 1)
+            live = await self._live_read(game)
+            if live is None:
+                raise NotFound(f"game {game.id} never started")
+            view = make_view(game, live)
+            entry = entries[0] if entries else None
+            colour = game.computer or "the computer"
+            said = (
+                [f"{colour.capitalize()} played {entry.text}."]
+                if entry is not None and entry.kind == "move"
+                else [f"{colour.capitalize()} accepts the draw."]
+                if entry is not None and entry.kind == "draw_accept"
+                else []
+            )
+            rated = rating_changes_of(game, await self.repo.game_rating_changes(game.id))
+            messages = said + self._status_lines(game, view) + rating_lines(rated, self._label)
+            if not current:  # the game moved on: the news, without an old picture or buttons
+                return Owed(row, Outcome(view, tuple(said)), current=False)
+            side = view.turn if view.status == "active" and view.turn else "white"
+            shown = await self._present(live, view, render=render, orientation=side)
+        outcome = Outcome(
+            view,
+            tuple(messages),
+            shown.image,
+            legal=shown.legal,
+            dice_image=shown.dice_image,
+            status=shown.status,
+            ratings=rated,
+        )
+        return Owed(row, outcome)
+
+    async def _owed_deadline(
+        self, row: OutboxRow, game: GameRow, current: bool, render: bool
+    ) -> Owed:
+        if row.kind == "reminder" and (not current or game.status != "active"):
+            return Owed(row, current=False, superseded="the player acted after the reminder")
+        async with self._lock(self._game_locks, game.id):
+            live = await self._live_read(game) if game.seed is not None else None
+            colour = row.payload.get("colour")
+            ratings = rating_changes_of(game, await self.repo.game_rating_changes(game.id))
+            handled = _Handled(row.kind, game, live, colour, ratings)
+            event = await self._event(handled, row.created_ms, render)
+        return Owed(row, event=event, current=current)
