@@ -34,6 +34,7 @@ Assumptions where Discord's documentation is silent are marked "(model)" below.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import time
@@ -41,6 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 import discord
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter
@@ -77,6 +79,7 @@ class Request:
     interaction_id: int | None = None
     status: int = 200
     problems: list[str] = field(default_factory=list)
+    fault: str | None = None  # the injected fault that answered it (``Rule``), if any
 
     @property
     def message(self) -> dict[str, Any]:
@@ -224,13 +227,36 @@ class Rule:
     where: Callable[[dict[str, str]], bool] | None = None  # on the route's filled values
     times: int | None = None  # None: every time
     used: int = 0
+    # Faults beyond an HTTP status (issue 24): 'timeout' (no answer in time), 'reset' (the
+    # connection dropped). ``applied``: Discord did it, then the answer was lost (the
+    # outcome is unknown to the bot). ``retry_after``/``is_global``: a 429's.
+    error: str | None = None
+    applied: bool = False
+    retry_after: float = 1.5
+    is_global: bool = False
+    skip: int = 0  # let this many matching requests through first
 
     def matches(self, route: str, values: dict[str, str]) -> bool:
         if self.route not in ("*", route):
             return False
         if self.times is not None and self.used >= self.times:
             return False
-        return self.where is None or self.where(values)
+        if self.where is not None and not self.where(values):
+            return False
+        if self.skip > 0:
+            self.skip -= 1
+            return False
+        return True
+
+    def exception(self) -> BaseException:
+        """What discord.py raises to the bot for this fault (after its own retries)."""
+        if self.error == "timeout":
+            return TimeoutError()
+        if self.error == "reset":
+            return aiohttp.ClientOSError(errno.ECONNRESET, "Connection reset by peer")
+        if self.status == 429:
+            return rate_limited(self.retry_after, self.is_global)
+        return http_error(self.status, self.code, self.message)
 
 
 ERROR_TEXT = {
@@ -270,6 +296,21 @@ class _Response:
         self.status = status
         self.reason = reason
         self.headers: dict[str, str] = {}
+
+
+def rate_limited(retry_after: float, is_global: bool) -> discord.HTTPException:
+    """A 429 as discord.py raises it once its own retries are spent: the body and the
+    headers Discord sends (``retry_after``, ``global``; ``X-RateLimit-Scope``)."""
+    response = _Response(429, "Too Many Requests")
+    response.headers = {
+        "Retry-After": f"{retry_after:g}",
+        "X-RateLimit-Scope": "global" if is_global else "user",
+    }
+    if is_global:
+        response.headers["X-RateLimit-Global"] = "true"
+    body = {"message": "You are being rate limited.", "retry_after": retry_after,
+            "global": is_global, "code": 0}  # fmt: skip
+    return discord.HTTPException(response, body)  # type: ignore[arg-type]
 
 
 def http_error(status: int, code: int, message: str) -> discord.HTTPException:
@@ -344,6 +385,9 @@ class FakeDiscord:
         self.guild_id = 0
         self.dm_channels: set[int] = set()
         self.clock_offset = 0.0  # seconds added to time.monotonic(): tokens expire
+        # enforce_nonce (issue 24): (channel, nonce) -> (message id, when), as Discord keeps
+        # them for "the past few minutes" (model: 5 minutes)
+        self.nonces: dict[tuple[int, str], tuple[int, float]] = {}
 
     # ----- time ----------------------------------------------------------------------
 
@@ -361,6 +405,11 @@ class FakeDiscord:
         message: str | None = None,
         where: Callable[[dict[str, str]], bool] | None = None,
         times: int | None = None,
+        error: str | None = None,
+        applied: bool = False,
+        retry_after: float = 1.5,
+        is_global: bool = False,
+        skip: int = 0,
     ) -> Rule:
         _, default_code, default_message = ERROR_TEXT.get(status, ("", 0, "error"))
         rule = Rule(
@@ -370,6 +419,11 @@ class FakeDiscord:
             default_message if message is None else message,
             where,
             times,
+            error=error,
+            applied=applied,
+            retry_after=retry_after,
+            is_global=is_global,
+            skip=skip,
         )
         self.rules.append(rule)
         return rule
@@ -421,7 +475,11 @@ class FakeDiscord:
             for rule in self.rules:
                 if rule.matches(template, values):
                     rule.used += 1
-                    raise Refused(rule.status, rule.code, rule.message)
+                    if rule.applied and handler is not None:  # done, but the answer is lost
+                        handler(self, request, values)
+                    request.status = rule.status
+                    request.fault = rule.error or str(rule.status)
+                    raise rule.exception()
             if handler is None:
                 request.problems.append(f"a route the fake does not know: {template}")
                 raise Refused(404, 0, "404: Not Found")

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from discord_fake import FakeDiscord, Request
 
 
+NONCE_WINDOW = 300.0  # (model) "the past few minutes" of Discord's enforce_nonce
+
+
 def fill(template: str, path: str) -> dict[str, str]:
     """'/channels/{channel_id}/messages/{message_id}' + a path -> the values in it."""
     names = template.strip("/").split("/")
@@ -182,9 +185,20 @@ def _channel_message_create(fake: FakeDiscord, request: Request, values: dict[st
     if fake.archived(channel_id):  # (model) a bot unarchives before it posts
         raise Refused(400, 50083, "Thread is archived")
     fake.check_body(request, new=True)
-    return fake.new_message(
+    nonce = data.get("nonce")
+    if nonce is not None and data.get("enforce_nonce"):
+        # Discord: with enforce_nonce, a nonce used by the same author in the past few
+        # minutes returns that message, and no new one is created.
+        known = fake.nonces.get((channel_id, str(nonce)))
+        if known is not None and fake.now() - known[1] < NONCE_WINDOW:
+            return fake.messages[known[0]].payload
+    stored = fake.new_message(
         channel_id, data, request.files, how="channel", interaction=None, ephemeral=False
-    ).payload
+    )
+    if nonce is not None:
+        stored.payload["nonce"] = str(nonce)
+        fake.nonces[(channel_id, str(nonce))] = (stored.id, fake.now())
+    return stored.payload
 
 
 def _channel_message(fake: FakeDiscord, request: Request, values: dict[str, str]) -> Any:

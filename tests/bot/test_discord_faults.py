@@ -1,0 +1,309 @@
+"""Discord's faults, in turn (issue 24): every bot-token request of each flow that owes a
+post (the computer's move, a reminder, a loss on time, an expired challenge) fails once,
+in each of the ways Discord fails, through the payload harness; the outbox worker then
+runs, with the clock moved past its backoffs, until nothing is due. Counted for each case:
+owed posts lost, posts doubled, games left stuck. Printed as a table; all must be 0.
+
+A refusal (403, 404) of the owed post itself cannot be retried: the row is kept with its
+reason, ``/games`` says so, and that case is counted as "refused, recorded" instead.
+
+The faults are modelled after discord.py's own retries are spent (``discord_fake.Rule``):
+a 5xx as ``DiscordServerError``, a 429 as the ``HTTPException`` it raises with Discord's
+``retry_after`` body and headers (per route, or global), a timeout and a reset as the
+exceptions aiohttp raises, and "applied, then timed out": Discord made the message but the
+answer never came back, so the bot cannot know.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
+from discord_fake import StoredMessage  # noqa: E402
+from harness import World, game_of, latest_board, start_game  # noqa: E402
+
+from bot.service import ManualClock  # noqa: E402
+
+START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+FAULTS: dict[str, dict[str, Any]] = {
+    "500": {"status": 500},
+    "502": {"status": 502},
+    "503": {"status": 503, "code": 0, "message": "503: Service Unavailable"},
+    "429 route": {"status": 429, "retry_after": 2.5},
+    "429 global": {"status": 429, "retry_after": 7.0, "is_global": True},
+    "timeout": {"status": 0, "error": "timeout"},
+    "timeout, done": {"status": 0, "error": "timeout", "applied": True},
+    "reset": {"status": 0, "error": "reset"},
+    "403": {"status": 403, "code": 50013, "message": "Missing Permissions"},
+    "404": {"status": 404, "code": 10003, "message": "Unknown Channel"},
+}
+REFUSALS = ("403", "404")
+
+
+@dataclass
+class Flow:
+    """``prepare`` builds the world up to the moment; ``run`` is the flow whose bot-token
+    requests fail in turn; ``owed`` picks its owed posts among the new messages;
+    ``stuck`` says what is wrong with the game afterwards, if anything."""
+
+    name: str
+    prepare: Callable[[World], Awaitable[dict[str, Any]]]
+    run: Callable[[World, dict[str, Any]], Awaitable[None]]
+    owed: Callable[[World, dict[str, Any], list[StoredMessage]], list[StoredMessage]]
+    stuck: Callable[[World, dict[str, Any]], Awaitable[str | None]]
+    edits: bool = False  # the owed post is an edit of an existing message
+
+
+def clock(world: World) -> ManualClock:
+    found = world.service.clock
+    assert isinstance(found, ManualClock)
+    return found
+
+
+# ----- the computer's move --------------------------------------------------------------------
+
+
+async def computer_prepare(world: World) -> dict[str, Any]:
+    world.service.computer_budget_s = 0.05
+    return {"alice": world.user("alice")}
+
+
+async def computer_run(world: World, ctx: dict[str, Any]) -> None:
+    made = await world.command(
+        ctx["alice"], "play", variant="kings_guard", computer=1, colour="black"
+    )
+    ctx["game_id"] = game_of(made.public[0])
+
+
+def computer_owed(
+    world: World, ctx: dict[str, Any], new: list[StoredMessage]
+) -> list[StoredMessage]:
+    alice = ctx["alice"]
+    return [m for m in new if m.how == "channel" and f"{alice.mention}, your move" in m.content]
+
+
+async def computer_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    view = await world.service.view(game_id=ctx["game_id"])
+    if view.ply < 1 or view.turn != "black":
+        return f"the computer did not move (ply {view.ply})"
+    boards = [
+        m
+        for m in world.with_buttons()
+        if any(c.split(":")[2] == str(view.id) for c in m.buttons().values())
+    ]
+    if not boards:
+        return "no board with buttons is left for the player"
+    return None
+
+
+# ----- deadlines ----------------------------------------------------------------------------
+
+
+async def game_prepare(world: World) -> dict[str, Any]:
+    alice, bob = world.user("alice"), world.user("bob")
+    view, _ = await start_game(world, alice, bob)
+    await world.command(alice, "move", notation="e3")  # now Black's clock runs: 3 days
+    return {"alice": alice, "bob": bob, "game_id": view.id}
+
+
+async def tick(world: World, ctx: dict[str, Any], at: datetime) -> None:
+    clock(world).set(at)
+    await world.bot.scheduler.run_once()
+    await world.deliver()
+
+
+async def reminder_run(world: World, ctx: dict[str, Any]) -> None:
+    await tick(world, ctx, START + 3 * DAY - timedelta(hours=18))
+
+
+def reminder_owed(
+    world: World, ctx: dict[str, Any], new: list[StoredMessage]
+) -> list[StoredMessage]:
+    bob = ctx["bob"]
+    return [m for m in new if f"{bob.mention}, your move in game" in m.content]
+
+
+async def reminder_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    view = await world.service.view(game_id=ctx["game_id"])
+    if view.status != "active":
+        return f"the game is {view.status}"
+    latest_board(world, view.id)  # one board with buttons
+    return None
+
+
+async def timeout_run(world: World, ctx: dict[str, Any]) -> None:
+    await tick(world, ctx, START + 3 * DAY + timedelta(minutes=1))
+
+
+def timeout_owed(
+    world: World, ctx: dict[str, Any], new: list[StoredMessage]
+) -> list[StoredMessage]:
+    return [m for m in new if f"game {ctx['game_id']} is over" in m.content]
+
+
+async def timeout_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    view = await world.service.view(game_id=ctx["game_id"])
+    if view.status != "finished":
+        return f"the game is {view.status}"
+    return None
+
+
+async def expiry_prepare(world: World) -> dict[str, Any]:
+    alice, bob = world.user("alice"), world.user("bob")
+    made = await world.command(alice, "play", variant="guardener", opponent=bob)
+    challenge = next(m for m in made.created if "Accept" in m.buttons())
+    return {"alice": alice, "game_id": game_of(challenge), "challenge": challenge.id}
+
+
+async def expiry_run(world: World, ctx: dict[str, Any]) -> None:
+    await tick(world, ctx, START + DAY + timedelta(minutes=1))
+
+
+def expiry_owed(world: World, ctx: dict[str, Any], new: list[StoredMessage]) -> list[StoredMessage]:
+    message = world.discord.messages[ctx["challenge"]]
+    return [message] if "Challenge expired" in message.text else []
+
+
+async def expiry_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    view = await world.service.view(game_id=ctx["game_id"])
+    if view.status != "cancelled":
+        return f"the challenge is {view.status}"
+    if world.discord.messages[ctx["challenge"]].buttons():
+        return "the expired challenge still has its buttons"
+    return None
+
+
+FLOWS = [
+    Flow("the computer's move", computer_prepare, computer_run, computer_owed, computer_stuck),
+    Flow("a reminder", game_prepare, reminder_run, reminder_owed, reminder_stuck),
+    Flow("a loss on time", game_prepare, timeout_run, timeout_owed, timeout_stuck),
+    Flow("an expired challenge", expiry_prepare, expiry_run, expiry_owed, expiry_stuck, True),
+]
+
+
+# ----- running a case -----------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    flow: str
+    request: str
+    fault: str
+    lost: int = 0
+    doubled: int = 0
+    stuck: int = 0
+    refused: int = 0
+    note: str = ""
+
+
+async def drain(world: World) -> None:
+    """The outbox worker until nothing is due, the clock moved past every backoff."""
+    for _ in range(12):
+        await world.deliver()
+        pending, _failed = await world.service.outbox_depth()
+        if not pending:
+            return
+        clock(world).set(clock(world).now() + timedelta(seconds=400))
+    raise AssertionError("the outbox never emptied")
+
+
+async def run_case(
+    tmp_path: Path, flow: Flow, index: int | None, fault: str | None
+) -> tuple[Case, list[tuple[str, str]]]:
+    tmp_path.mkdir(parents=True)
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        ctx = await flow.prepare(world)
+        first = len(world.discord.requests)
+        before = set(world.discord.messages)
+        route = ""
+        if index is not None and fault is not None:
+            route, skip = ctx_plan[flow.name][index]
+            world.discord.fail(route, times=1, skip=skip, **FAULTS[fault])
+        await flow.run(world, ctx)
+        await drain(world)
+        requests = [
+            (r.route, r.fault or "") for r in world.discord.requests[first:] if r.edge == "bot"
+        ]
+        new = [m for m in world.discord.messages.values() if m.id not in before]
+        owed = flow.owed(world, ctx, [m for m in new if not m.deleted])
+        case = Case(flow.name, route or "-", fault or "none")
+        failures = await world.service.post_failures([ctx["game_id"]])
+        if fault in REFUSALS and index == owed_index(flow):  # the owed post was refused
+            recorded = failures.get(ctx["game_id"])
+            case.refused = 1 if recorded is not None and not owed else 0
+            case.lost = 1 - case.refused
+            case.note = recorded.line if recorded is not None else "not recorded"
+        else:
+            case.lost = 1 if not owed else 0
+            case.doubled = max(0, len(owed) - 1)
+            problem = await flow.stuck(world, ctx)
+            case.stuck = 1 if problem else 0
+            case.note = problem or ""
+        return case, requests
+    finally:
+        await world.close()
+
+
+ctx_plan: dict[str, list[tuple[str, int]]] = {}
+
+
+def owed_route(flow: Flow) -> str:
+    return (
+        "PATCH /channels/{channel_id}/messages/{message_id}"
+        if flow.edits
+        else "POST /channels/{channel_id}/messages"
+    )
+
+
+def owed_index(flow: Flow) -> int:
+    """The owed post is the flow's first request on its route."""
+    return next(i for i, (route, _) in enumerate(ctx_plan[flow.name]) if route == owed_route(flow))
+
+
+def plan(requests: list[tuple[str, str]]) -> list[tuple[str, int]]:
+    """Each request of a clean run as (route, how many of that route came before it)."""
+    seen: dict[str, int] = {}
+    out = []
+    for route, _ in requests:
+        out.append((route, seen.get(route, 0)))
+        seen[route] = seen.get(route, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.name)
+async def test_every_request_of_the_flow_fails_in_turn(tmp_path: Path, flow: Flow) -> None:
+    clean, requests = await run_case(tmp_path / "clean", flow, None, None)
+    assert (clean.lost, clean.doubled, clean.stuck) == (0, 0, 0), clean
+    ctx_plan[flow.name] = plan(requests)
+    assert ctx_plan[flow.name], f"{flow.name}: no bot-token request to fail"
+    cases = []
+    for index, (route, skip) in enumerate(ctx_plan[flow.name]):
+        for fault in FAULTS:
+            case, _ = await run_case(
+                tmp_path / f"{index}-{fault.replace(' ', '_')}", flow, index, fault
+            )
+            case.request = f"#{index + 1} {route}" + (f" (after {skip})" if skip else "")
+            cases.append(case)
+    print(f"\n{flow.name}: {len(cases)} cases")
+    print(f"{'request':52} {'fault':14} lost doubled stuck refused  note")
+    for c in cases:
+        print(
+            f"{c.request:52} {c.fault:14} {c.lost:4} {c.doubled:7} {c.stuck:5} {c.refused:7}  {c.note}"
+        )
+    totals = {k: sum(getattr(c, k) for c in cases) for k in ("lost", "doubled", "stuck", "refused")}
+    print(f"{flow.name}: tried {len(cases)}; lost {totals['lost']}, doubled {totals['doubled']}, "
+          f"stuck {totals['stuck']}; refused and recorded {totals['refused']}")  # fmt: skip
+    bad = [c for c in cases if c.lost or c.doubled or c.stuck]
+    assert not bad, "\n".join(map(str, bad))
+    refusals_of_owed = [c for c in cases if c.fault in REFUSALS and c.refused]
+    assert len(refusals_of_owed) == len(REFUSALS)  # each refusal of the owed post was recorded
