@@ -57,6 +57,7 @@ SUPPRESS_NOTIFICATIONS = 1 << 12
 INTERACTION_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
 ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)
+TIMEOUT = 0  # ``fail(route, TIMEOUT)``: the request gets no answer (aiohttp's timeout)
 USER_MENTION = re.compile(r"<@!?([0-9]{15,21})>")
 
 # ----- what was sent ---------------------------------------------------------------------
@@ -428,6 +429,8 @@ class FakeDiscord:
             return handler(self, request, values)
         except Refused as refused:
             request.status = refused.status
+            if refused.status == TIMEOUT:  # no answer: discord.py raises the timeout as is
+                raise TimeoutError("the request timed out (model)") from None
             raise http_error(refused.status, refused.code, refused.message) from None
 
     # ----- state helpers ---------------------------------------------------------------
