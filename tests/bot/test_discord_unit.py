@@ -62,11 +62,11 @@ def one_sentence(text: str) -> bool:
 
 # ----- 1. a game in a new thread is one unit -----------------------------------------------
 
-FAILURES = [403, 500, 503, TIMEOUT]
+FAILURES = [403, 404, 500, 503, TIMEOUT]
 
 
 @pytest.mark.parametrize("kind", ["challenge", "computer"])
-@pytest.mark.parametrize("status", FAILURES, ids=["403", "500", "503", "timeout"])
+@pytest.mark.parametrize("status", FAILURES, ids=["403", "404", "500", "503", "timeout"])
 async def test_a_refused_first_post_in_a_new_thread_leaves_nothing(
     world: World, kind: str, status: int
 ) -> None:
@@ -279,7 +279,7 @@ async def test_game_commands_and_buttons_refuse_dms(world: World) -> None:
     board = accepted.public[0]
     made = await world.command(bob, "play", channel="lobby", variant="guardener")  # open
     challenge = next(m for m in made.created if "Accept" in m.buttons())
-    for n in range(2):  # Carol has 2 open challenges of her 3
+    for _ in range(2):  # Carol has 2 open challenges of her 3
         await world.command(carol, "play", variant="kings_guard", opponent=bob, thread=True)
     open_before = await world.service.list_games(player_id=carol.id, statuses=("challenge",))
     assert len(open_before) == 2
