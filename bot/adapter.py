@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
 from bot import timestamps
@@ -26,6 +27,7 @@ from bot.service import (
     Outcome,
     ServiceError,
     VerifyReport,
+    is_person,
 )
 
 if TYPE_CHECKING:
@@ -51,10 +53,14 @@ COLOUR_ERROR = discord.Colour.red()
 
 
 def mention(user_id: int | None) -> str:
-    """How the bot names a user in text: a mention (``label=`` for the service)."""
+    """How the bot names a user in text: a mention (``label=`` for the service). An id
+    that names no person (the computer, a console seat: ``bot.service.is_person``) is
+    named in words, never as a mention."""
     if user_id == COMPUTER_ID:
         return "the computer"
-    return f"<@{user_id}>" if user_id is not None else "anyone"
+    if user_id is None:
+        return "anyone"
+    return f"<@{user_id}>" if is_person(user_id) else f"player {user_id}"
 
 
 THINKING = "The computer is thinking…"
@@ -237,6 +243,39 @@ def discord_error_text(
     return f"I can't {doing}: Discord refused the request."
 
 
+# A request that failed: Discord refused it, or no answer came (a timeout, a reset
+# connection: discord.py retries neither past its own few tries, and raises them as is).
+REQUEST_FAILURES: tuple[type[BaseException], ...] = (
+    discord.HTTPException,
+    TimeoutError,
+    OSError,
+    aiohttp.ClientError,
+)
+
+
+def failure_cause(error: BaseException, missing: Sequence[str] = ()) -> str:
+    """Why a request failed, as a clause: "Discord had a problem on its side"."""
+    if not isinstance(error, discord.HTTPException):
+        if isinstance(error, TimeoutError):
+            return "Discord did not answer in time"
+        return "the connection to Discord failed"
+    code = getattr(error, "code", 0)
+    status = getattr(error, "status", 0)
+    if code == 50001:
+        return "I can't see that channel (I need View Channel there)"
+    if status == 403 or code == 50013:
+        if missing:
+            return f"I need {permission_words(missing)} there"
+        return "Discord says I lack a permission there"
+    if status == 404 or code in (10003, 10008):
+        return "it no longer exists"
+    if status == 429:
+        return "Discord asked me to slow down"
+    if status >= 500:
+        return "Discord had a problem on its side"
+    return "Discord refused the request"
+
+
 # ----- dice -----------------------------------------------------------------------
 
 
@@ -250,8 +289,9 @@ def dice_text(dice: Sequence[int] | None) -> str:
 
 
 def pings(user_ids: Iterable[int | None]) -> discord.AllowedMentions:
-    """Mentions that notify exactly these users (and never everyone, roles or spectators)."""
-    chosen = sorted({uid for uid in user_ids if uid is not None})
+    """Mentions that notify exactly these users (and never everyone, roles or spectators).
+    Ids that name no person (the computer, a console seat) are left out, whoever asks."""
+    chosen = sorted({uid for uid in user_ids if uid is not None and is_person(uid)})
     if not chosen:
         return NO_PINGS
     return discord.AllowedMentions(
@@ -418,17 +458,17 @@ def turn_prompt(
         dice = f" Dice: {dice_text(view.dice)}." if view.dice else ""
         line = f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
         ping = [view.to_move_id]
-        if view.draw_offer is not None:
-            offered_to = view.black_id if view.draw_offer == "white" else view.white_id
+        offered_to = view.black_id if view.draw_offer == "white" else view.white_id
+        if view.draw_offer is not None and is_person(offered_to):  # the computer answers at once
             offer = (
                 f"{mention(offered_to)}, {view.draw_offer} offers a draw: "
                 "Accept draw or Decline draw below."
             )
             line = offer if offered_to == view.to_move_id else f"{offer}\n{line}"
             ping.append(offered_to)  # type: ignore[arg-type]
-        return line, tuple(u for u in ping if u is not None)
+        return line, tuple(u for u in ping if is_person(u))
     if view.status == "challenge":
-        if view.opponent_id is None:
+        if view.opponent_id is None or not is_person(view.opponent_id):
             return None, ()
         return (
             f"{mention(view.opponent_id)}, you are challenged by {mention(view.challenger_id)}.",
@@ -439,7 +479,7 @@ def turn_prompt(
             {
                 p
                 for p in (view.white_id, view.black_id)
-                if p is not None and p != actor_id and p != COMPUTER_ID
+                if p is not None and p != actor_id and is_person(p)
             }
         )
         if not players:

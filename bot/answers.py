@@ -231,6 +231,22 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
     return Sent(location_of(interaction), message.id)
 
 
+# ----- where games are played -------------------------------------------------------------
+
+OUTSIDE_SERVER = "Games are played in a server's channels; use /play there."
+
+
+async def refuse_outside_server(interaction: Interaction) -> bool:
+    """A command or button that makes or changes a game, used in a DM: refuse it privately
+    (and return True). ``app_commands.guild_only`` only hides a command in DMs; a stale or
+    forged client still sends it, and nobody would see a game made there."""
+    if interaction.guild_id is not None:
+        return False
+    stamp(interaction)
+    await refuse(interaction, OUTSIDE_SERVER)
+    return True
+
+
 # ----- failures nobody planned for ----------------------------------------------------------
 
 

@@ -6,8 +6,14 @@ first post is the board (``GameService.play_computer``); the computer's moves ar
 by ``bot.computer_posts``. Everything that can be refused without a
 request is refused first, privately: a thread where none can be made, the bot's missing
 permissions, the per-channel thread limit. Then, in a new thread: make the thread, record
-the challenge there, post it. If the post fails, the challenge is withdrawn and the thread
-removed, so nothing is left waiting where nobody can see it.
+the challenge (or the game against the computer) there, post it. The three are one unit:
+if the post fails for any reason (Discord refuses it, a 5xx after discord.py's retries, a
+timeout, a reset connection), the game is withdrawn whatever its state
+(``GameService.withdraw``: a challenge cancelled, a computer game aborted and logged as
+withdrawn), the thread removed, and the player told in one private sentence; nothing is
+left live where nobody can see it. A game against the computer is made with
+``hold=True``: the computer makes no move until its first board is posted
+(``release_computer``), so it never moves into a thread that is about to go.
 """
 
 from __future__ import annotations
@@ -55,6 +61,8 @@ async def challenge(
     ``days``: the time control, days per move (``None``: no time limit). ``computer``: a
     level (1-3): a game against the computer instead, started at once (untimed, unrated).
     ``rated``: the game counts for ratings (issue 15; /play's default)."""
+    if await answers.refuse_outside_server(interaction):
+        return False
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
     kwargs: dict[str, Any] = dict(
@@ -139,9 +147,9 @@ async def challenge(
                 starter=f"{name}. The challenge follows.",
                 reason=f"Chess Garden game for {interaction.user}",
             )
-        except discord.HTTPException as error:
+        except adapter.REQUEST_FAILURES as error:
             return answers.error_post(
-                adapter.discord_error_text(error, doing=f"make a thread in {home.parent.mention}")
+                f"I can't make a thread in {home.parent.mention}: {adapter.failure_cause(error)}."
             )
         budget.spend(home.parent.id)
         return await _challenge_in(interaction, thread, kwargs, why)
@@ -153,10 +161,11 @@ async def challenge(
 async def _challenge_in(
     interaction: Interaction, thread: discord.Thread, kwargs: dict[str, Any], why: str
 ) -> Post:
-    """Record the challenge in the new thread and post it there; undo both if that fails."""
+    """Record the game in the new thread and post it there: one unit (see the module)."""
     service = answers.service_of(interaction)
+    computer = "level" in kwargs
     try:
-        outcome = await _start(service, thread.id, kwargs)
+        outcome = await _start(service, thread.id, {**kwargs, "hold": True} if computer else kwargs)
     except ServiceError as error:
         done = await threads.discard(thread)
         return answers.error_post(f"{adapter.error_text(error)} (I {done}.)")
@@ -168,8 +177,8 @@ async def _challenge_in(
     post = _first_post(interaction, outcome)
     try:
         message = await thread.send(**post.kwargs())
-    except discord.HTTPException as error:
-        withdrawn = await _withdraw(interaction, game_id)
+    except adapter.REQUEST_FAILURES as error:
+        withdrawn = await _withdraw(interaction, game_id, computer=computer)
         done = await threads.discard(thread)
         me = thread.guild.me
         missing = (
@@ -179,12 +188,17 @@ async def _challenge_in(
             if me is not None
             else []
         )
-        text = adapter.discord_error_text(error, doing="post in the new thread", missing=missing)
-        return answers.error_post(f"{text} I {withdrawn} and {done}.")
+        cause = adapter.failure_cause(error, missing)
+        log.warning("game %s: its first post in thread %s failed: %r", game_id, thread.id, error)
+        return answers.error_post(
+            f"I can't post in the new thread: {cause}, so I {withdrawn} and {done}."
+        )
     except Exception:
-        await _withdraw(interaction, game_id)
+        await _withdraw(interaction, game_id, computer=computer)
         await threads.discard(thread)
         raise
+    if computer:  # the game is visible now: the computer may move
+        await service.release_computer(game_id=game_id)
     await flows.remember_board(interaction, game_id, Sent(thread.id, message.id))
     what = "the game" if outcome.game.computer is not None else "the challenge"
     note = discord.Embed(
@@ -228,10 +242,16 @@ async def _open_challenges(interaction: Interaction) -> str:
     )
 
 
-async def _withdraw(interaction: Interaction, game_id: int) -> str:
+async def _withdraw(interaction: Interaction, game_id: int, *, computer: bool) -> str:
+    """Take back the game whose first post failed; what happened, in words."""
+    what = "the game" if computer else "the challenge"
     try:
-        await answers.service_of(interaction).cancel(user_id=interaction.user.id, game_id=game_id)
-        return "withdrew the challenge"
+        await answers.service_of(interaction).withdraw(
+            user_id=interaction.user.id,
+            game_id=game_id,
+            reason="its first post in a new thread failed",
+        )
+        return f"withdrew {what}"
     except ServiceError as error:
-        log.error("could not withdraw the challenge of game %s: %s", game_id, error)
-        return f"could not withdraw the challenge (game {game_id}; a moderator can /abort it)"
+        log.error("could not withdraw game %s: %s", game_id, error)
+        return f"could not withdraw {what} (game {game_id}; a moderator can /abort it)"

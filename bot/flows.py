@@ -28,11 +28,12 @@ from bot.answers import (
     location_unless,
     refusal,
     refuse,
+    refuse_outside_server,
     request_id,
     seen,
     service_of,
 )
-from bot.service import GameView, Outcome, ServiceError
+from bot.service import DrawAnswer, GameView, Outcome, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +178,8 @@ async def act(
     from_button: bool = False,
 ) -> None:
     """Play ``text`` (any notation, ``pass``, ``reroll`` ...) for the caller."""
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
 
@@ -211,11 +214,26 @@ PLAYER_COMMANDS = ("resign", "offer_draw", "accept_draw", "decline_draw")
 async def player_command(
     interaction: Interaction, name: str, *, game_id: int | None = None, from_button: bool = False
 ) -> None:
-    """Resign, offer, accept or decline a draw for the caller."""
+    """Resign, offer, accept or decline a draw for the caller. A draw offered to the
+    computer is answered at once, privately (``offer_computer_draw``)."""
     if name not in PLAYER_COMMANDS:
         raise ValueError(f"unknown player command {name!r}")
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
+    if name == "offer_draw":
+        try:
+            view = await service.view(
+                location_id=location_id,
+                game_id=game_id,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError:
+            view = None  # the offer itself is refused below, in the usual words
+        if view is not None and view.computer is not None and view.status == "active":
+            await offer_computer_draw(interaction, view.id, from_button=from_button)
+            return
 
     async def work() -> Post:
         try:
@@ -235,6 +253,47 @@ async def player_command(
     await publish(interaction, work())
 
 
+def computer_draw_text(answer: DrawAnswer) -> str:
+    game = answer.outcome.game
+    if answer.accepted:
+        return (
+            f"The computer accepts your draw offer: game {game.id} is drawn, and its final "
+            "board is posted here."
+        )
+    return f"The computer declines your draw offer; game {game.id} goes on, and it is your move."
+
+
+async def offer_computer_draw(interaction: Interaction, game_id: int, *, from_button: bool) -> None:
+    """A draw offered to the computer: its answer in ONE private reply, with no board. If it
+    accepts, the game is over, and its final board is posted once, publicly, as when a
+    person accepts a draw (the result and the revealed seed belong in the channel)."""
+    service = service_of(interaction)
+    answers_: list[DrawAnswer] = []
+
+    async def work() -> Post:
+        try:
+            answer_ = await service.offer_draw_to_computer(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                render=True,
+                **seen(interaction, from_button=from_button),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = game_id
+        answers_.append(answer_)
+        text = computer_draw_text(answer_)
+        colour = adapter.COLOUR_OVER if answer_.accepted else adapter.COLOUR_ACTIVE
+        return Post(embed=discord.Embed(description=text, colour=colour), ephemeral=True, note=text)
+
+    await answer(interaction, work())
+    if answers_ and answers_[0].accepted:
+        final = board_post(interaction, answers_[0].outcome)
+        sent = await deliver(interaction, final)
+        await after_post(interaction, final, sent)
+
+
 async def accept(
     interaction: Interaction,
     *,
@@ -242,6 +301,8 @@ async def accept(
     from_button: bool = False,
 ) -> None:
     """Accept a challenge: the game starts; the first board pings the side to move."""
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
 
@@ -277,6 +338,8 @@ async def accept(
 
 async def decline(interaction: Interaction, game_id: int, *, from_button: bool = False) -> None:
     """The challenged player declines; the challenger's Decline cancels."""
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
 
     async def work() -> Post:
@@ -317,6 +380,8 @@ async def show_board(
     ``flip`` turns it round; ``from_side`` is the side the caller was looking from. A public
     board (``/board``) pings the side to act only when a player asked for it.
     """
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
     location_id = location_unless(interaction, game_id)
 
@@ -351,6 +416,8 @@ async def show_board(
 
 async def rematch(interaction: Interaction, game_id: int) -> None:
     """From a finished game's board: challenge the same opponent, colours swapped."""
+    if await refuse_outside_server(interaction):
+        return
     service = service_of(interaction)
     try:
         view = await service.view(game_id=game_id, **seen(interaction, from_button=True))

@@ -25,7 +25,7 @@ from typing import Any, Self
 
 import discord
 
-from bot.service import GameView
+from bot.service import GameView, is_person
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]
@@ -41,6 +41,8 @@ class _Guarded:
     async def callback(self, interaction: Interaction) -> None:
         from bot import answers
 
+        if await answers.refuse_outside_server(interaction):  # a game button in a DM
+            return
         await answers.guarded(
             interaction, self.run(interaction), what=type(self).__name__, game_id=self.game_id
         )
@@ -306,8 +308,10 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
         if "reroll" in legal:
             view.add_item(RerollButton(game.id, game.ply))
         if game.draw_offer is not None:
-            view.add_item(AcceptDrawButton(game.id))
-            view.add_item(DeclineDrawButton(game.id))
+            answerer = game.black_id if game.draw_offer == "white" else game.white_id
+            if is_person(answerer):  # an offer to the computer is its to answer, not a button's
+                view.add_item(AcceptDrawButton(game.id))
+                view.add_item(DeclineDrawButton(game.id))
         else:
             view.add_item(DrawButton(game.id))
         view.add_item(ResignButton(game.id))

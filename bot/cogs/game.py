@@ -109,6 +109,8 @@ class GameCog(commands.Cog, name="Games"):
         rated: bool = True,
     ) -> None:
         # everything that needs no request is checked first, and refused privately
+        if await answers.refuse_outside_server(interaction):
+            return
         try:
             parsed = adapter.parse_options(options)
             rules = variants.rules(variant)
@@ -239,14 +241,16 @@ class GameCog(commands.Cog, name="Games"):
     )
     @app_commands.describe(reason="Why, for the record (optional)")
     @app_commands.default_permissions(manage_messages=True)
-    @app_commands.checks.has_permissions(manage_messages=True)
     @app_commands.guild_only()
     async def abort(
         self,
         interaction: Interaction,
         reason: app_commands.Range[str, 1, MAX_REASON] | None = None,
     ) -> None:
-        # the check above, once more: a callback can be reached without the decorators
+        # Checked here, not by app_commands.checks (default_permissions only hides the
+        # command): first a DM (it has no permissions at all), then Manage Messages.
+        if await answers.refuse_outside_server(interaction):
+            return
         if not is_moderator(interaction):
             await answers.refuse(interaction, "Only members with Manage Messages can abort a game.")
             return
@@ -275,7 +279,6 @@ class GameCog(commands.Cog, name="Games"):
     )
     @app_commands.describe(days="Days to add (1 to 14)", reason="Why, for the record (optional)")
     @app_commands.default_permissions(manage_messages=True)
-    @app_commands.checks.has_permissions(manage_messages=True)
     @app_commands.guild_only()
     async def extend(
         self,
@@ -283,6 +286,8 @@ class GameCog(commands.Cog, name="Games"):
         days: EXTRA_DAYS,
         reason: app_commands.Range[str, 1, MAX_REASON] | None = None,
     ) -> None:
+        if await answers.refuse_outside_server(interaction):
+            return
         if not is_moderator(interaction):
             await answers.refuse(
                 interaction, "Only members with Manage Messages can extend a game's clock."

@@ -148,6 +148,25 @@ The computer opponent (issue 14, C13; ``bot.service.computer``)::
         # the background mover: wakes on each commit that leaves the computer to act,
         # keeps moving while it acts again (a re-roll), resumes computer_turns() on start
         # (once across processes); notifier.computer_moved(outcome) for each move.
+    offer_draw_to_computer(*, user_id, location_id=None, game_id=None, request_id=None,
+                           render=False, viewer=None) -> DrawAnswer(outcome, accepted)
+        # on the player's turn only: one search judges the position, then ONE transaction
+        # logs the player's draw_offer and the computer's draw_accept/draw_decline; no
+        # offer ever stands, so the runner posts nothing (bot.service.computer_draw).
+    play_computer(..., hold=True) then release_computer(*, game_id)
+        # a front end that must post the game first (a new thread) holds the computer's
+        # first move until the game is visible (bot.service.withdraw).
+
+Taking back a game nobody has seen (``bot.service.withdraw``)::
+
+    withdraw(*, user_id, game_id, reason) -> Outcome
+        # by the player who made it, while no person has acted in it (the computer's
+        # moves do not count): a challenge is cancelled; a started game is aborted with an
+        # 'abort' entry by that player, text "withdrawn: <reason>". InvalidState after a
+        # person's action or once over; NotAllowed for anyone else.
+
+Ids: COMPUTER_ID (3) and the console's players (1, 2) are RESERVED_IDS; is_person(uid) is
+False for them and for None: front ends never mention or ping them.
 
 Looking (anyone who can see the game)::
 
@@ -281,7 +300,8 @@ from __future__ import annotations
 from bot.service.access import Viewer
 from bot.service.clock import Clock, ManualClock, SystemClock
 from bot.service.computer import ComputerBusy, ComputerNotifier, ComputerRunner
-from bot.service.core import COMPUTER_ID
+from bot.service.computer_draw import DrawAnswer
+from bot.service.core import COMPUTER_ID, RESERVED_IDS, is_person
 from bot.service.dice_expr import DiceExpressionError, DiceResult, parse_dice, roll_dice
 from bot.service.errors import (
     CorruptGame,
@@ -329,6 +349,9 @@ from bot.service.service import GameService, render_board, render_dice
 
 __all__ = [
     "COMPUTER_ID",
+    "RESERVED_IDS",
+    "DrawAnswer",
+    "is_person",
     "ComputerBusy",
     "ComputerNotifier",
     "ComputerRunner",

@@ -163,10 +163,12 @@ class ComputerPlay(ServiceCore):
         request_id: str | None = None,
         seed: str | None = None,
         render: bool = True,
+        hold: bool = False,
     ) -> Outcome:
         """A game against the computer, started at once: ``colour`` is the player's
         (white, black or random). Untimed, and (C14) unrated: ``GameView.computer`` is
-        set. If the computer plays White, it is its turn: a ``ComputerRunner`` moves."""
+        set. If the computer plays White, it is its turn: a ``ComputerRunner`` moves.
+        ``hold``: not before ``release_computer`` (``bot.service.withdraw``)."""
         user_id = check_id(user_id, "the user id")
         location_id = check_id(location_id, "the location id")
         if guild_id is not None:
@@ -225,7 +227,8 @@ class ComputerPlay(ServiceCore):
             self._remember(row.id, live)
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
-        self._announce_row(row)
+        if not hold:
+            self._announce_row(row)
         you = self._label(user_id)
         messages = (
             f"Game {row.id} begins: {variant_title(variant)}, {you} ({mine}) against the "

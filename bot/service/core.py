@@ -86,6 +86,15 @@ log = logging.getLogger(__name__)
 # snowflakes far above it; the console's players are 1 and 2).
 COMPUTER_ID = 3
 COMPUTER_NAME = "the computer"
+CONSOLE_IDS = (1, 2)  # the console's white and black players (bot.console)
+# Ids that name no person on any platform: never mentioned, never pinged.
+RESERVED_IDS = frozenset((*CONSOLE_IDS, COMPUTER_ID))
+
+
+def is_person(user_id: int | None) -> bool:
+    """Whether ``user_id`` is a platform user: not nobody, the computer or a console seat."""
+    return user_id is not None and user_id not in RESERVED_IDS
+
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -25,6 +25,7 @@ from typing import Any
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
 from bot.service.computer import ComputerPlay
+from bot.service.computer_draw import ComputerDraw
 from bot.service.core import (
     COLOURS,
     Step,
@@ -58,6 +59,7 @@ from bot.service.rating_log import rate_finished, rating_lines
 from bot.service.results import Outcome, RatingChange
 from bot.service.standings import Standings
 from bot.service.takeback import TakeBack
+from bot.service.withdraw import Withdrawal
 from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
 from variants.dice import seed_commitment
 
@@ -65,7 +67,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Owing, TakeBack, ComputerPlay, Standings):
+class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Standings):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(

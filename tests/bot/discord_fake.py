@@ -59,6 +59,7 @@ SUPPRESS_NOTIFICATIONS = 1 << 12
 INTERACTION_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
 ARCHIVE_DURATIONS = (60, 1440, 4320, 10080)
+TIMEOUT = 0  # ``fail(route, TIMEOUT)``: the request gets no answer (aiohttp's timeout)
 USER_MENTION = re.compile(r"<@!?([0-9]{15,21})>")
 
 # ----- what was sent ---------------------------------------------------------------------
@@ -250,8 +251,8 @@ class Rule:
 
     def exception(self) -> BaseException:
         """What discord.py raises to the bot for this fault (after its own retries)."""
-        if self.error == "timeout":
-            return TimeoutError()
+        if self.error == "timeout" or (self.status == TIMEOUT and self.error is None):
+            return TimeoutError("the request timed out (model)")
         if self.error == "reset":
             return aiohttp.ClientOSError(errno.ECONNRESET, "Connection reset by peer")
         if self.status == 429:
@@ -486,6 +487,8 @@ class FakeDiscord:
             return handler(self, request, values)
         except Refused as refused:
             request.status = refused.status
+            if refused.status == TIMEOUT:  # no answer: discord.py raises the timeout as is
+                raise TimeoutError("the request timed out (model)") from None
             raise http_error(refused.status, refused.code, refused.message) from None
 
     # ----- state helpers ---------------------------------------------------------------

@@ -430,13 +430,24 @@ class World:
         return out, resolved
 
     async def command(
-        self, person: Person, name: str, *, channel: int | None | str = "chess", **options: Any
+        self,
+        person: Person,
+        name: str,
+        *,
+        channel: int | None | str = "chess",
+        stale_client: bool = False,
+        **options: Any,
     ) -> Exchange:
-        """``/name option=value ...`` by ``person`` in ``channel`` (a name, an id, or None: a DM)."""
+        """``/name option=value ...`` by ``person`` in ``channel`` (a name, an id, or None: a DM).
+
+        ``stale_client``: send it even where Discord's client would not offer it (a
+        guild-only command in a DM): what a stale command cache or a forged payload sends,
+        as Discord does not check ``guild_only`` itself (the DM variant of the payload: no
+        ``guild_id``, a channel of type 1, ``user`` instead of ``member``)."""
         channel_id = self._channel(channel)
         opts, resolved = self._command_options(name, options)
         command = self.bot.tree.get_command(name)
-        if channel_id is None and getattr(command, "guild_only", False):
+        if channel_id is None and getattr(command, "guild_only", False) and not stale_client:
             raise AssertionError(f"/{name} works only in servers: Discord offers it in no DM")
         payload = self._base(person, channel_id, 2)
         data: dict[str, Any] = {
@@ -487,6 +498,17 @@ class World:
         payload = self._base(person, channel, 3)
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
         payload["message"] = dict(self.discord.messages[message.id].payload)
+        return await self.feed(payload, message_id=message.id)
+
+    async def press_in_dm(self, person: Person, message: StoredMessage, label: str) -> Exchange:
+        """Press ``label`` of ``message`` as if the message were in ``person``'s DM with the
+        bot (a forged payload: the bot never posts game buttons in a DM)."""
+        stored = self.discord.messages[message.id]
+        buttons = stored.buttons()
+        assert label in buttons, f"no {label!r} button on that message; it has {list(buttons)}"
+        payload = self._base(person, None, 3)
+        payload["data"] = {"custom_id": buttons[label], "component_type": 2}
+        payload["message"] = {**stored.payload, "channel_id": payload["channel_id"]}
         return await self.feed(payload, message_id=message.id)
 
     def _channel(self, channel: int | None | str) -> int | None:

@@ -1,0 +1,86 @@
+"""Taking back a game nobody has seen: ``GameService.withdraw`` and ``release_computer``.
+Part of ``GameService`` (see ``bot.service``).
+
+A front end that makes a game somewhere new (Discord: a new thread) records it first and
+posts it second. If the post fails, nobody can see the game, so it must not stay live:
+the front end withdraws it, whatever its state, as long as no person has acted in it yet.
+
+- a challenge is cancelled (as the challenger's Decline would), with no log entry (a
+  challenge has no log);
+- a started game (a game against the computer starts at once) is aborted with an
+  ``abort`` log entry by the player who made it, its text saying why (``/history`` and
+  ``/verify`` show it like a moderator's abort). The computer's own moves do not count as
+  acting: a game it opened as White can still be withdrawn.
+
+``play_computer(..., hold=True)`` keeps the computer from moving until the front end
+says the game is visible (``release_computer``): its first move must not be posted where
+nobody can see it, nor race the withdrawal. A held game is resumed like any other after
+a restart (``ComputerRunner.start``), so a crash between the record and the post leaves
+the game playable, never stuck.
+"""
+
+from __future__ import annotations
+
+from bot.service.core import COMPUTER_ID, ServiceCore, check_id, clean_text
+from bot.service.errors import InvalidState, NotAllowed
+from bot.service.live import make_view
+from bot.service.results import Outcome
+from storage import GameChanges, NewAction
+
+WITHDRAWN = "withdrawn"
+
+
+class Withdrawal(ServiceCore):
+    """``withdraw`` and ``release_computer``; see the module."""
+
+    async def withdraw(self, *, user_id: int, game_id: int, reason: str) -> Outcome:
+        """Take back game ``game_id`` that ``user_id`` made, before anyone has acted in it:
+        a challenge is cancelled, a started game aborted (logged). ``reason`` says why,
+        for the log. ``NotAllowed`` for anyone but its maker; ``InvalidState`` once a
+        person has acted in it, or when it is already over."""
+        user_id = check_id(user_id, "the user id")
+        game_id = check_id(game_id, "the game id")
+        why = f"{WITHDRAWN}: {clean_text(reason)}"
+        async with self._lock(self._game_locks, game_id), self._write() as tx:
+            row = await self._reload(tx, game_id)
+            if user_id != row.challenger_id:
+                raise NotAllowed(f"only the player who made game {row.id} can withdraw it")
+            if not row.is_live:
+                raise InvalidState(f"game {row.id} is already over ({row.status})")
+            if row.status == "challenge":
+                row = await tx.update_game(
+                    row.id, GameChanges(status="cancelled", deadline_ms=None, reminder_ms=None)
+                )
+            else:
+                acted = [a for a in await tx.actions(row.id) if a.actor_id != COMPUTER_ID]
+                if acted:
+                    raise InvalidState(
+                        f"game {row.id} has begun ({acted[0].kind} by player "
+                        f"{acted[0].actor_id}); resign it instead"
+                    )
+                await tx.append_action(NewAction(row.id, row.log_count + 1, "abort", user_id, why))
+                row = await tx.update_game(
+                    row.id,
+                    GameChanges(
+                        status="aborted",
+                        result_reason=why,
+                        draw_offer=None,
+                        deadline_ms=None,
+                        reminder_ms=None,
+                        thinking_seq=None,
+                        thinking_until_ms=None,
+                    ),
+                )
+        self._cache.pop(row.id, None)
+        what = "challenge cancelled" if row.status == "cancelled" else "game aborted"
+        return Outcome(
+            make_view(row, None),
+            (f"Game {row.id}: {what} ({why}).", *self._reveal_lines(row)),
+        )
+
+    async def release_computer(self, *, game_id: int) -> None:
+        """A game made with ``play_computer(hold=True)`` is visible now: if the computer is
+        to act, it may (its listeners are told, as after any commit)."""
+        row = await self.repo.get_game(check_id(game_id, "the game id"))
+        if row is not None:
+            self._announce_row(row)
