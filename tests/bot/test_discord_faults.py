@@ -78,10 +78,8 @@ async def computer_prepare(world: World) -> dict[str, Any]:
 
 
 async def computer_run(world: World, ctx: dict[str, Any]) -> None:
-    made = await world.command(
-        ctx["alice"], "play", variant="kings_guard", computer=1, colour="black"
-    )
-    ctx["game_id"] = game_of(made.public[0])
+    await world.command(ctx["alice"], "play", variant="kings_guard", computer=1, colour="black")
+    ctx["game_id"] = (await world.game()).id
 
 
 def computer_owed(
