@@ -321,6 +321,7 @@ class Post:
     game_over: bool = False  # the game has ended: its thread may be archived after this
     replace: bool = False  # a button's answer that replaces the message the button was on
     failure: str = "I could not post that."  # said privately if Discord refuses the post
+    owed: int | None = None  # the outbox row this board settles (``Outcome.owed``, issue 24)
 
     def kwargs(self) -> dict[str, Any]:
         out: dict[str, Any] = {"embed": fit(self.embed), "allowed_mentions": pings(self.ping)}

@@ -18,8 +18,9 @@ from bot.adapter import Post
 from bot.service import COMPUTER_ID, Outcome
 
 
-def computer_post(outcome: Outcome) -> Post:
-    """The board after the computer's move, as ``flows.board_post`` makes a player's."""
+def computer_post(outcome: Outcome, actor_id: int = COMPUTER_ID) -> Post:
+    """The board after ``actor_id``'s entry (the computer's move, or a person's whose
+    interaction could not carry it), as ``flows.board_post`` makes it."""
     view = outcome.game
     side = view.turn if view.status == "active" and view.turn else "white"
     files = []
@@ -35,7 +36,7 @@ def computer_post(outcome: Outcome) -> Post:
         orientation=side if outcome.image is not None else None,
         status=outcome.status,
     )
-    content, ping = adapter.turn_prompt(view, actor_id=COMPUTER_ID)
+    content, ping = adapter.turn_prompt(view, actor_id=actor_id)
     return Post(
         embed=embed,
         content=content,

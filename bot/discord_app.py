@@ -40,6 +40,7 @@ SHARD_IDS_VAR = "CHESSGARDEN_SHARD_IDS"
 DEFAULT_MAX_CHALLENGES = 3
 DEFAULT_THREADS_PER_HOUR = 10
 DEFAULT_CHALLENGE_HOURS = 24
+HOLD_BOARDS_MS = 60_000  # a player's board, owed while their interaction answers (issue 24)
 
 
 class SettingsError(ValueError):
@@ -254,6 +255,10 @@ class ChessGardenBot(commands.Bot):
         # is an outbox row written with the action that owes it; ``Delivery`` sends them
         # (issue 24). The scheduler and the computer only change the games.
         self.delivery = Delivery(self)
+        # A player's board is owed too, held while their interaction's answer carries it:
+        # if the answer fails, or the process dies first, the worker posts it.
+        if isinstance(service, GameService):  # (some tools build the bot without one)
+            service.hold_boards_ms = HOLD_BOARDS_MS
         self.scheduler = Scheduler(service)
         # The computer's moves (issue 14): thought in worker processes. Started in
         # setup_hook: it resumes games waiting for the computer.

@@ -96,14 +96,17 @@ def board_post(
         is_board=not ephemeral,
         game_over=view.is_over,
         failure=f"Game {view.id} is updated, but I could not post its board.",
+        owed=None if ephemeral else outcome.owed,
     )
 
 
-async def remember_board(interaction: Interaction, game_id: int, sent: Sent) -> Sent | None:
+async def remember_board(
+    interaction: Interaction, game_id: int, sent: Sent, owed: int | None = None
+) -> Sent | None:
     """Store ``sent`` as the game's board message (in the database, so it outlives a
-    restart); return the one it replaces."""
+    restart), settling the outbox row it delivers (``owed``); return the one it replaces."""
     previous = await service_of(interaction).set_board_message(
-        game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id
+        game_id=game_id, channel_id=sent.channel_id, message_id=sent.message_id, owed=owed
     )  # one call: it answers with the board it replaces
     return Sent(*previous) if previous is not None else None
 
@@ -144,9 +147,14 @@ async def after_post(
     """A game's message went out: retire the previous board, remember this one, archive at the end."""
     if post is None or post.game_id is None:
         return
+    if sent is None and post.owed is not None:
+        # The interaction could not carry the board: the outbox worker posts it (and then
+        # retires the previous board, remembers the new one, archives at the end).
+        await service_of(interaction).owe_now(post.owed, "the interaction could not carry it")
+        return
     previous: Sent | None = None
     if sent is not None and post.is_board:
-        previous = await remember_board(interaction, post.game_id, sent)
+        previous = await remember_board(interaction, post.game_id, sent, post.owed)
     elif post.game_over:
         previous = await last_board(interaction, post.game_id)
     if previous is not None and previous != sent:
@@ -201,7 +209,8 @@ async def act(
         post = board_post(interaction, outcome)
         post.note = f"Played {outcome.recorded or text}; the board follows."
         post.failure = (
-            f"Your action in game {outcome.game.id} is played, but I could not post the board."
+            f"Your action in game {outcome.game.id} is played, but I could not show its "
+            "board here; I am posting it in the channel instead."
         )
         return post
 
@@ -321,9 +330,13 @@ async def accept(
         return board_post(interaction, outcome, show_commitment=True)
 
     post, sent = await answer(interaction, work())
-    if post is None or post.game_id is None or sent is None:
+    if post is None or post.game_id is None:
         return
-    previous = await remember_board(interaction, post.game_id, sent)
+    if sent is None:
+        if post.owed is not None:  # the outbox worker posts the first board instead
+            await service.owe_now(post.owed, "the interaction could not carry it")
+        return
+    previous = await remember_board(interaction, post.game_id, sent, post.owed)
     if previous is None and interaction.message is not None:
         previous = Sent(interaction.message.channel.id, interaction.message.id)
     if previous is not None:

@@ -43,7 +43,7 @@ from bot import adapter, threads
 from bot.adapter import Post
 from bot.computer_posts import computer_post, moved_on_post
 from bot.deadline_posts import expired_embed, reminder_post, timeout_post
-from bot.service import Owed, ServiceError
+from bot.service import COMPUTER_ID, Owed, ServiceError
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
@@ -282,11 +282,10 @@ class Delivery:
         row = owed.row
         if row.kind == "board" and owed.outcome is not None:
             outcome = owed.outcome
-            return (
-                (lambda: computer_post(outcome))
-                if owed.current
-                else (lambda: moved_on_post(outcome))
-            )
+            if not owed.current:
+                return lambda: moved_on_post(outcome)
+            actor = int(row.payload.get("actor", COMPUTER_ID))
+            return lambda: computer_post(outcome, actor)
         if row.kind == "reminder" and owed.event is not None:
             event = owed.event
             if reminder_post(event) is None:

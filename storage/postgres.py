@@ -896,14 +896,25 @@ class PgRepository(_Reads):
         )
 
     async def replace_board_message(
-        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+        self,
+        game_id: int,
+        channel_id: int,
+        message_id: int,
+        *,
+        durable: bool = True,
+        settle: tuple[int, int] | None = None,
     ) -> tuple[int, int] | None:
         """One statement (autocommit): the row locked, its board message read (the latest
-        committed, as a locking read sees it) and replaced. Not ``durable``: that commit
-        does not wait for the disk (``synchronous_commit`` off for its transaction only,
-        set inside the statement, so still one round trip)."""
+        committed, as a locking read sees it) and replaced; with ``settle`` (outbox id,
+        now ms), that outbox row is settled as this message in the same statement. Not
+        ``durable``: that commit does not wait for the disk (``synchronous_commit`` off for
+        its transaction only, set inside the statement, so still one round trip)."""
         relaxed = "" if durable else " AND set_config('synchronous_commit', 'off', true) = 'off'"
+        outbox_id, now_ms = settle if settle is not None else (None, None)
         record = await self._q.fetchrow(
+            "WITH settled AS (UPDATE outbox SET state = 'sent', due_ms = NULL, settled_ms = $5, "
+            "message_id = $2, channel_id = $1, error = NULL "
+            "WHERE id = $4 AND state = 'pending' RETURNING id) "
             "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
             "FROM (SELECT id, board_channel_id, board_message_id FROM games "
             f"WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id{relaxed} "
@@ -911,6 +922,8 @@ class PgRepository(_Reads):
             channel_id,
             message_id,
             game_id,
+            outbox_id,
+            now_ms,
         )
         if record is None:
             raise NotFoundError(f"no game {game_id}")

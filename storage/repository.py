@@ -255,10 +255,18 @@ class Repository(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
         ...
 
     async def replace_board_message(
-        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+        self,
+        game_id: int,
+        channel_id: int,
+        message_id: int,
+        *,
+        durable: bool = True,
+        settle: tuple[int, int] | None = None,
     ) -> tuple[int, int] | None:
         """Remember the game's latest board message, in one atomic step; the one it
         replaces, ``(channel id, message id)``, or ``None`` (``NotFoundError``: no game).
+        ``settle``: ``(outbox id, now ms)``, an outbox row this message delivers, settled
+        as sent in the same step (a board an interaction carried, ``storage.outbox``).
         A step of its own, not inside ``write()``: one round trip on PostgreSQL.
         ``durable=False``: its commit need not wait for the disk (see ``write``)."""
         ...

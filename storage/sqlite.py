@@ -787,13 +787,21 @@ class SqliteRepository(_Reads):
                 yield SqliteWriteTx(self._writer, self._now)
 
     async def replace_board_message(
-        self, game_id: int, channel_id: int, message_id: int, *, durable: bool = True
+        self,
+        game_id: int,
+        channel_id: int,
+        message_id: int,
+        *,
+        durable: bool = True,
+        settle: tuple[int, int] | None = None,
     ) -> tuple[int, int] | None:
         async with self.write(durable=durable) as tx:
             row = await tx.get_game(game_id)
             if row is None:
                 raise NotFoundError(f"no game {game_id}")
             await tx.set_board_message(game_id, channel_id, message_id)
+            if settle is not None:  # the outbox row this message delivers (storage.outbox)
+                await tx.outbox_sent(settle[0], channel_id, message_id, settle[1])
         if row.board_channel_id is None or row.board_message_id is None:
             return None
         return row.board_channel_id, row.board_message_id

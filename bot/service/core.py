@@ -196,6 +196,10 @@ def translate_store_faults(cls: type[T]) -> type[T]:
 class ServiceCore(Timekeeping):
     """State and internals shared by the commands: locks, cache, lookups, messages."""
 
+    # The Discord bot sets it (issue 24): a person's board is an outbox row held this
+    # long while their interaction's answer carries it (``Outcome.owed``).
+    hold_boards_ms: int | None = None
+
     def __init__(
         self,
         repository: Repository,
@@ -338,13 +342,14 @@ class ServiceCore(Timekeeping):
         kind: str,
         *,
         payload: dict[str, Any] | None = None,
-    ) -> None:
+        delay_ms: int = 0,
+    ) -> int | None:
         """Owe the post ``kind`` about ``row`` (as it stands in ``tx``: its log length is
         the moment the post describes) in the game's channel, in ``tx``: it is owed if and
-        only if the action commits. Nothing for a game outside a server (the console's):
-        there is no channel to post in."""
+        only if the action commits. Its outbox row id; ``None`` for a game outside a server
+        (the console's): there is no channel to post in."""
         if row.guild_id is None:
-            return
+            return None
         post = NewPost(
             channel_id=row.location_id,
             kind=kind,
@@ -352,15 +357,29 @@ class ServiceCore(Timekeeping):
             guild_id=row.guild_id,
             seq=row.log_count,
             payload=payload or {},
+            delay_ms=delay_ms,
         )
-        await tx.owe(post, self._now_ms())
-        self._owed_in.add(id(tx))
+        owed = await tx.owe(post, self._now_ms())
+        if delay_ms <= 0:
+            self._owed_in.add(id(tx))
+        return owed
 
-    async def _owe_computer_board(self, tx: WriteTx, row: GameRow, actor_id: int) -> None:
-        """The computer's entries (a move, a draw it accepted) are posted as boards: no
-        interaction of the player carries them."""
+    async def _owe_board(
+        self, tx: WriteTx, row: GameRow, actor_id: int, kind: str = "move"
+    ) -> int | None:
+        """The board after ``actor_id``'s entry, owed to the game's channel. The computer's
+        (a move, a draw it accepted) is delivered at once: no interaction of the player
+        carries it. A person's is held for ``hold_boards_ms`` while their interaction's
+        answer carries it (see ``Outcome.owed``); without a hold (the console), none."""
         if actor_id == COMPUTER_ID:
-            await self._owe(tx, row, "board")
+            if kind in ("move", "draw_accept"):
+                await self._owe(tx, row, "board", payload={"actor": actor_id})
+            return None
+        if self.hold_boards_ms is None:
+            return None
+        return await self._owe(
+            tx, row, "board", payload={"actor": actor_id}, delay_ms=self.hold_boards_ms
+        )
 
     def add_outbox_listener(self, listener: Callable[[], None]) -> None:
         """``listener()`` runs after each commit that owed a post (a delivery worker wakes)."""
@@ -718,6 +737,7 @@ class ServiceCore(Timekeeping):
         request_id = clean_request(request_id)
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         rated: tuple[RatingChange, ...] = ()
+        owed: int | None = None
         async with self._lock(self._game_locks, row.id):
             await self._preload(row)
             dirty = False
@@ -746,8 +766,7 @@ class ServiceCore(Timekeeping):
                         dirty = True
                         live.game.end(*step.end)
                         rated = await rate_finished(tx, row)
-                    if step.kind == "draw_accept":  # the computer's: the game's last board
-                        await self._owe_computer_board(tx, row, user_id)
+                    owed = await self._owe_board(tx, row, user_id, step.kind)
                 live.seq += 1
             except BaseException:
                 if dirty:
@@ -764,6 +783,7 @@ class ServiceCore(Timekeeping):
             dice_image=shown.dice_image,
             status=shown.status,
             ratings=rated,
+            owed=owed,
         )
 
     def _agree(self, colour: str, text: str | None = None) -> Step:

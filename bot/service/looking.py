@@ -278,21 +278,23 @@ class Looking(ServiceCore):
     # ----- board messages (contract C8) -------------------------------------------
 
     async def set_board_message(
-        self, *, game_id: int, channel_id: int, message_id: int
+        self, *, game_id: int, channel_id: int, message_id: int, owed: int | None = None
     ) -> tuple[int, int] | None:
         """Remember the game's latest board message (replacing the one before), so that
         its buttons can be taken off when a new board is posted or the game ends, even
         after a restart. Not a change of the game: ``updated_at`` stays. Returns the
         board message it replaces, ``(channel id, message id)`` or ``None``, read in the
-        same transaction (one call per posted board, issue 12)."""
+        same transaction (one call per posted board, issue 12). ``owed``: the outbox row
+        this message delivers (``Outcome.owed``), settled in the same step."""
         game_id = check_id(game_id, "the game id")
         channel_id = check_id(channel_id, "the channel id")
         message_id = check_id(message_id, "the message id")
         if self.gc_policy is not None:
             self.gc_policy.note_activity()
+        settle = None if owed is None else (check_id(owed, "the outbox row"), self._now_ms())
         try:  # one atomic step (one round trip on PostgreSQL); buttons, not the game
             return await self.repo.replace_board_message(
-                game_id, channel_id, message_id, durable=False
+                game_id, channel_id, message_id, durable=False, settle=settle
             )
         except NotFoundError as error:
             raise NotFound(f"there is no game {game_id}") from error

@@ -34,7 +34,7 @@ from bot.service.errors import NotFound
 from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.results import DeadlineEvent, Outcome
-from storage import GameRow, OutboxRow
+from storage import ActionRow, GameRow, OutboxRow
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,12 @@ class Owing(Deadlines):
         async with self.repo.write() as tx:
             await tx.outbox_retry(row.id, self._now_ms() + max(0, after_ms), reason)
 
+    async def owe_now(self, owed: int, reason: str) -> None:
+        """A held row (``Outcome.owed``) its front end could not deliver: the worker's now."""
+        async with self.repo.write() as tx:
+            await tx.outbox_retry(check_id(owed, "the outbox row"), self._now_ms(), reason)
+        self._owed_committed()
+
     async def prune_owed(self) -> int:
         async with self.repo.write(durable=False) as tx:
             return await tx.outbox_prune(self._now_ms() - KEEP_SENT_MS)
@@ -132,21 +138,15 @@ class Owing(Deadlines):
         return Owed(row, current=current)
 
     async def _owed_board(self, row: OutboxRow, game: GameRow, current: bool, render: bool) -> Owed:
+        seq = row.seq or 0
         async with self._lock(self._game_locks, game.id):
-            entries = await self.repo.actions(game.id, after=(row.seq or 1) - 1)
+            entries = await self.repo.actions(game.id, after=max(0, seq - 1))
             live = await self._live_read(game)
             if live is None:
                 raise NotFound(f"game {game.id} never started")
             view = make_view(game, live)
-            entry = entries[0] if entries else None
-            colour = game.computer or "the computer"
-            said = (
-                [f"{colour.capitalize()} played {entry.text}."]
-                if entry is not None and entry.kind == "move"
-                else [f"{colour.capitalize()} accepts the draw."]
-                if entry is not None and entry.kind == "draw_accept"
-                else []
-            )
+            entry = entries[0] if entries and entries[0].seq == seq else None
+            said = [] if entry is None else _entry_words(game, entry)
             rated = rating_changes_of(game, await self.repo.game_rating_changes(game.id))
             messages = said + self._status_lines(game, view) + rating_lines(rated, self._label)
             if not current:  # the game moved on: the news, without an old picture or buttons
@@ -176,3 +176,21 @@ class Owing(Deadlines):
             handled = _Handled(row.kind, game, live, colour, ratings)
             event = await self._event(handled, row.created_ms, render)
         return Owed(row, event=event, current=current)
+
+
+def _entry_words(game: GameRow, entry: ActionRow) -> list[str]:
+    """The log entry a board announces, in words ("Black played Nf3.")."""
+    colour = (
+        "white"
+        if entry.actor_id == game.white_id
+        else "black"
+        if entry.actor_id == game.black_id
+        else game.computer or "someone"
+    )
+    if entry.kind == "move":
+        return [f"{colour.capitalize()} played {entry.text}."]
+    if entry.kind == "draw_accept":
+        return [f"{colour.capitalize()} accepts the draw."]
+    if entry.kind == "resign":
+        return [f"{colour.capitalize()} resigns."]
+    return []

@@ -104,7 +104,12 @@ class Outcome:
     - ``status``: the position in words (``variants.describe``, contract C1): who acts,
       what the dice allow, what is pending, check; ``None`` for a game that never started;
     - ``ratings``: what the command did to the players' ratings, when it finished a rated
-      game (``bot.service.standings.RatingChange``: the server's first, then global).
+      game (``bot.service.standings.RatingChange``: the server's first, then global);
+    - ``owed``: with ``GameService.hold_boards_ms`` set (the Discord bot), the outbox row
+      that owes this board to the game's channel, held back while the front end posts it
+      itself: ``set_board_message(..., owed=...)`` settles it, ``owe_now`` gives it to the
+      delivery worker at once; left alone, the worker posts it when the hold runs out
+      (issue 24: a process killed between the commit and its answer loses no board).
     """
 
     game: GameView
@@ -117,6 +122,7 @@ class Outcome:
     dice_image: bytes | None = None
     status: Status | None = None
     ratings: tuple[RatingChange, ...] = ()
+    owed: int | None = None  # the outbox row of this board, held for its front end to post
 
     @property
     def next_user_id(self) -> int | None:

@@ -219,6 +219,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
                 if rolls:
                     await tx.set_start_rolls(row.id, rolls)
                     row = replace(row, start_rolls=rolls, roll_count=len(rolls))
+                owed = await self._owe_board(tx, row, user_id)
             live = Live(game, 0, 0)
             self._remember(row.id, live)
             view = make_view(row, live)
@@ -237,6 +238,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,
+            owed=owed,
         )
 
     async def decline(
@@ -309,6 +311,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
         self._check_orientation(orientation)
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         rated: tuple[RatingChange, ...] = ()
+        owed: int | None = None
         async with self._lock(self._game_locks, row.id):
             await self._preload(row)
             dirty = False
@@ -363,7 +366,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
                     row = await tx.update_game(row.id, GameChanges(**changes))
                     if row.status == "finished":
                         rated = await rate_finished(tx, row)
-                    await self._owe_computer_board(tx, row, user_id)
+                    owed = await self._owe_board(tx, row, user_id)
                 live.seq += 1
                 live.ply += 1
                 live.turns += turned
@@ -388,6 +391,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
             dice_image=shown.dice_image,
             status=shown.status,
             ratings=rated,
+            owed=owed,
         )
 
     async def resign(
