@@ -15,9 +15,12 @@ Worker processes heal (issue 24):
 - A dead worker breaks its whole pool (``concurrent.futures`` stops the others). The
   next call, or the calls whose work was lost, start a new pool and run there: work lost
   with a worker is tried once more on the new pool. ``Workers.restarts`` counts the new
-  pools. If pools keep dying before they finish any work, each new start waits longer
-  (``RESTART_BACKOFF_S`` doubling up to ``RESTART_BACKOFF_CAP_S``); only while such a
-  wait lasts does work run in a thread of this process, and the next start ends that.
+  pools, and each is logged. If pools keep dying before they finish any work, each new
+  start waits longer (``RESTART_BACKOFF_S`` doubling up to ``RESTART_BACKOFF_CAP_S``).
+- Work runs in a thread of this process only while such a wait lasts, or when its
+  second try failed too; the next call tries worker processes again. Nothing stays in
+  this process for good (until issue 24, three dead workers sent all work here until a
+  restart).
 - No worker outlives the process that started it. Each worker watches a pipe whose
   writing end only this process holds: at its end of file (this process is gone, even
   by SIGKILL) the worker exits at once. The fork server then exits by itself: the
@@ -92,8 +95,10 @@ class Workers:
         self.backoff_cap_s = backoff_cap_s
         self.restarts = 0  # pools started in place of one that failed (read by /metrics)
         # The fields below change from worker threads and from the loop: under this
-        # lock, held only for quick steps (never while a process starts).
+        # lock, held only for quick steps (the loop takes it too). A new pool is made
+        # under ``_starting`` instead, one at a time, in worker threads only.
         self._lock = threading.Lock()
+        self._starting = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
         self._pools_started = 0
         self._served = False  # the current pool has finished a piece of work
@@ -112,8 +117,9 @@ class Workers:
         """A pure, module-level ``function`` of picklable values in a worker process, where
         it does not share the interpreter lock with the event loop. If the pool fails (a
         worker died, or processes could not be started), a new pool is started and the
-        work is tried once more there. Only while new pools wait out a backoff (they kept
-        failing before finishing any work) does the work run in a thread instead."""
+        work is tried once more there. Only if that fails too, or while new pools wait
+        out a backoff (they kept failing before finishing any work), does this piece of
+        work run in a thread instead."""
         loop = asyncio.get_running_loop()
         for _ in range(2):
             if self._is_backing_off():
@@ -137,24 +143,36 @@ class Workers:
         return await self.thread(function, *args)
 
     def processes(self) -> ProcessPoolExecutor:
-        """The current pool, started if there is none. It can block: call it from a
-        thread."""
-        with self._lock:
-            if self._closed:
+        """The current pool, started if there is none. It can block (the first pool
+        starts the resource tracker): call it from a thread."""
+        with self._starting:
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("the workers are closed")
+                if self._pool is not None:
+                    return self._pool
+            pool = ProcessPoolExecutor(
+                max_workers=min(self.count, os.cpu_count() or 1),
+                mp_context=_process_context(),
+                initializer=_exit_with_parent,
+                initargs=(_alive_reader(),),
+            )
+            restarted = False
+            with self._lock:
+                closed = self._closed
+                if not closed:
+                    self._pool = pool
+                    self._served = False
+                    self._pools_started += 1
+                    if self._pools_started > 1:  # in place of one that failed
+                        self.restarts += 1
+                        restarted = True
+            if closed:
+                pool.shutdown(wait=False)
                 raise RuntimeError("the workers are closed")
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    max_workers=min(self.count, os.cpu_count() or 1),
-                    mp_context=_process_context(),
-                    initializer=_exit_with_parent,
-                    initargs=(_alive_reader(),),
-                )
-                self._served = False
-                self._pools_started += 1
-                if self._pools_started > 1:
-                    self.restarts += 1
-                    log.warning("worker processes restarted (restart %d)", self.restarts)
-            return self._pool
+            if restarted:
+                log.warning("worker processes restarted (restart %d)", self.restarts)
+            return pool
 
     def process_ids(self) -> tuple[int, ...]:
         """The pids of the current pool's worker processes (none before the first use),
@@ -173,8 +191,8 @@ class Workers:
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _submit(
-        self, function: Callable[..., Any], args: tuple[Any, ...]
-    ) -> tuple[ProcessPoolExecutor, Future[Any]]:
+        self, function: Callable[..., T], args: tuple[Any, ...]
+    ) -> tuple[ProcessPoolExecutor, Future[T]]:
         """In a worker thread: the current pool and the work's future on it. A failure
         of the pool is noted (``_failed``) and raised."""
         while True:
@@ -186,9 +204,11 @@ class Workers:
                 self._failed(pool, error)
                 raise
             except RuntimeError:
-                # Shut down since we took it: another call found it broken and replaced
-                # it (try the new one), or the workers were closed.
-                if pool is None or self._closed:
+                # Shut down since we took it, as another call found it broken: try the
+                # next one. Anything else (closed, no thread to be had) is raised.
+                with self._lock:
+                    dropped = pool is not None and pool is not self._pool and not self._closed
+                if not dropped:
                     raise
 
     def _is_backing_off(self) -> bool:
@@ -208,10 +228,8 @@ class Workers:
             if pool is not self._pool or self._closed:
                 return  # another call dealt with it already
             self._pool = None
-            if self._served:
-                self._early_failures = 0
-            else:
-                self._early_failures += 1
+            self._early_failures = 0 if self._served else self._early_failures + 1
+            self._served = False  # of the next pool
             wait = self._backoff(self._early_failures)
             self._start_after = time.monotonic() + wait
         if pool is not None:
@@ -228,7 +246,7 @@ class Workers:
         during its first piece of work), then ``backoff_s``, doubling up to the cap."""
         if early_failures <= 1:
             return 0.0
-        return min(self.backoff_cap_s, self.backoff_s * 2 ** (early_failures - 2))
+        return min(self.backoff_cap_s, self.backoff_s * 2.0 ** (early_failures - 2))
 
 
 def _process_context() -> Any:

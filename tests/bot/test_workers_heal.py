@@ -191,6 +191,25 @@ async def test_while_processes_cannot_start_work_runs_here_until_they_can(
         await _killed(workers.process_ids()[0])
         assert await where() != os.getpid()
         assert workers.restarts == 1
+
+        # That pool served, then died; its successors cannot start: the backoff starts
+        # over from none.
+        def only_the_dead_one() -> Any:
+            attempts.append(time.monotonic())
+            if workers._pool is not None:  # noqa: SLF001 - not yet found dead
+                return real()
+            raise OSError("no processes here")
+
+        monkeypatch.setattr(workers, "processes", only_the_dead_one)
+        await _killed(workers.process_ids()[0])
+        del attempts[:]
+        assert await where() == os.getpid()  # the dead pool, then one that cannot start
+        assert len(attempts) == 2
+        assert await where() == os.getpid()  # cannot start; the next wait is 1 s
+        assert len(attempts) == 3
+        assert await where() == os.getpid()
+        assert len(attempts) == 3
+        assert workers.restarts == 1
     finally:
         workers.close()
 
