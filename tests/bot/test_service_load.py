@@ -19,7 +19,6 @@ import pytest
 
 import bot.service.core as core
 import bot.service.verify as verify
-import bot.service.workers as workers
 from bot.service import GameService
 from storage import GameChanges, NewAction
 from variants.dice import VerifiableDice
@@ -188,9 +187,12 @@ async def test_history_of_a_finished_game_rebuilds_off_the_loop(
         await service.close()
 
 
-async def test_verification_works_in_threads_when_worker_processes_fail(
+async def test_verification_works_in_threads_while_worker_processes_cannot_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Worker processes that cannot start are tried twice, then again only after a
+    backoff (here a minute); meanwhile verification runs in threads. That new pools are
+    tried again and take the work back is ``tests/bot/test_workers_heal.py``."""
     service = await GameService.open(str(tmp_path / "fallback.sqlite3"), renderer=None)
     attempts = []
 
@@ -199,6 +201,7 @@ async def test_verification_works_in_threads_when_worker_processes_fail(
         raise OSError("no processes here")
 
     monkeypatch.setattr(service._workers, "processes", no_processes)  # noqa: SLF001
+    service._workers.backoff_s = 60.0  # noqa: SLF001
     try:
         await service.challenge(
             location_id=1, challenger_id=ALICE, opponent_id=BOB, variant="guardener"
@@ -208,6 +211,7 @@ async def test_verification_works_in_threads_when_worker_processes_fail(
         for _ in range(5):
             service._verified.clear()  # noqa: SLF001 - verify afresh each time
             assert (await service.verify(location_id=1)).ok
-        assert len(attempts) == workers.MAX_PROCESS_FAILURES  # then threads, without trying again
+        assert len(attempts) == 2  # then threads, until the backoff's minute is over
+        assert service._workers.restarts == 0  # noqa: SLF001 - no pool started
     finally:
         await service.close()
