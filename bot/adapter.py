@@ -8,7 +8,7 @@ of ``/play``, the ranking of autocomplete suggestions).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from bot.service import (
     GameView,
     History,
     Outcome,
+    PostFailure,
     ServiceError,
     VerifyReport,
     is_person,
@@ -561,7 +562,12 @@ def history_post(history: History) -> Post:
     return Post(embed=embed, files=[file])
 
 
-def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.Embed:
+def games_embed(
+    games: Sequence[GameSummary],
+    guild_id: int | None,
+    failures: Mapping[int, PostFailure] | None = None,
+) -> discord.Embed:
+    """A game list; ``failures``: the games the bot cannot post for, and why (issue 24)."""
     title = "Games in progress" if guild_id is not None else "Your games in progress"
     embed = discord.Embed(title=title, colour=COLOUR_ACTIVE)
     if not games:
@@ -580,8 +586,11 @@ def games_embed(games: Sequence[GameSummary], guild_id: int | None) -> discord.E
         else:
             who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
         clock = timestamps.summary_clock(game)
+        failure = (failures or {}).get(game.id)
+        stuck = f"\n  ⚠ {failure.line}; a moderator can /relocate it" if failure else ""
         lines.append(
             f"**{game.id}** · {game.variant} · {game.status} · {who}{clock} · [jump]({where})"
+            + stuck
         )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed

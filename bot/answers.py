@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot import adapter, threads
@@ -190,14 +191,37 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
     """
     try:
         return await _deliver(interaction, post)
-    except discord.HTTPException as error:
+    except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as error:
         if post.ephemeral:
             raise
-        log.warning("could not post for game %s: %s", post.game_id, error)
+        landed = await _landed(interaction)
+        if landed is not None:  # Discord made the response; only its answer was lost
+            return landed
+        log.warning("could not post for game %s: %r", post.game_id, error)
         where = "post here"
-        text = f"{post.failure} {adapter.discord_error_text(error, doing=where)}"
-        await _deliver(interaction, error_post(text))
+        why = (
+            adapter.discord_error_text(error, doing=where)
+            if isinstance(error, discord.HTTPException)
+            else "Discord did not answer in time."
+        )
+        try:
+            await _deliver(interaction, error_post(f"{post.failure} {why}"))
+        except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as again:
+            log.warning("could not tell user %s either: %r", interaction.user.id, again)
         return None
+
+
+async def _landed(interaction: Interaction) -> Sent | None:
+    """After a failed response whose outcome is unknown (a timeout, a reset, a 5xx): the
+    response message, if Discord made it after all (issue 24: else the board would be
+    posted twice, once by the response and once by the outbox)."""
+    if not interaction.extras.pop("cg_responding", False):
+        return None
+    try:
+        message = await interaction.original_response()
+    except (discord.HTTPException, TimeoutError, aiohttp.ClientError):
+        return None
+    return Sent(message.channel.id, message.id)
 
 
 async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
@@ -211,7 +235,9 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
             kwargs.pop("ephemeral", None)
             result = await response.edit_message(**kwargs)
         else:
+            interaction.extras["cg_responding"] = not post.ephemeral  # see _landed
             result = await response.send_message(**kwargs)
+            interaction.extras.pop("cg_responding", None)
         if post.ephemeral or result is None or result.message_id is None:
             return None
         return Sent(location_of(interaction), result.message_id)

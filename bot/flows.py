@@ -15,6 +15,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot import adapter, standings_embeds, threads, views
@@ -122,9 +123,13 @@ async def retire(
     *,
     embed: discord.Embed | None = None,
     keep: discord.ui.View | None = None,
+    game_id: int | None = None,
 ) -> None:
     """Take the buttons off an old board (or replace them with ``keep``), with the bot's
-    token: an interaction's token expires after 15 minutes, the bot's does not."""
+    token: an interaction's token expires after 15 minutes, the bot's does not. If
+    Discord fails for now (a 5xx, a 429, no answer), taking the buttons off is owed: the
+    outbox worker does it later (issue 24). A refusal is only logged: an old button then
+    answers "over" or "the game moved on"."""
     channel = interaction.client.get_partial_messageable(
         message.channel_id, guild_id=interaction.guild_id
     )
@@ -133,8 +138,17 @@ async def retire(
         kwargs["embed"] = embed
     try:
         await channel.get_partial_message(message.message_id).edit(**kwargs)
-    except discord.HTTPException as error:  # not fatal: an old button then only answers "over"
-        log.info("could not retire the buttons of message %s: %s", message.message_id, error)
+    except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as error:
+        log.info("could not retire the buttons of message %s: %r", message.message_id, error)
+        transient = (
+            not isinstance(error, discord.HTTPException)
+            or error.status in (429,)
+            or (error.status >= 500)
+        )
+        if transient and keep is None and game_id is not None:
+            await service_of(interaction).owe_retire(
+                game_id=game_id, channel_id=message.channel_id, message_id=message.message_id
+            )
 
 
 async def after_post(
@@ -158,7 +172,7 @@ async def after_post(
     elif post.game_over:
         previous = await last_board(interaction, post.game_id)
     if previous is not None and previous != sent:
-        await retire(interaction, previous, embed=retired_embed)
+        await retire(interaction, previous, embed=retired_embed, game_id=post.game_id)
     if post.game_over and (sent is not None or post.replace):
         await threads.archive_if_ours(interaction.channel, bot_user_id(interaction))
 
@@ -346,7 +360,7 @@ async def accept(
                 view, (f"Accepted by {adapter.mention(interaction.user.id)}; the board is below.",)
             )
         )
-        await retire(interaction, previous, embed=closed)
+        await retire(interaction, previous, embed=closed, game_id=post.game_id)
 
 
 async def decline(interaction: Interaction, game_id: int, *, from_button: bool = False) -> None:
@@ -420,9 +434,17 @@ async def show_board(
         interaction.extras["game_id"] = outcome.game.id
         player = outcome.game.colour_of(interaction.user.id)
         side = side or player or default_orientation(outcome.game)
-        return board_post(
+        post = board_post(
             interaction, outcome, orientation=side, ephemeral=ephemeral, prompt=player is not None
         )
+        failure = (await service.post_failures([outcome.game.id])).get(outcome.game.id)
+        if failure is not None:  # the bot's own posts there are refused (issue 24)
+            post.embed.add_field(
+                name="Cannot post",
+                value=f"{failure.line}. A moderator can move the game with /relocate.",
+                inline=False,
+            )
+        return post
 
     await publish(interaction, work())
 

@@ -267,6 +267,11 @@ class Delivery:
         row = owed.row
         if row.kind == "expired":
             return await self._edit_expired(owed)
+        if row.kind == "retire":
+            await self._edit_buttons_off(
+                row.guild_id, row.channel_id, int(row.payload["message_id"])
+            )
+            return None
         build = self._builder(owed)
         if build is None:
             return None
@@ -346,7 +351,7 @@ class Delivery:
                     game_id=game.id, channel_id=message.channel.id, message_id=message.id
                 )
                 if previous is not None and previous != (message.channel.id, message.id):
-                    await self._retire(game.guild_id, *previous)
+                    await self._retire(game.id, game.guild_id, *previous)
             if game.is_over:
                 channel: Any = self.bot.get_channel(row.channel_id)
                 me = self.bot.user
@@ -355,12 +360,30 @@ class Delivery:
         except Exception as error:
             log.info("outbox %s: after delivering: %s", row.id, error)
 
-    async def _retire(self, guild_id: int | None, channel_id: int, message_id: int) -> None:
-        """Take the buttons off a game's previous board."""
+    async def _retire(
+        self, game_id: int, guild_id: int | None, channel_id: int, message_id: int
+    ) -> None:
+        """Take the buttons off a game's previous board; if Discord fails for now, the
+        edit is owed (a ``retire`` row)."""
+        try:
+            await self._edit_buttons_off(guild_id, channel_id, message_id)
+        except Permanent as error:
+            log.info("could not retire the buttons of message %s: %s", message_id, error)
+        except Transient as error:
+            log.info("retiring the buttons of message %s failed for now: %s", message_id, error)
+            await self.service.owe_retire(
+                game_id=game_id, channel_id=channel_id, message_id=message_id
+            )
+
+    async def _edit_buttons_off(
+        self, guild_id: int | None, channel_id: int, message_id: int
+    ) -> None:
         message = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
         try:
             await self._request(
                 channel_id, lambda: message.get_partial_message(message_id).edit(view=None)
             )
-        except (Transient, Permanent) as error:
-            log.info("could not retire the buttons of message %s: %s", message_id, error)
+        except Permanent as error:
+            if "Unknown Message" in str(error):
+                return  # deleted: no buttons left to take off
+            raise

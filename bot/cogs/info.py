@@ -140,9 +140,10 @@ class InfoCog(commands.Cog, name="Info"):
                     limit=25,
                     viewer=answers.viewer_of(interaction),
                 )
+                failures = await service.post_failures([g.id for g in games])
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
-            return Post(embed=adapter.games_embed(games, guild_id), ephemeral=True)
+            return Post(embed=adapter.games_embed(games, guild_id, failures), ephemeral=True)
 
         await answers.answer(interaction, work())
 

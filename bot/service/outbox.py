@@ -8,7 +8,11 @@ game in a server: a console game has no channel to post in):
 - ``board``: the computer moved, or accepted a draw: the board after it, pinging the player
   to act (``ComputerPlay``; the human's own moves are answered through their interaction);
 - ``reminder``, ``timeout``, ``expired``: the deadline scheduler's three events
-  (``Deadlines``).
+  (``Deadlines``);
+- ``board`` for a person's move, accept, resignation or draw, held while their
+  interaction's answer carries it (``Outcome.owed``; the Discord bot sets
+  ``hold_boards_ms``);
+- ``retire``: an old board's buttons to take off, after the edit failed for now.
 
 A post is built when it is delivered, from the store: the log entry it announces (``seq``)
 and the game as it is then. A ``board`` whose game has moved on since is delivered without
@@ -24,7 +28,7 @@ their reason: ``post_failures`` names them for ``/games`` and ``/board``, and a 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.service.clock import from_ms
@@ -103,6 +107,21 @@ class Owing(Deadlines):
         async with self.repo.write() as tx:
             await tx.outbox_retry(check_id(owed, "the outbox row"), self._now_ms(), reason)
         self._owed_committed()
+
+    async def owe_retire(self, *, game_id: int, channel_id: int, message_id: int) -> None:
+        """A game's old board kept its buttons (the edit failed for now): owe the edit,
+        so that no stale board offers buttons for long (``retire`` rows)."""
+        game_id = check_id(game_id, "the game id")
+        async with self._write(durable=False) as tx:
+            row = await tx.get_game(game_id)
+            if row is None:
+                raise NotFound(f"there is no game {game_id}")
+            await self._owe(
+                tx,
+                replace(row, location_id=check_id(channel_id, "the channel id")),
+                "retire",
+                payload={"message_id": check_id(message_id, "the message id")},
+            )
 
     async def prune_owed(self) -> int:
         async with self.repo.write(durable=False) as tx:
