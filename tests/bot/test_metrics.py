@@ -240,3 +240,16 @@ def test_a_taken_port_ends_the_bot_with_one_line(fake: LoopbackDiscord, tmp_path
     )
     assert "Traceback" not in done.stderr
     assert fake.requests() == []  # Discord was not contacted
+
+
+async def test_every_metric_is_documented(metrics: Metrics) -> None:
+    metrics.set_outbox_source(lambda: (0, 0))
+    metrics.outbox_failure("timeout")
+    text, _ = await scrape(metrics)
+    families = set(re.findall(r"^# TYPE (\S+)", text, re.MULTILINE))
+    docs = (Path(__file__).parents[2] / "docs" / "discord.md").read_text(encoding="utf-8")
+    assert len(families) >= 8
+    for name in families:
+        assert f"`{name}" in docs, f"{name} is not in docs/discord.md"
+    for variable in ("CHESSGARDEN_METRICS_PORT", "CHESSGARDEN_METRICS_HOST"):
+        assert f"| `{variable}` |" in docs
