@@ -12,7 +12,8 @@ code has no test hook.
     fake.wait_for(lambda: fake.identified)             # IDENTIFY came in
     fake.fault("POST /channels/{channel_id}/messages", "503", count=2)
     ...
-    fake.requests(); fake.messages(channel_id)
+    play = fake.command(user_id, "play", {"variant": ..., "computer": 1})
+    fake.requests(); fake.messages(channel_id); fake.interaction_messages(play)
     fake.release(); fake.stop()
 
 What it answers (the way Discord does, for what the bot uses):
@@ -25,8 +26,13 @@ What it answers (the way Discord does, for what the bot uses):
   /channels/{id}`` (a thread's archive and lock), ``POST /channels/{id}/threads``;
 - a message's ``nonce`` with ``enforce_nonce``: a POST with a nonce used in that channel
   within ``nonce_window`` seconds returns the ORIGINAL message (same id), nothing new;
+- interactions: ``command(user_id, name, options)`` sends a slash command's
+  INTERACTION_CREATE over the gateway; its callback (``POST /interactions/{id}/{token}/
+  callback``, types 4 to 9), follow-ups (``POST /webhooks/{app}/{token}``) and the
+  ``@original`` and follow-up messages (GET, PATCH, DELETE) are answered and recorded
+  (``Interaction.response``, ``interaction_messages``);
 - anything else: recorded, and 404 with Discord's error body ``{"message", "code"}``;
-- every request must carry ``Authorization: Bot <token>`` (else 401, as Discord).
+- every bot-token request must carry ``Authorization: Bot <token>`` (else 401, as Discord).
 
 Faults (``fault(route, kind, count)``) answer the next ``count`` matching requests with
 ``kind``: ``500``, ``502``, ``503``; ``429`` (per-route) and ``429-global`` with Discord's
@@ -51,19 +57,14 @@ text frames need no compression. ``dispatch(event, data)`` sends any event later
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import itertools
 import json
-import math
 import os
-import socket
-import struct
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,13 +72,28 @@ from aiohttp import WSMsgType, web
 from discord_payloads import (
     channel_payload,
     guild_payload,
-    iso_now,
     member_payload,
-    message_problems,
     role_payload,
     snowflake,
     thread_payload,
     user_payload,
+)
+from loopback_routes import (
+    EPHEMERAL,
+    ERRORS,
+    FAULT_KINDS,
+    Fault,
+    Interaction,
+    Message,
+    Refused,
+    Request,
+    answer_json,
+    command_payload,
+    match_route,
+    message_payload,
+    rate_limited,
+    read_body,
+    reset_connection,
 )
 
 API = "/api/v10"
@@ -92,99 +108,6 @@ VIEW, SEND, EMBED, ATTACH, HISTORY = 1 << 10, 1 << 11, 1 << 14, 1 << 15, 1 << 16
 PUBLIC_THREADS, SEND_IN_THREADS, APP_COMMANDS = 1 << 35, 1 << 38, 1 << 31
 EVERYONE_PERMS = VIEW | SEND | HISTORY | APP_COMMANDS | EMBED | ATTACH
 BOT_PERMS = SEND | EMBED | ATTACH | PUBLIC_THREADS | SEND_IN_THREADS
-
-FAULT_KINDS = (
-    "500", "502", "503", "429", "429-global", "403-50013", "403-50001", "404-10003",
-    "hang", "reset", "apply-hang",
-)  # fmt: skip
-ERRORS = {
-    "403-50013": (403, 50013, "Missing Permissions"),
-    "403-50001": (403, 50001, "Missing Access"),
-    "404-10003": (404, 10003, "Unknown Channel"),
-    "500": (500, 0, "500: Internal Server Error"),
-    "502": (502, 0, "502: Bad Gateway"),
-    "503": (503, 0, "503: Service Unavailable"),
-}
-
-
-@dataclass
-class Request:
-    """One request as the fake received it."""
-
-    method: str
-    path: str  # after /api/v10, without the query
-    route: str | None  # the template it matched, e.g. 'POST /channels/{channel_id}/messages'
-    values: dict[str, str]
-    query: dict[str, str]
-    body: dict[str, Any] | list[Any] | None  # the JSON body, or multipart's payload_json
-    files: list[str]
-    at: float  # time.time()
-    status: int | None = None  # what it was answered (None: not answered, e.g. hung)
-    fault: str | None = None  # the fault kind that answered it
-
-    @property
-    def nonce(self) -> str | None:
-        if isinstance(self.body, dict) and self.body.get("nonce") is not None:
-            return str(self.body["nonce"])
-        return None
-
-    @property
-    def line(self) -> str:
-        return f"{self.method} {self.path}"
-
-
-@dataclass
-class Message:
-    """A message as channel readers see it."""
-
-    id: int
-    channel_id: int
-    payload: dict[str, Any]
-    nonce: str | None
-    created_at: float  # time.time()
-    edits: int = 0
-    deleted: bool = False
-
-    @property
-    def content(self) -> str:
-        return str(self.payload.get("content") or "")
-
-    @property
-    def files(self) -> list[str]:
-        return [a["filename"] for a in self.payload.get("attachments") or []]
-
-    @property
-    def text(self) -> str:
-        parts = [self.content]
-        for embed in self.payload.get("embeds") or []:
-            parts += [embed.get("title") or "", embed.get("description") or ""]
-            parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields") or []]
-        return "\n".join(p for p in parts if p)
-
-
-@dataclass
-class Fault:
-    route: str
-    kind: str
-    count: int
-    retry_after: float
-    used: int = 0
-
-    def matches(self, request: Request) -> bool:
-        if self.used >= self.count:
-            return False
-        if self.route in ("*", request.route):
-            return True
-        return fnmatch.fnmatchcase(request.line, self.route)
-
-
-class Refused(Exception):
-    def __init__(self, status: int, code: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-Handler = Callable[["LoopbackDiscord", Request], Any]
 
 
 class LoopbackDiscord:
@@ -208,6 +131,7 @@ class LoopbackDiscord:
         self._messages: dict[int, Message] = {}
         self._nonces: dict[tuple[int, str], int] = {}
         self._faults: list[Fault] = []
+        self._interactions: dict[str, Interaction] = {}  # by token
         self.identifies: list[dict[str, Any]] = []  # IDENTIFY payloads (token masked)
         self.gateway_urls: list[str] = []  # the URL of each websocket (query: compression)
         self.heartbeats = 0
@@ -356,6 +280,42 @@ class LoopbackDiscord:
             self.threads[thread_id] = data
         return thread_id
 
+    def command(
+        self,
+        user_id: int,
+        name: str,
+        options: dict[str, str | int | bool] | None = None,
+        *,
+        channel_id: int | None = None,
+    ) -> Interaction:
+        """A slash command ``/name`` by ``user_id`` (a member with @everyone's permissions)
+        in the text channel (or ``channel_id``), sent over the gateway as Discord does:
+        INTERACTION_CREATE. Options are strings, integers or booleans."""
+        interaction_id = snowflake()
+        channel_id = channel_id or self.channel_id
+        with self.lock:
+            channel = dict(self.known_channel(channel_id))
+        state = Interaction(interaction_id, f"token-{interaction_id}", channel_id, user_id, name)
+        payload = command_payload(
+            state,
+            self.application_id,
+            self.guild_id,
+            channel,
+            member_payload(
+                user_payload(user_id, f"user{user_id % 1000}"), [], permissions=EVERYONE_PERMS
+            ),
+            str(BOT_PERMS | EVERYONE_PERMS),
+            options or {},
+        )
+        with self.lock:
+            self._interactions[state.token] = state
+        self.dispatch("INTERACTION_CREATE", payload)
+        return state
+
+    def interaction_messages(self, interaction: Interaction) -> list[Message]:
+        with self.lock:
+            return [self._messages[m] for m in interaction.messages]
+
     def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Send a gateway event (e.g. INTERACTION_CREATE) to every open session."""
         loop = self._loop
@@ -404,8 +364,8 @@ class LoopbackDiscord:
 
     async def _rest(self, http: web.Request) -> web.StreamResponse:
         path = "/" + http.match_info["tail"]
-        body, files = await _read_body(http)
-        route, values, handler = _match(http.method, path)
+        body, files = await read_body(http)
+        route, values, handler = match_route(http.method, path)
         request = Request(
             http.method, path, route, values, dict(http.query), body, files, time.time()
         )
@@ -416,16 +376,17 @@ class LoopbackDiscord:
                 fault.used += 1
                 request.fault = fault.kind
         try:
-            if http.headers.get("Authorization") != f"Bot {self.token}":
+            interaction = path.startswith(("/interactions/", "/webhooks/"))  # their own token
+            if not interaction and http.headers.get("Authorization") != f"Bot {self.token}":
                 raise Refused(401, 0, "401: Unauthorized")
             if fault is not None and fault.kind == "reset":
-                return _reset(http, request)
+                return reset_connection(http, request)
             if fault is not None and fault.kind == "hang":
                 await self._hold()
             elif fault is not None and fault.kind in ERRORS:
                 raise Refused(*ERRORS[fault.kind])
             elif fault is not None and fault.kind.startswith("429"):
-                return _rate_limited(request, fault)
+                return rate_limited(request, fault)
             if handler is None:
                 raise Refused(404, 0, "404: Not Found")
             with self.lock:
@@ -434,12 +395,14 @@ class LoopbackDiscord:
                 await self._hold()
         except Refused as refused:
             request.status = refused.status
-            return _json({"message": refused.message, "code": refused.code}, status=refused.status)
+            return answer_json(
+                {"message": refused.message, "code": refused.code}, status=refused.status
+            )
         if answer is None:
             request.status = 204
             return web.Response(status=204)
         request.status = 200
-        return _json(answer)
+        return answer_json(answer)
 
     async def _hold(self) -> None:
         event = asyncio.Event()
@@ -453,7 +416,7 @@ class LoopbackDiscord:
                 Request(http.method, http.path, None, {}, dict(http.query), None, [], time.time())
             )
             self._requests[-1].status = 404
-        return _json({"message": "404: Not Found", "code": 0}, status=404)
+        return answer_json({"message": "404: Not Found", "code": 0}, status=404)
 
     async def _control_fault(self, http: web.Request) -> web.Response:
         data = await http.json()
@@ -465,11 +428,11 @@ class LoopbackDiscord:
                 retry_after=float(data.get("retry_after", 0.5)),
             )
         except (KeyError, ValueError) as error:
-            return _json({"error": str(error)}, status=400)
-        return _json({"ok": True})
+            return answer_json({"error": str(error)}, status=400)
+        return answer_json({"ok": True})
 
     async def _control_release(self, http: web.Request) -> web.Response:
-        return _json({"released": self.release()})
+        return answer_json({"released": self.release()})
 
     # ----- state (called under self.lock by the handlers) ----------------------------
 
@@ -480,31 +443,25 @@ class LoopbackDiscord:
         return data
 
     def create_message(
-        self, channel_id: int, data: dict[str, Any], files: list[str], nonce: str | None
+        self,
+        channel_id: int,
+        data: dict[str, Any],
+        files: list[str],
+        nonce: str | None,
+        interaction: Interaction | None = None,
     ) -> Message:
         message_id = snowflake()
-        payload: dict[str, Any] = {
-            "id": str(message_id),
-            "channel_id": str(channel_id),
-            "guild_id": str(self.guild_id),
-            "author": user_payload(self.bot_id, "chessgarden", bot=True),
-            "content": data.get("content") or "",
-            "timestamp": iso_now(),
-            "edited_timestamp": None,
-            "tts": False,
-            "mention_everyone": False,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [_attachment(name) for name in files],
-            "embeds": list(data.get("embeds") or []),
-            "pinned": False,
-            "type": 0,
-            "flags": int(data.get("flags") or 0),
-            "components": list(data.get("components") or []),
-        }
+        author = user_payload(self.bot_id, "chessgarden", bot=True)
+        payload = message_payload(message_id, channel_id, self.guild_id, author, data, files)
         if nonce is not None:
             payload["nonce"] = nonce
         message = Message(message_id, channel_id, payload, nonce, time.time())
+        if interaction is not None:
+            payload["webhook_id"] = payload["application_id"] = str(self.application_id)
+            payload["type"] = 20
+            message.interaction_id = interaction.id
+            message.ephemeral = bool(payload["flags"] & EPHEMERAL)
+            interaction.messages.append(message_id)
         self._messages[message_id] = message
         return message
 
@@ -597,278 +554,11 @@ class LoopbackDiscord:
 # ----- helpers -----------------------------------------------------------------------------
 
 
-def _json(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    """A JSON answer with Content-Type exactly ``application/json``, as Discord sends it
-    (discord.py parses a body as JSON only then; aiohttp's default adds a charset)."""
-    return web.Response(
-        body=json.dumps(data).encode(),
-        status=status,
-        headers={**(headers or {}), "Content-Type": "application/json"},
-    )
-
-
 async def _send(ws: web.WebSocketResponse, payload: dict[str, Any]) -> None:
     payload.setdefault("s", None)
     payload.setdefault("t", None)
     payload.setdefault("d", None)
     await ws.send_str(json.dumps(payload))
-
-
-async def _read_body(http: web.Request) -> tuple[Any, list[str]]:
-    """The JSON body, or multipart's ``payload_json`` and the names of its files."""
-    if not http.can_read_body:
-        return None, []
-    kind = http.content_type
-    if kind.startswith("multipart/"):
-        body: Any = None
-        files: list[str] = []
-        reader = await http.multipart()
-        async for part in reader:
-            if part.name == "payload_json":  # type: ignore[union-attr]
-                body = json.loads(await part.text())  # type: ignore[union-attr]
-            else:
-                await part.read()  # type: ignore[union-attr]
-                files.append(part.filename or str(part.name))  # type: ignore[union-attr]
-        return body, files
-    raw = await http.read()
-    if not raw:
-        return None, []
-    try:
-        return json.loads(raw), []
-    except ValueError:
-        return {"raw": raw.decode("utf-8", "replace")}, []
-
-
-def _attachment(name: str) -> dict[str, Any]:
-    return {
-        "id": str(snowflake()),
-        "filename": name,
-        "size": 1000,
-        "url": f"http://127.0.0.1/attachments/{name}",
-        "proxy_url": f"http://127.0.0.1/attachments/{name}",
-    }
-
-
-def _rate_limited(request: Request, fault: Fault) -> web.Response:
-    """A 429 the way Discord sends it: the body's retry_after (seconds, float) decides;
-    ``Via`` tells discord.py that it is not a Cloudflare ban."""
-    scope = "global" if fault.kind == "429-global" else "user"
-    request.status = 429
-    headers = {
-        "Retry-After": str(max(1, math.ceil(fault.retry_after))),
-        "X-RateLimit-Limit": "5",
-        "X-RateLimit-Remaining": "0",
-        "X-RateLimit-Reset": f"{time.time() + fault.retry_after:.3f}",
-        "X-RateLimit-Reset-After": f"{fault.retry_after:.3f}",
-        "X-RateLimit-Bucket": "loopback-" + (request.route or request.path).replace(" ", "_"),
-        "X-RateLimit-Scope": scope,
-        "Via": "1.1 google",
-    }
-    if scope == "global":
-        headers["X-RateLimit-Global"] = "true"
-    body = {
-        "message": "You are being rate limited.",
-        "retry_after": fault.retry_after,
-        "global": scope == "global",
-        "code": 0,
-    }
-    return _json(body, status=429, headers=headers)
-
-
-def _reset(http: web.Request, request: Request) -> web.Response:
-    """Reset the connection (RST, not FIN): no answer ever comes."""
-    transport = http.transport
-    if transport is not None:
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        transport.abort()
-    request.status = None
-    raise asyncio.CancelledError  # aiohttp drops the handler; nothing is written
-
-
-def _match(method: str, path: str) -> tuple[str | None, dict[str, str], Handler | None]:
-    parts = path.strip("/").split("/")
-    for template, handler in ROUTES.items():
-        verb, pattern = template.split(" ", 1)
-        names = pattern.strip("/").split("/")
-        if verb != method or len(names) != len(parts):
-            continue
-        values: dict[str, str] = {}
-        for name, part in zip(names, parts, strict=True):
-            if name.startswith("{"):
-                values[name[1:-1]] = part
-            elif name != part:
-                break
-        else:
-            return template, values, handler
-    return None, {}, None
-
-
-def _channel_id(request: Request) -> int:
-    try:
-        return int(request.values["channel_id"])
-    except ValueError:
-        raise Refused(404, 10003, "Unknown Channel") from None
-
-
-def _message_body(request: Request) -> dict[str, Any]:
-    body = request.body if isinstance(request.body, dict) else {}
-    problems = message_problems(body, request.files, new=request.method == "POST")
-    if problems:
-        raise Refused(400, 50035, "Invalid Form Body: " + "; ".join(problems))
-    return body
-
-
-# ----- routes (called under the fake's lock) -----------------------------------------------
-
-
-def _me(fake: LoopbackDiscord, request: Request) -> Any:
-    return user_payload(fake.bot_id, "chessgarden", bot=True)
-
-
-def _application(fake: LoopbackDiscord, request: Request) -> Any:
-    return {
-        "id": str(fake.application_id),
-        "name": "Chess Garden",
-        "icon": None,
-        "description": "",
-        "rpc_origins": [],
-        "bot_public": True,
-        "bot_require_code_grant": False,
-        "owner": user_payload(fake.owner_id, "owner"),
-        "summary": "",
-        "verify_key": "0" * 64,
-        "flags": 0,
-        "interactions_endpoint_url": None,
-    }
-
-
-def _gateway_url(fake: LoopbackDiscord, request: Request) -> Any:
-    answer: dict[str, Any] = {"url": fake.gateway_url}
-    if request.path.endswith("/bot"):
-        answer["shards"] = 1
-        answer["session_start_limit"] = {
-            "total": 1000,
-            "remaining": 1000,
-            "reset_after": 0,
-            "max_concurrency": 1,
-        }
-    return answer
-
-
-def _sync_commands(fake: LoopbackDiscord, request: Request) -> Any:
-    commands = request.body if isinstance(request.body, list) else []
-    return [
-        dict(c, id=str(snowflake()), application_id=str(fake.application_id), version="1")
-        for c in commands
-    ]
-
-
-def _no_commands(fake: LoopbackDiscord, request: Request) -> Any:
-    return []
-
-
-def _post_message(fake: LoopbackDiscord, request: Request) -> Any:
-    channel_id = _channel_id(request)
-    fake.known_channel(channel_id)
-    data = _message_body(request)
-    nonce = request.nonce
-    if nonce is not None and data.get("enforce_nonce"):
-        earlier = fake._nonces.get((channel_id, nonce))
-        original = fake._messages.get(earlier) if earlier is not None else None
-        if original is not None and time.time() - original.created_at <= fake.nonce_window:
-            return original.payload  # Discord answers with the message the nonce made
-    message = fake.create_message(channel_id, data, request.files, nonce)
-    if nonce is not None:
-        fake._nonces[(channel_id, nonce)] = message.id
-    return message.payload
-
-
-def _message(fake: LoopbackDiscord, request: Request) -> Any:
-    channel_id = _channel_id(request)
-    fake.known_channel(channel_id)
-    message = fake.message_in(channel_id, int(request.values["message_id"]))
-    if request.method == "GET":
-        return message.payload
-    if request.method == "DELETE":
-        message.deleted = True
-        return None
-    data = _message_body(request)
-    for key in ("content", "embeds", "components", "flags"):
-        if key in data:
-            message.payload[key] = data[key] if data[key] is not None else ""
-    if "attachments" in data or request.files:
-        kept = {str(a.get("id")) for a in data.get("attachments") or [] if "id" in a}
-        old = [a for a in message.payload["attachments"] if str(a["id"]) in kept]
-        message.payload["attachments"] = old + [_attachment(n) for n in request.files]
-    message.payload["edited_timestamp"] = iso_now()
-    message.edits += 1
-    return message.payload
-
-
-def _channel(fake: LoopbackDiscord, request: Request) -> Any:
-    channel_id = _channel_id(request)
-    data = fake.known_channel(channel_id)
-    if request.method == "GET":
-        return data
-    if channel_id not in fake.threads:
-        raise Refused(403, 50013, "Missing Permissions")  # the bot edits only its threads
-    if request.method == "DELETE":
-        del fake.threads[channel_id]
-        return data
-    body = request.body if isinstance(request.body, dict) else {}
-    meta = data["thread_metadata"]
-    if meta["archived"] and body.get("archived") is not False:
-        raise Refused(400, 50083, "Thread is archived")
-    for key in ("archived", "locked", "auto_archive_duration"):
-        if key in body:
-            meta[key] = body[key]
-    if "name" in body:
-        data["name"] = body["name"]
-    fake.gateway_dispatch_soon("THREAD_UPDATE", dict(data))
-    return data
-
-
-def _create_thread(fake: LoopbackDiscord, request: Request) -> Any:
-    parent_id = _channel_id(request)
-    if parent_id not in fake.channels:
-        raise Refused(404, 10003, "Unknown Channel")
-    body = request.body if isinstance(request.body, dict) else {}
-    thread_id = snowflake()
-    data = thread_payload(
-        thread_id,
-        fake.guild_id,
-        parent_id,
-        fake.bot_id,
-        str(body.get("name") or "thread"),
-        kind=int(body.get("type") or 11),
-        auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
-    )
-    fake.threads[thread_id] = data
-    fake.gateway_dispatch_soon("THREAD_CREATE", {**data, "newly_created": True})
-    return data
-
-
-ROUTES: dict[str, Handler] = {
-    "GET /users/@me": _me,
-    "GET /oauth2/applications/@me": _application,
-    "GET /applications/@me": _application,
-    "GET /gateway": _gateway_url,
-    "GET /gateway/bot": _gateway_url,
-    "PUT /applications/{application_id}/commands": _sync_commands,
-    "PUT /applications/{application_id}/guilds/{guild_id}/commands": _sync_commands,
-    "GET /applications/{application_id}/commands": _no_commands,
-    "GET /applications/{application_id}/guilds/{guild_id}/commands": _no_commands,
-    "POST /channels/{channel_id}/messages": _post_message,
-    "GET /channels/{channel_id}/messages/{message_id}": _message,
-    "PATCH /channels/{channel_id}/messages/{message_id}": _message,
-    "DELETE /channels/{channel_id}/messages/{message_id}": _message,
-    "GET /channels/{channel_id}": _channel,
-    "PATCH /channels/{channel_id}": _channel,
-    "DELETE /channels/{channel_id}": _channel,
-    "POST /channels/{channel_id}/threads": _create_thread,
-}
 
 
 def run_forever() -> None:

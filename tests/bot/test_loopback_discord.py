@@ -18,6 +18,8 @@ import discord
 import pytest
 from discord.http import HTTPClient, Route, handle_message_parameters
 
+import variants
+
 sys.path.insert(0, str(Path(__file__).parent))  # the fake lives beside this file
 from loopback_discord import LoopbackDiscord  # noqa: E402
 
@@ -216,3 +218,30 @@ def test_the_real_bot_logs_in_reaches_ready_and_stops_on_sigterm(
     assert fake.identifies[0]["intents"] == 1  # guilds only, no privileged intent
     assert fake.gateway_urls[0].startswith("/gateway?v=10&encoding=json")
     assert all(r.route is not None for r in fake.requests()), "a route the fake does not know"
+
+
+def test_a_slash_command_through_the_real_bot(fake: LoopbackDiscord, tmp_path: Path) -> None:
+    """/play against the computer, sent over the gateway: the bot answers the interaction
+    (callback, then follow-ups or edits) and posts the computer's move with its token."""
+    log = tmp_path / "bot.log"
+    proc = fake.spawn_bot(str(tmp_path / "db.sqlite3"), log)
+    human = 987654321987654321
+    try:
+        fake.wait_for(lambda: "logged in as chessgarden" in bot_log(log), 60)
+        play = fake.command(
+            human, "play", {"variant": variants.names()[0], "computer": 1, "colour": "black"}
+        )
+        fake.wait_for(lambda: fake.requests(POST), 60)  # the computer's move, bot token
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = bot_log(log)
+    assert code == 0 and "Traceback" not in text, text
+    assert play.response in (4, 5), [r.line for r in fake.requests()]
+    answer = fake.interaction_messages(play)
+    assert answer and "the computer" in "\n".join(m.text for m in answer).lower()
+    moved = [m for m in fake.messages(fake.channel_id) if m.interaction_id is None]
+    assert moved and f"<@{human}>" in moved[-1].content and "board.png" in moved[-1].files
