@@ -509,19 +509,23 @@ class LoopbackDiscord:
             self.identifies.append(shown)
             threads = [dict(t) for t in self.threads.values()]
             channels = [dict(c) for c in self.channels.values()]
+        shard = data.get("shard")  # [id, count]: the guild is on shard (id >> 22) % count
+        ours = shard is None or (self.guild_id >> 22) % int(shard[1]) == int(shard[0])
         ready: dict[str, Any] = {
             "v": 10,
             "user": user_payload(self.bot_id, "chessgarden", bot=True),
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(self.guild_id), "unavailable": True}] if ours else [],
             "session_id": f"loopback-{snowflake()}",
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(self.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
         }
-        if data.get("shard") is not None:
-            ready["shard"] = data["shard"]
+        if shard is not None:
+            ready["shard"] = shard
         await self._event(ws, "READY", ready)
+        if not ours:
+            return
         bot_user = user_payload(self.bot_id, "chessgarden", bot=True)
         guild = guild_payload(
             self.guild_id,

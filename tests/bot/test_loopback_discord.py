@@ -195,14 +195,15 @@ def bot_log(path: Path) -> str:
     return path.read_text(errors="replace") if path.exists() else ""
 
 
-def test_the_real_bot_logs_in_reaches_ready_and_stops_on_sigterm(
-    fake: LoopbackDiscord, tmp_path: Path
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_the_real_bot_logs_in_reaches_ready_and_stops_on_a_signal(
+    fake: LoopbackDiscord, tmp_path: Path, signum: int
 ) -> None:
     log = tmp_path / "bot.log"
     proc = fake.spawn_bot(str(tmp_path / "db.sqlite3"), log)
     try:
         fake.wait_for(lambda: "logged in as chessgarden; in 1 servers" in bot_log(log), 60)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         code = proc.wait(15)
     finally:
         if proc.poll() is None:
@@ -218,6 +219,28 @@ def test_the_real_bot_logs_in_reaches_ready_and_stops_on_sigterm(
     assert fake.identifies[0]["intents"] == 1  # guilds only, no privileged intent
     assert fake.gateway_urls[0].startswith("/gateway?v=10&encoding=json")
     assert all(r.route is not None for r in fake.requests()), "a route the fake does not know"
+    assert f"shutdown: {signal.Signals(signum).name} received; stopping" in text, text
+
+
+def test_a_signal_during_login_still_stops_cleanly(fake: LoopbackDiscord, tmp_path: Path) -> None:
+    """Discord hangs on the login's second request: SIGTERM ends the wait, exit code 0."""
+    log = tmp_path / "bot.log"
+    fake.fault("GET /oauth2/applications/@me", "hang")
+    proc = fake.spawn_bot(str(tmp_path / "db.sqlite3"), log)
+    try:
+        fake.wait_for(lambda: fake.held, 60)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = bot_log(log)
+    assert code == 0, text
+    assert time.monotonic() - started < 10
+    assert "shutdown: the store closed" in text and "Traceback" not in text, text
+    assert not fake.identifies  # it never reached the gateway
 
 
 def test_a_slash_command_through_the_real_bot(fake: LoopbackDiscord, tmp_path: Path) -> None:
@@ -245,3 +268,23 @@ def test_a_slash_command_through_the_real_bot(fake: LoopbackDiscord, tmp_path: P
     assert answer and "the computer" in "\n".join(m.text for m in answer).lower()
     moved = [m for m in fake.messages(fake.channel_id) if m.interaction_id is None]
     assert moved and f"<@{human}>" in moved[-1].content and "board.png" in moved[-1].files
+
+
+def test_the_real_bot_as_one_shard_of_two(fake: LoopbackDiscord, tmp_path: Path) -> None:
+    """The sharded bot (``AutoShardedBot``) on the shard that has the guild: identified with
+    ``[id, 2]``, READY then the guild; it stops gracefully too."""
+    log = tmp_path / "bot.log"
+    owner = (fake.guild_id >> 22) % 2
+    env = {"CHESSGARDEN_SHARDS": "2", "CHESSGARDEN_SHARD_IDS": str(owner)}
+    proc = fake.spawn_bot(str(tmp_path / "db.sqlite3"), log, env=env)
+    try:
+        fake.wait_for(lambda: "logged in as chessgarden; in 1 servers" in bot_log(log), 60)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0, bot_log(log)
+    assert [i["shard"] for i in fake.identifies] == [[owner, 2]]
+    assert "shutdown: the Discord connection closed" in bot_log(log)

@@ -129,6 +129,13 @@ def stop(proc: subprocess.Popen[bytes], log: Path) -> tuple[int, float, str, set
 
 
 def sound(db: str) -> str:
+    """The store's integrity check, after the service has opened and closed it again."""
+
+    async def reopen() -> None:
+        service = await GameService.open(db)
+        await service.close()
+
+    asyncio.run(reopen())
     with sqlite3.connect(db) as con:
         return str(con.execute("PRAGMA integrity_check").fetchone()[0])
 
