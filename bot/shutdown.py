@@ -62,7 +62,7 @@ async def run_step(step: Step, deadline: Deadline | None = None) -> bool:
     """Run one step within its time; log one line. True if it stopped cleanly."""
     limit = step.timeout
     if deadline is not None:
-        limit = max(MIN_STEP_S, min(limit, deadline.left()))
+        limit = min(limit, max(MIN_STEP_S, deadline.left()))
     started = time.monotonic()
     try:
         note = await asyncio.wait_for(step.stop(), limit)
