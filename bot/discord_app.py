@@ -10,11 +10,12 @@ It asks for no privileged intent: slash commands and buttons need none.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -23,11 +24,18 @@ from discord.ext import commands
 from bot.cogs import EXTENSIONS
 from bot.outbox_delivery import Delivery
 from bot.service import ComputerRunner, GameService, Scheduler
+from bot.shutdown import Deadline, Step, run_steps, tasks_named
 from bot.threads import ThreadBudget
 from bot.views import DYNAMIC_ITEMS
 from storage import Shards
 
+if TYPE_CHECKING:
+    from bot.metrics import Metrics
+
 log = logging.getLogger(__name__)
+
+# discord.py's names for the tasks that run a slash command or a button press
+INTERACTION_TASKS = ("CommandTree-invoker", "discord-ui-view-dispatch-", "discord-ui-dynamic-item-")
 
 TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "CHESSGARDEN_DB"
@@ -37,6 +45,9 @@ THREADS_VAR = "CHESSGARDEN_THREADS_PER_HOUR"
 CHALLENGE_HOURS_VAR = "CHESSGARDEN_CHALLENGE_HOURS"
 SHARDS_VAR = "CHESSGARDEN_SHARDS"
 SHARD_IDS_VAR = "CHESSGARDEN_SHARD_IDS"
+METRICS_PORT_VAR = "CHESSGARDEN_METRICS_PORT"
+METRICS_HOST_VAR = "CHESSGARDEN_METRICS_HOST"
+DEFAULT_METRICS_HOST = "127.0.0.1"
 DEFAULT_MAX_CHALLENGES = 3
 DEFAULT_THREADS_PER_HOUR = 10
 DEFAULT_CHALLENGE_HOURS = 24
@@ -65,7 +76,11 @@ class Settings:
       shards) and ``CHESSGARDEN_SHARD_IDS`` (comma-separated, the ones this process runs;
       default all of them). With them the bot is discord.py's ``AutoShardedBot`` on those
       shards, and its deadline scheduler handles only their guilds' games; without them,
-      one unsharded client as before (docs/scaling.md).
+      one unsharded client as before (docs/scaling.md);
+    - ``metrics_port``/``metrics_host``: ``CHESSGARDEN_METRICS_PORT`` (serve ``/metrics`` in
+      Prometheus text format on this port; unset: no endpoint) and
+      ``CHESSGARDEN_METRICS_HOST`` (the address it listens on, default 127.0.0.1: this
+      machine only) (``bot.metrics``).
 
     The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
@@ -79,6 +94,8 @@ class Settings:
     challenge_hours: int = DEFAULT_CHALLENGE_HOURS
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    metrics_port: int | None = None
+    metrics_host: str = DEFAULT_METRICS_HOST
 
     @property
     def shards(self) -> Shards | None:
@@ -109,6 +126,7 @@ class Settings:
             threads_per_hour=_count(env, THREADS_VAR, DEFAULT_THREADS_PER_HOUR),
             challenge_hours=_count(env, CHALLENGE_HOURS_VAR, DEFAULT_CHALLENGE_HOURS),
             **_shards(env),
+            **_metrics(env),
         )
 
     def __str__(self) -> str:
@@ -136,6 +154,17 @@ def _shards(env: Mapping[str, str]) -> dict[str, Any]:
         if int(item) not in ids:
             ids.append(int(item))
     return {"shard_count": count, "shard_ids": tuple(sorted(ids))}
+
+
+def _metrics(env: Mapping[str, str]) -> dict[str, Any]:
+    """``metrics_port`` and ``metrics_host`` from the environment, checked."""
+    raw = (env.get(METRICS_PORT_VAR) or "").strip()
+    host = (env.get(METRICS_HOST_VAR) or "").strip() or DEFAULT_METRICS_HOST
+    if not raw:
+        return {}
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise SettingsError(f"{METRICS_PORT_VAR} must be a port number (1 to 65535), not {raw!r}")
+    return {"metrics_port": int(raw), "metrics_host": host}
 
 
 def _count(env: Mapping[str, str], name: str, default: int) -> int:
@@ -230,6 +259,9 @@ class ChessGardenBot(commands.Bot):
     """
 
     defer_after = 2.0
+    # seconds a deadline pass, a computer's move or an interaction may take to finish
+    # when the bot stops (the computer thinks for 2 s by default)
+    shutdown_grace = 4.0
 
     def __init__(
         self,
@@ -263,6 +295,9 @@ class ChessGardenBot(commands.Bot):
         # The computer's moves (issue 14): thought in worker processes. Started in
         # setup_hook: it resumes games waiting for the computer.
         self.computer_runner = ComputerRunner(service)
+        self.metrics: Metrics | None = None  # set by `chessgarden run` with a metrics port
+        self._shutdown: asyncio.Future[bool] | None = None
+        self.shutdown_deadline: Deadline | None = None  # one budget with the store's close
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -280,9 +315,45 @@ class ChessGardenBot(commands.Bot):
             await self.sync_commands()
 
     async def close(self) -> None:
-        await self.scheduler.stop()
-        await self.computer_runner.stop()
-        await self.delivery.stop()  # what is not delivered yet stays owed in the store
+        """Stop gracefully, once (discord.py may call this again): ``shutdown_steps``."""
+        if self._shutdown is None:
+            self._shutdown = asyncio.ensure_future(
+                run_steps(self.shutdown_steps(), self.shutdown_deadline)
+            )
+        await asyncio.shield(self._shutdown)
+
+    def shutdown_steps(self) -> list[Step]:
+        """What stops, in order (``bot.shutdown``): first whatever makes new work (each
+        may finish what it is doing), then whatever sends it, then the connection. The
+        store is closed after this by whoever opened it (``chessgarden run``)."""
+        grace = self.shutdown_grace
+        return [
+            Step("the deadline scheduler", self._stop_scheduler, grace + 1),
+            Step("the computer's moves", self._stop_computer, grace + 1),
+            Step(
+                "interactions in flight", lambda: tasks_named(INTERACTION_TASKS), grace, "finished"
+            ),
+            # posts being sent finish; the rest stay owed in the store for the next start
+            Step("the outbox delivery", self._stop_delivery, grace + 1),
+            Step("the Discord connection", self._close_connection, 3.0, "closed"),
+        ]
+
+    async def _stop_delivery(self) -> str | None:
+        pending = await self.delivery.stop(self.shutdown_grace)
+        return f"{pending} post(s) stay owed for the next start" if pending else None
+
+    async def _stop_scheduler(self) -> str | None:
+        if await self.scheduler.stop(self.shutdown_grace):
+            return "a pass was cut short; what it had not handled is still due"
+        return None
+
+    async def _stop_computer(self) -> str | None:
+        cut = await self.computer_runner.stop(self.shutdown_grace)
+        if cut:
+            return f"cut short in {cut} game(s); a move not yet stored is made after a restart"
+        return None
+
+    async def _close_connection(self) -> None:
         await super().close()
 
     async def sync_commands(self) -> list[Any]:
@@ -300,7 +371,8 @@ class ChessGardenBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("logged in as %s; in %d servers", self.user, len(self.guilds))
-        if not self.scheduler.running:  # the first READY: catch up, then keep time
+        if not self.scheduler.running and self._shutdown is None:  # the first READY:
+            # catch up, then keep time (not once stopping: the scheduler has been stopped)
             self.scheduler.start()
         self.delivery.start()  # what was owed before a restart goes out first
         if self.application_id is not None:

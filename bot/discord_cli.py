@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import signal
 import sys
 from typing import Any, cast
 
@@ -72,12 +74,18 @@ def run(args: argparse.Namespace) -> int:
 
     from storage import StoreOpenError
 
+    metrics_error: type[Exception] = _NoError
+    if settings.metrics_port is not None:
+        from bot.metrics import MetricsError as metrics_error
     discord.utils.setup_logging(level=_level(getattr(args, "log_level", "INFO")))
     try:
         asyncio.run(_serve(settings))
     except KeyboardInterrupt:
         return EXIT_OK
     except StoreOpenError as error:  # one line naming the file and the cause; nothing left running
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except metrics_error as error:  # the port is taken, say: one line; the store is closed
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except discord.LoginFailure:
@@ -92,26 +100,106 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _NoError(Exception):
+    """Never raised: stands for the metrics' error when there is no metrics endpoint."""
+
+
 def _level(name: str) -> int:
     value = logging.getLevelName(str(name).upper())
     return value if isinstance(value, int) else logging.INFO
 
 
 async def _serve(settings: Settings) -> None:
+    """Open the store, run the bot until SIGTERM or SIGINT (or a fatal error), then stop
+    gracefully: the bot's ``shutdown_steps``, then the store (``bot.shutdown``)."""
     from bot.discord_app import make_bot, open_service
+    from bot.shutdown import Deadline, Step, run_step
 
+    signals = StopSignals()
+    signals.install()
     # The store is opened before Discord is contacted: a store that cannot be opened
     # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
-    # Live games warm up in the background, the most recent first, while the bot logs
-    # in; then the collector's policy keeps full collections off the loop (issue 12).
-    service.start_warm_up()
+    metrics = None
+    deadline: Deadline | None = None
     try:
+        if settings.metrics_port is not None:
+            from bot.metrics import Metrics
+
+            metrics = Metrics()
+            metrics.watch_service(service)
+            await metrics.serve(settings.metrics_host, settings.metrics_port)
+            metrics.start_lag_probe()
+        # Live games warm up in the background, the most recent first, while the bot
+        # logs in; then the collector's policy keeps full collections off the loop.
+        service.start_warm_up()
         async with make_bot(service, settings) as bot:
-            assert settings.token is not None
-            await bot.start(settings.token)
+            bot.metrics = metrics
+            if not signals.received.is_set():
+                assert settings.token is not None
+                await _run_until_stopped(bot, settings.token, signals)
+            deadline = bot.shutdown_deadline = bot.shutdown_deadline or Deadline()
+            await bot.close()
     finally:
-        await service.close()
+        deadline = deadline or Deadline()
+        if metrics is not None:
+            await run_step(Step("the metrics endpoint", metrics.stop, 1.0, "closed"), deadline)
+        await run_step(Step("the store", service.close, 5.0, "closed"), deadline)
+        signals.remove()
+        if signals.received.is_set():
+            log.info("shutdown: done in %.2f s", deadline.elapsed())
+
+
+async def _run_until_stopped(bot: Any, token: str, signals: StopSignals) -> None:
+    """``bot.start`` until it ends by itself (an error: raised) or a signal comes."""
+    from bot.shutdown import Deadline
+
+    running = asyncio.ensure_future(bot.start(token))
+    stop = asyncio.ensure_future(signals.received.wait())
+    try:
+        await asyncio.wait({running, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if running.done():
+        running.result()  # LoginFailure and the like end the process with their message
+        return
+    bot.shutdown_deadline = Deadline()  # one budget for the bot's steps and the store
+    await bot.close()  # the graceful steps; then bot.start returns
+    try:
+        await asyncio.wait_for(running, 3.0)
+    except Exception as error:  # a login cut short by the stop, say: nothing to report
+        log.info("shutdown: the bot's connection ended with %s", type(error).__name__)
+
+
+class StopSignals:
+    """SIGTERM and SIGINT set ``received`` (once; a second signal is only logged)."""
+
+    def __init__(self) -> None:
+        self.received = asyncio.Event()
+        self.name: str | None = None
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, self._got, signum)
+            except (NotImplementedError, RuntimeError):  # not the main thread, or Windows
+                pass
+
+    def remove(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
+
+    def _got(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        if self.received.is_set():
+            log.warning("shutdown: %s received again; still stopping", name)
+            return
+        self.name = name
+        log.info("shutdown: %s received; stopping", name)
+        self.received.set()
 
 
 # ----- commands -------------------------------------------------------------------

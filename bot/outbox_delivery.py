@@ -71,15 +71,19 @@ MAX_SLEEP_S = 30.0
 
 
 class Transient(Exception):
-    """A try that may work later: ``after_s`` at the earliest."""
+    """A try that may work later: ``after_s`` at the earliest. ``label``: its kind, for
+    the metrics (``429``, ``5xx``, ``timeout``, ``connection``, ``other``)."""
 
-    def __init__(self, reason: str, after_s: float | None = None) -> None:
+    def __init__(self, reason: str, after_s: float | None = None, label: str = "other") -> None:
         super().__init__(reason)
         self.after_s = after_s
+        self.label = label
 
 
 class Permanent(Exception):
     """A refusal no retry changes: the row is kept as failed with this reason."""
+
+    label = "refused"
 
 
 def backoff_s(attempts: int) -> float:
@@ -92,24 +96,24 @@ def backoff_s(attempts: int) -> float:
 def classify(error: BaseException) -> Transient | Permanent:
     """What a failed request means for its row (see the module)."""
     if isinstance(error, discord.RateLimited):
-        return Transient("rate limited (429)", error.retry_after)
+        return Transient("rate limited (429)", error.retry_after, "429")
     if isinstance(error, discord.HTTPException):
         status, code = error.status, error.code
         said = f"{error.status} {error.text or error.response.reason}".strip()
         if status == 429:
             retry = _retry_after(error)
-            return Transient(f"rate limited (429): {said}", retry)
+            return Transient(f"rate limited (429): {said}", retry, "429")
         if status >= 500:
-            return Transient(f"Discord failed ({said})")
+            return Transient(f"Discord failed ({said})", label="5xx")
         if code in PERMANENT:
             return Permanent(PERMANENT[code])
         if status in (403, 404):
             return Permanent(f"Discord refused it: {said} (code {code})")
         return Permanent(f"Discord refused the message: {said} (code {code})")
     if isinstance(error, asyncio.TimeoutError | TimeoutError):
-        return Transient("no answer from Discord in time")
+        return Transient("no answer from Discord in time", label="timeout")
     if isinstance(error, aiohttp.ClientError | OSError):
-        return Transient(f"connection failed ({type(error).__name__}: {error})")
+        return Transient(f"connection failed ({type(error).__name__}: {error})", label="connection")
     return Transient(f"{type(error).__name__}: {error}")
 
 
@@ -150,6 +154,7 @@ class Delivery:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._sending = 0  # rows being delivered now
 
     @property
     def service(self) -> Any:
@@ -169,21 +174,25 @@ class Delivery:
     def wake(self) -> None:
         self._wake.set()
 
-    async def stop(self, timeout_s: float = 10.0) -> None:
+    async def stop(self, timeout_s: float = 10.0) -> int:
         """Let the rows being sent finish (at most ``timeout_s``), then stop; the rest stay
-        owed in the store for the next start."""
+        owed in the store for the next start. How many sends were cut short (their rows
+        are tried again once their lease runs out, with the same nonce)."""
         self.service.remove_outbox_listener(self.wake)
         task, self._task = self._task, None
         if task is None:
-            return
+            return 0
         self._stopping = True
         self._wake.set()
         try:
             await asyncio.wait_for(asyncio.shield(task), timeout_s)
+            return 0
         except (TimeoutError, asyncio.CancelledError):
+            cut = self._sending
             task.cancel()
             with suppress(asyncio.CancelledError, Exception):
                 await task
+            return cut
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -217,7 +226,11 @@ class Delivery:
         many were claimed."""
         rows = await self.service.claim_owed(limit=self.batch)
         if rows:
-            await asyncio.gather(*(self.deliver(row) for row in rows))
+            self._sending += len(rows)
+            try:
+                await asyncio.gather(*(self.deliver(row) for row in rows))
+            finally:
+                self._sending -= len(rows)
         return len(rows)
 
     async def deliver(self, row: OutboxRow) -> None:
@@ -246,6 +259,9 @@ class Delivery:
         await self._after(owed, message)
 
     async def _settle_failure(self, row: OutboxRow, verdict: Transient | Permanent) -> None:
+        metrics = getattr(self.bot, "metrics", None)
+        if metrics is not None:
+            metrics.outbox_failure(verdict.label)
         try:
             if isinstance(verdict, Permanent):
                 self.failures[str(verdict)] = self.failures.get(str(verdict), 0) + 1

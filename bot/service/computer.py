@@ -138,9 +138,13 @@ class ComputerPlay(ServiceCore):
 
     def _announce_row(self, row: GameRow) -> None:
         super()._announce_row(row)
-        if row.computer is not None and row.status == "active" and (
-            row.clock_side == row.computer
-            or (row.draw_offer is not None and row.draw_offer != row.computer)
+        if (
+            row.computer is not None
+            and row.status == "active"
+            and (
+                row.clock_side == row.computer
+                or (row.draw_offer is not None and row.draw_offer != row.computer)
+            )
         ):
             for listener in list(self._computer_listeners):
                 try:
@@ -451,9 +455,11 @@ class ComputerRunner:
                             await self.notifier.computer_moved(outcome)
                         except Exception:
                             log.exception("game %s: could not post the computer's move", game_id)
+                    if not self._started:
+                        return  # stopping: the next action is resumed after a restart
                     if outcome.game.turn == outcome.game.computer and not outcome.game.is_over:
                         continue  # the computer acts again (a re-roll, the Tquarc's roll)
-                if game_id not in self._again:
+                if game_id not in self._again or not self._started:
                     return
         finally:
             self._tasks.pop(game_id, None)
@@ -481,7 +487,11 @@ class ComputerRunner:
     def thinking(self) -> tuple[int, ...]:
         return tuple(sorted(self._tasks))
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> int:
+        """Stop thinking. No new turn is taken up; a move being thought about may finish
+        (played, committed and posted) for up to ``grace`` seconds, then it is cancelled:
+        its claim on the turn is given back, and the move is made after a restart. The
+        number of games whose work was cut short."""
         if self._started:
             self.service.remove_computer_listener(self.wake)
         self._started = False
@@ -489,8 +499,13 @@ class ComputerRunner:
             timer.cancel()
         self._timers.clear()
         tasks = list(self._tasks.values())
+        if grace > 0 and tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        cut = 0
         for task in tasks:
+            cut += not task.done()
             task.cancel()
         for task in tasks:
             with suppress(asyncio.CancelledError):
                 await task
+        return cut

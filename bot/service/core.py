@@ -50,6 +50,7 @@ from bot.service.live import (
 from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
 from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
+from bot.service.stats import ActionStats
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
 from storage import (
@@ -240,6 +241,7 @@ class ServiceCore(Timekeeping):
         # the games of their guilds; None: every game (one process, or the CLI).
         self.shards = shards
         self._workers = Workers(cpu_workers)
+        self.stats = ActionStats()  # moves and their durations (bot.metrics reads them)
         self._init_time(clock, challenge_hours)
         # Snapshots (issue 12): a rebuild replays only the log after the latest one.
         self.snapshots = snapshots

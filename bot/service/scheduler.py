@@ -74,6 +74,8 @@ class Scheduler:
         self.sleeping_until: datetime | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._in_pass = False  # a pass is handling deadlines now
+        self._stopping = False
 
     @property
     def clock(self) -> Clock:
@@ -108,15 +110,20 @@ class Scheduler:
         """Forever: a pass, then sleep until the next due item (or a wake-up)."""
         self.service.add_deadline_listener(self.wake)
         try:
-            while True:
+            while not self._stopping:
                 self._wake.clear()  # before the pass: a deadline set during it wakes us
                 started = self.clock.now()
+                self._in_pass = True
                 try:
                     await self.run_once(started)
                     upcoming = await self.service.next_due()
                 except Exception:  # a busy store, a bug: log, wait, try again
                     log.exception("the deadline scheduler's pass failed; trying again later")
                     upcoming = started + self.retry_after
+                finally:
+                    self._in_pass = False
+                if self._stopping:
+                    return
                 now = self.clock.now()
                 target = now + self.max_sleep
                 if upcoming is not None:
@@ -155,10 +162,22 @@ class Scheduler:
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> bool:
+        """Stop the background task. Asleep, it stops at once; within a pass, the pass may
+        finish for up to ``grace`` seconds (what it handled is committed and told), then
+        it is cancelled: a deadline it had not yet claimed stays due, for the next start.
+        True if a pass was cut short."""
         task, self._task = self._task, None
         if task is None:
-            return
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
+            return False
+        self._stopping = True
+        try:
+            if grace > 0 and self._in_pass and not task.done():
+                await asyncio.wait({task}, timeout=grace)
+            cut = self._in_pass and not task.done()
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+            return cut
+        finally:
+            self._stopping = False

@@ -19,6 +19,7 @@ Looking (view, board, history, verify, ...) is in ``bot.service.looking``.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -303,6 +304,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
         orientation: str | None = None,
         viewer: Viewer | None = None,
     ) -> Outcome:
+        started = time.perf_counter()
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
         text = clean_text(text)  # a retry carries the same text, so this may come first
@@ -381,6 +383,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Stand
             messages += self._status_lines(row, view)
             messages += rating_lines(rated, self._label)
             shown = await self._present(live, view, render=render, orientation=orientation)
+        self.stats.moved(time.perf_counter() - started)
         return Outcome(
             view,
             tuple(messages),
