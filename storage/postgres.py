@@ -205,9 +205,7 @@ def _dollars(sql: str) -> str:
     return "".join(out)
 
 
-def _action_values(
-    action: NewAction, roll_index: int, created_at: str, digest: str
-) -> list[Any]:
+def _action_values(action: NewAction, roll_index: int, created_at: str, digest: str) -> list[Any]:
     """The values of ``_ACTION_COLUMNS`` for a new entry."""
     return [
         action.game_id,

@@ -235,8 +235,8 @@ def _shard_where(shards: Shards) -> tuple[str, tuple[int, ...]]:
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
-    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest = (
-        tuple(row)
+    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest = tuple(
+        row
     )
     return ActionRow(
         game_id=game_id,
