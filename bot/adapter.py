@@ -30,6 +30,7 @@ from bot.service import (
     VerifyReport,
     is_person,
 )
+from storage.chain import short_head
 
 if TYPE_CHECKING:
     from variants import Refusal, Status
@@ -420,8 +421,16 @@ def board_embed(
         embed.set_thumbnail(url=f"attachment://{DICE_FILE}")
     side = f" · {orientation} at the bottom" if orientation else ""
     hint = " · /move to play, /verify after the end" if view.status == "active" else ""
-    embed.set_footer(text=f"ply {view.ply}{side}{hint}")
+    embed.set_footer(text=f"ply {view.ply}{chain_tag(view)}{side}{hint}")
     return embed
+
+
+def chain_tag(view: GameView) -> str:
+    """The log's chain head after the latest entry, short (``storage.chain``): whoever
+    keeps the posted board can later check that the history up to it was not rewritten
+    (``/verify chain:``). Empty for a challenge, which has no chain yet."""
+    short = short_head(view.chain_head)
+    return f" · chain {short}" if short else ""
 
 
 STATUS_FIELD = "Now"

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import secrets
 import sys
 from collections.abc import Sequence
@@ -237,8 +238,24 @@ async def _record(args: argparse.Namespace) -> int:
         return 1
     finally:
         await service.close()
-    sys.stdout.write(history.record if history.record.endswith("\n") else history.record + "\n")
+    record = chain_tagged(history.record, history.game.chain_head)
+    sys.stdout.write(record if record.endswith("\n") else record + "\n")
     return 0
+
+
+RECORD_TAG = re.compile(r'\[[A-Za-z]+ "')  # a record's tag line, e.g. [Variant "..."]
+
+
+def chain_tagged(record: str, head: str | None) -> str:
+    """The record with the log's chain head as one more tag after the others (issue 24;
+    a replay ignores it): what ``/verify chain:`` compares with the stored log."""
+    if not record or head is None:
+        return record
+    lines = record.split("\n")
+    tags = 0
+    while tags < len(lines) and RECORD_TAG.match(lines[tags]):
+        tags += 1
+    return "\n".join([*lines[:tags], f'[Chain "{head}"]', *lines[tags:]])
 
 
 # ----- games ------------------------------------------------------------------

@@ -5,7 +5,9 @@ It copies every player, game (ids, seeds, commitments, start rolls, clocks, boar
 messages) and log entry with its rolls (``storage.transfer``), then verifies the copy: each
 game and log in the target equals the source's, and every game that has dice replays
 from its log on its seed's dice (``bot.service.verify``: every roll is the seed's, the log
-is complete, the result follows). It refuses a target that is not empty, and changes
+is complete, the result follows), and every game's chained log (issue 24) holds: the
+digests are copied as they are, never recomputed, so a log changed before the copy is
+still caught after it. It refuses a target that is not empty, and changes
 nothing in the source. Stop the bot while it runs: actions taken during the copy would
 not be in the target.
 
@@ -117,6 +119,7 @@ async def migrate(source: str, target: str, *, out: Any = None) -> int:
 async def verify_copy(source: Any, target: Any) -> list[str]:
     """What differs between the two stores, or cannot be replayed in the target ([] if
     nothing)."""
+    from bot.service.chain_check import chain_problems
     from bot.service.verify import verify_game
     from storage import GameQuery
     from storage.transfer import ALL
@@ -142,8 +145,13 @@ async def verify_copy(source: Any, target: Any) -> list[str]:
         if log != copied_log:
             problems.append(f"game {game_id}: its log differs")
             continue
-        if copy is None or copy.seed is None:
-            continue  # a challenge, or one never accepted: no dice, nothing to replay
+        if copy is None:
+            continue
+        if copy.seed is None:  # a challenge, or one never accepted: no dice to replay,
+            broken = chain_problems(copy, copied_log)  # but an abort entry is chained
+            if broken:
+                problems.append(f"game {game_id} does not verify: {'; '.join(broken)}")
+            continue
         report = await loop.run_in_executor(None, verify_game, copy, copied_log)
         if not report.ok:
             problems.append(f"game {game_id} does not verify: {'; '.join(report.problems)}")

@@ -523,6 +523,74 @@ _OUTBOX: list[str] = [
     "CREATE INDEX outbox_by_game ON outbox (game_id, id)",
 ]
 
+# The chained log (issue 24, storage/chain.py), and the entry kind ``relocate`` (a moderator
+# moved a game to another channel, issue 24): every entry stores ``digest``, SHA-256 over
+# the digest before it (the game's root for entry 1) and its own fields, and the game row
+# keeps the latest one (``log_head``, kept by the trigger that counts the entries).
+# - ``digest`` is added, then filled by the repository at ``FILL_LOG_DIGESTS`` (SQL has no
+#   SHA-256 here, and the definition lives in one place: ``storage.chain.fill_digests``;
+#   with plain sqlite3 that line is a comment and an empty log needs nothing);
+# - ``actions`` is then rebuilt (create, copy, drop, rename, as in versions 3 and 4) so
+#   that ``digest`` is NOT NULL with 64 characters, and its triggers made again, with
+#   ``actions_counted`` keeping ``log_head`` as well;
+# - each game's ``log_head`` is its last entry's digest (NULL for a game with no entry).
+FILL_LOG_DIGESTS = "-- fill the log digests (storage.chain.fill_digests)"
+
+_CHAIN_ACTIONS = """
+    CREATE TABLE actions_v9 (
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        seq         INTEGER NOT NULL CHECK (seq >= 1),          -- position in the game's log
+        kind        TEXT NOT NULL CHECK (kind IN
+                        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
+                         'undo', 'timeout', 'extend', 'relocate')),
+        request_id  TEXT,
+        actor_id    INTEGER,
+        text        TEXT NOT NULL,                              -- canonical notation as recorded
+        rolls       TEXT NOT NULL DEFAULT '[]',                 -- JSON [[sides, value], ...]
+        roll_index  INTEGER NOT NULL CHECK (roll_index >= 0),   -- the game's number of its first roll
+        created_at  TEXT NOT NULL,
+        digest      TEXT NOT NULL CHECK (length(digest) = 64),  -- SHA-256, chained (storage.chain)
+        PRIMARY KEY (game_id, seq),
+        UNIQUE (game_id, request_id)
+    )
+"""
+
+_CHAIN_TRIGGERS: list[str] = [
+    *(t for t in _LOG_TRIGGERS if "actions_counted" not in t),
+    """
+    CREATE TRIGGER actions_counted AFTER INSERT ON actions
+    BEGIN
+        UPDATE games SET log_count = NEW.seq,
+                         roll_count = roll_count + json_array_length(NEW.rolls),
+                         log_head = NEW.digest
+        WHERE id = NEW.game_id;
+    END
+    """,
+]
+
+_CHAIN: list[str] = [
+    "ALTER TABLE games ADD COLUMN log_head TEXT",
+    "ALTER TABLE actions ADD COLUMN digest TEXT",
+    "DROP TRIGGER actions_no_update",
+    FILL_LOG_DIGESTS,
+    """
+    UPDATE games SET log_head = (
+        SELECT a.digest FROM actions a WHERE a.game_id = games.id AND a.seq = games.log_count
+    ) WHERE log_count > 0
+    """,
+    _CHAIN_ACTIONS,
+    """
+    INSERT INTO actions_v9 (game_id, seq, kind, request_id, actor_id, text, rolls,
+        roll_index, created_at, digest)
+    SELECT game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest
+    FROM actions
+    """,
+    "DROP TABLE actions",
+    "ALTER TABLE actions_v9 RENAME TO actions",
+    *_CHAIN_TRIGGERS,
+]
+
+
 MIGRATIONS: list[list[str]] = [
     _V1,
     _V2,
@@ -532,5 +600,6 @@ MIGRATIONS: list[list[str]] = [
     _COMPUTER,
     _RATINGS,
     _OUTBOX,
+    _CHAIN,
 ]
 LATEST_VERSION = len(MIGRATIONS)

@@ -32,6 +32,7 @@ ActionKind = Literal[
     "undo",
     "timeout",
     "extend",
+    "relocate",
 ]
 ACTION_KINDS: tuple[ActionKind, ...] = (
     "move",
@@ -43,6 +44,7 @@ ACTION_KINDS: tuple[ActionKind, ...] = (
     "undo",  # a take-back in a local game; a replay skips the move it takes back
     "timeout",  # the side to act missed its deadline (logged by the deadline scheduler)
     "extend",  # a moderator added days to the clock of the side to act
+    "relocate",  # a moderator moved the game to another channel (its posts were refused)
 )
 
 Colour = Literal["white", "black"]
@@ -113,6 +115,7 @@ class GameRow:
     thinking_until_ms: int | None = None  # ... until then
     rated: bool = False
     finish_order: int | None = None
+    log_head: str | None = None  # the digest of the log's last entry (storage.chain)
 
     @property
     def is_live(self) -> bool:
@@ -181,7 +184,8 @@ class GameChanges:
 class ActionRow:
     """One entry of a game's append-only log. ``seq`` counts from 1 within the game;
     ``roll_index`` is the game's number (from 0, start rolls first) of the entry's
-    first roll, set by the store."""
+    first roll, set by the store. ``digest`` chains the entry to the one before it
+    (``storage.chain``), set by the store when it appends the entry."""
 
     game_id: int
     seq: int
@@ -192,6 +196,7 @@ class ActionRow:
     rolls: tuple[Roll, ...]
     roll_index: int
     created_at: str
+    digest: str | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ both stores return the same rows. The log's rules are triggers in both.
 
 from __future__ import annotations
 
+from storage.migrations import FILL_LOG_DIGESTS
+
 # Every trigger raises with SQLSTATE 'P0001' and a message the repository reads (the
 # same words as SQLite's triggers).
 _APPEND_ONLY = """
@@ -378,6 +380,42 @@ _OUTBOX: list[str] = [
     "CREATE INDEX outbox_by_game ON outbox (game_id, id)",
 ]
 
+# Version 9 (issue 24, the chained log; see storage/migrations.py): ``digest`` on every
+# entry, filled by the repository at ``FILL_LOG_DIGESTS`` (``storage.chain.fill_digests``,
+# the one definition) with the update trigger off, then NOT NULL with 64 characters; each
+# game's ``log_head`` is its last entry's digest, kept from then on by ``actions_counted``.
+_CHAIN: list[str] = [
+    "ALTER TABLE games ADD COLUMN log_head TEXT",
+    "ALTER TABLE actions ADD COLUMN digest TEXT",
+    "ALTER TABLE actions DISABLE TRIGGER actions_no_update",
+    FILL_LOG_DIGESTS,
+    "ALTER TABLE actions ENABLE TRIGGER actions_no_update",
+    """
+    UPDATE games g SET log_head = a.digest
+    FROM actions a WHERE a.game_id = g.id AND a.seq = g.log_count AND g.log_count > 0
+    """,
+    "ALTER TABLE actions ALTER COLUMN digest SET NOT NULL",
+    "ALTER TABLE actions ADD CONSTRAINT actions_digest CHECK (length(digest) = 64)",
+    # ``relocate``: a moderator moved a game to another channel (issue 24)
+    "ALTER TABLE actions DROP CONSTRAINT actions_kind",
+    """
+    ALTER TABLE actions ADD CONSTRAINT actions_kind CHECK (kind IN
+        ('move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort', 'undo',
+         'timeout', 'extend', 'relocate'))
+    """,
+    """
+    CREATE OR REPLACE FUNCTION cg_actions_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE games SET log_count = NEW.seq,
+                         roll_count = roll_count + json_array_length(NEW.rolls::json),
+                         log_head = NEW.digest
+        WHERE id = NEW.game_id;
+        RETURN NULL;
+    END $$
+    """,
+]
+
+
 PG_MIGRATIONS: list[list[str]] = [
     _V1,
     _V2,
@@ -387,5 +425,6 @@ PG_MIGRATIONS: list[list[str]] = [
     _COMPUTER,
     _RATINGS,
     _OUTBOX,
+    _CHAIN,
 ]
 PG_LATEST_VERSION = len(PG_MIGRATIONS)

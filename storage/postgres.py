@@ -49,7 +49,16 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from storage.migrations import LATEST_VERSION
+from storage.chain import (
+    ENTRY_COLUMNS,
+    FILL_GAMES,
+    ORPHAN_ENTRIES,
+    ROOT_COLUMNS,
+    entry_digest,
+    fill_digests,
+    previous_digest,
+)
+from storage.migrations import FILL_LOG_DIGESTS, LATEST_VERSION
 from storage.models import (
     ActionRow,
     DueGame,
@@ -90,9 +99,13 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order"
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order, "
+    "log_head"
 )
-_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
+_ACTION_COLUMNS = (
+    "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest"
+)
+_ACTION_MARKS = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10"
 
 # The deadline scheduler's reads (see storage.sqlite): the partial index ``games_due``.
 NEXT_DUE_SQL = "SELECT MIN(due_ms) FROM games WHERE due_ms IS NOT NULL"
@@ -193,7 +206,7 @@ def _dollars(sql: str) -> str:
     return "".join(out)
 
 
-def _action_values(action: NewAction, roll_index: int, created_at: str) -> list[Any]:
+def _action_values(action: NewAction, roll_index: int, created_at: str, digest: str) -> list[Any]:
     """The values of ``_ACTION_COLUMNS`` for a new entry."""
     return [
         action.game_id,
@@ -205,6 +218,7 @@ def _action_values(action: NewAction, roll_index: int, created_at: str) -> list[
         _rolls_json(action.rolls),
         roll_index,
         created_at,
+        digest,
     ]
 
 
@@ -493,7 +507,8 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         self._direct = _Query(conn)
         self._now = clock
         self._held: dict[int, GameRow] = {}  # rows locked here, as this transaction left them
-        self._pending: tuple[NewAction, int, str] | None = None  # entry, roll_index, created
+        # The entry waiting to be sent: entry, roll_index, created_at, digest.
+        self._pending: tuple[NewAction, int, str, str] | None = None
 
     def _hold(self, row: GameRow | None) -> GameRow | None:
         if row is not None:
@@ -504,11 +519,11 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         """Send the log entry waiting for the next statement, if any."""
         if self._pending is None:
             return
-        action, roll_index, created = self._pending
+        pending = self._pending
         self._pending = None
         await self._direct.execute(
-            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            *_action_values(action, roll_index, created),
+            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ({_ACTION_MARKS})",
+            *_action_values(*pending),
         )
 
     async def get_game(self, game_id: int) -> GameRow | None:
@@ -641,7 +656,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
             first = _action_values(*pending)
             logged = (
                 f"WITH logged AS (INSERT INTO actions ({_ACTION_COLUMNS}) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)) "
+                f"VALUES ({_ACTION_MARKS})) "
             )
         k = len(first)
         sets = [f"{name} = ${k + i}" for i, (name, _) in enumerate(items, start=1)]
@@ -659,19 +674,43 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         if pending is not None:
             # The entry's trigger counts it after this statement's own change, so the
             # returned row does not show it yet: add it as the trigger does.
-            action = pending[0]
-            row = replace(row, log_count=action.seq, roll_count=row.roll_count + len(action.rolls))
+            action, digest = pending[0], pending[3]
+            row = replace(
+                row,
+                log_count=action.seq,
+                roll_count=row.roll_count + len(action.rolls),
+                log_head=digest,
+            )
         self._hold(row)
         return row
 
     async def append_action(self, action: NewAction) -> ActionRow:
+        """Hold the entry, with its chained digest (``storage.chain``) computed from the
+        game's row as this transaction locked it, for the next statement (see above)."""
         await self.flush()
         held = self._held.get(action.game_id)
+        if held is None or action.seq != held.log_count + 1:
+            held = await self.get_game(action.game_id)  # locked and held from here
+        created = self._now()
+        roll_index = held.roll_count if held is not None else 0
+        digest = entry_digest(
+            previous_digest(held, action.seq),
+            game_id=action.game_id,
+            seq=action.seq,
+            kind=action.kind,
+            actor_id=action.actor_id,
+            text=action.text,
+            rolls=action.rolls,
+            roll_index=roll_index,
+            created_at=created,
+        )
         if held is not None and action.seq == held.log_count + 1:
-            created = self._now()
-            self._pending = (action, held.roll_count, created)
+            self._pending = (action, roll_index, created, digest)
             self._held[held.id] = replace(
-                held, log_count=action.seq, roll_count=held.roll_count + len(action.rolls)
+                held,
+                log_count=action.seq,
+                roll_count=held.roll_count + len(action.rolls),
+                log_head=digest,
             )
             return ActionRow(
                 action.game_id,
@@ -681,23 +720,16 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
                 action.actor_id,
                 action.text,
                 tuple((int(a), int(b)) for a, b in action.rolls),
-                held.roll_count,
+                roll_index,
                 created,
+                digest,
             )
+        # Out of order, or no such game: sent now, so that the refusal comes from here.
         self._held.pop(action.game_id, None)
         record = await self._q.fetchrow(
-            "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
-            "roll_index, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-            "(SELECT roll_count FROM games WHERE id = $1), $8) "
+            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ({_ACTION_MARKS}) "
             f"RETURNING {_ACTION_COLUMNS}",
-            action.game_id,
-            action.seq,
-            action.kind,
-            action.request_id,
-            action.actor_id,
-            action.text,
-            _rolls_json(action.rolls),
-            self._now(),
+            *_action_values(action, roll_index, created, digest),
         )
         return _action_from_record(record)
 
@@ -750,8 +782,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         try:
             await self._q.execute(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({marks})", *values)
             await self._q.executemany(
-                f"INSERT INTO actions ({_ACTION_COLUMNS}) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ({_ACTION_MARKS})",
                 [
                     (
                         a.game_id,
@@ -763,6 +794,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
                         _rolls_json(a.rolls),
                         a.roll_index,
                         a.created_at,
+                        a.digest,  # as stored: a copy never vouches for a changed log
                     )
                     for a in actions
                 ],
@@ -973,8 +1005,43 @@ async def _migrate(pool: Any, shown: str) -> None:
             )
         for number in range(version + 1, LATEST_VERSION + 1):
             for statement in PG_MIGRATIONS[number - 1]:
-                await conn.execute(statement)
+                if statement == FILL_LOG_DIGESTS:
+                    await _fill_log_digests(conn)
+                else:
+                    await conn.execute(statement)
             await conn.execute("UPDATE chessgarden_schema SET version = $1", number)
+
+
+async def _fill_log_digests(conn: Any) -> None:
+    """Migration 9's step that SQL cannot do here either: every stored entry's chained
+    digest (``storage.chain.fill_digests``, the same definition as SQLite's)."""
+    after = 0
+    while True:
+        games = await conn.fetch(
+            f"SELECT {ROOT_COLUMNS} FROM games WHERE id > $1 ORDER BY id LIMIT $2",
+            after,
+            FILL_GAMES,
+        )
+        if not games:
+            break
+        first, after = int(games[0]["id"]), int(games[-1]["id"])
+        entries = await conn.fetch(
+            f"SELECT {ENTRY_COLUMNS} FROM actions WHERE game_id BETWEEN $1 AND $2 "
+            "ORDER BY game_id, seq",
+            first,
+            after,
+        )
+        filled = fill_digests([tuple(g) for g in games], [tuple(e) for e in entries])
+        if filled:
+            await conn.executemany(
+                "UPDATE actions SET digest = $1 WHERE game_id = $2 AND seq = $3", filled
+            )
+    orphans = await conn.fetch(ORPHAN_ENTRIES)
+    filled = fill_digests([], [tuple(e) for e in orphans])
+    if filled:
+        await conn.executemany(
+            "UPDATE actions SET digest = $1 WHERE game_id = $2 AND seq = $3", filled
+        )
 
 
 def as_store_error(error: BaseException) -> BaseException:

@@ -179,8 +179,10 @@ class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
 
     async def append_action(self, action: NewAction) -> ActionRow:
         """Append entry ``action.seq``, which must be the game's ``log_count + 1``
-        (``ConflictError('seq')`` otherwise); the store numbers its first roll and
-        adds to the game's ``log_count`` and ``roll_count``."""
+        (``ConflictError('seq')`` otherwise); the store numbers its first roll,
+        computes its chained digest (``storage.chain``), and adds to the game's
+        ``log_count`` and ``roll_count`` and moves its ``log_head`` on, all in this
+        transaction."""
         ...
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None: ...

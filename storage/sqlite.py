@@ -50,7 +50,16 @@ from typing import Any
 
 import aiosqlite
 
-from storage.migrations import LATEST_VERSION, MIGRATIONS
+from storage.chain import (
+    ENTRY_COLUMNS,
+    FILL_GAMES,
+    ORPHAN_ENTRIES,
+    ROOT_COLUMNS,
+    entry_digest,
+    fill_digests,
+    previous_digest,
+)
+from storage.migrations import FILL_LOG_DIGESTS, LATEST_VERSION, MIGRATIONS
 from storage.models import (
     ActionRow,
     DueGame,
@@ -94,9 +103,12 @@ _GAME_COLUMNS = (
     "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order"
+    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order, "
+    "log_head"
 )
-_ACTION_COLUMNS = "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at"
+_ACTION_COLUMNS = (
+    "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest"
+)
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
@@ -155,6 +167,7 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         thinking_until_ms,
         rated,
         finish_order,
+        log_head,
     ) = tuple(row)
     return GameRow(
         id=id_,
@@ -192,6 +205,7 @@ def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
         thinking_until_ms=thinking_until_ms,
         rated=bool(rated),
         finish_order=finish_order,
+        log_head=log_head,
     )
 
 
@@ -222,7 +236,9 @@ def _shard_where(shards: Shards) -> tuple[str, tuple[int, ...]]:
 
 
 def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
-    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at = tuple(row)
+    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest = tuple(
+        row
+    )
     return ActionRow(
         game_id=game_id,
         seq=seq,
@@ -233,6 +249,7 @@ def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
         rolls=_rolls_from_json(rolls),
         roll_index=roll_index,
         created_at=created_at,
+        digest=digest,
     )
 
 
@@ -537,12 +554,26 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
         return _game_from_row(row)
 
     async def append_action(self, action: NewAction) -> ActionRow:
+        """Append the entry with its chained digest (``storage.chain``), computed from the
+        game as this transaction sees it (``BEGIN IMMEDIATE``: nobody appends meanwhile)."""
+        game = await self.get_game(action.game_id)
+        roll_index = game.roll_count if game is not None else 0
+        created = self._now()
+        digest = entry_digest(
+            previous_digest(game, action.seq),
+            game_id=action.game_id,
+            seq=action.seq,
+            kind=action.kind,
+            actor_id=action.actor_id,
+            text=action.text,
+            rolls=action.rolls,
+            roll_index=roll_index,
+            created_at=created,
+        )
         try:
             row = await _fetchone(
                 self._conn,
-                "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
-                "roll_index, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                "(SELECT roll_count FROM games WHERE id = ?), ?) "
+                f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 f"RETURNING {_ACTION_COLUMNS}",
                 (
                     action.game_id,
@@ -552,8 +583,9 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
                     action.actor_id,
                     action.text,
                     _rolls_json(action.rolls),
-                    action.game_id,
-                    self._now(),
+                    roll_index,
+                    created,
+                    digest,
                 ),
             )
         except sqlite3.IntegrityError as error:
@@ -628,7 +660,8 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
             for action in actions:
                 await _run(
                     self._conn,
-                    f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO actions ({_ACTION_COLUMNS}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         action.game_id,
                         action.seq,
@@ -639,6 +672,7 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
                         _rolls_json(action.rolls),
                         action.roll_index,
                         action.created_at,
+                        action.digest,  # as stored: a copy never vouches for a changed log
                     ),
                 )
         except sqlite3.IntegrityError as error:
@@ -684,6 +718,7 @@ def _import_values(game: GameRow) -> tuple[Any, ...]:
         game.thinking_until_ms,
         1 if game.rated else 0,
         game.finish_order,
+        None,  # log_head: the log's trigger keeps it as the entries are copied
     )
 
 
@@ -899,7 +934,10 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
             _check_version(version, path)
             for number in range(version + 1, LATEST_VERSION + 1):
                 for statement in MIGRATIONS[number - 1]:
-                    await conn.execute(statement)
+                    if statement == FILL_LOG_DIGESTS:
+                        await _fill_log_digests(conn)
+                    else:
+                        await conn.execute(statement)
                 await conn.execute(f"PRAGMA user_version = {number}")
             broken = await _fetchall(conn, "PRAGMA foreign_key_check")
             if broken:
@@ -909,6 +947,35 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
                 )
     finally:
         await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def _fill_log_digests(conn: aiosqlite.Connection) -> None:
+    """Migration 9's step that SQL cannot do: every stored entry's chained digest
+    (``storage.chain.fill_digests``), a few hundred games at a time."""
+    after = 0
+    while True:
+        games = await _fetchall(
+            conn,
+            f"SELECT {ROOT_COLUMNS} FROM games WHERE id > ? ORDER BY id LIMIT ?",
+            (after, FILL_GAMES),
+        )
+        if not games:
+            break
+        first, after = int(games[0][0]), int(games[-1][0])
+        entries = await _fetchall(
+            conn,
+            f"SELECT {ENTRY_COLUMNS} FROM actions WHERE game_id BETWEEN ? AND ? "
+            "ORDER BY game_id, seq",
+            (first, after),
+        )
+        await conn.executemany(
+            "UPDATE actions SET digest = ? WHERE game_id = ? AND seq = ?",
+            fill_digests(games, entries),
+        )
+    orphans = await _fetchall(conn, ORPHAN_ENTRIES)
+    await conn.executemany(
+        "UPDATE actions SET digest = ? WHERE game_id = ? AND seq = ?", fill_digests([], orphans)
+    )
 
 
 def _check_version(version: int, path: str) -> None:

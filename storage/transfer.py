@@ -4,6 +4,10 @@ with its whole action log in order, then the ratings and rating changes (issue 1
 projection of the finished games, copied as they are). Snapshots are a cache and are not
 copied: the target takes new ones as games go on. Either store may be SQLite or PostgreSQL.
 
+Each entry keeps its chained digest (issue 24, ``storage.chain``) as stored: the copy never
+recomputes one, so it never vouches for a log changed before the copy (the caller's
+verification recomputes them and compares).
+
 The copy goes through the target's own triggers (the log's order, its counts and roll
 numbers are checked again as the entries arrive), in transactions of ``batch`` games. The
 caller verifies the result (``bot.migrate_store`` replays every game and checks its dice).

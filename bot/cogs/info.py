@@ -20,6 +20,9 @@ from bot.cogs.game import GAME_NUMBER, variant_choices
 from bot.service import SeedNotRevealed, ServiceError
 from renderers.diagram import piece_diagram_png
 
+# A chain head as a board shows it (16 hex characters), or longer, with room for spaces.
+CHAIN_HEAD = app_commands.Range[str, 1, 100]
+
 if TYPE_CHECKING:
     from bot.discord_app import ChessGardenBot
 
@@ -151,9 +154,15 @@ class InfoCog(commands.Cog, name="Info"):
         name="verify", description="Check every dice roll of a finished game against its seed"
     )
     @app_commands.describe(
-        game="A game number (default: the game in this channel, or its last one)"
+        game="A game number (default: the game in this channel, or its last one)",
+        chain="A chain head copied from the foot of a board: is the log still the one it showed?",
     )
-    async def verify(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
+    async def verify(
+        self,
+        interaction: Interaction,
+        game: GAME_NUMBER | None = None,
+        chain: CHAIN_HEAD | None = None,
+    ) -> None:
         if game is None and interaction.guild_id is None:
             await answers.refuse(interaction, IN_A_DM.format(command="verify"))
             return
@@ -164,6 +173,7 @@ class InfoCog(commands.Cog, name="Info"):
                 report = await service.verify(
                     location_id=answers.location_unless(interaction, game),
                     game_id=game,
+                    expected_head=chain,
                     **answers.seen(interaction),
                 )
             except SeedNotRevealed as error:

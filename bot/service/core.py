@@ -828,10 +828,13 @@ class ServiceCore(Timekeeping):
         seq = action.seq
         live = await self._live_in(tx, row)
         if seq < live.seq:  # later entries exist: show the game as it was then
-            live = await self._cpu(rebuild, row, (await tx.actions(row.id))[:seq])
+            earlier = (await tx.actions(row.id))[:seq]
+            live = await self._cpu(rebuild, row, earlier)
             result = live.game.result
             row = replace(
                 row,
+                log_count=seq,
+                log_head=earlier[-1].digest,
                 status="finished" if result is not None else "active",
                 result=result_text(result.winner) if result is not None else None,
                 result_reason=result.reason if result is not None else None,

@@ -13,6 +13,7 @@ from bot.service.clock import from_ms, timeout_end
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
 from storage import ActionRow, GameRow, ResultText, Roll
+from storage.chain import head_of
 from variants.dice import ScriptedDice, VerifiableDice
 
 Renderer = Callable[[Any, str], bytes]
@@ -271,6 +272,7 @@ def make_view(row: GameRow, live: Live | None) -> GameView:
         computer=row.computer,
         computer_level=row.computer_level,
         rated=row.rated,
+        chain_head=head_of(row),
     )
 
 

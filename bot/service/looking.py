@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.service.access import Viewer
+from bot.service.chain_check import head_check
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
 from bot.service.live import make_summary, make_view, rebuild, taken_back
@@ -35,9 +36,10 @@ from bot.service.results import (
     TextBoard,
     VerifyReport,
 )
-from bot.service.verify import log_digest, verify_game
+from bot.service.verify import log_digest, verify_game, with_head
 from bot.service.workers import text_and_status
 from storage import STATUSES, ActionRow, GameQuery, GameRow, NotFoundError
+from storage.chain import normalise_head
 
 
 def moves_on_board(actions: Sequence[ActionRow]) -> int:
@@ -234,9 +236,21 @@ class Looking(ServiceCore):
         location_id: int | None = None,
         game_id: int | None = None,
         viewer: Viewer | None = None,
+        expected_head: str | None = None,
     ) -> VerifyReport:
         """Check an ended game against its revealed seed (see ``bot.service.verify``).
-        Computed in a worker process, once per stored state of the game."""
+        Computed in a worker process, once per stored state of the game.
+
+        ``expected_head``: a chain head someone copied from a posted board (hex, at least
+        ``storage.chain.MIN_HEAD`` characters); the report then also says whether the
+        log, recomputed from the game's start, still reaches it (a history rewritten
+        after that board was posted does not, even with its digests recomputed)."""
+        head = None
+        if expected_head is not None:
+            try:
+                head = normalise_head(expected_head)
+            except ValueError as error:
+                raise InvalidInput(str(error)) from error
         row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
         if row.seed is None:
             if row.is_live:
@@ -259,7 +273,11 @@ class Looking(ServiceCore):
             running = asyncio.ensure_future(self._verify_once(row))
             self._verifying[row.id] = running
             running.add_done_callback(lambda _: self._verifying.pop(row.id, None))
-        return await asyncio.shield(running)
+        report = await asyncio.shield(running)
+        if head is None:
+            return report
+        line, problem = await self._cpu(head_check, row, await self.repo.actions(row.id), head)
+        return with_head(report, line, problem)
 
     async def _verify_once(self, row: GameRow) -> VerifyReport:
         actions = await self.repo.actions(row.id)

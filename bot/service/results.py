@@ -54,6 +54,9 @@ class GameView:
     computer: Colour | None = None  # the side the computer plays (C13); None: two people
     computer_level: int | None = None  # 1-3, with ``computer``
     rated: bool = False  # counts for ratings once finished (issue 15)
+    # The log's chain head (issue 24, ``storage.chain``): the digest of its latest entry
+    # (of the game's start before any), 64 hex characters; ``None`` for a challenge.
+    chain_head: str | None = None
 
     @property
     def is_over(self) -> bool:

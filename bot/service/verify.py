@@ -22,7 +22,15 @@ Everything is reported, in words:
    was the side to act; nobody had completed a turn: aborted; the winner could not win:
    a draw; else a loss on time), and nothing logged after the end. Every ``extend`` entry
    names the side to act then, adds 1 to 14 days to a game that has a clock, and was made
-   by someone who does not play in the game.
+   by someone who does not play in the game;
+8. each move was sent by the player of the side that made it (the side to act in the
+   replay), and each draw offer and answer by the player of the side it names;
+9. the log's chain (issue 24, ``storage.chain``, checked by ``bot.service.chain_check``):
+   every entry's stored digest follows from its fields and the digest before it, from the
+   game's start on. Two moves of one side swapped (in a game without dice, where both
+   orders replay) or a move given to the other player are caught here. Given a chain head
+   copied from a posted board (``with_head``), the log recomputed from the start must
+   still reach it, so a history rewritten with every digest recomputed is caught too.
 
 A pure function of the stored data: the service runs it in a worker thread and keeps
 the report for a finished game (``bot.service.looking``).
@@ -37,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import variants
+from bot.service.chain_check import chain_problems
 from bot.service.clock import (
     EXTEND_PATTERN,
     MAX_DAYS,
@@ -73,7 +82,11 @@ def log_digest(row: GameRow, actions: Sequence[ActionRow]) -> str:
         row.roll_count,
         row.time_days,
     ]
-    data += [(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.roll_index) for a in actions]
+    data.append(row.log_head)
+    data += [
+        (a.seq, a.kind, a.actor_id, a.text, a.rolls, a.roll_index, a.created_at, a.digest)
+        for a in actions
+    ]
     blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=list)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -104,6 +117,8 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
     if replay.error:
         problems.append(replay.error)
     problems += _result_problems(row, actions, replay)
+    problems += replay.actor_problems + _draw_actor_problems(row, actions)
+    problems += chain_problems(row, actions)
     report = VerifyReport(
         game_id=row.id,
         commitment=row.commitment,
@@ -122,11 +137,27 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         f"{len(actions)} log entries and {checked} rolls checked, "
         f"{len(mismatches)} rolls mismatched",
         *problems,
-        "verified: every roll is the seed's, the log is complete and the result follows from it"
-        if report.ok
-        else "NOT verified",
     ]
-    return replace(report, messages=tuple(messages))
+    return replace(report, messages=(*messages, _verdict(report)))
+
+
+def _verdict(report: VerifyReport) -> str:
+    if not report.ok:
+        return "NOT verified"
+    return (
+        "verified: every roll is the seed's, the log is complete and chained, and the "
+        "result follows from it"
+    )
+
+
+def with_head(report: VerifyReport, line: str | None, problem: str | None) -> VerifyReport:
+    """``report`` with the outcome of comparing a chain head copied from a board
+    (``chain_check.head_check``): a line where it was found, or a problem."""
+    problems = report.problems + ((problem,) if problem else ())
+    checked = replace(report, problems=problems)
+    added = line if line is not None else problem
+    body = report.messages[:-1] + ((added,) if added else ())
+    return replace(checked, messages=(*body, _verdict(checked)))
 
 
 def _log_gaps(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
@@ -244,6 +275,7 @@ class _Replay:
     ended_by: ActionRow | None = None  # the move after which the engine ended the game
     turns: int = 0  # completed turns: moves after which the side to act changed
     side_at: dict[int, str] = field(default_factory=dict)  # other entries: the side to act
+    actor_problems: list[str] = field(default_factory=list)  # moves sent by the wrong player
 
 
 def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
@@ -265,6 +297,8 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
         )
         return out
     for action in actions:
+        if action.kind == "move":  # a move taken back too: its side was the side to act
+            out.actor_problems += _mover_problems(row, action, str(game.turn))
         if action.kind != "move" or action.seq in skipped:
             out.side_at[action.seq] = str(game.turn)
             continue
@@ -294,6 +328,46 @@ def _replay(row: GameRow, actions: Sequence[ActionRow]) -> _Replay:
             out.ended_by = action
     out.complete = True
     return out
+
+
+def _player_of(row: GameRow, colour: str) -> int | None:
+    return row.white_id if colour == "white" else row.black_id
+
+
+def _who(row: GameRow, player: int | None) -> str:
+    """Player ``player`` and their part in the game, in words."""
+    if player is None:
+        return "nobody (the server)"
+    sides = [c for c in ("white", "black") if _player_of(row, c) == player]
+    plays = f"who plays {' and '.join(sides)}" if sides else "who does not play in this game"
+    return f"player {player}, {plays}"
+
+
+def _mover_problems(row: GameRow, action: ActionRow, side: str) -> list[str]:
+    """A move must come from the player of the side to act."""
+    if action.actor_id == _player_of(row, side):
+        return []
+    return [
+        f"entry {action.seq} ({action.text}) is a move by {side}, but it was sent by "
+        f"{_who(row, action.actor_id)}"
+    ]
+
+
+def _draw_actor_problems(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
+    """A draw offer or answer names its side first ('white offers a draw'): it must come
+    from that side's player."""
+    problems: list[str] = []
+    for action in actions:
+        if action.kind not in ("draw_offer", "draw_accept", "draw_decline"):
+            continue
+        words = action.text.split()
+        colour = words[0] if words and words[0] in ("white", "black") else None
+        if colour is not None and action.actor_id != _player_of(row, colour):
+            problems.append(
+                f"entry {action.seq} says {action.text!r}, but it was sent by "
+                f"{_who(row, action.actor_id)}"
+            )
+    return problems
 
 
 def _stored_dice(row: GameRow, actions: Sequence[ActionRow], seq: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -286,6 +287,11 @@ def test_record_prints_a_replayable_record(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     game = variants.replay(result.stdout)
     assert len(game.history) == 1
+    # the log's chain head is a tag of its own (issue 24), after the others
+    with sqlite3.connect(db) as conn:
+        (head,) = conn.execute("SELECT log_head FROM games WHERE id = 1").fetchone()
+    tags = [line for line in result.stdout.splitlines() if re.match(r'\[[A-Za-z]+ "', line)]
+    assert len(head) == 64 and tags[-1] == f'[Chain "{head}"]' and len(tags) >= 2
     assert run("record", "--db", db, "99").returncode == 1
 
 

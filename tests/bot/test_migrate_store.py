@@ -201,3 +201,31 @@ async def test_ratings_move_with_the_games(tmp_path: Path, pg_url: str) -> None:
         assert (await copy.rebuild_ratings(check=True)).matched
     finally:
         await copy.close()
+
+
+async def test_the_chain_is_copied_as_it_is_and_a_changed_log_is_caught(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log's digests and each game's chain head (issue 24) reach the target as they
+    were stored, never recomputed: a log changed before the copy does not verify after."""
+    source = str(tmp_path / "chained.sqlite3")
+    await fill(source, 12, 5)
+    log = "SELECT game_id, seq, digest FROM actions ORDER BY game_id, seq"
+    heads = "SELECT id, log_head FROM games ORDER BY id"
+    assert await migrate(source, pg_url, out=None) == 0
+    assert [tuple(r) for r in raw(pg_url, log)] == raw(source, log)
+    assert [tuple(r) for r in raw(pg_url, heads)] == raw(source, heads)
+    assert all(len(d) == 64 for _, _, d in raw(source, log))
+    # An entry's time changed in the source, its digest left: nothing else would tell.
+    gid, seq = raw(source, "SELECT game_id, max(seq) FROM actions GROUP BY game_id "
+                           "HAVING max(seq) > 1 ORDER BY game_id LIMIT 1")[0]  # fmt: skip
+    tamper(source, "UPDATE actions SET created_at = '2020-01-01T00:00:00.000+00:00' "
+           "WHERE game_id = ? AND seq = ?", (gid, seq), triggers=("actions_no_update",))  # fmt: skip
+    capsys.readouterr()
+    assert await migrate(source, str(tmp_path / "copy.sqlite3"), out=None) == 1
+    err = capsys.readouterr().err
+    assert f"game {gid} does not verify: entry {seq} (" in err
+    assert "does not match its digest: it was changed after it was written" in err
+    assert raw(str(tmp_path / "copy.sqlite3"), f"SELECT digest FROM actions WHERE game_id = {gid} "
+               f"AND seq = {seq}") == raw(source, f"SELECT digest FROM actions WHERE "
+                                               f"game_id = {gid} AND seq = {seq}")  # fmt: skip

@@ -109,7 +109,9 @@ async def test_the_ratings_migration_keeps_everything_and_rates_nothing_old(
         old = [c[1] for c in rows(before_ratings, "PRAGMA table_xinfo(games)")][:width]
         # No loss: every old column of every game, the whole log and the players.
         assert rows(before_ratings, f"SELECT {', '.join(old)} FROM games ORDER BY id") == games
-        assert rows(before_ratings, "SELECT * FROM actions ORDER BY game_id, seq") == log
+        # (later migrations may add columns to the log, and fill them: the chain's digest)
+        after = rows(before_ratings, "SELECT * FROM actions ORDER BY game_id, seq")
+        assert [entry[: len(log[0])] for entry in after] == log
         assert rows(before_ratings, "SELECT * FROM players ORDER BY id") == players
         # Old games were played unrated; finished ones are numbered in the order they
         # last changed, 1..n with no gap; the others have no number.

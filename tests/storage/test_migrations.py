@@ -206,7 +206,8 @@ async def test_migration_3_adds_the_clock_and_keeps_every_entry(v1_db: Path) -> 
         # every game and every entry is still there, column for column (the new ones last)
         after = rows(path, "SELECT * FROM games ORDER BY id")
         assert [r[: len(games_before[0])] for r in after] == games_before
-        assert rows(path, "SELECT * FROM actions ORDER BY game_id, seq") == actions_before
+        log = rows(path, "SELECT * FROM actions ORDER BY game_id, seq")
+        assert [r[: len(actions_before[0])] for r in log] == actions_before
         # the challenges are due (their 24 hours are long past); nothing else is
         due = await repo.due_games(2**53)
         assert sorted(d.game_id for d in due) == sorted(created)
