@@ -173,6 +173,7 @@ class GameChanges:
     reminder_ms: int | None = _UNSET
     thinking_seq: int | None = _UNSET
     thinking_until_ms: int | None = _UNSET
+    location_id: int = _UNSET  # a moderator moved the game (``relocate``, issue 24)
 
     def items(self) -> list[tuple[str, Any]]:
         """The ``(column, value)`` pairs to set, in field order."""

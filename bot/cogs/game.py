@@ -317,6 +317,51 @@ class GameCog(commands.Cog, name="Games"):
 
         await answers.answer(interaction, work())
 
+    @app_commands.command(
+        name="relocate", description="Moderators: move a game whose channel the bot cannot use"
+    )
+    @app_commands.describe(
+        to="The channel or thread where the game goes on",
+        game="The game's number (default: the game in this channel)",
+        reason="Why, for the record (optional)",
+    )
+    @app_commands.default_permissions(manage_messages=True)
+    @app_commands.guild_only()
+    async def relocate(
+        self,
+        interaction: Interaction,
+        to: discord.TextChannel | discord.Thread,
+        game: GAME_NUMBER | None = None,
+        reason: app_commands.Range[str, 1, MAX_REASON] | None = None,
+    ) -> None:
+        """When the bot cannot post in a game's channel (``/games`` says so), a moderator
+        moves the game; what it could not post is posted in the new channel, with the
+        board (issue 24)."""
+        if await answers.refuse_outside_server(interaction):
+            return
+        if not is_moderator(interaction):
+            await answers.refuse(interaction, "Only members with Manage Messages can move a game.")
+            return
+        service = answers.service_of(interaction)
+
+        async def work() -> Post:
+            try:
+                outcome = await service.relocate(
+                    user_id=interaction.user.id,
+                    moderator=True,
+                    channel_id=to.id,
+                    game_id=game,
+                    location_id=answers.location_unless(interaction, game),
+                    reason=reason,
+                    **answers.seen(interaction),
+                )
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            interaction.extras["game_id"] = outcome.game.id
+            return Post(embed=adapter.closed_embed(outcome), ephemeral=True)
+
+        await answers.answer(interaction, work())
+
 
 async def setup(bot: ChessGardenBot) -> None:
     await bot.add_cog(GameCog(bot))

@@ -37,6 +37,7 @@ from bot.service.deadlines import Deadlines, _Handled
 from bot.service.errors import NotFound
 from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
+from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import DeadlineEvent, Outcome
 from storage import ActionRow, GameRow, OutboxRow
 
@@ -183,10 +184,15 @@ class Owing(Deadlines):
         )
         return Owed(row, outcome)
 
+    async def _moved_since(self, game: GameRow, row: OutboxRow) -> bool:
+        return any(e.kind == "move" for e in await self.repo.actions(game.id, after=row.seq or 0))
+
     async def _owed_deadline(
         self, row: OutboxRow, game: GameRow, current: bool, render: bool
     ) -> Owed:
-        if row.kind == "reminder" and (not current or game.status != "active"):
+        if row.kind == "reminder" and (
+            game.status != "active" or not current and await self._moved_since(game, row)
+        ):  # (an entry that is no move, an extension or a relocation, changes nothing)
             return Owed(row, current=False, superseded="the player acted after the reminder")
         async with self._lock(self._game_locks, game.id):
             live = await self._live_read(game) if game.seed is not None else None
@@ -212,4 +218,8 @@ def _entry_words(game: GameRow, entry: ActionRow) -> list[str]:
         return [f"{colour.capitalize()} accepts the draw."]
     if entry.kind == "resign":
         return [f"{colour.capitalize()} resigns."]
+    if entry.kind == "relocate":
+        moved = RELOCATE_PATTERN.match(entry.text)
+        whence = f" from <#{moved[1]}>" if moved else ""
+        return [f"A moderator moved game {game.id} here{whence}: it goes on in this channel."]
     return []

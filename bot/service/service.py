@@ -57,6 +57,7 @@ from bot.service.live import (
 )
 from bot.service.outbox import Owing
 from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.relocate import Relocation
 from bot.service.results import Outcome, RatingChange
 from bot.service.standings import Standings
 from bot.service.takeback import TakeBack
@@ -68,7 +69,7 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Standings):
+class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Relocation, Standings):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
 
     async def challenge(

@@ -55,6 +55,7 @@ from bot.service.clock import (
     timeout_text,
 )
 from bot.service.live import dice_text, new_engine_game, result_text, taken_back
+from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import RollMismatch, VerifyReport
 from storage import ActionRow, GameRow, Roll
 from variants.dice import DiceError, ScriptedDice, seed_commitment, verifiable_roll
@@ -417,6 +418,7 @@ def _result_problems(row: GameRow, actions: Sequence[ActionRow], replay: _Replay
     said = f"entry {last.seq}, {last.kind} {last.text}" if last else "no entries"
 
     problems += _extend_problems(row, actions, replay)
+    problems += _relocate_problems(row, actions)
     if row.status == "finished":
         if row.result_reason in TIMEOUT_REASONS or (end is not None and end.kind == "timeout"):
             problems += _timeout_problems(row, end, replay, stored, said)
@@ -505,6 +507,34 @@ def _timeout_problems(
         problems.append(
             f"entry {end.seq}: the game ended on time ({expected.reason}); the game stores "
             f"the reason {row.result_reason!r}"
+        )
+    return problems
+
+
+def _relocate_problems(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
+    """Each ``relocate`` entry (issue 24): made by a moderator who does not play, saying
+    from which channel to which; and the game lives where the last one took it."""
+    problems: list[str] = []
+    players = {row.white_id, row.black_id}
+    last: int | None = None
+    for action in actions:
+        if action.kind != "relocate":
+            continue
+        where = f"entry {action.seq} ({action.text})"
+        found = RELOCATE_PATTERN.match(action.text)
+        if found is None:
+            problems.append(f"{where} does not say from which channel to which it moved")
+            continue
+        if last is not None and int(found[1]) != last:
+            problems.append(f"{where} moves the game from a channel it was not in")
+        last = int(found[2])
+        if action.actor_id is None or action.actor_id in players:
+            who = "nobody" if action.actor_id is None else f"player {action.actor_id}, who plays"
+            problems.append(f"{where} was made by {who}; only a moderator who does not play may")
+    if last is not None and row.location_id != last:
+        problems.append(
+            f"the game is stored in channel {row.location_id}, but its last move to another "
+            f"channel took it to {last}"
         )
     return problems
 

@@ -398,7 +398,26 @@ class World:
                 item.update(value=str(value), focused=True)
                 out.append(item)
                 continue
-            if kind in (discord.AppCommandOptionType.user,):
+            if kind is discord.AppCommandOptionType.channel:
+                channel_id = self._channel(value)  # a channel's name here, or an id
+                assert channel_id is not None
+                raw = self.discord.threads.get(channel_id) or self.discord.channels[channel_id]
+                allowed = [t.value for t in param.channel_types]
+                assert not allowed or raw["type"] in allowed, (
+                    f"Discord offers only channel types {allowed} for {key}"
+                )
+                item["value"] = str(channel_id)
+                resolved.setdefault("channels", {})[str(channel_id)] = {
+                    **{k: raw[k] for k in ("id", "type", "name") if k in raw},
+                    "permissions": str(EVERYONE_PERMS.value),
+                    **({"parent_id": raw["parent_id"]} if raw.get("parent_id") else {}),
+                    **(
+                        {"thread_metadata": raw["thread_metadata"]}
+                        if "thread_metadata" in raw
+                        else {}
+                    ),
+                }
+            elif kind in (discord.AppCommandOptionType.user,):
                 person: Person = value
                 item["value"] = str(person.id)
                 resolved.setdefault("users", {})[str(person.id)] = person.payload()
