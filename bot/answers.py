@@ -25,7 +25,6 @@ from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 import discord
 
 from bot import adapter, threads
@@ -191,7 +190,7 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
     """
     try:
         return await _deliver(interaction, post)
-    except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as error:
+    except threads.REQUEST_FAILURES as error:
         if post.ephemeral:
             raise
         landed = await _landed(interaction)
@@ -206,7 +205,7 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
         )
         try:
             await _deliver(interaction, error_post(f"{post.failure} {why}"))
-        except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as again:
+        except threads.REQUEST_FAILURES as again:
             log.warning("could not tell user %s either: %r", interaction.user.id, again)
         return None
 
@@ -219,7 +218,7 @@ async def _landed(interaction: Interaction) -> Sent | None:
         return None
     try:
         message = await interaction.original_response()
-    except (discord.HTTPException, TimeoutError, aiohttp.ClientError):
+    except threads.REQUEST_FAILURES:
         return None
     return Sent(message.channel.id, message.id)
 

@@ -15,7 +15,6 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-import aiohttp
 import discord
 
 from bot import adapter, standings_embeds, threads, views
@@ -138,7 +137,7 @@ async def retire(
         kwargs["embed"] = embed
     try:
         await channel.get_partial_message(message.message_id).edit(**kwargs)
-    except (discord.HTTPException, TimeoutError, aiohttp.ClientError) as error:
+    except threads.REQUEST_FAILURES as error:
         log.info("could not retire the buttons of message %s: %r", message.message_id, error)
         transient = (
             not isinstance(error, discord.HTTPException)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from datetime import UTC, datetime
@@ -68,6 +69,7 @@ BACKOFF_FIRST_S = 2.0
 BACKOFF_CAP_S = 300.0
 BATCH = 16
 MAX_SLEEP_S = 30.0
+PRUNE_EVERY_S = 3600.0
 
 
 class Transient(Exception):
@@ -195,8 +197,13 @@ class Delivery:
             return cut
 
     async def _run(self) -> None:
+        pruned = 0.0
         while not self._stopping:
             self._wake.clear()
+            if time.monotonic() - pruned > PRUNE_EVERY_S:  # delivered rows, a week on
+                pruned = time.monotonic()
+                with suppress(Exception):
+                    await self.service.prune_owed()
             try:
                 handled = await self.run_once()
             except (ServiceError, StorageError) as error:

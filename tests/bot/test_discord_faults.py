@@ -292,6 +292,25 @@ async def thread_stuck(world: World, ctx: dict[str, Any]) -> str | None:
     return None
 
 
+async def thread_game_prepare(world: World) -> dict[str, Any]:
+    alice, bob = world.user("alice"), world.user("bob")
+    await world.command(alice, "play", variant="kings_guard", opponent=bob, thread=True)
+    (thread,) = world.discord.threads
+    challenge = next(m for m in world.messages_in(thread) if "Accept" in m.buttons())
+    game_id = game_of(challenge)
+    await world.press(bob, challenge, "Accept")
+    asked = await world.press(alice, latest_board(world, game_id), "Resign")
+    yes = next(m for m in asked.created if "Yes, resign" in m.buttons())
+    return {"alice": alice, "bob": bob, "game_id": game_id, "message": yes.id}
+
+
+async def archived_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    """The game is over; its thread is archived, unless Discord refused (a refusal, or a
+    failure of the archiving itself, is logged: Discord archives an idle thread anyway)."""
+    view = await world.service.view(game_id=ctx["game_id"])
+    return None if view.status == "finished" else f"the game is {view.status}"
+
+
 def game_of_or_none(message: StoredMessage) -> int | None:
     try:
         return game_of(message)
@@ -325,6 +344,14 @@ FLOWS = [
     ),
     Flow("the Yes, resign button", resign_prepare, resign_run, pinging("bob"), resign_stuck, None),
     Flow("/play in a new thread", thread_prepare, thread_run, thread_owed, thread_stuck, None),
+    Flow(
+        "the end of a game in its thread",
+        thread_game_prepare,
+        resign_run,
+        pinging("bob"),
+        archived_stuck,
+        None,
+    ),
 ]
 
 
@@ -373,6 +400,7 @@ async def run_case(
         await drain(world)
         requests = [(r.route, r.fault or "") for r in world.discord.requests[first:]]
         new = [m for m in world.discord.messages.values() if m.id not in before]
+        surprised = [m for m in new if "Something went wrong" in m.text]
         owed = flow.owed(world, ctx, [m for m in new if not m.deleted])
         case = Case(flow.name, route or "-", fault or "none")
         failures = await world.service.post_failures([ctx["game_id"]])
@@ -386,6 +414,8 @@ async def run_case(
             case.lost = 1 if not owed else 0
             case.doubled = max(0, len(owed) - 1)
             problem = await flow.stuck(world, ctx)
+            if surprised:  # a fault the bot did not plan for reached the user as a crash
+                problem = f"'{surprised[0].text[:60]}'"
             case.stuck = 1 if problem else 0
             case.note = problem or ""
         return case, requests
