@@ -20,11 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 
 from bot import adapter
 
 log = logging.getLogger(__name__)
+# What a request to Discord can fail with: a refusal or 5xx, no answer, a dropped connection.
+REQUEST_FAILURES = (discord.HTTPException, TimeoutError, aiohttp.ClientError)
 
 THREAD_ARCHIVE_MINUTES = 10080  # seven days: the longest auto-archive Discord allows
 THREAD_TYPES = (
@@ -145,12 +148,12 @@ async def discard(thread: discord.Thread) -> str:
     try:
         await thread.delete(reason="Chess Garden: the game could not start here")
         return "deleted the thread"
-    except discord.HTTPException as error:
+    except REQUEST_FAILURES as error:
         log.info("could not delete thread %s: %s", thread.id, error)
     try:
         await thread.edit(archived=True, reason="Chess Garden: the game could not start here")
         return f"archived the empty thread {thread.mention} (deleting it needs Manage Threads)"
-    except discord.HTTPException as error:
+    except REQUEST_FAILURES as error:
         log.warning("could not archive thread %s: %s", thread.id, error)
     return f"could not remove the empty thread {thread.mention}; a moderator may delete it"
 
@@ -167,7 +170,7 @@ async def unarchive(channel: Any) -> None:
         return
     try:
         await channel.edit(archived=False)
-    except discord.HTTPException as error:
+    except REQUEST_FAILURES as error:
         log.info("could not unarchive thread %s: %s", channel.id, error)
 
 
@@ -177,5 +180,5 @@ async def archive_if_ours(channel: Any, bot_id: int | None) -> None:
         return
     try:
         await channel.edit(archived=True, reason="Chess Garden: the game is over")
-    except discord.HTTPException as error:
+    except REQUEST_FAILURES as error:
         log.info("could not archive thread %s: %s", channel.id, error)
