@@ -214,6 +214,12 @@ class GardenTree(app_commands.CommandTree[Any]):
         from bot import answers
 
         answers.stamp(interaction)  # Discord's 3 seconds run from here
+        command = interaction.command
+        if interaction.guild_id is None and getattr(command, "guild_only", False):
+            # Before the options are read: a server's channel named in a DM cannot be
+            # resolved, and the refusal must be about the DM (answers.refuse_outside_server).
+            await answers.refuse(interaction, answers.OUTSIDE_SERVER)
+            return False
         return True
 
     async def on_error(

@@ -28,7 +28,8 @@ from bot.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
-    "history", "rules", "games", "verify", "roll", "abort", "extend", "leaderboard", "profile",
+    "history", "rules", "games", "verify", "roll", "abort", "extend", "relocate", "leaderboard",
+    "profile",
 }  # fmt: skip
 
 
@@ -146,6 +147,7 @@ def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> Non
     assert by_name["move"]["options"][0]["autocomplete"]
     assert by_name["abort"]["default_permissions"] == ["manage_messages"]
     assert by_name["extend"]["default_permissions"] == ["manage_messages"]
+    assert by_name["relocate"]["default_permissions"] == ["manage_messages"]
     for row in rows:  # Discord's limits: every command and option described, <= 100 characters
         assert 0 < len(row["description"]) <= 100, row["name"]
         for option in row["options"]:
@@ -231,6 +233,7 @@ async def test_options_have_discords_bounds() -> None:
         ("move", "notation", 100),
         ("abort", "reason", 200),
         ("extend", "reason", 200),
+        ("relocate", "reason", 200),
         ("roll", "expression", 100),
     ):
         text = option(command, name)

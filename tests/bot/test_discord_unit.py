@@ -264,6 +264,7 @@ DM_COMMANDS: list[tuple[str, dict[str, Any]]] = [
     ("reroll", {}),
     ("abort", {}),
     ("extend", {"days": 1}),
+    ("relocate", {"to": "lobby"}),
 ]
 
 
