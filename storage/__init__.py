@@ -42,6 +42,7 @@ from storage.models import (
 )
 from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
+    CommitUnknownError,
     ConflictError,
     NotFoundError,
     RatingReadsProtocol,
@@ -49,7 +50,9 @@ from storage.repository import (
     SchemaError,
     StorageError,
     StoreBusyError,
+    StoreDamagedError,
     StoreFullError,
+    StoreLostError,
     StoreOpenError,
     StoreUnavailableError,
     WriteTx,
@@ -98,6 +101,7 @@ __all__ = [
     "ActionRow",
     "Colour",
     "ColourChoice",
+    "CommitUnknownError",
     "ConflictError",
     "DueGame",
     "FinishedGame",
@@ -123,7 +127,9 @@ __all__ = [
     "SqliteRepository",
     "StorageError",
     "StoreBusyError",
+    "StoreDamagedError",
     "StoreFullError",
+    "StoreLostError",
     "StoreOpenError",
     "StoreUnavailableError",
     "WriteTx",
