@@ -84,7 +84,6 @@ from storage.repository import (
     StoreFullError,
     StoreLostError,
     StoreOpenError,
-    StoreUnavailableError,
 )
 from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
@@ -1054,4 +1053,4 @@ async def _migrate(pool: Any, shown: str) -> None:
 def as_store_error(error: BaseException) -> BaseException:
     """For callers outside this module (migrate-store): a database error in our terms."""
     translated = _translate(error)
-    return translated if isinstance(translated, StorageError | StoreUnavailableError) else error
+    return translated if isinstance(translated, StorageError) else error
