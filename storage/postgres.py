@@ -50,7 +50,7 @@ import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -299,8 +299,7 @@ async def _commit(conn: Any, transaction: Any) -> None:
     try:
         await transaction.commit()
     except Exception as error:
-        if _is_lost(error):
-            conn.terminate()
+        if _is_lost(error):  # the pool drops the dead connection when it is given back
             raise CommitUnknownError(
                 f"the connection to the database was lost during the commit ({_said(error)})"
             ) from error
@@ -918,7 +917,8 @@ class PgRepository(_Reads):
                 try:
                     await transaction.rollback()
                 except Exception:  # the connection is gone: the server rolled it back
-                    conn.terminate()
+                    with suppress(Exception):  # asyncpg may have given it back already
+                        conn.terminate()
                 raise
             await _commit(conn, transaction)
         finally:
