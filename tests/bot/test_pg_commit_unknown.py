@@ -267,3 +267,60 @@ async def test_a_server_out_of_reach_says_unknown_and_the_retry_finds_the_move(
         await service.close()
         if cluster.folder:
             cluster.drop(url)
+
+
+async def answered_despite_a_lost_reply(cluster: pgcluster.Cluster, call: Any) -> Any:
+    """Run ``call`` while commits wait for the absent standby; end the backend whose
+    COMMIT waits (it stays committed); the call's answer."""
+    commits_wait_for_the_standby(cluster, True)
+    try:
+        task = asyncio.ensure_future(call)
+        pid = await wait_for_commit(cluster, "SyncRep")
+        admin(cluster, f"SELECT pg_terminate_backend({pid})")
+    finally:
+        commits_wait_for_the_standby(cluster, False)
+    return await task
+
+
+async def test_other_commands_stored_but_unanswered_are_answered_done(
+    cluster: pgcluster.Cluster,
+) -> None:
+    url = cluster.database()
+    service = await GameService.open(url, renderer=None)
+    settled: list[str] = []
+    settle = service._settle
+
+    async def counted(check: Any) -> Any:
+        answer = await settle(check)
+        settled.append(type(answer).__name__)
+        return answer
+
+    service._settle = counted  # type: ignore[method-assign]
+    try:
+        made = await answered_despite_a_lost_reply(
+            cluster,
+            service.challenge(
+                location_id=5, challenger_id=ALICE, opponent_id=BOB, variant="tquarchess",
+                request_id="interaction-4",
+            ),
+        )  # fmt: skip
+        assert made.messages[0].startswith(f"Game {made.game.id}: ") and not made.repeated
+        assert pgcluster.query(url, "SELECT request_id, status FROM games") == [
+            ("interaction-4", "challenge")
+        ]
+        begun = await answered_despite_a_lost_reply(
+            cluster, service.accept(game_id=made.game.id, user_id=BOB, render=False)
+        )
+        assert begun.messages[0].startswith(f"Game {made.game.id} begins")
+        assert begun.game.status == "active" and begun.legal
+        resigned = await answered_despite_a_lost_reply(
+            cluster, service.resign(game_id=made.game.id, user_id=ALICE, request_id="r-5")
+        )
+        assert resigned.game.status == "finished" and resigned.game.result_reason
+        assert [(seq, kind, rid) for seq, kind, _, rid in logged(url, made.game.id)] == [
+            (1, "resign", "r-5")
+        ]
+        assert settled == ["GameRow", "GameRow", "tuple"]  # each answer came from asking again
+    finally:
+        await service.close()
+        cluster.drop(url)
