@@ -11,6 +11,7 @@ implementation the target names: a ``postgresql://`` URL opens ``PgRepository``
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,7 @@ from storage.models import (
 from storage.outbox import NewPost, OutboxRow, nonce_of
 from storage.postgres import PgRepository, is_postgres_url, redact
 from storage.repository import (
+    CommitUnknownError,
     ConflictError,
     NotFoundError,
     RatingReadsProtocol,
@@ -50,7 +52,9 @@ from storage.repository import (
     SchemaError,
     StorageError,
     StoreBusyError,
+    StoreDamagedError,
     StoreFullError,
+    StoreLostError,
     StoreOpenError,
     StoreUnavailableError,
     WriteTx,
@@ -62,7 +66,22 @@ from storage.sqlite import (
     SqliteRepository,
     resolve_db_path,
 )
+from storage.sqlite_faults import store_error
 from storage.standings import GLOBAL_SCOPE
+
+
+def as_storage_error(error: BaseException) -> BaseException:
+    """A driver's error (``sqlite3``'s or asyncpg's) as the store's own; anything else as
+    it is. The stores raise only their own errors already: this is a safety net for
+    callers (the service), so that a driver error missed there still reaches the user as
+    one plain sentence."""
+    if isinstance(error, sqlite3.Error):
+        return store_error(error)
+    if type(error).__module__.startswith("asyncpg"):
+        from storage.postgres import as_store_error
+
+        return as_store_error(error)
+    return error
 
 
 async def open_repository(
@@ -99,6 +118,7 @@ __all__ = [
     "ActionRow",
     "Colour",
     "ColourChoice",
+    "CommitUnknownError",
     "ConflictError",
     "DueGame",
     "FinishedGame",
@@ -126,10 +146,13 @@ __all__ = [
     "SqliteRepository",
     "StorageError",
     "StoreBusyError",
+    "StoreDamagedError",
     "StoreFullError",
+    "StoreLostError",
     "StoreOpenError",
     "StoreUnavailableError",
     "WriteTx",
+    "as_storage_error",
     "is_postgres_url",
     "nonce_of",
     "open_repository",

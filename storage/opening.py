@@ -44,6 +44,8 @@ def open_cause(path: str, error: BaseException) -> str:
     folder = Path(path).parent
     if code == sqlite3.SQLITE_NOTADB:
         return f"it is not an SQLite database, or it is damaged ({said})"
+    if isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_CORRUPT:
+        return f"it is damaged ({said}); restore it from a backup"
     if code == sqlite3.SQLITE_FULL:
         return f"the disk is full ({said})"
     if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM) or (

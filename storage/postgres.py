@@ -30,8 +30,13 @@ Connections and transactions:
     one at a time across processes, ``finish_order`` is ``MAX + 1`` in commit order, and
     each game is rated on the ratings the previous one wrote.
 - ``lock_timeout`` is the busy timeout: a lock held past it raises ``StoreBusyError``, as
-  does a deadlock or a lost connection; a full disk raises ``StoreFullError``. The
-  transaction is rolled back and the same call may be retried.
+  does a deadlock; a full disk raises ``StoreFullError``; a connection lost (or refused)
+  before the COMMIT was sent raises ``StoreLostError``. In each case the transaction is
+  rolled back and the same call may be retried.
+- A connection lost while the COMMIT is in flight raises ``CommitUnknownError``: the server
+  may have stored the transaction or not (issue 24). The caller asks again on a new
+  connection (by request id) before it answers anyone. No asyncpg error, and no
+  ``OSError`` of the connection, leaves this module (``_translate``).
 
 Log integrity: the triggers of ``storage.pg_migrations`` keep the counts, number each
 action's first roll, and refuse an entry out of order, an update or delete of the log,
@@ -42,9 +47,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -78,17 +84,21 @@ from storage.models import (
 from storage.outbox import OutboxReads, OutboxWrites
 from storage.pg_migrations import PG_MIGRATIONS
 from storage.repository import (
+    CommitUnknownError,
     ConflictError,
     NotFoundError,
     SchemaError,
     StorageError,
     StoreBusyError,
+    StoreDamagedError,
     StoreFullError,
+    StoreLostError,
     StoreOpenError,
-    StoreUnavailableError,
 )
+from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
 
+log = logging.getLogger(__name__)
 Clock = Callable[[], str]
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 10
@@ -254,23 +264,71 @@ def _translate(error: BaseException) -> BaseException:
         | asyncpg.DeadlockDetectedError
         | asyncpg.SerializationError
         | asyncpg.TooManyConnectionsError
-        | asyncpg.QueryCanceledError
-        | asyncpg.CannotConnectNowError,
+        | asyncpg.QueryCanceledError,
     ):
         return StoreBusyError(f"the database is busy ({type(error).__name__}: {error})")
     if isinstance(error, asyncpg.DiskFullError | asyncpg.OutOfMemoryError):
         return StoreFullError(f"the disk holding the database is full ({error})")
-    if isinstance(
+    if _is_lost(error):
+        return StoreLostError(f"the connection to the database was lost ({_said(error)})")
+    if isinstance(error, asyncpg.ReadOnlySQLTransactionError):
+        return StoreLostError(f"the database accepts no writes now ({_said(error)})")
+    if isinstance(error, asyncpg.DataCorruptedError | asyncpg.IndexCorruptedError):
+        return StoreDamagedError(
+            f"the PostgreSQL database is damaged ({_said(error)}): restore it from a backup"
+        )
+    if isinstance(error, asyncpg.UndefinedTableError | asyncpg.UndefinedColumnError):
+        return SchemaError(
+            f"the PostgreSQL tables are not those this Chess Garden expects ({_said(error)})"
+        )
+    if isinstance(error, asyncpg.PostgresError | asyncpg.InternalClientError):
+        return StorageError(f"database error: {_said(error)}")
+    return error
+
+
+def _said(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _is_lost(error: BaseException) -> bool:
+    """The connection is gone (or could not be made): the server dropped it, shut down or
+    is starting up, the network failed, or asyncpg found it closed."""
+    asyncpg = _asyncpg()
+    return isinstance(
         error,
-        asyncpg.ConnectionDoesNotExistError
+        asyncpg.PostgresConnectionError
         | asyncpg.InterfaceError
-        | asyncpg.AdminShutdownError
-        | asyncpg.CrashShutdownError
+        | asyncpg.OperatorInterventionError
         | ConnectionError
         | OSError,
-    ):
-        return StoreBusyError(f"the connection to the database was lost ({error})")
-    return error
+    )
+
+
+async def _commit(conn: Any, transaction: Any) -> None:
+    """COMMIT, and what its failure means. A connection found closed before COMMIT is sent:
+    the server rolled the transaction back (``StoreLostError``). Lost while COMMIT is in
+    flight: the server may have applied it before the connection died
+    (``CommitUnknownError``). An error the server answered with: not applied."""
+    if conn.is_closed():
+        raise StoreLostError("the connection to the database was lost before the commit")
+    try:
+        await transaction.commit()
+    except Exception as error:
+        if _is_lost(error):  # the pool drops the dead connection when it is given back
+            raise CommitUnknownError(
+                f"the connection to the database was lost during the commit ({_said(error)})"
+            ) from error
+        raise _translate(error) from error
+
+
+async def _release(pool: Any, conn: Any) -> None:
+    """Give ``conn`` back to the pool; never raises. A connection the pool cannot reset
+    (the server went away) is terminated by the pool and replaced on a later acquire;
+    what the caller's transaction did is already decided by then."""
+    try:
+        await pool.release(conn)
+    except Exception as error:
+        log.warning("a database connection was dropped: %s", _translate(error))
 
 
 class _Query:
@@ -861,7 +919,9 @@ class PgRepository(_Reads):
             await _close_pool(pool)
             if isinstance(error, StoreOpenError):
                 raise
-            if isinstance(error, StorageError | asyncpg.PostgresError | OSError):
+            if isinstance(
+                error, StorageError | asyncpg.PostgresError | asyncpg.InterfaceError | OSError
+            ):
                 said = " ".join(str(error).split())
                 raise StoreOpenError(f"cannot open the database {shown}: {said}") from error
             raise
@@ -891,14 +951,12 @@ class PgRepository(_Reads):
                 try:
                     await transaction.rollback()
                 except Exception:  # the connection is gone: the server rolled it back
-                    conn.terminate()
+                    with suppress(Exception):  # asyncpg may have given it back already
+                        conn.terminate()
                 raise
-            try:
-                await transaction.commit()
-            except Exception as error:
-                raise _translate(error) from error
+            await _commit(conn, transaction)
         finally:
-            await self._pool.release(conn)
+            await _release(self._pool, conn)
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         record = await self._q.fetchrow(
@@ -943,20 +1001,39 @@ class PgRepository(_Reads):
         its transaction only, set inside the statement, so still one round trip)."""
         relaxed = "" if durable else " AND set_config('synchronous_commit', 'off', true) = 'off'"
         outbox_id, now_ms = settle if settle is not None else (None, None)
-        record = await self._q.fetchrow(
-            "WITH settled AS (UPDATE outbox SET state = 'sent', due_ms = NULL, settled_ms = $5, "
-            "message_id = $2, channel_id = $1, error = NULL "
-            "WHERE id = $4 AND state = 'pending' RETURNING id) "
-            "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
-            "FROM (SELECT id, board_channel_id, board_message_id FROM games "
-            f"WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id{relaxed} "
-            "RETURNING old.board_channel_id, old.board_message_id",
-            channel_id,
-            message_id,
-            game_id,
-            outbox_id,
-            now_ms,
-        )
+        try:
+            conn = await self._pool.acquire()
+        except Exception as error:
+            raise _translate(error) from error
+        try:
+            if conn.is_closed():
+                raise StoreLostError("the connection to the database was lost")
+            # Its own commit: a connection lost once the statement is sent leaves the
+            # outcome unknown, as for a COMMIT.
+            record = await conn.fetchrow(
+                "WITH settled AS (UPDATE outbox SET state = 'sent', due_ms = NULL, "
+                "settled_ms = $5, message_id = $2, channel_id = $1, error = NULL "
+                "WHERE id = $4 AND state = 'pending' RETURNING id) "
+                "UPDATE games SET board_channel_id = $1, board_message_id = $2 "
+                "FROM (SELECT id, board_channel_id, board_message_id FROM games "
+                f"WHERE id = $3 FOR NO KEY UPDATE) AS old WHERE games.id = old.id{relaxed} "
+                "RETURNING old.board_channel_id, old.board_message_id",
+                channel_id,
+                message_id,
+                game_id,
+                outbox_id,
+                now_ms,
+            )
+        except StorageError:
+            raise
+        except Exception as error:
+            if _is_lost(error):
+                raise CommitUnknownError(
+                    f"the connection to the database was lost during a change ({_said(error)})"
+                ) from error
+            raise _translate(error) from error
+        finally:
+            await _release(self._pool, conn)
         if record is None:
             raise NotFoundError(f"no game {game_id}")
         if record[0] is None or record[1] is None:
@@ -1003,12 +1080,23 @@ async def _migrate(pool: Any, shown: str) -> None:
                 f"Chess Garden (schema version {version}; this code knows up to "
                 f"{LATEST_VERSION}); upgrade Chess Garden"
             )
+        asyncpg = _asyncpg()
         for number in range(version + 1, LATEST_VERSION + 1):
             for statement in PG_MIGRATIONS[number - 1]:
-                if statement == FILL_LOG_DIGESTS:
-                    await _fill_log_digests(conn)
-                else:
-                    await conn.execute(statement)
+                try:
+                    if statement == FILL_LOG_DIGESTS:
+                        await _fill_log_digests(conn)
+                    else:
+                        await conn.execute(statement)
+                except (
+                    asyncpg.DuplicateColumnError,
+                    asyncpg.DuplicateTableError,
+                    asyncpg.DuplicateObjectError,
+                    asyncpg.DuplicateFunctionError,
+                    asyncpg.UndefinedColumnError,
+                    asyncpg.UndefinedTableError,
+                ) as error:  # the tables are not those of the version recorded
+                    raise migration_failed(shown, version, error) from error
             await conn.execute("UPDATE chessgarden_schema SET version = $1", number)
 
 
@@ -1047,4 +1135,4 @@ async def _fill_log_digests(conn: Any) -> None:
 def as_store_error(error: BaseException) -> BaseException:
     """For callers outside this module (migrate-store): a database error in our terms."""
     translated = _translate(error)
-    return translated if isinstance(translated, StorageError | StoreUnavailableError) else error
+    return translated if isinstance(translated, StorageError) else error

@@ -67,7 +67,15 @@ class StoreOpenError(StorageError):
 
 
 class SchemaError(StoreOpenError):
-    """The database file has a schema this code does not know (for example a newer version)."""
+    """The database has a schema this code does not know: a newer version, or tables that
+    do not match the version it records (a version set back by hand). Raised on opening,
+    or on use when a table or column is missing."""
+
+
+class StoreDamagedError(StoreOpenError):
+    """The database file is damaged (SQLite: "database disk image is malformed"; PostgreSQL:
+    a corrupted page or index). Raised on opening or on use; ``str()`` is one line naming
+    the file and saying to restore it from a backup. A retry does not help."""
 
 
 class StoreUnavailableError(StorageError):
@@ -80,6 +88,21 @@ class StoreBusyError(StoreUnavailableError):
 
 class StoreFullError(StoreUnavailableError):
     """The disk holding the database is full."""
+
+
+class StoreLostError(StoreUnavailableError):
+    """The connection to the database was lost, or could not be made, before any COMMIT was
+    sent: the server rolls back a transaction whose connection dies, so nothing of it was
+    stored. A disk that fails a read or a write is reported the same way."""
+
+
+class CommitUnknownError(StorageError):
+    """The connection was lost while the COMMIT was in flight (PostgreSQL): the server may
+    have stored the transaction or not, and no one can say until it is asked again. Not a
+    ``StoreUnavailableError``: a blind retry could apply the change twice. A caller that
+    wrote under a request id reconnects and looks it up (``action_by_request``,
+    ``game_by_request``); SQLite never raises it (its COMMIT runs in this process and
+    returns only once the outcome is known)."""
 
 
 class NotFoundError(StorageError):

@@ -20,7 +20,10 @@ only between transactions and left at NORMAL for the next non-durable one.
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
 raises ``StoreBusyError`` and a full disk ``StoreFullError`` (both ``StoreUnavailableError``):
-the transaction is rolled back and the same call may be retried.
+the transaction is rolled back and the same call may be retried. Every other SQLite error
+becomes the store's own as well (``storage.sqlite_faults``): a damaged file is
+``StoreDamagedError``, a failed disk read or write ``StoreLostError``; no ``sqlite3``
+error leaves this module.
 
 Checkpoints: in WAL mode SQLite copies the log back into the database file (a
 checkpoint) from inside a commit once the log passes 1,000 pages: with ``FULL`` that
@@ -81,10 +84,15 @@ from storage.repository import (
     NotFoundError,
     SchemaError,
     StorageError,
-    StoreBusyError,
-    StoreFullError,
+    StoreDamagedError,
     StoreOpenError,
     StoreUnavailableError,
+)
+from storage.sqlite_faults import (
+    check_tables,
+    migration_failed,
+    name_connection,
+    store_error,
 )
 from storage.standings import RatingReads, RatingWrites
 
@@ -266,15 +274,11 @@ def _conflict(error: sqlite3.IntegrityError) -> StorageError:
     return StorageError(f"integrity error: {text}")
 
 
-def _unavailable(error: sqlite3.OperationalError) -> StorageError | None:
-    """A busy or full database as a storage error the service can put in words."""
-    code = getattr(error, "sqlite_errorcode", None)
-    primary = code & 0xFF if isinstance(code, int) else None
-    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StoreBusyError(f"the database is locked by another connection ({error})")
-    if primary == sqlite3.SQLITE_FULL:
-        return StoreFullError(f"the disk holding the database is full ({error})")
-    return None
+def _translated(error: Exception, conn: aiosqlite.Connection) -> BaseException:
+    """Any error of a statement as the store's own (``storage.sqlite_faults``)."""
+    if isinstance(error, sqlite3.IntegrityError):
+        return _conflict(error)
+    return store_error(error, conn)
 
 
 async def _fetchall(
@@ -282,16 +286,16 @@ async def _fetchall(
 ) -> list[Any]:
     try:
         return list(await conn.execute_fetchall(sql, params))
-    except sqlite3.OperationalError as error:
-        raise _unavailable(error) or error from error
+    except (sqlite3.Error, ValueError) as error:
+        raise _translated(error, conn) from error
 
 
 async def _run(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
     """Execute one statement; the number of rows it changed."""
     try:
         cursor = await conn.execute(sql, params)
-    except sqlite3.OperationalError as error:
-        raise _unavailable(error) or error from error
+    except (sqlite3.Error, ValueError) as error:
+        raise _translated(error, conn) from error
     return int(cursor.rowcount)
 
 
@@ -472,8 +476,8 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
             return
         try:
             await self._conn.executemany(sql, params)
-        except sqlite3.OperationalError as error:
-            raise _unavailable(error) or error from error
+        except (sqlite3.Error, ValueError) as error:
+            raise _translated(error, self._conn) from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(
@@ -491,52 +495,46 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
 
     async def insert_game(self, game: NewGame) -> GameRow:
         now = self._now()
-        try:
-            row = await _fetchone(
-                self._conn,
-                "INSERT INTO games (variant, options, status, location_id, guild_id, "
-                "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
-                "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-                "deadline_ms, computer, computer_level, rated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                f"RETURNING {_GAME_COLUMNS}",
-                (
-                    game.variant,
-                    json.dumps(game.options, sort_keys=True),
-                    game.status,
-                    game.location_id,
-                    game.guild_id,
-                    game.challenger_id,
-                    game.opponent_id,
-                    game.challenger_colour,
-                    game.white_id,
-                    game.black_id,
-                    game.seed,
-                    game.commitment,
-                    _rolls_json(game.start_rolls),
-                    game.request_id,
-                    now,
-                    now,
-                    game.time_days,
-                    game.deadline_ms,
-                    game.computer,
-                    game.computer_level,
-                    1 if game.rated else 0,
-                ),
-            )
-        except sqlite3.IntegrityError as error:
-            raise _conflict(error) from error
+        row = await _fetchone(
+            self._conn,
+            "INSERT INTO games (variant, options, status, location_id, guild_id, "
+            "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
+            "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
+            "deadline_ms, computer, computer_level, rated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"RETURNING {_GAME_COLUMNS}",
+            (
+                game.variant,
+                json.dumps(game.options, sort_keys=True),
+                game.status,
+                game.location_id,
+                game.guild_id,
+                game.challenger_id,
+                game.opponent_id,
+                game.challenger_colour,
+                game.white_id,
+                game.black_id,
+                game.seed,
+                game.commitment,
+                _rolls_json(game.start_rolls),
+                game.request_id,
+                now,
+                now,
+                game.time_days,
+                game.deadline_ms,
+                game.computer,
+                game.computer_level,
+                1 if game.rated else 0,
+            ),
+        )
         return _game_from_row(row)
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
-        try:
-            changed = await _run(
-                self._conn,
-                "UPDATE games SET start_rolls = ?, roll_count = roll_count + ? WHERE id = ?",
-                (_rolls_json(rolls), len(rolls), game_id),
-            )
-        except sqlite3.IntegrityError as error:
-            raise StorageError(str(error)) from error
+        changed = await _run(
+            self._conn,
+            "UPDATE games SET start_rolls = ?, roll_count = roll_count + ? WHERE id = ?",
+            (_rolls_json(rolls), len(rolls), game_id),
+        )
         if changed != 1:
             raise NotFoundError(f"no game {game_id}")
 
@@ -545,10 +543,7 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
         sets = ", ".join(f"{name} = ?" for name, _ in items)
         params = [value for _, value in items]
         sql = f"UPDATE games SET {sets + ', ' if sets else ''}updated_at = ? WHERE id = ? RETURNING {_GAME_COLUMNS}"
-        try:
-            row = await _fetchone(self._conn, sql, (*params, self._now(), game_id))
-        except sqlite3.IntegrityError as error:
-            raise _conflict(error) from error
+        row = await _fetchone(self._conn, sql, (*params, self._now(), game_id))
         if row is None:
             raise NotFoundError(f"no game {game_id}")
         return _game_from_row(row)
@@ -570,26 +565,23 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
             roll_index=roll_index,
             created_at=created,
         )
-        try:
-            row = await _fetchone(
-                self._conn,
-                f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                f"RETURNING {_ACTION_COLUMNS}",
-                (
-                    action.game_id,
-                    action.seq,
-                    action.kind,
-                    action.request_id,
-                    action.actor_id,
-                    action.text,
-                    _rolls_json(action.rolls),
-                    roll_index,
-                    created,
-                    digest,
-                ),
-            )
-        except sqlite3.IntegrityError as error:
-            raise _conflict(error) from error
+        row = await _fetchone(  # a broken uniqueness rule: ConflictError (sqlite_faults)
+            self._conn,
+            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            f"RETURNING {_ACTION_COLUMNS}",
+            (
+                action.game_id,
+                action.seq,
+                action.kind,
+                action.request_id,
+                action.actor_id,
+                action.text,
+                _rolls_json(action.rolls),
+                roll_index,
+                created,
+                digest,
+            ),
+        )
         return _action_from_row(row)
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
@@ -675,8 +667,10 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
                         action.digest,  # as stored: a copy never vouches for a changed log
                     ),
                 )
-        except sqlite3.IntegrityError as error:
-            raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+        except StorageError as error:
+            if not isinstance(error, StoreUnavailableError | StoreOpenError):
+                raise StorageError(f"game {game.id} cannot be copied: {error}") from error
+            raise
 
 
 def _import_values(game: GameRow) -> tuple[Any, ...]:
@@ -794,13 +788,14 @@ class SqliteRepository(_Reads):
         except BaseException as error:
             for conn in reversed(opened):
                 await close_fully(conn)
-            if isinstance(error, StoreOpenError):
+            if isinstance(error, StoreOpenError) and "cannot open" in str(error):
                 raise
-            if isinstance(error, sqlite3.Error | OSError | StoreUnavailableError):
-                cause = error.__cause__ if isinstance(error, StoreUnavailableError) else error
-                raise StoreOpenError(
-                    f"cannot open the database {resolved}: {open_cause(resolved, cause or error)}"
-                ) from error
+            if isinstance(error, sqlite3.Error | OSError | StorageError):
+                cause = error.__cause__ if isinstance(error, StorageError) else error
+                words = open_cause(resolved, cause or error)
+                is_damaged = isinstance(store_error(cause or error), StoreDamagedError)
+                kind = StoreDamagedError if is_damaged else StoreOpenError
+                raise kind(f"cannot open the database {resolved}: {words}") from error
             raise
         if checkpointer is None:
             return cls(writer, reader, resolved, clock)
@@ -880,11 +875,20 @@ class SqliteRepository(_Reads):
             with suppress(asyncio.CancelledError):
                 await self._checkpointing
         if self._checkpointer is not None:
-            await self._checkpointer.close()
+            await _close_quietly(self._checkpointer)
         async with self._write_lock:
             if self._reader is not self._writer:
-                await self._reader.close()
-            await self._writer.close()
+                await _close_quietly(self._reader)
+            await _close_quietly(self._writer)
+
+
+async def _close_quietly(conn: aiosqlite.Connection) -> None:
+    """Close one connection; a failure is logged, not raised: what was committed is in
+    the file, and closing is the last thing the store does."""
+    try:
+        await conn.close()
+    except (sqlite3.Error, ValueError) as error:
+        log.warning("closing the database: %s", store_error(error, conn))
 
 
 async def _connect(
@@ -894,6 +898,7 @@ async def _connect(
     that the caller can close it whatever fails next."""
     conn = aiosqlite.connect(path, isolation_level=None)
     opened.append(conn)  # before awaiting: a failed connect still has a thread to stop
+    name_connection(conn, path)
     await conn
     await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
@@ -932,12 +937,18 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
             row = await _fetchone(conn, "PRAGMA user_version")
             version = int(row[0])
             _check_version(version, path)
+            await check_tables(conn, version, path)  # not a version set back by hand
             for number in range(version + 1, LATEST_VERSION + 1):
                 for statement in MIGRATIONS[number - 1]:
-                    if statement == FILL_LOG_DIGESTS:
-                        await _fill_log_digests(conn)
-                    else:
-                        await conn.execute(statement)
+                    try:
+                        if statement == FILL_LOG_DIGESTS:
+                            await _fill_log_digests(conn)
+                        else:
+                            await conn.execute(statement)
+                    except sqlite3.Error as error:
+                        if _refused_by_tables(error):
+                            raise migration_failed(path, version, error) from error
+                        raise
                 await conn.execute(f"PRAGMA user_version = {number}")
             broken = await _fetchall(conn, "PRAGMA foreign_key_check")
             if broken:
@@ -976,6 +987,12 @@ async def _fill_log_digests(conn: aiosqlite.Connection) -> None:
     await conn.executemany(
         "UPDATE actions SET digest = ? WHERE game_id = ? AND seq = ?", fill_digests([], orphans)
     )
+
+
+def _refused_by_tables(error: sqlite3.Error) -> bool:
+    """A migration statement refused because the tables are not what it expects (a
+    column or table already there, or missing), rather than a disk or a lock."""
+    return type(store_error(error)) in (StorageError, SchemaError)
 
 
 def _check_version(version: int, path: str) -> None:

@@ -106,14 +106,31 @@ class Cluster:
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
         self.port = _free_port()
+        self.start_again()
+
+    def start_again(self) -> None:
+        """Start the server of this cluster (after ``crash``): the same data, port and
+        settings; it replays its write-ahead log first, as after a power cut."""
+        pg_ctl = find_binary("pg_ctl")
+        assert pg_ctl and self.folder, SKIP_REASON
         options = f"-h 127.0.0.1 -p {self.port} -k {self.folder}"
         options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         subprocess.run(
             self._command(
-                pg_ctl, "-D", data, "-o", options, "-l", os.path.join(self.folder, "log"),
-                "-w", "-t", "60", "start",
+                pg_ctl, "-D", os.path.join(self.folder, "data"), "-o", options,
+                "-l", os.path.join(self.folder, "log"), "-w", "-t", "60", "start",
             ),
             check=True, capture_output=True, timeout=90,
+        )  # fmt: skip
+
+    def crash(self) -> None:
+        """Stop the server at once, as a crash would (``pg_ctl stop -m immediate``: every
+        server process quits without a checkpoint, connections drop mid-statement)."""
+        pg_ctl = find_binary("pg_ctl")
+        assert pg_ctl and self.folder, SKIP_REASON
+        subprocess.run(
+            self._command(pg_ctl, "-D", os.path.join(self.folder, "data"), "-m", "immediate", "-w", "stop"),
+            check=True, capture_output=True, timeout=60,
         )  # fmt: skip
 
     def stop(self) -> None:

@@ -267,8 +267,13 @@ Errors (``bot.service.errors``)::
     RequestConflict;
     RenderUnavailable; CorruptGame;
     StoreUnavailable > StoreBusy ("The database is busy; try again in a moment."),
-                       StoreFull ("The database disk is full; nothing was saved. Try again later.")
-        # a lock held past the busy timeout, or a full disk: rolled back, retry works.
+                       StoreFull ("The database disk is full; nothing was saved. Try again later."),
+                       StoreLost ("The database could not be reached; nothing was saved. ...")
+        # a lock held past the busy timeout, a full disk, a lost connection: rolled back,
+        # retry works. A connection lost during COMMIT: the command asks the store again
+        # (its request id) and answers as if played, or StoreLost ("... not played ...").
+    StoreDamaged (the store's line: "X is damaged (...): restore it from a backup");
+    StoreFault; OutcomeUnknown (lost during COMMIT and the store stayed out of reach)
 
 General dice roller (``bot.service.dice_expr``)::
 
@@ -311,13 +316,17 @@ from bot.service.errors import (
     LocationBusy,
     NotAllowed,
     NotFound,
+    OutcomeUnknown,
     RenderUnavailable,
     RequestConflict,
     SeedNotRevealed,
     ServiceError,
     StaleAction,
     StoreBusy,
+    StoreDamaged,
+    StoreFault,
     StoreFull,
+    StoreLost,
     StoreUnavailable,
     TimeUp,
     TooManyChallenges,
@@ -389,8 +398,12 @@ __all__ = [
     "ServiceError",
     "StaleAction",
     "Standing",
+    "OutcomeUnknown",
     "StoreBusy",
+    "StoreDamaged",
+    "StoreFault",
     "StoreFull",
+    "StoreLost",
     "StoreUnavailable",
     "SystemClock",
     "TextBoard",

@@ -66,7 +66,7 @@ from bot.service.errors import (
 )
 from bot.service.live import Live, make_view, new_engine_game, variant_title
 from bot.service.results import Outcome
-from storage import GameChanges, GameQuery, GameRow, NewGame
+from storage import CommitUnknownError, GameChanges, GameQuery, GameRow, NewGame
 from variants.dice import seed_commitment
 
 if TYPE_CHECKING:
@@ -192,40 +192,47 @@ class ComputerPlay(ServiceCore):
         white, black = (user_id, COMPUTER_ID) if mine == "white" else (COMPUTER_ID, user_id)
         secret = seed if seed is not None else self._seed_factory()
         now_ms = self._now_ms()
-        async with self._lock(self._location_locks, location_id), self._write() as tx:
-            repeated = await self._game_by_request_or_free(tx, request_id, location_id)
-            if repeated is not None:
-                return repeated
-            await tx.upsert_player(user_id)
-            await tx.upsert_player(COMPUTER_ID, "computer")
-            row = await tx.insert_game(
-                NewGame(
-                    variant=variant,
-                    options=options,
-                    status="active",
-                    location_id=location_id,
-                    guild_id=guild_id,
-                    challenger_id=user_id,
-                    opponent_id=COMPUTER_ID,
-                    challenger_colour=colour,  # type: ignore[arg-type]
-                    seed=secret,
-                    commitment=seed_commitment(secret),
-                    white_id=white,
-                    black_id=black,
-                    request_id=request_id,
-                    computer=computer,  # type: ignore[arg-type]
-                    computer_level=level,
+        try:
+            async with self._lock(self._location_locks, location_id), self._write() as tx:
+                repeated = await self._game_by_request_or_free(tx, request_id, location_id)
+                if repeated is not None:
+                    return repeated
+                await tx.upsert_player(user_id)
+                await tx.upsert_player(COMPUTER_ID, "computer")
+                row = await tx.insert_game(
+                    NewGame(
+                        variant=variant,
+                        options=options,
+                        status="active",
+                        location_id=location_id,
+                        guild_id=guild_id,
+                        challenger_id=user_id,
+                        opponent_id=COMPUTER_ID,
+                        challenger_colour=colour,  # type: ignore[arg-type]
+                        seed=secret,
+                        commitment=seed_commitment(secret),
+                        white_id=white,
+                        black_id=black,
+                        request_id=request_id,
+                        computer=computer,  # type: ignore[arg-type]
+                        computer_level=level,
+                    )
                 )
-            )
-            try:
-                game = await self._cpu(new_engine_game, variant, options, secret, row.id)
-            except ValueError as error:
-                raise InvalidInput(f"cannot set up {variant}: {error}") from error
-            row = await tx.update_game(row.id, GameChanges(**turn_clock(None, game.turn, now_ms)))
-            rolls = tuple(game.rolls)
-            if rolls:
-                await tx.set_start_rolls(row.id, rolls)
-                row = await self._reload(tx, row.id)
+                try:
+                    game = await self._cpu(new_engine_game, variant, options, secret, row.id)
+                except ValueError as error:
+                    raise InvalidInput(f"cannot set up {variant}: {error}") from error
+                row = await tx.update_game(
+                    row.id, GameChanges(**turn_clock(None, game.turn, now_ms))
+                )
+                rolls = tuple(game.rolls)
+                if rolls:
+                    await tx.set_start_rolls(row.id, rolls)
+                    row = await self._reload(tx, row.id)
+        except CommitUnknownError:
+            if request_id is None:
+                raise
+            row = await self._settle_new_game(request_id, "The game was not started")
         live = Live(game, 0, 0)
         async with self._lock(self._game_locks, row.id):
             self._remember(row.id, live)

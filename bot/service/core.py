@@ -7,7 +7,6 @@ and processes, and why) in ``bot.service.workers``.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import os
@@ -30,8 +29,6 @@ from bot.service.errors import (
     RequestConflict,
     ServiceError,
     StaleAction,
-    StoreBusy,
-    StoreFull,
     UnknownVariant,
 )
 from bot.service.gcpolicy import GcPolicy
@@ -51,11 +48,14 @@ from bot.service.rating_log import rate_finished, rating_changes_of, rating_line
 from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
 from bot.service.stats import ActionStats
+from bot.service.store_faults import Settling
 from bot.service.timekeeping import Timekeeping
 from bot.service.workers import Shown, Workers, show
 from storage import (
     ActionKind,
+    ActionRow,
     Colour,
+    CommitUnknownError,
     ConflictError,
     GameChanges,
     GameQuery,
@@ -65,8 +65,6 @@ from storage import (
     Repository,
     Shards,
     SnapshotRow,
-    StoreBusyError,
-    StoreFullError,
     WriteTx,
     open_repository,
 )
@@ -165,36 +163,7 @@ class Step:
     end: tuple[str | None, str] | None = None  # engine result to set, if the game ends
 
 
-def translate_store_faults(cls: type[T]) -> type[T]:
-    """Wrap every public coroutine method of ``cls`` (and of its bases) so that a busy or
-    full database reaches the caller as ``StoreBusy``/``StoreFull``: service errors with
-    a plain message, like every other refusal. The store has rolled the transaction
-    back by then, so nothing is half-applied and the same call can simply be retried."""
-
-    def wrap(method: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
-        @functools.wraps(method)
-        async def translated(*args: P.args, **kwargs: P.kwargs) -> T:
-            try:
-                return await method(*args, **kwargs)
-            except StoreBusyError as error:
-                raise StoreBusy() from error
-            except StoreFullError as error:
-                raise StoreFull() from error
-
-        translated.__store_faults__ = True  # type: ignore[attr-defined]
-        return translated
-
-    for klass in cls.__mro__:
-        for name, member in list(vars(klass).items()):
-            if name.startswith("_") or not asyncio.iscoroutinefunction(member):
-                continue
-            if getattr(getattr(cls, name), "__store_faults__", False):
-                continue
-            setattr(cls, name, wrap(getattr(cls, name)))
-    return cls
-
-
-class ServiceCore(Timekeeping):
+class ServiceCore(Settling, Timekeeping):
     """State and internals shared by the commands: locks, cache, lookups, messages."""
 
     # The Discord bot sets it (issue 24): a person's board is an outbox row held this
@@ -743,6 +712,7 @@ class ServiceCore(Timekeeping):
         async with self._lock(self._game_locks, row.id):
             await self._preload(row)
             dirty = False
+            entry: NewAction | None = None
             try:
                 async with self._write() as tx:
                     row = await self._reload(tx, row.id)
@@ -755,11 +725,10 @@ class ServiceCore(Timekeeping):
                     live = await self._active_live(tx, row)
                     colour = self._colour_of(row, user_id, live)
                     step = decide(row, colour, live)
-                    await tx.append_action(
-                        NewAction(
-                            row.id, live.seq + 1, step.kind, user_id, step.text, (), request_id
-                        )
+                    entry = NewAction(
+                        row.id, live.seq + 1, step.kind, user_id, step.text, (), request_id
                     )
+                    await tx.append_action(entry)
                     changes = step.changes
                     if step.end is not None:  # no clock once the game is over
                         changes = replace(changes, deadline_ms=None, reminder_ms=None)
@@ -770,6 +739,14 @@ class ServiceCore(Timekeeping):
                         rated = await rate_finished(tx, row)
                     owed = await self._owe_board(tx, row, user_id, step.kind)
                 live.seq += 1
+            except CommitUnknownError:
+                self._cache.pop(row.id, None)
+                if entry is None:
+                    raise
+                settled = await self._settle_entry(
+                    entry, tuple(step.messages), "That was not done", render=render
+                )
+                return replace(settled, owed=owed)  # stored: so is the board it owes
             except BaseException:
                 if dirty:
                     self._cache.pop(row.id, None)
@@ -825,6 +802,23 @@ class ServiceCore(Timekeeping):
             return None
         if action.kind not in kinds:
             raise RequestConflict("this request id was used for another command")
+        return await self._stored_outcome(tx, row, action, render, orientation)
+
+    async def _stored_outcome(
+        self,
+        tx: WriteTx,
+        row: GameRow,
+        action: ActionRow,
+        render: bool,
+        orientation: str | None,
+        lead: tuple[str, ...] = ("(already done)",),
+        *,
+        repeated: bool = True,
+    ) -> Outcome:
+        """The result of the stored log entry ``action``, recomputed from the log: for a
+        retried request (``repeated``, "(already done)"), or for a command whose commit's
+        outcome was unknown and turned out stored (``lead``: the lines it would have
+        begun with)."""
         seq = action.seq
         live = await self._live_in(tx, row)
         if seq < live.seq:  # later entries exist: show the game as it was then
@@ -845,7 +839,7 @@ class ServiceCore(Timekeeping):
         if view.status == "finished" and seq == live.seq:  # the retried action ended it
             rated = rating_changes_of(row, await tx.game_rating_changes(row.id))
         messages = [
-            "(already done)",
+            *lead,
             *self._status_lines(row, view),
             *rating_lines(rated, self._label),
         ]
@@ -857,7 +851,7 @@ class ServiceCore(Timekeeping):
             shown.image,
             recorded,
             action.rolls,
-            repeated=True,
+            repeated=repeated,
             legal=shown.legal,
             dice_image=shown.dice_image,
             status=shown.status,

@@ -17,10 +17,21 @@
     +-- RenderUnavailable    the board image could not be drawn
     +-- CorruptGame          the stored log does not replay (an operator problem)
     +-- StoreUnavailable     the database could not do it now; retrying later works
-        +-- StoreBusy        another process held the database past the busy timeout
-        +-- StoreFull        the disk is full
+    |   +-- StoreBusy        another process held the database past the busy timeout
+    |   +-- StoreFull        the disk is full
+    |   +-- StoreLost        the connection to the database was lost (or a disk read failed)
+    +-- StoreDamaged         the database file is damaged, or its tables are not those its
+    |                        version says: its operator must restore it
+    +-- StoreFault           the database refused the change for another reason
+    +-- OutcomeUnknown       the connection was lost while the change was being committed,
+                             and the store could not be asked again: it may be saved
 
-On any ``ServiceError`` nothing stored has changed.
+On any ``ServiceError`` but ``OutcomeUnknown`` nothing stored has changed. When a commit's
+outcome is unknown, a command that has a request id (or, for a log entry, its place in the
+log) asks the store again, on a new connection, and answers truthfully: the normal
+``Outcome`` if it was stored, ``StoreLost`` ("... was not played ...") if it was not
+(``bot.service.store_faults``). ``OutcomeUnknown`` is left only when the store stays out of
+reach, or for a change that nothing identifies.
 """
 
 from __future__ import annotations
@@ -121,5 +132,33 @@ class StoreBusy(StoreUnavailable):
 class StoreFull(StoreUnavailable):
     def __init__(
         self, message: str = "The database disk is full; nothing was saved. Try again later."
+    ) -> None:
+        super().__init__(message)
+
+
+class StoreLost(StoreUnavailable):
+    def __init__(
+        self,
+        message: str = "The database could not be reached; nothing was saved. "
+        "Try again in a moment.",
+    ) -> None:
+        super().__init__(message)
+
+
+class StoreDamaged(ServiceError):
+    """The store's own line, e.g. "chessgarden.sqlite3 is damaged (database disk image is
+    malformed): restore it from a backup". Retrying does not help."""
+
+
+class StoreFault(ServiceError):
+    """The database refused the change for a reason that is not the user's (a bug or a
+    tampered store); nothing was saved."""
+
+
+class OutcomeUnknown(ServiceError):
+    def __init__(
+        self,
+        message: str = "The connection to the database was lost while this was being "
+        "saved, and it could not be checked; look at the game before you try again.",
     ) -> None:
         super().__init__(message)

@@ -35,7 +35,6 @@ from bot.service.core import (
     clean_request,
     clean_text,
     other_colour,
-    translate_store_faults,
 )
 from bot.service.errors import (
     InvalidInput,
@@ -60,9 +59,18 @@ from bot.service.rating_log import rate_finished, rating_lines
 from bot.service.relocate import Relocation
 from bot.service.results import Outcome, RatingChange
 from bot.service.standings import Standings
+from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
 from bot.service.withdraw import Withdrawal
-from storage import GameChanges, GameQuery, GameRow, NewAction, NewGame, WriteTx
+from storage import (
+    CommitUnknownError,
+    GameChanges,
+    GameQuery,
+    GameRow,
+    NewAction,
+    NewGame,
+    WriteTx,
+)
 from variants.dice import seed_commitment
 
 __all__ = ["GameService", "render_board", "render_dice"]
@@ -110,30 +118,35 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
         if not isinstance(rated, bool):
             raise InvalidInput("rated must be true or false")
         now_ms = self._now_ms()
-        async with self._lock(self._location_locks, location_id), self._write() as tx:
-            repeated = await self._game_by_request_or_free(tx, request_id, location_id)
-            if repeated is not None:
-                return repeated
-            await self._check_challenge_limit(tx, challenger_id)
-            await tx.upsert_player(challenger_id)
-            if opponent_id is not None:
-                await tx.upsert_player(opponent_id)
-            row = await tx.insert_game(
-                NewGame(
-                    variant=variant,
-                    options=options,
-                    status="challenge",
-                    location_id=location_id,
-                    guild_id=guild_id,
-                    challenger_id=challenger_id,
-                    opponent_id=opponent_id,
-                    challenger_colour=colour,  # type: ignore[arg-type]
-                    request_id=request_id,
-                    time_days=days,
-                    deadline_ms=now_ms + round(self.challenge_hours * HOUR_MS),
-                    rated=rated,
+        try:
+            async with self._lock(self._location_locks, location_id), self._write() as tx:
+                repeated = await self._game_by_request_or_free(tx, request_id, location_id)
+                if repeated is not None:
+                    return repeated
+                await self._check_challenge_limit(tx, challenger_id)
+                await tx.upsert_player(challenger_id)
+                if opponent_id is not None:
+                    await tx.upsert_player(opponent_id)
+                row = await tx.insert_game(
+                    NewGame(
+                        variant=variant,
+                        options=options,
+                        status="challenge",
+                        location_id=location_id,
+                        guild_id=guild_id,
+                        challenger_id=challenger_id,
+                        opponent_id=opponent_id,
+                        challenger_colour=colour,  # type: ignore[arg-type]
+                        request_id=request_id,
+                        time_days=days,
+                        deadline_ms=now_ms + round(self.challenge_hours * HOUR_MS),
+                        rated=rated,
+                    )
                 )
-            )
+        except CommitUnknownError:
+            if request_id is None:
+                raise
+            row = await self._settle_new_game(request_id, "The challenge was not made")
         self._announce_row(row)
         who = self._label(opponent_id) if opponent_id is not None else "anyone"
         messages = (
@@ -177,53 +190,67 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
             raise InvalidInput("a seed must be non-empty text")
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
-            async with self._write() as tx:
-                row = await self._reload(tx, row.id)
-                if row.status != "challenge":
-                    raise InvalidState(
-                        f"game {row.id} is not an open challenge (it is {row.status})"
+            secret: str | None = None
+            owed: int | None = None  # (a commit whose outcome was unknown: the hold runs out)
+            try:
+                async with self._write() as tx:
+                    row = await self._reload(tx, row.id)
+                    if row.status != "challenge":
+                        raise InvalidState(
+                            f"game {row.id} is not an open challenge (it is {row.status})"
+                        )
+                    now_ms = self._now_ms()
+                    self._check_time(row, now_ms)  # an expired challenge cannot be accepted
+                    if user_id == row.challenger_id:
+                        raise NotAllowed("you cannot accept your own challenge; cancel it instead")
+                    if row.opponent_id is not None and user_id != row.opponent_id:
+                        raise NotAllowed(f"this challenge is for {self._label(row.opponent_id)}")
+                    colour = row.challenger_colour
+                    if colour == "random":
+                        colour = self._rng.choice(COLOURS)
+                    white, black = (
+                        (row.challenger_id, user_id)
+                        if colour == "white"
+                        else (user_id, row.challenger_id)
                     )
-                now_ms = self._now_ms()
-                self._check_time(row, now_ms)  # an expired challenge cannot be accepted
-                if user_id == row.challenger_id:
-                    raise NotAllowed("you cannot accept your own challenge; cancel it instead")
-                if row.opponent_id is not None and user_id != row.opponent_id:
-                    raise NotAllowed(f"this challenge is for {self._label(row.opponent_id)}")
-                colour = row.challenger_colour
-                if colour == "random":
-                    colour = self._rng.choice(COLOURS)
-                white, black = (
-                    (row.challenger_id, user_id)
-                    if colour == "white"
-                    else (user_id, row.challenger_id)
-                )
-                secret = seed if seed is not None else self._seed_factory()
-                try:  # off the loop: a variant's first game in a process builds its tables
-                    game = await self._cpu(
-                        new_engine_game, row.variant, row.options, secret, row.id
+                    drawn = seed if seed is not None else self._seed_factory()
+                    try:  # off the loop: a variant's first game in a process builds its tables
+                        game = await self._cpu(
+                            new_engine_game, row.variant, row.options, drawn, row.id
+                        )
+                    except ValueError as error:
+                        raise InvalidInput(f"cannot set up {row.variant}: {error}") from error
+                    await tx.upsert_player(user_id)
+                    secret = drawn
+                    row = await tx.update_game(
+                        row.id,
+                        GameChanges(
+                            status="active",
+                            white_id=white,
+                            black_id=black,
+                            opponent_id=user_id,
+                            seed=secret,
+                            commitment=seed_commitment(secret),
+                            **turn_clock(row.time_days, game.turn, now_ms),
+                        ),
                     )
-                except ValueError as error:
-                    raise InvalidInput(f"cannot set up {row.variant}: {error}") from error
-                await tx.upsert_player(user_id)
-                row = await tx.update_game(
+                    rolls = tuple(game.rolls)
+                    if rolls:
+                        await tx.set_start_rolls(row.id, rolls)
+                        row = replace(row, start_rolls=rolls, roll_count=len(rolls))
+                    owed = await self._owe_board(tx, row, user_id)
+            except CommitUnknownError:
+                if secret is None:
+                    raise
+                mine = secret  # the seed drawn here is in the store only if this accept is
+                row = await self._settle_state(
                     row.id,
-                    GameChanges(
-                        status="active",
-                        white_id=white,
-                        black_id=black,
-                        opponent_id=user_id,
-                        seed=secret,
-                        commitment=seed_commitment(secret),
-                        **turn_clock(row.time_days, game.turn, now_ms),
-                    ),
+                    lambda stored: stored.seed == mine and stored.status != "challenge",
+                    "The challenge was not accepted",
                 )
-                rolls = tuple(game.rolls)
-                if rolls:
-                    await tx.set_start_rolls(row.id, rolls)
-                    row = replace(row, start_rolls=rolls, roll_count=len(rolls))
-                owed = await self._owe_board(tx, row, user_id)
-            live = Live(game, 0, 0)
-            self._remember(row.id, live)
+            live = Live(game, 0, 0) if row.log_count == 0 else await self._live_read(row)
+            if live is not None:
+                self._remember(row.id, live)
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
         self._announce_row(row)
@@ -273,19 +300,27 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
     ) -> Outcome:
         user_id = check_id(user_id, "the user id")
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
-        async with self._lock(self._game_locks, row.id), self._write() as tx:
-            row = await self._reload(tx, row.id)
-            if row.status != "challenge":
-                raise InvalidState(f"game {row.id} is not an open challenge (it is {row.status})")
-            if status == "cancelled" and user_id != row.challenger_id:
-                raise NotAllowed("only the challenger can cancel a challenge")
-            if status == "declined" and user_id != row.opponent_id:
-                if row.opponent_id is None:
-                    raise NotAllowed("an open challenge cannot be declined; just leave it")
-                raise NotAllowed("only the challenged player can decline")
-            row = await tx.update_game(
-                row.id,
-                GameChanges(status=status, deadline_ms=None),  # type: ignore[arg-type]
+        game_id = row.id
+        try:
+            async with self._lock(self._game_locks, row.id), self._write() as tx:
+                row = await self._reload(tx, row.id)
+                if row.status != "challenge":
+                    raise InvalidState(
+                        f"game {row.id} is not an open challenge (it is {row.status})"
+                    )
+                if status == "cancelled" and user_id != row.challenger_id:
+                    raise NotAllowed("only the challenger can cancel a challenge")
+                if status == "declined" and user_id != row.opponent_id:
+                    if row.opponent_id is None:
+                        raise NotAllowed("an open challenge cannot be declined; just leave it")
+                    raise NotAllowed("only the challenged player can decline")
+                row = await tx.update_game(
+                    row.id,
+                    GameChanges(status=status, deadline_ms=None),  # type: ignore[arg-type]
+                )
+        except CommitUnknownError:  # only this command ends a challenge that way
+            row = await self._settle_state(
+                game_id, lambda stored: stored.status == status, f"The challenge was not {status}"
             )
         self._cache.pop(row.id, None)
         return Outcome(make_view(row, None), (f"Game {row.id}: challenge {status}.",))
@@ -318,6 +353,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
         async with self._lock(self._game_locks, row.id):
             await self._preload(row)
             dirty = False
+            entry: NewAction | None = None
             try:
                 async with self._write() as tx:
                     row = await self._reload(tx, row.id)
@@ -361,11 +397,10 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
                             draw_offer=None,
                         )
                     turned = self._clock_after(row, colour, game, changes, now_ms)
-                    await tx.append_action(
-                        NewAction(
-                            row.id, live.seq + 1, "move", user_id, recorded, rolls, request_id
-                        )
+                    entry = NewAction(
+                        row.id, live.seq + 1, "move", user_id, recorded, rolls, request_id
                     )
+                    await tx.append_action(entry)
                     row = await tx.update_game(row.id, GameChanges(**changes))
                     if row.status == "finished":
                         rated = await rate_finished(tx, row)
@@ -373,6 +408,18 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
                 live.seq += 1
                 live.ply += 1
                 live.turns += turned
+            except CommitUnknownError:
+                self._cache.pop(row.id, None)
+                if entry is None:
+                    raise
+                settled = await self._settle_entry(
+                    entry,
+                    (f"{colour.capitalize()} played {entry.text}.",),
+                    "Your move was not played",
+                    render=render,
+                    orientation=orientation,
+                )
+                return replace(settled, owed=owed)  # stored: so is the board it owes
             except BaseException:
                 if dirty:
                     self._cache.pop(row.id, None)
@@ -558,23 +605,30 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
             raise NotAllowed("only a moderator can abort a game")
         why = clean_text(reason) if reason else "aborted by a moderator"
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
-        async with self._lock(self._game_locks, row.id), self._write() as tx:
-            row = await self._reload(tx, row.id)
-            if not row.is_live:
-                raise InvalidState(f"game {row.id} is already over ({row.status})")
-            if row.status == "active" and user_id in (row.white_id, row.black_id):
-                raise NotAllowed("you play in this game; resign instead")
-            await tx.append_action(NewAction(row.id, row.log_count + 1, "abort", user_id, why))
-            row = await tx.update_game(
-                row.id,
-                GameChanges(
-                    status="aborted",
-                    result_reason=why,
-                    draw_offer=None,
-                    deadline_ms=None,
-                    reminder_ms=None,
-                ),
-            )
+        entry: NewAction | None = None
+        try:
+            async with self._lock(self._game_locks, row.id), self._write() as tx:
+                row = await self._reload(tx, row.id)
+                if not row.is_live:
+                    raise InvalidState(f"game {row.id} is already over ({row.status})")
+                if row.status == "active" and user_id in (row.white_id, row.black_id):
+                    raise NotAllowed("you play in this game; resign instead")
+                entry = NewAction(row.id, row.log_count + 1, "abort", user_id, why)
+                await tx.append_action(entry)
+                row = await tx.update_game(
+                    row.id,
+                    GameChanges(
+                        status="aborted",
+                        result_reason=why,
+                        draw_offer=None,
+                        deadline_ms=None,
+                        reminder_ms=None,
+                    ),
+                )
+        except CommitUnknownError:
+            if entry is None:
+                raise
+            row = await self._settle_logged(entry, "The game was not aborted")
         self._cache.pop(row.id, None)
         view = make_view(row, None)
         return Outcome(
