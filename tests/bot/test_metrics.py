@@ -101,7 +101,9 @@ async def test_moves_and_their_latency(service: GameService, metrics: Metrics) -
 
 async def test_outbox_failures_and_worker_restarts(service: GameService, metrics: Metrics) -> None:
     text, _ = await scrape(metrics)
-    assert "chessgarden_outbox_pending" not in text  # no outbox wired: absent, not 0
+    # watch_service wires the service's own outbox: nothing owed in a new store
+    assert value(text, "chessgarden_outbox_pending") == 0
+    assert value(text, "chessgarden_outbox_failed") == 0
     assert value(text, "chessgarden_worker_restarts_total") == 0
     metrics.set_outbox_source(lambda: (4, 1))
     metrics.outbox_failure("missing_access")
