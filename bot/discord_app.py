@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import health
 from bot.cogs import EXTENSIONS
 from bot.service import ComputerRunner, GameService, Scheduler
 from bot.threads import ThreadBudget
@@ -256,6 +257,7 @@ class ChessGardenBot(commands.Bot):
         # The computer's moves (issue 14): thought in worker processes, posted like a
         # player's. Started in setup_hook: it resumes games waiting for the computer.
         self.computer_runner = ComputerRunner(service, ComputerPoster(self), render=True)
+        self.heartbeat: health.Heartbeat | None = None  # bot.health: the image's HEALTHCHECK
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -271,8 +273,10 @@ class ChessGardenBot(commands.Bot):
             log.exception("could not start the computer's moves; games against it wait")
         if self.settings.sync_commands:
             await self.sync_commands()
+        self.heartbeat = health.start(is_ready=self.is_ready)
 
     async def close(self) -> None:
+        await health.stop(self.heartbeat)
         await self.scheduler.stop()
         await self.computer_runner.stop()
         await super().close()
