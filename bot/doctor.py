@@ -37,6 +37,7 @@ FAIL_BELOW = 64 * MIB  # writes will soon fail: players would see "the disk is f
 WARN_BELOW = 1024 * MIB
 MAX_GUILDS = 50  # servers with live games checked in one run (each costs a few requests)
 THREAD_TYPES = (10, 11, 12)  # Discord channel types of threads
+PERMISSION_ALIASES = {"read_messages": "view_channel"}  # discord.py's two names for one bit
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,12 @@ def missing_words(have: Any, need: Any) -> str:
     """The needed permissions ``have`` lacks, in words ("" when none)."""
     from bot.adapter import permission_words
 
-    return permission_words([name for name, wanted in need if wanted and not getattr(have, name)])
+    names: list[str] = []
+    for name, wanted in need:
+        name = PERMISSION_ALIASES.get(name, name)
+        if wanted and not getattr(have, name) and name not in names:
+            names.append(name)
+    return permission_words(names)
 
 
 async def discord_checks(
