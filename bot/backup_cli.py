@@ -108,9 +108,14 @@ async def backup(
     say(f"copied {source} to {target}: {_size(facts.size_bytes)}, schema version {facts.version}")
     say("checked: SQLite's integrity check of the copy passed")
     if facts.version != LATEST_VERSION:
+        later = (
+            "the bot migrates the store when it next starts"
+            if facts.version < LATEST_VERSION
+            else "a newer Chess Garden wrote it"
+        )
         say(
             f"not replayed: the copy has schema version {facts.version} and this Chess Garden "
-            f"reads version {LATEST_VERSION}; the bot migrates the store when it next starts"
+            f"reads version {LATEST_VERSION}; {later}"
         )
         return EXIT_OK
     games, problems = await replay_games(target, say)

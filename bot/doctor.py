@@ -107,7 +107,9 @@ async def run_checks(env: Mapping[str, str], *, health: bool = False) -> list[Ch
     checks.append(heartbeat_check(env, health=health))
     if health:
         checks.append(Check("skip", "discord", "not checked by --health."))
-    elif settings is None or settings.token is None:
+    elif settings is None:
+        checks.append(Check("skip", "discord", "not checked: the settings are not valid."))
+    elif settings.token is None:
         checks.append(Check("skip", "discord", "not checked: DISCORD_TOKEN is not set."))
     else:
         channels = facts.channels if facts is not None else ()

@@ -85,10 +85,11 @@ async def test_a_sound_sqlite_store_passes_every_local_check(tmp_path: Path) -> 
 
 async def test_bad_settings_fail(tmp_path: Path) -> None:
     env = {"CHESSGARDEN_DB": str(tmp_path / "s.sqlite3"), "CHESSGARDEN_SHARDS": "two"}
-    (settings,) = by_name(await run_checks(env))["settings"]
-    assert settings.line == (
+    checks = by_name(await run_checks({**env, "DISCORD_TOKEN": "token"}))
+    assert checks["settings"][0].line == (
         "FAIL  settings: CHESSGARDEN_SHARDS must be a whole number of at least 1, not 'two'."
     )
+    assert checks["discord"][0].line == "skip  discord: not checked: the settings are not valid."
 
 
 async def test_each_store_failure_is_one_line(tmp_path: Path) -> None:
