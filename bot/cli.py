@@ -25,6 +25,8 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.selfplay", ("selfplay",)),
     ("bot.ratings_cli", ("leaderboard", "profile", "ratings")),
     ("bot.migrate_store", ("migrate-store",)),
+    ("bot.backup_cli", ("backup",)),
+    ("bot.doctor", ("doctor",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import health
 from bot.cogs import EXTENSIONS
 from bot.outbox_delivery import Delivery
 from bot.service import ComputerRunner, GameService, Scheduler
@@ -304,6 +305,7 @@ class ChessGardenBot(commands.Bot):
         self.metrics: Metrics | None = None  # set by `chessgarden run` with a metrics port
         self._shutdown: asyncio.Future[bool] | None = None
         self.shutdown_deadline: Deadline | None = None  # one budget with the store's close
+        self.heartbeat: health.Heartbeat | None = None  # bot.health: the image's HEALTHCHECK
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -319,6 +321,7 @@ class ChessGardenBot(commands.Bot):
             log.exception("could not start the computer's moves; games against it wait")
         if self.settings.sync_commands:
             await self.sync_commands()
+        self.heartbeat = health.start(is_ready=self.is_ready)
 
     async def close(self) -> None:
         """Stop gracefully, once (discord.py may call this again): ``shutdown_steps``."""
@@ -334,6 +337,7 @@ class ChessGardenBot(commands.Bot):
         store is closed after this by whoever opened it (``chessgarden run``)."""
         grace = self.shutdown_grace
         return [
+            Step("the heartbeat", lambda: health.stop(self.heartbeat), 1.0),
             Step("the deadline scheduler", self._stop_scheduler, grace + 1),
             Step("the computer's moves", self._stop_computer, grace + 1),
             Step(

@@ -1,7 +1,13 @@
-"""compose.yaml (docs/scaling.md, issue 16): no Docker engine runs in CI, so the file is
-read as Compose reads it (YAML with merge keys, ``${VAR:?message}`` from the environment)
-and held to what the bot needs: one PostgreSQL with its data in a named volume, and bot
-processes whose settings the bot itself accepts, covering every shard exactly once."""
+"""The compose files (issues 16 and 24): no Docker engine runs in CI, so each file is read
+as Compose reads it (YAML with merge keys, ``${VAR:?message}`` from the environment) and
+held to what the bot needs:
+
+- ``compose.yaml``, the quick path: one bot on SQLite, its store on a named volume;
+- ``compose.postgres.yaml``: one PostgreSQL with its data in a named volume, and bot
+  processes whose settings the bot itself accepts, covering every shard exactly once.
+
+Both say that they need Compose v2 (or docker-compose 1.27+), and neither has the top-level
+``name:`` that docker-compose 1.29 (Debian 12) rejects."""
 
 from __future__ import annotations
 
@@ -38,8 +44,11 @@ def interpolate(value: Any, env: dict[str, str]) -> Any:
     return value
 
 
-def compose(env: dict[str, str]) -> dict[str, Any]:
-    data = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+QUICK, POSTGRES = "compose.yaml", "compose.postgres.yaml"
+
+
+def compose(env: dict[str, str], name: str = POSTGRES) -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return interpolate(data, env)  # type: ignore[no-any-return]
 
@@ -80,6 +89,42 @@ def test_the_bot_processes_cover_every_shard_once_on_the_shared_database() -> No
     assert sorted(covered) == [0, 1]
 
 
+def test_the_quick_path_is_one_bot_on_sqlite_in_a_named_volume() -> None:
+    from test_packaging import ignore_rules, is_ignored, parse_dockerfile
+
+    data = compose({}, QUICK)  # nothing is taken from the shell: the settings are in .env
+    (service,) = bots(data["services"]).values()
+    assert set(data["services"]) == set(bots(data["services"]))  # nothing but the bot
+    assert service["env_file"] == ".env" and "environment" not in service
+    assert ".env" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()  # not committed
+    rules = ignore_rules((ROOT / ".dockerignore").read_text(encoding="utf-8"))
+    assert is_ignored(".env", rules)  # and not in the image
+    image = parse_dockerfile((ROOT / "Dockerfile").read_text(encoding="utf-8"))
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    dotenv = dict(
+        line.split("=", 1) for line in example.splitlines() if "=" in line and line[0] != "#"
+    )
+    dotenv["DISCORD_TOKEN"] = ENV["DISCORD_TOKEN"]  # as the operator fills it in
+    settings = Settings.from_env({**image.env, **dotenv})  # what `chessgarden run` reads
+    assert settings.token == ENV["DISCORD_TOKEN"] and settings.shards is None
+    (volume,) = service["volumes"]
+    name, _, mount = volume.partition(":")
+    assert name in data["volumes"]
+    assert (settings.db_path or "").startswith(mount.rstrip("/") + "/")  # the store persists
+    assert mount in image.volumes
+    assert "healthcheck" not in service  # the image's HEALTHCHECK applies
+
+
+@pytest.mark.parametrize("name", [QUICK, POSTGRES])
+def test_each_file_says_which_compose_it_needs(name: str) -> None:
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert "name" not in yaml.safe_load(text)  # docker-compose 1.29 rejects a top-level name
+    header = " ".join(line.lstrip("# ") for line in text.splitlines() if line.startswith("#"))
+    assert "Needs Docker Compose v2" in header and "docker-compose 1.27 or newer" in header
+    for service in yaml.safe_load(text)["services"].values():
+        assert "container_name" not in service  # fixed names clash between projects
+
+
 def test_a_missing_secret_stops_compose_with_its_message() -> None:
     with pytest.raises(LookupError, match="set POSTGRES_PASSWORD"):
         compose({"DISCORD_TOKEN": "x"})
@@ -88,13 +133,17 @@ def test_a_missing_secret_stops_compose_with_its_message() -> None:
 
 
 def test_the_image_runs_the_bot_so_compose_run_takes_its_flags() -> None:
-    # docs/scaling.md: `docker compose run --rm shard-0 --sync` appends to the entrypoint.
+    # `docker compose run --rm SERVICE --sync` appends to the entrypoint (docs).
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     assert 'ENTRYPOINT ["chessgarden", "run"]' in dockerfile
-    assert "docker compose run --rm shard-0 --sync" in (ROOT / "docs" / "scaling.md").read_text()
+    scaling = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    assert "docker compose -f compose.postgres.yaml run --rm shard-0 --sync" in scaling
+    for doc in ("README.md", "docs/discord.md"):
+        assert "docker compose run --rm chessgarden --sync" in (ROOT / doc).read_text()
     from bot.cli import build_parser
 
     args = build_parser().parse_args(["run", "--sync"])
     assert args.sync is True
     example = (ROOT / ".env.example").read_text(encoding="utf-8")
-    assert {line.split("=")[0] for line in example.splitlines() if "=" in line} == set(ENV)
+    keys = {line.split("=")[0] for line in example.splitlines() if "=" in line and line[0] != "#"}
+    assert keys == set(ENV)

@@ -200,7 +200,7 @@ def test_docs_keep_the_token_in_a_private_environment_file() -> None:
     assert (
         "EnvironmentFile=/etc/chessgarden/env" in docs and "install -m 600 -o chessgarden" in docs
     )
-    assert "--env-file chessgarden.env" in docs and "env_file: chessgarden.env" in docs
+    assert "--env-file chessgarden.env" in docs and "env_file: .env" in docs  # compose.yaml
     for leak in (
         "Environment=DISCORD_TOKEN",
         "docker run --rm -e DISCORD_TOKEN",
