@@ -70,10 +70,11 @@ def test_sigterm_while_the_computer_thinks(fake: LoopbackDiscord, tmp_path: Path
     assert moved >= 1, text
     with sqlite3.connect(db) as con:
         owed = con.execute("SELECT state FROM outbox WHERE game_id = ?", (game_id,)).fetchall()
+    # (the computer may act twice, a re-roll then its move: one row each)
     if posted:
-        assert "board.png" in posted[-1].files and owed == [("sent",)]
+        assert "board.png" in posted[-1].files and ("sent",) in owed, owed
     else:
-        assert owed == [("pending",)], ([r.line for r in fake.requests()], owed)
+        assert owed and set(owed) == {("pending",)}, ([r.line for r in fake.requests()], owed)
 
 
 def test_sigterm_while_discord_hangs_on_the_post(fake: LoopbackDiscord, tmp_path: Path) -> None:
@@ -101,18 +102,24 @@ def test_sigterm_while_discord_hangs_on_the_post(fake: LoopbackDiscord, tmp_path
     with sqlite3.connect(db) as con:
         owed = con.execute("SELECT state FROM outbox WHERE game_id = ?", (game_id,)).fetchall()
         con.execute("UPDATE outbox SET due_ms = 0 WHERE state = 'pending'")  # the lease ran out
-    assert owed == [("pending",)]
+    assert owed and set(owed) == {("pending",)}, owed  # (a re-roll, then its move: a row each)
     fake.clear_faults()
     fake.release()  # Discord got to the hung request after all: the message exists
 
     def state() -> str:
         with sqlite3.connect(db) as con:
-            found = con.execute("SELECT state FROM outbox WHERE game_id = ?", (game_id,))
-            return str(found.fetchone()[0])
+            found = con.execute("SELECT DISTINCT state FROM outbox WHERE game_id = ?", (game_id,))
+            return ",".join(sorted(str(r[0]) for r in found))
 
     again = fake.spawn_bot(db, log.with_suffix(".2.log"))
     try:  # the next start delivers the owed post, and its nonce keeps it single
-        fake.wait_for(lambda: state() == "sent", 60)
+        fake.wait_for(
+            lambda: (
+                state() == "sent"
+                and any(f"<@{HUMAN}>" in m.content for m in fake.messages(fake.channel_id))
+            ),
+            60,
+        )
     finally:
         stop(again, log.with_suffix(".2.log"))
     boards = [m for m in fake.messages(fake.channel_id) if f"<@{HUMAN}>" in m.content]
