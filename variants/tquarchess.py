@@ -11,6 +11,7 @@ from typing import Any
 from .base import Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
+from .facts import SearchHints
 from .geometry import BLACK, STANDARD, WHITE
 from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Texts
 from .pieces import A, D, F, Leap, PieceType
@@ -94,6 +95,8 @@ class Tquarchess(ChessLike):
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
+    # The search: checkmate wins; a Tquarc waiting to enter or to be resurrected counts.
+    search = SearchHints(mating=True, reserve_kind="T")
 
     def __init__(self) -> None:
         super().__init__()
@@ -470,6 +473,22 @@ class Tquarchess(ChessLike):
             if len(rolled) != 1:
                 raise
             return rolled[0]
+
+    # ----- facts for the other packages (variants/facts.py) -------------------------
+
+    def can_still_win(self, pos: Position, color: int) -> bool:
+        """Any piece or pawn besides the King can still help to mate (FIDE's test, with
+        the loser's help). A lone King can still mate while its two-square move is
+        ready (its Tquarc captured, the move unused), or while its Tquarc can still
+        enter (RULES.md section 7)."""
+        if any(k != self.royal for k in self.material(pos, color)):
+            return True
+        return self.can_enter(pos, color) or self.king2_ready(pos, color)
+
+    def reserve(self, pos: Position, color: int) -> str:
+        if pos.extra["hand"][color]:
+            return "enter" if pos.extra["gates"][color] else ""
+        return "return"
 
     # ----- end of game -------------------------------------------------------------
 
