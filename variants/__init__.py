@@ -38,6 +38,7 @@ from .textboard import text_board
 
 _REGISTRY: dict[str, Variant] = {}
 _BUILT_IN: set[str] = set()
+_ADDED: dict[str, type[Variant]] = {}  # by ``register``, in order
 
 
 def _load() -> dict[str, Variant]:
@@ -76,6 +77,7 @@ def register(cls: type[Variant]) -> Variant:
         )
     rules = cls()
     registry[key] = rules
+    _ADDED[key] = cls
     return rules
 
 
@@ -84,6 +86,21 @@ def unregister(key: str) -> None:
     if key in _BUILT_IN:
         raise ValueError(f"{key!r} is built in and cannot be removed")
     _load().pop(key, None)
+    _ADDED.pop(key, None)
+
+
+def added() -> tuple[type[Variant], ...]:
+    """The variant classes added by ``register`` (for worker processes: ``adopt``)."""
+    return tuple(_ADDED.values())
+
+
+def adopt(classes: Iterable[type[Variant]]) -> None:
+    """Register those of ``classes`` whose key is not known here yet (a worker process
+    taking on the variants its parent registered)."""
+    known = _load()
+    for cls in classes:
+        if cls.key not in known:
+            register(cls)
 
 
 def rules(key: str) -> Variant:
@@ -204,6 +221,8 @@ __all__ = [
     "Rulebook",
     "ScriptedDice",
     "SearchHints",
+    "added",
+    "adopt",
     "Status",
     "TurnFacts",
     "SeededDice",
