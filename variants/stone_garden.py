@@ -54,7 +54,7 @@ from .pieces import (
 )
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
-from .status import TurnFacts
+from .status import TurnFacts, either
 from .tables import Layout, stable_hash
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
@@ -220,6 +220,17 @@ RAVEN = PieceType(
 # Not a piece type of its own: the King's moves while its state is '+'.
 PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
 
+
+def _promotion_reading() -> str:
+    """The Horse's promotion choices in words, from ``HORSE_PROMOTIONS``."""
+    types = {t.id: t for t in (OX, INDEX, POLICEMAN, RAVEN)}
+    choices = either(f"{types[k].name} ({types[k].letter})" for k in HORSE_PROMOTIONS)
+    letter = types[HORSE_PROMOTIONS[0]].letter
+    return (
+        f"Horse promotion: a Horse reaching the last rank must promote to a {choices}, "
+        f"never to a King (written Hd8={letter})."
+    )
+
 _FORWARD = {WHITE: "N", BLACK: "S"}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")
@@ -235,7 +246,7 @@ class StoneGarden(ChessLike):
         "that promotes in the enemy half. Stalemate wins; a threefold repetition loses for "
         "the player who made it."
     )
-    readings = READINGS
+    readings = (*READINGS, _promotion_reading())
     geometry = STANDARD
     piece_types = (HORSE, OX, INDEX, POLICEMAN, RAVEN, KING)
     castling = False
