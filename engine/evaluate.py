@@ -111,9 +111,7 @@ class Evaluator:
         self.royal = next(k for k, t in self.rules.types.items() if t.is_royal)
         self.pawn_kind = next((k for k, t in self.rules.types.items() if t.is_pawn), "")
         hints = self.rules.search
-        self.pawnish = frozenset(
-            k for k in (self.pawn_kind, *hints.pawn_like) if k in self.values
-        )
+        self.pawnish = frozenset(k for k in (self.pawn_kind, *hints.pawn_like) if k in self.values)
         self._tables: dict[Piece, tuple[float, ...]] = {}
         self._by_id: dict[int, tuple[Piece, tuple[float, ...]]] = {}
         self.width = g.width
@@ -149,9 +147,8 @@ class Evaluator:
         first = self.rules.initial_position({}, lambda n: 1)
         start = self.state(first)
         # The pieces still to be placed count as the start's material too.
-        self.start_material = start[1] + start[2] + sum(
-            self.values.get(k, 0.0) for c in (WHITE, BLACK) for k in self.rules.to_place(first, c)
-        )
+        placing = (k for c in (WHITE, BLACK) for k in self.rules.to_place(first, c))
+        self.start_material = start[1] + start[2] + sum(self.values.get(k, 0.0) for k in placing)
         # The King's fixed terms: in the middle game it stays home and off the
         # centre files (KING_AWAY, KING_FILE); in the ending it seeks the centre.
         home_files = {c: [self.files[s] for s in g.rank_squares(self.home_rank[c])] for c in (0, 1)}

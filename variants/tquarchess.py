@@ -470,7 +470,8 @@ class Tquarchess(ChessLike):
         refused, in a sentence naming the value rolled; ``Bg5/T`` and ``Bg5/T%3`` are
         accepted. None when ``text`` is no such entry."""
         rolled = pos.extra["rolled"]
-        found = _TYPED_ENTRY_VALUE.search(text.strip()) if rolled and isinstance(text, str) else None
+        typed = text.strip() if rolled and isinstance(text, str) else ""
+        found = _TYPED_ENTRY_VALUE.search(typed) if typed else None
         if found is None or int(found.group(1)) == rolled:
             return None
         entry = text.strip()[: found.start(1)].rstrip("% ")  # as typed, without the value

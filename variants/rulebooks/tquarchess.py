@@ -83,8 +83,7 @@ def sections(rules: Variant) -> tuple[Section, ...]:
                 (
                     "Checkmate wins.",
                     "Stalemate, insufficient material, the 50-move rule and threefold "
-                    "repetition draw, as in FIDE chess. "
-                    + _material_sentence(),
+                    "repetition draw, as in FIDE chess. " + _material_sentence(),
                     "Players may resign or agree a draw.",
                 ),
             ),
