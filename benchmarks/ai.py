@@ -504,8 +504,8 @@ def run_chance(args: argparse.Namespace) -> None:
                 f"of expectimax; {unfinished[m]} stopped at the cap",
                 flush=True,
             )
-    chosen = {k: engine.CHANCE_BY_VARIANT.get(k, engine.DEFAULT_CHANCE) for k in CHANCE_VARIANTS}
-    print(f"the engine's chance-node method per variant (engine.CHANCE_BY_VARIANT): {chosen}")
+    chosen = {k: engine.chance_method(k) for k in CHANCE_VARIANTS}
+    print(f"the engine's chance-node method per variant (SearchHints.chance): {chosen}")
 
 
 SPEED_CASES = {

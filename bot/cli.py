@@ -166,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_command_of(argv))
     args, extra = parser.parse_known_args(argv)
     # A command whose last positional takes many words (``moves``) also takes words
-    # after its options: ``moves tquarchess e4 --seed 3 e5``.
+    # after its options: ``moves VARIANT e4 --seed 3 e5``.
     more = getattr(args, "more_words", None)
     if more and extra and not any(word.startswith("-") for word in extra):
         getattr(args, more).extend(extra)

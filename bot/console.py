@@ -53,6 +53,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import variants
 from bot.options import OptionsError, parse_option_args
 from bot.service import (
     COMPUTER_ID,
@@ -99,6 +100,12 @@ def dice_text(dice: tuple[int, ...] | None) -> str:
     return f"[{' '.join(str(v) for v in dice)}]" if dice else ""
 
 
+def variant_list() -> str:
+    """The variants' keys in words, for the help: "a, b or c"."""
+    keys = variants.names()
+    return ", ".join(keys[:-1]) + " or " + keys[-1] if len(keys) > 1 else "".join(keys)
+
+
 def add_subcommands(subparsers: Any) -> None:
     """Register ``play``, ``games``, ``record`` and ``roll`` on an ``argparse`` subparsers object."""
     play = subparsers.add_parser(
@@ -112,11 +119,7 @@ def add_subcommands(subparsers: Any) -> None:
             + "."
         ),
     )
-    play.add_argument(
-        "variant",
-        nargs="?",
-        help="guardener, tquarchess, kings_guard, stone_garden or jepps_random",
-    )
+    play.add_argument("variant", nargs="?", help=variant_list())
     _add_db(play)
     play.add_argument("--game", type=int, default=None, metavar="ID", help="resume stored game ID")
     play.add_argument(
@@ -666,8 +669,6 @@ class Session:
             history = await service.history(game_id=gid)
             self.say(history.record.rstrip("\n"))
         elif word == "rules":
-            import variants
-
             self.stdout.write(variants.rulebook_text(self.variant))
         elif word in ("undo", "draw") and self.computer is not None:
             self.error(f"{word} is for two players at one keyboard, not against the computer")

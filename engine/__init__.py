@@ -39,9 +39,9 @@ RESERVE = 0.04  # of the budget, kept for what follows the search (80 ms of 2 s)
 # of 8 positions, so these are upper bounds), Tquarchess Star2 x0.53 (Star1 x0.76).
 # In the Jepps Random setup (21 outcomes, two or three placements to choose from) the
 # probes rarely prove a cut and cost more than they save: Star2 x1.79, Star1 x0.97;
-# there Star1 is used. The methods agree on every value (a test holds it).
+# there Star1 is used. A variant names its own method (``SearchHints.chance``); the
+# methods agree on every value (a test holds it).
 DEFAULT_CHANCE = "star2"
-CHANCE_BY_VARIANT = {"jepps_random": "star1"}
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,6 @@ class Choice:
     score: float  # expected result for the side to act, -1 (loss) .. 1 (win)
 
 
-# Quiescence depth where every capture is followed by the opponent's roll
-# (Guardener: 10 distinct 2d4 rolls per capture): a capture and the reply.
-QUIESCENCE_CAP = {"guardener": 2}
-
 _DOMAINS: dict[str, VariantDomain] = {}
 
 
@@ -93,6 +89,11 @@ def level(number: int) -> Level:
     return LEVELS[number]
 
 
+def chance_method(key: str) -> str:
+    """The chance-node method the search uses for a variant ("" key: the default)."""
+    return (variants.rules(key).search.chance if key else "") or DEFAULT_CHANCE
+
+
 def settings_for(
     number: int, budget_s: float, chance: str | None = None, key: str = ""
 ) -> Settings:
@@ -100,11 +101,15 @@ def settings_for(
     if not budget_s > 0:
         raise ValueError("the time budget must be a positive number of seconds")
     budget = budget_s if lv.budget_cap_s is None else min(budget_s, lv.budget_cap_s)
+    # The variant's own hints (``variants.SearchHints``): its chance-node method, and a
+    # quiescence cap where every capture is followed by a roll that multiplies the
+    # replies (Guardener's 2d4: a capture and the reply).
+    hints = variants.rules(key).search if key else variants.SearchHints()
     return Settings(
         max_depth=lv.max_depth,
         budget_s=budget,
-        chance=chance or CHANCE_BY_VARIANT.get(key, DEFAULT_CHANCE),
-        qdepth=min(lv.qdepth, QUIESCENCE_CAP.get(key, lv.qdepth)),
+        chance=chance or chance_method(key),
+        qdepth=min(lv.qdepth, hints.quiescence_cap or lv.qdepth),
         noise=lv.noise,
         exact_root=lv.noise > 0,
     )

@@ -107,10 +107,11 @@ class VariantDomain:
         self.has_check = self.rules.has_check
         # Chance tables as floats, merged by dice order: (key, move) -> [(p, rolls)]
         self._tables: dict[Hashable, list[tuple[float, tuple[int, ...]]]] = {}
-        # Does ``outcome`` read the game's repetition keys (Guardener's does not)?
-        self.uses_history = key != "guardener"
-        # Guardener's start-of-turn table is the same object every time.
-        self.constant_chances = key == "guardener"
+        # Does ``outcome`` read the game's repetition keys (Guardener's does not)? Is the
+        # start-of-turn table the same object every time (Guardener's 2d4)?
+        hints = self.rules.search
+        self.uses_history = hints.reads_history
+        self.constant_chances = hints.constant_chances
         self._constant: tuple[Any, list[tuple[float, tuple[int, ...]]]] | None = None
 
     # ----- nodes -------------------------------------------------------------

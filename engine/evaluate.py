@@ -19,33 +19,36 @@ Terms (all in pawns):
 - *Mop-up* in the checkmate variants: with a clear material lead, the stronger
   side drives the lone King to the edge and brings its own King near.
 
-What each variant makes matter:
+What each variant makes matter (each variant declares which of these apply, in its
+``search`` hints and hooks, ``variants/facts.py``; the evaluator names no variant):
 
 The material and placement sum (with each side's material, pawns and tracked
 pieces) is kept move by move (``Evaluator.step``: only the squares a move changed
 are looked at); a test holds it equal to a count over the whole board.
 
 - Guardener: values weighted by how often the dice let each piece act
-  (``engine.values``); terraces are priced by the same mobility tables (a piece
-  on w4 reaches little); a captured Guardener that a Double x2 may resurrect
-  keeps ``RESURRECTION`` of its value; a Guardener still on its double start
-  counts once (half on each square); no check, so the search sees King captures
-  as wins.
+  (``engine.values``, ``act_chance``); terraces are priced by the same mobility
+  tables (a piece on w4 reaches little); a captured Guardener that a Double x2 may
+  resurrect keeps ``RESURRECTION`` of its value (``reserve``); a Guardener still
+  on its double start counts once (half on each square); no check, so the search
+  sees King captures as wins.
 - Tquarchess: a Tquarc waiting to enter (while an entry square is left) counts
   ``TQUARC_IN_HAND`` of its value; a lost one that a Knight or pawn may
-  resurrect counts ``RESURRECTION``.
-- King's Guard: pawns are the only capturers and a side without pawns loses, so
-  each pawn is worth 3.75 and the last ones more (``LAST_PAWNS``); pieces are
-  worth their reach (they assist), and stay near their pawns (``ESCORT``); an
-  enemy pawn next to the King is a threat (the search sees the assisted capture).
-- Stone Garden: Horses gain worth as they near promotion; a promoted King earns
-  ``KING_PROMOTED`` in the ending (it moves as a xiangqi horse too) and pays the
-  usual safety price in the middle game. Stalemate wins and repetition loses
-  are results the search sees.
-- Jepps Random: during the setup, a piece still in stock counts its value plus
-  its average placement over the home squares still empty, so a placement is
-  judged by the square it takes (a Knight on a1 is worse than on b1, a King is
-  safer near a corner).
+  resurrect counts ``RESURRECTION`` (``reserve``).
+- King's Guard (``pawn_army``): pawns are the only capturers and a side without
+  pawns loses, so each pawn is worth 3.75 and the last ones more
+  (``LAST_PAWNS``); pieces are worth their reach (they assist), and stay near
+  their pawns (``ESCORT``); an enemy pawn next to the King is a threat (the
+  search sees the assisted capture).
+- Stone Garden: Horses (``pawn_like``) gain worth as they near promotion; a
+  promoted King earns ``KING_PROMOTED`` in the ending (it moves as a xiangqi
+  horse too) and pays the usual safety price in the middle game. Stalemate wins
+  and repetition loses are results the search sees.
+- Jepps Random (``to_place``): during the setup, a piece still in stock counts its
+  value plus its average placement over the home squares still empty, so a
+  placement is judged by the square it takes (a Knight on a1 is worse than on b1,
+  a King is safer near a corner).
+- The mop-up term applies where checkmate wins (``mating``).
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ class Info(NamedTuple):
 
     material: list[float]  # non-pawn material, per colour
     pawns: list[float]  # pawns (Horses in Stone Garden), per colour
-    tracked: tuple[float, float]  # pieces of the variant's TRACKED kind, per colour
+    tracked: tuple[float, float]  # pieces of the variant's reserve kind, per colour
 
 
 # The material state of a position, kept up to date move by move (``step``):
@@ -94,10 +97,6 @@ State = list[float]
 
 # table, slot, amount, tracked slot, tracked count (``Evaluator.entry``)
 Entry = tuple[tuple[float, ...], int, float, int, float]
-
-# The kind whose presence a variant's own term reads (a Guardener to resurrect, a
-# Tquarc to enter or resurrect).
-TRACKED = {"guardener": "G", "tquarchess": "T"}
 
 
 class Evaluator:
@@ -111,7 +110,8 @@ class Evaluator:
         self.values = derive(key)
         self.royal = next(k for k, t in self.rules.types.items() if t.is_royal)
         self.pawn_kind = next((k for k, t in self.rules.types.items() if t.is_pawn), "")
-        self.pawnish = frozenset(k for k in (self.pawn_kind, "H") if k in self.values)
+        hints = self.rules.search
+        self.pawnish = frozenset(k for k in (self.pawn_kind, *hints.pawn_like) if k in self.values)
         self._tables: dict[Piece, tuple[float, ...]] = {}
         self._by_id: dict[int, tuple[Piece, tuple[float, ...]]] = {}
         self.width = g.width
@@ -139,16 +139,16 @@ class Evaluator:
         cx = (min(self.files[s] for s in g.squares) + max(self.files[s] for s in g.squares)) / 2
         cy = (min(self.ranks[s] for s in g.squares) + max(self.ranks[s] for s in g.squares)) / 2
         self.edge = [max(abs(self.files[s] - cx), abs(self.ranks[s] - cy)) for s in range(g.size)]
-        self.home_rank = (1, 8)
-        self.last_rank = (8, 1)
-        if key == "guardener":
-            self.home_rank, self.last_rank = (1, 8), (8, 1)
-        self.tracked = TRACKED.get(key, "")
+        self.home_rank = hints.home_ranks or (g.first_rank, g.last_rank_label)
+        self.last_rank = (self.home_rank[1], self.home_rank[0])
+        self.tracked = hints.reserve_kind
+        self.army = hints.pawn_army
         self._entries: dict[int, Entry] = {}  # by piece code
-        start = self.state(self.rules.initial_position({}, lambda n: 1))
-        self.start_material = start[1] + start[2]
-        if key == "jepps_random":
-            self.start_material = 2 * sum(self.values[k] for k in "QRRBBNN")
+        first = self.rules.initial_position({}, lambda n: 1)
+        start = self.state(first)
+        # The pieces still to be placed count as the start's material too.
+        placing = (k for c in (WHITE, BLACK) for k in self.rules.to_place(first, c))
+        self.start_material = start[1] + start[2] + sum(self.values.get(k, 0.0) for k in placing)
         # The King's fixed terms: in the middle game it stays home and off the
         # centre files (KING_AWAY, KING_FILE); in the ending it seeks the centre.
         home_files = {c: [self.files[s] for s in g.rank_squares(self.home_rank[c])] for c in (0, 1)}
@@ -169,9 +169,16 @@ class Evaluator:
         self.king_centre = [
             KING_CENTRE * (kmob[s] / kmean - 1.0) if g.on_board[s] else 0.0 for s in range(g.size)
         ]
-        self.mating = key in ("tquarchess", "jepps_random", "stone_garden")
-        self._extra: Callable[[Position, Info], float] = getattr(
-            self, f"_extra_{key}", lambda pos, info: 0.0
+        self.mating = hints.mating
+        terms: list[Callable[[Position, Info], float]] = []
+        if self.tracked:
+            terms.append(self._reserve)
+        if self.army:
+            terms.append(self._pawn_army)
+        if type(self.rules).to_place is not variants.Variant.to_place:
+            terms.append(self._to_place)
+        self._extra: Callable[[Position, Info], float] = (
+            terms[0] if len(terms) == 1 else lambda pos, info: sum(t(pos, info) for t in terms)
         )
 
     def _is_pawnish(self, kind: str) -> bool:
@@ -202,7 +209,7 @@ class Evaluator:
             return tuple(out)  # the King's terms depend on the phase (``_kings``)
         value = self.values[p.kind]
         rules_type = self.rules.types[p.kind]
-        fide_pawn = rules_type.is_pawn and self.key != "kings_guard"
+        fide_pawn = rules_type.is_pawn and not self.army
         if not fide_pawn:
             mob = mobility_table(self.key, p.kind, facing)
             mean = sum(mob[s] for s in g.squares) / len(g.squares)
@@ -217,7 +224,7 @@ class Evaluator:
                 start = 2 if p.color == WHITE else 7
                 progress = max(0.0, abs(self.ranks[sq] - start) / 6.0)
                 bonus += 0.5 * (HORSE_PROMOTION - value) * progress * progress
-            elif self.key == "kings_guard" and rules_type.is_pawn:
+            elif self.army and rules_type.is_pawn:
                 bonus += 0.05 * abs(self.ranks[sq] - (2 if p.color == WHITE else 7))
             out[sq] = sign * (value + bonus)
         return tuple(out)
@@ -246,7 +253,7 @@ class Evaluator:
         found = self._entries.get(p.code)
         if found is None:
             weight = 1.0
-            if self.key == "guardener" and p.kind == "G" and p.state == "2":
+            if p.kind == "G" and p.state == "2":
                 weight = 0.5  # one Guardener standing on both start squares (RULES.md 1)
             t = self.table(p)
             if weight != 1.0:
@@ -356,33 +363,31 @@ class Evaluator:
                     score += bonus if strong == WHITE else -bonus
         return score
 
-    # ----- per variant --------------------------------------------------------
+    # ----- the variant's own terms (chosen by its facts) -------------------------------
 
-    def _extra_guardener(self, pos: Position, info: Info) -> float:
+    def _reserve(self, pos: Position, info: Info) -> float:
+        """A side without its reserve kind on the board: one waiting to enter counts
+        ``TQUARC_IN_HAND`` of its value, a lost one that may come back
+        ``RESURRECTION`` (the variant's ``reserve``)."""
         score = 0.0
-        for color in (WHITE, BLACK):
-            if not info.tracked[color]:
-                bonus = RESURRECTION * self.values["G"]
-                score += bonus if color == WHITE else -bonus
-        return score
-
-    def _extra_tquarchess(self, pos: Position, info: Info) -> float:
-        score = 0.0
-        extra = pos.extra
+        value = self.values[self.tracked]
         for color in (WHITE, BLACK):
             if info.tracked[color]:
                 continue
-            sign = 1.0 if color == WHITE else -1.0
-            if extra["hand"][color]:
-                if extra["gates"][color]:
-                    score += sign * TQUARC_IN_HAND * self.values["T"]
+            state = self.rules.reserve(pos, color)
+            if state == "enter":
+                bonus = TQUARC_IN_HAND * value
+            elif state == "return":
+                bonus = RESURRECTION * value
             else:
-                score += sign * RESURRECTION * self.values["T"]
+                continue
+            score += bonus if color == WHITE else -bonus
         return score
 
-    def _extra_kings_guard(self, pos: Position, info: Info) -> float:
+    def _pawn_army(self, pos: Position, info: Info) -> float:
         score = 0.0
         board = pos.board
+        pawn = self.pawn_kind
         for color in (WHITE, BLACK):
             sign = 1.0 if color == WHITE else -1.0
             n = int(info.pawns[color])
@@ -390,10 +395,10 @@ class Evaluator:
                 score -= sign * LAST_PAWNS[n]
             escorts = 0
             for sq, p in enumerate(board):
-                if p is None or p.color != color or p.kind in ("P", self.royal):
+                if p is None or p.color != color or p.kind in (pawn, self.royal):
                     continue
                 if any(
-                    (q := board[s]) is not None and q.kind == "P" and q.color == color
+                    (q := board[s]) is not None and q.kind == pawn and q.color == color
                     for s in self.near2[sq]
                 ):
                     escorts += 1
@@ -403,22 +408,23 @@ class Evaluator:
                 danger = sum(
                     1
                     for s in self.near1[k]
-                    if (q := board[s]) is not None and q.kind == "P" and q.color != color
+                    if (q := board[s]) is not None and q.kind == pawn and q.color != color
                 )
                 score -= sign * 0.3 * danger
         return score
 
-    def _extra_jepps_random(self, pos: Position, info: Info) -> float:
-        extra = pos.extra
-        if extra["phase"] != "setup":
-            return 0.0
+    def _to_place(self, pos: Position, info: Info) -> float:
+        """Pieces still to place count their value plus their average placement over
+        the home squares still empty."""
         score = 0.0
         for color in (WHITE, BLACK):
-            stock = extra["stock"][color]
+            stock = self.rules.to_place(pos, color)
             if not stock:
                 continue
             rank = self.home_rank[color]
             empty = [s for s in self.geometry.rank_squares(rank) if pos.board[s] is None]
+            if not empty:
+                continue
             for kind in stock:
                 if kind == self.royal:
                     continue

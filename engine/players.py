@@ -1,7 +1,7 @@
 """Players for self-play and measurement: ``random``, ``greedy`` and ``ai:LEVEL``.
 
     player = engine.players.parse("ai:3")      # ValueError, in words, for a bad name
-    played = engine.players.play_game("guardener", white, black, seed=7, max_plies=400)
+    played = engine.players.play_game(key, white, black, seed=7, max_plies=400)
 
 - ``random`` picks a legal action uniformly.
 - ``greedy`` takes the most valuable capture (a King counts most; the values are

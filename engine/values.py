@@ -26,26 +26,33 @@ N 3.00, B 3.24, R 5.12, Q 8.76. The same two numbers then price the fairy pieces
 ============  ======================================================  ======
 variant       piece                                                   value
 ============  ======================================================  ======
-guardener     Guardener G (F + D, colour-bound) on the 80-square      3.54
+Guardener     Guardener G (F + D, colour-bound) on the 80-square      3.54
               board, Q 6.54, R 4.75, B 3.34, N 3, pawn 1, with dice
               weighting (below)
-tquarchess    Tquarc T (FAD, colour-bound)                            4.23
-kings_guard   Pawn (steps and, assisted, captures like a King)        3.75
+Tquarchess    Tquarc T (FAD, colour-bound)                            4.23
+King's Guard  Pawn (steps and, assisted, captures like a King)        3.75
               Q 8.76, R 5.12, B 3.24, N 3 (their reach is their
               assist)
-stone_garden  Horse H 0.75 (plus promotion, ``engine.evaluate``),
+Stone Garden  Horse H 0.75 (plus promotion, ``engine.evaluate``),
               Ox O 2.72, Index I 2.13, Policeman P 3.06, Raven R 3.45
-jepps_random  FIDE: Q 8.76, R 5.12, B 3.24, N 3, pawn 1
+Jepps Random  FIDE: Q 8.76, R 5.12, B 3.24, N 3, pawn 1
 ============  ======================================================  ======
 
-Guardener's dice: a piece acts only on a turn whose dice permit it (RULES.md
-section 1). Half a piece's worth is its standing presence (it blocks, it
-threatens, it will move later) and half is its activity, scaled by the chance
-that a 2d4 roll lets it act: Knight, Bishop, Rook and pawn captures 10/16 (their
-number on either die, or any double), the Queen 4/16 (doubles only), King and
-Guardener 1 (their plain moves are free). Values are then rescaled so that the
-Knight is still 3: Queen 8.50 x 0.625 / 0.8125 = 6.54, Guardener 2.88 / 0.8125 =
-3.54.
+Dice that choose which pieces act (Guardener, RULES.md section 1): a piece acts
+only on a turn whose dice permit it. Half a piece's worth is its standing
+presence (it blocks, it threatens, it will move later) and half is its activity,
+scaled by the chance that the dice let it act (the variant's ``act_chance``; 1
+where every piece acts on every turn). In Guardener: Knight, Bishop, Rook and
+pawn captures 10/16 (their number on either die, or any double), the Queen 4/16
+(doubles only), King and Guardener 1 (their plain moves are free). Values are
+then rescaled so that the Knight is still 3: Queen 8.50 x 0.625 / 0.8125 = 6.54,
+Guardener 2.88 / 0.8125 = 3.54.
+
+A variant without a Knight (Stone Garden) is scaled by a FIDE Knight's mobility
+on its own board.
+
+Where pawns are the army (``SearchHints.pawn_army``: King's Guard) they are priced
+by what they reach as capturers, like any piece, rather than at 1.
 
 The same expected mobility, square by square, gives each piece's placement
 bonus (``mobility_table``): a Knight in the corner reaches 2 squares, in the
@@ -59,17 +66,13 @@ from functools import cache
 from itertools import combinations
 
 import variants
+from variants.chess import KNIGHT
 from variants.pieces import Lame, Leap, Mode, PieceType, Slide
 
 OCCUPANCY = 0.24
 COLOUR_BOUND = 0.89
 KNIGHT_VALUE = 3.0
 PAWN_VALUE = 1.0
-
-# RULES.md section 1: die 1 pawn/King/Guardener captures, 2 Knight, 3 Bishop,
-# 4 Rook; a double lets any piece (and the Queen) move.
-GUARDENER_DIE_KINDS = {1: ("P",), 2: ("N",), 3: ("B",), 4: ("R",)}
-GUARDENER_FREE_KINDS = ("K", "G")
 
 _FACING = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 
@@ -82,13 +85,14 @@ def orient(offset: tuple[int, int], facing: str) -> tuple[int, int]:
 
 
 def routes(
-    rules: variants.Variant, kind: str, sq: int, facing: str
+    rules: variants.Variant, kind: str, sq: int, facing: str, t: PieceType | None = None
 ) -> dict[int, list[tuple[frozenset[int], Mode]]]:
     """Every square the piece on ``sq`` may reach on its own, with the squares that
-    must be empty on the way and how it may arrive (move, capture or both)."""
+    must be empty on the way and how it may arrive (move, capture or both). ``t``:
+    a piece type to use instead of the variant's ``kind``."""
     g = rules.geometry
     out: dict[int, list[tuple[frozenset[int], Mode]]] = {}
-    for atom in rules.types[kind].atoms:
+    for atom in (t or rules.types[kind]).atoms:
         if isinstance(atom, Leap):
             for off in atom.offsets:
                 to = g.offset(sq, *orient(off, facing))
@@ -127,13 +131,18 @@ def _open(paths: Iterable[frozenset[int]], empty: float) -> float:
 
 
 def square_mobility(
-    rules: variants.Variant, kind: str, sq: int, facing: str, as_capturer: bool = False
+    rules: variants.Variant,
+    kind: str,
+    sq: int,
+    facing: str,
+    as_capturer: bool = False,
+    t: PieceType | None = None,
 ) -> float:
     """Expected number of squares reached from ``sq`` at ``OCCUPANCY``.
     ``as_capturer`` counts move-only atoms as moving and capturing alike."""
     rho = OCCUPANCY
     total = 0.0
-    for rs in routes(rules, kind, sq, facing).values():
+    for rs in routes(rules, kind, sq, facing, t).values():
         moves = [p for p, m in rs if m & Mode.MOVE]
         takes = [p for p, m in rs if m & Mode.CAPTURE or as_capturer]
         total += (1 - rho) * _open(moves, 1 - rho) + rho / 2 * _open(takes, 1 - rho)
@@ -156,7 +165,7 @@ def is_colour_bound(t: PieceType) -> bool:
 def mobility_table(key: str, kind: str, facing: str) -> tuple[float, ...]:
     """Expected mobility of a piece from every square of the box (0 on holes)."""
     rules = variants.rules(key)
-    capturer = key == "kings_guard" and rules.types[kind].is_pawn
+    capturer = rules.search.pawn_army and rules.types[kind].is_pawn
     on = rules.geometry.on_board
     return tuple(
         square_mobility(rules, kind, sq, facing, capturer) if on[sq] else 0.0
@@ -170,36 +179,34 @@ def mean_mobility(key: str, kind: str) -> float:
     return sum(table[sq] for sq in rules.geometry.squares) / len(rules.geometry.squares)
 
 
-def guardener_act_chance(kind: str) -> float:
-    """Chance that a 2d4 roll lets a piece of this kind act (RULES.md section 1)."""
-    if kind in GUARDENER_FREE_KINDS:
-        return 1.0
-    hits = 0
-    for a in range(1, 5):
-        for b in range(1, 5):
-            if a == b or kind in GUARDENER_DIE_KINDS[a] + GUARDENER_DIE_KINDS[b]:
-                hits += 1
-    return hits / 16
+def knight_mobility(key: str) -> float:
+    """The mean mobility of a FIDE Knight on the variant's board (its own Knight's, if
+    it has one), the yardstick of every value."""
+    rules = variants.rules(key)
+    if "N" in rules.types:
+        return mean_mobility(key, "N")
+    squares = rules.geometry.squares
+    return sum(square_mobility(rules, "N", sq, "N", t=KNIGHT) for sq in squares) / len(squares)
 
 
 @cache
 def derive(key: str) -> dict[str, float]:
     """Every piece's value in pawns, royal pieces left out."""
     rules = variants.rules(key)
-    knight = mean_mobility(key, "N") if "N" in rules.types else mean_mobility("tquarchess", "N")
+    knight = knight_mobility(key)
+    army = rules.search.pawn_army
+    act = rules.act_chance
     out: dict[str, float] = {}
     for kind, t in rules.types.items():
         if t.is_royal:
             continue
-        if t.is_pawn and key != "kings_guard":
+        if t.is_pawn and not army:
             out[kind] = PAWN_VALUE
             continue
         m = mean_mobility(key, kind) * (COLOUR_BOUND if is_colour_bound(t) else 1.0)
         value = KNIGHT_VALUE * m / knight
-        if key == "guardener":
-            value *= (0.5 + 0.5 * guardener_act_chance(kind)) / (
-                0.5 + 0.5 * guardener_act_chance("N")
-            )
+        # Half a piece's worth is its activity, scaled by how often the dice let it act.
+        value *= (0.5 + 0.5 * act(kind)) / (0.5 + 0.5 * act("N"))
         out[kind] = round(value, 2)
     return out
 

@@ -85,8 +85,6 @@ PACK_STATIC = Packing(up=False, level=9)
 BADGE = 0.4  # a Tquarc's value badge, in squares
 PIECE = 0.88  # a piece sprite, in squares
 
-# Sprites a variant shows besides its piece types' own: Stone Garden's promoted King.
-_EXTRA_SPRITES: dict[str, tuple[str, ...]] = {"stone_garden": ("KP",)}
 # Value badges a kind can carry: a Tquarc shows its die value.
 _BADGES: dict[str, tuple[str, ...]] = {"T": ("1", "2", "3", "4")}
 
@@ -405,7 +403,7 @@ def tile_keys(rules: Variant) -> list[CellKey]:
     kinds: list[str] = []
     for t in rules.piece_types:
         kinds += [f"RA:{f}" for f in "NESW"] if t.facing_relative else [t.id]
-    kinds += _EXTRA_SPRITES.get(rules.key, ())
+    kinds += rules.extra_sprites  # sprites besides its piece types' own (a promoted King)
     royal = {t.id for t in rules.piece_types if t.is_royal} | {"KP"}
     keys: list[CellKey] = [(LAST, "", 0, "", 0), (NEXT, "", 0, "", 0)]
     for kind in kinds:

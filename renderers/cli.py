@@ -35,7 +35,7 @@ def add_subcommands(subparsers: Any) -> None:
         help="draw a position as a PNG",
         description="Draw a variant's start position, or the position after --moves, as a PNG.",
     )
-    render.add_argument("variant", help="the variant key, e.g. tquarchess")
+    render.add_argument("variant", help="the variant key (`chessgarden variants` lists them)")
     render.add_argument(
         "--moves",
         nargs="+",

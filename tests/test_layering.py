@@ -1,10 +1,12 @@
 """The layering rule (ARCHITECTURE.md): importing ``variants``, ``renderers``,
 ``storage`` and ``bot.service``, with every module inside them, leaves
 ``discord`` out of ``sys.modules``. Runs in a fresh interpreter so that other
-tests' imports cannot hide or fake a violation."""
+tests' imports cannot hide or fake a violation. And no package outside
+``variants/`` names a variant's key: a variant owns its facts."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +65,51 @@ def test_the_search_imports_only_the_rules_and_the_standard_library() -> None:
     done = run_probe(ENGINE_PROBE)
     assert done.returncode == 0, done.stderr or done.stdout
     assert "variants" in done.stdout and "engine" in done.stdout
-    bad = run_probe("import sys; sys.modules['aiosqlite'] = sys\n" + ENGINE_PROBE.replace(
-        "before = set(sys.modules)", "before = set(sys.modules) - {'aiosqlite'}"))
+    bad = run_probe(
+        "import sys; sys.modules['aiosqlite'] = sys\n"
+        + ENGINE_PROBE.replace(
+            "before = set(sys.modules)", "before = set(sys.modules) - {'aiosqlite'}"
+        )
+    )
     assert bad.returncode != 0 and "aiosqlite" in bad.stderr
+
+
+# ----- no variant key outside variants/ ---------------------------------------------------
+
+# Where a variant's key may be written: its own package, the tests, and the benchmarks
+# (which measure particular variants on purpose). Everything else asks the variant
+# (``variants/facts.py``) or ``variants.names()``.
+KEY_ALLOWED = ("variants", "tests", "benchmarks")
+
+
+def key_mentions(root: Path, keys: tuple[str, ...]) -> list[str]:
+    """``path:line: key`` for every variant key written in a .py file under ``root``
+    outside ``KEY_ALLOWED`` (a key as a whole word: ``_guardener`` is not one)."""
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, keys)) + r")(?![A-Za-z0-9_])"
+    )
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in KEY_ALLOWED or rel.parts[0].startswith("."):
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in pattern.finditer(line):
+                found.append(f"{rel}:{n}: {match.group(1)}")
+    return found
+
+
+def test_no_package_outside_variants_names_a_variant() -> None:
+    import variants
+
+    keys = variants.names()
+    assert len(keys) >= 5
+    assert key_mentions(ROOT, keys) == []
+
+
+def test_the_key_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "engine" / "x.py").write_text('TABLE = {"kings_guard": 1}\nname = "_kings_guard"\n')
+    (tmp_path / "variants" / "y.py").write_text('KEY = "kings_guard"\n')
+    assert key_mentions(tmp_path, ("kings_guard",)) == ["engine/x.py:1: kings_guard"]

@@ -1,6 +1,7 @@
 """Chess Garden's rules engine: five variants behind one small API.
 
     variants.names()
+    variants.register(VariantClass) / variants.unregister(key): add a variant (tests)
     g = variants.new_game(key, *, rolls=None, seed=None, options=None, dice=None)
     g.legal_moves(); g.play(text); g.result; g.record(); variants.replay(record)
     variants.describe(g) -> Status: the position in words (who acts, what the dice allow)
@@ -23,6 +24,7 @@ from .base import Result, Variant
 from .dice import DiceSource, ScriptedDice, SeededDice, VerifiableDice
 from .errors import AmbiguousMove, BadNotation, GameOver, IllegalMove, NotLegalHere
 from .explain import explain
+from .facts import SearchHints, answers_can_still_win
 from .game import Game, replay_record
 from .game import perft as _perft
 from .record import parse_record
@@ -35,6 +37,8 @@ from .status import Status, TurnFacts, describe
 from .textboard import text_board
 
 _REGISTRY: dict[str, Variant] = {}
+_BUILT_IN: set[str] = set()
+_ADDED: dict[str, type[Variant]] = {}  # by ``register``, in order
 
 
 def _load() -> dict[str, Variant]:
@@ -47,11 +51,56 @@ def _load() -> dict[str, Variant]:
 
         for cls in (Guardener, Tquarchess, KingsGuard, StoneGarden, JeppsRandom):
             _REGISTRY[cls.key] = cls()
+            _BUILT_IN.add(cls.key)
     return _REGISTRY
 
 
 def names() -> tuple[str, ...]:
     return tuple(_load())
+
+
+def register(cls: type[Variant]) -> Variant:
+    """Add a variant (a ``Variant`` subclass) to the registry and return its rules object.
+    Everything else reads the variant's facts from it (``variants/facts.py``), so nothing
+    outside its module needs to know it. Refused (ValueError) if the key is taken, or if
+    the variant does not say whether a side can still win (RULES.md section 7)."""
+    registry = _load()
+    key = getattr(cls, "key", "")
+    if not isinstance(key, str) or not key.isidentifier():
+        raise ValueError(f"a variant's key must be an identifier, not {key!r}")
+    if key in registry:
+        raise ValueError(f"there is already a variant {key!r}")
+    if not answers_can_still_win(cls):
+        raise ValueError(
+            f"variant {key!r} must say whether a side can still win (can_still_win, "
+            "RULES.md section 7)"
+        )
+    rules = cls()
+    registry[key] = rules
+    _ADDED[key] = cls
+    return rules
+
+
+def unregister(key: str) -> None:
+    """Remove a variant added by ``register`` (the five built in stay)."""
+    if key in _BUILT_IN:
+        raise ValueError(f"{key!r} is built in and cannot be removed")
+    _load().pop(key, None)
+    _ADDED.pop(key, None)
+
+
+def added() -> tuple[type[Variant], ...]:
+    """The variant classes added by ``register`` (for worker processes: ``adopt``)."""
+    return tuple(_ADDED.values())
+
+
+def adopt(classes: Iterable[type[Variant]]) -> None:
+    """Register those of ``classes`` whose key is not known here yet (a worker process
+    taking on the variants its parent registered)."""
+    known = _load()
+    for cls in classes:
+        if cls.key not in known:
+            register(cls)
 
 
 def rules(key: str) -> Variant:
@@ -171,6 +220,9 @@ __all__ = [
     "Result",
     "Rulebook",
     "ScriptedDice",
+    "SearchHints",
+    "added",
+    "adopt",
     "Status",
     "TurnFacts",
     "SeededDice",
@@ -184,6 +236,7 @@ __all__ = [
     "parse_record",
     "perft",
     "random_playout",
+    "register",
     "replay",
     "restore",
     "rulebook",
@@ -194,4 +247,5 @@ __all__ = [
     "rulebook_text",
     "rules",
     "text_board",
+    "unregister",
 ]

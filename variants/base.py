@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from .facts import Facts
 from .geometry import BLACK, WHITE, Geometry, color_name
 from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Notation, _no_roll
 from .pieces import FACINGS, Mode, PieceType, Reach, reach_table
@@ -112,8 +113,9 @@ class _Tables:
         return lay
 
 
-class Variant(Notation):
-    """Base class: data as class attributes, hooks as methods."""
+class Variant(Facts, Notation):
+    """Base class: data as class attributes, hooks as methods; what other packages need
+    to know about the variant is declared through ``Facts`` (``variants/facts.py``)."""
 
     key: ClassVar[str]
     title: ClassVar[str]

@@ -30,13 +30,14 @@ player and records it as its own ``[a b]`` token: ``[4 4] reroll [3 3] Nfz4 {T3}
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
 from .base import _ACTIVE, _SCOPE, Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
+from .facts import SearchHints
 from .geometry import BLACK, WHITE, Geometry
 from .notation import Texts
 from .pieces import D, F, PieceType
@@ -115,6 +116,13 @@ _TELEPORT_TEXT = re.compile(r"^([A-Z])?([a-z])?(\d)?-?([a-z]\d)\s*(?:\{\s*T(\d)\
 
 
 _NONE: frozenset[int] = frozenset()
+# The die values that let each kind move or capture, as bits (``PERMISSION``).
+_KIND_DICE = {
+    kind: sum(1 << v for v, kinds in PERMISSION.items() if kind in kinds)
+    for kind in {k for kinds in PERMISSION.values() for k in kinds}
+}
+_ANY_DOUBLE = 1  # bit 0: a double permits every candidate (``filter_candidates``)
+_REROLL_MOVE = Move(-1, -1, REROLL)
 _TWO_D4 = tuple(
     Chance((a, b), Fraction(1, DIE * DIE)) for a in range(1, DIE + 1) for b in range(1, DIE + 1)
 )
@@ -159,6 +167,19 @@ class Guardener(ChessLike):
     free_moves = False  # the dice decide which pieces may move
     insufficient_material = False
     start_placement = START
+    # The search: a capture is followed by the opponent's 2d4 (10 distinct rolls), so
+    # quiescence stops after a capture and the reply; ``outcome`` reads no history; the
+    # 2d4 table is one object; a lost Guardener may come back (a Double x2). The
+    # terrace ranks 0 and 9 are not home ranks. The dice only filter a board's
+    # candidates (``dice_filter``).
+    search = SearchHints(
+        quiescence_cap=2,
+        reads_history=False,
+        constant_chances=True,
+        reserve_kind="G",
+        home_ranks=(1, 8),
+    )
+    dice_filter = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -489,6 +510,82 @@ class Guardener(ChessLike):
                 continue
             out.append(mv)
         return out
+
+    # ----- facts for the other packages (variants/facts.py) -------------
+
+    def can_still_win(self, pos: Position, color: int) -> bool:
+        """Always: even a lone King can capture the enemy King (RULES.md section 7)."""
+        return True
+
+    def reserve(self, pos: Position, color: int) -> str:
+        """A lost Guardener may come back on a Double x2 (RULES.md section 1)."""
+        return "return"
+
+    def act_chance(self, kind: str) -> float:
+        """The chance that 2d4 let a piece of this kind act: free kinds always, the
+        others on their number on either die or on any double (``PERMISSION``)."""
+        if kind in FREE_KINDS:
+            return 1.0
+        hits = sum(
+            1
+            for a in range(1, DIE + 1)
+            for b in range(1, DIE + 1)
+            if a == b or kind in PERMISSION[a] + PERMISSION[b]
+        )
+        return hits / (DIE * DIE)
+
+    def has_move_for_sure(self, pos: Position) -> bool:
+        # With the pass unspent, the list is never empty (``has_legal_move``).
+        return not pos.extra["passed"][pos.turn]
+
+    def filter_key(self, pos: Position) -> Hashable:
+        return (pos.zkey, pos.turn, pos.castling, pos.ep, pos.extra["moved"])
+
+    def filter_candidates(self, pos: Position) -> list[tuple[Move, int]]:
+        """Each candidate with the die values that permit it: a free move any value,
+        castling a 4, any other move the values of its piece (``PERMISSION``; the Queen
+        none). Bit 0 stands for a double, which permits every candidate. Made on the
+        board with dice that add no special move."""
+        every = sum(1 << v for v in range(DIE + 1))
+        plain = pos.copy()
+        plain.dice = (1, 2)  # not a double: no re-roll, no teleport among the specials
+        plain.extra["rerolled"] = False
+        board = pos.board
+        out: list[tuple[Move, int]] = []
+        for m in self.candidate_moves(plain):
+            if m.flag == "castle":
+                mask = 1 << CASTLING_DIE
+            else:
+                p = board[m.frm]
+                assert p is not None
+                if not self.is_capture(pos, m) and self.is_free(p, m):
+                    mask = every
+                else:
+                    mask = _KIND_DICE.get(p.kind, 0)
+            out.append((m, mask | _ANY_DOUBLE))
+        return out
+
+    def filter_bits(self, pos: Position) -> int:
+        """Either die's value; on a double, bit 0 (every candidate). A Double x2
+        (teleports) and a turn without dice are left to the rules."""
+        dice = pos.dice
+        if dice is None or len(dice) != 2:
+            return 0
+        a, b = dice
+        if a == b:
+            return 0 if pos.extra["rerolled"] else _ANY_DOUBLE
+        return (1 << a) | (1 << b)
+
+    def filter_extras(self, pos: Position) -> Sequence[Move]:
+        return (_REROLL_MOVE,) if self.is_double(pos) else ()
+
+    def filter_incomplete(self, pos: Position, moves: Sequence[Move]) -> bool:
+        """The pass may be legal (only King moves are left, the pass unspent)."""
+        if pos.extra["passed"][pos.turn]:
+            return False
+        board = pos.board
+        royal = self.royal
+        return all(m.frm < 0 or board[m.frm].kind == royal for m in moves)  # type: ignore[union-attr]
 
     # ----- end of game ---------------------------------------------------
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import _ACTIVE, _SCOPE, Result, draw, win
 from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
+from .facts import SearchHints
 from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
 from .position import Move, Position, other
@@ -47,6 +48,8 @@ class KingsGuard(ChessLike):
     en_passant = False
     insufficient_material = False
     atoms_capture = False  # only pawns capture, with an assist (``pawn_captures``)
+    # The search: pawns are the only capturers, and a side without them loses.
+    search = SearchHints(pawn_army=True)
 
     # Per square, the squares one step away, in ``ALL_DIRECTIONS`` order (built once).
     _neighbours: tuple[tuple[int, ...], ...] | None = None
@@ -173,6 +176,11 @@ class KingsGuard(ChessLike):
         if history and history.count(history[-1]) >= 3:
             return draw("threefold repetition")
         return None
+
+    def can_still_win(self, pos: Position, color: int) -> bool:
+        """Only with a pawn: a side without pawns loses at the start of its next turn,
+        so its opponent's timeout is a draw (RULES.md section 7)."""
+        return bool(self._pawns(pos, color))
 
     def is_terminal(self, pos: Position) -> bool:
         color = pos.turn

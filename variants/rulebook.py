@@ -2,7 +2,7 @@
 
 The text of a variant lives in ``variants/rulebooks/<key>.py`` (its board,
 dice, special actions, the end and the notation, built from the variant
-module's own constants); the pieces come from each ``PieceType.words`` and the
+module's own constants), or wherever the variant's ``rule_text`` says; the pieces come from each ``PieceType.words`` and the
 readings in force from ``Variant.readings``. This module assembles them:
 
 - ``rulebook(key)``: the structured ``Rulebook`` (sections of blocks);
@@ -16,7 +16,6 @@ readings in force from ``Variant.readings``. This module assembles them:
 
 from __future__ import annotations
 
-import importlib
 import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ class Rulebook:
 
 def build(rules: Variant) -> Rulebook:
     """The rulebook of one variant: its own sections with the pieces and the readings."""
-    data = importlib.import_module(f".rulebooks.{rules.key}", __package__)
+    data = rules.rule_text()
     own: tuple[Section, ...] = data.sections(rules)
     pieces = Section(
         "Pieces",

@@ -3,7 +3,8 @@ RULES.md section 2."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import product
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from .base import Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
+from .facts import SearchHints
 from .geometry import BLACK, STANDARD, WHITE
 from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Texts
 from .pieces import A, D, F, Leap, PieceType
@@ -44,6 +46,8 @@ QUADS: dict[int, tuple[str, str, int, int]] = {
 KNIGHT_RESURRECTION_SQUARES = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
 
 ENTRY_MARK = "/T"
+# An entry written with a die value: ``Bg5/T%3``, ``O-O/Th1%2`` (a check mark may follow).
+_TYPED_ENTRY_VALUE = re.compile(r"/T(?:[a-h][18])?\s*%\s*(\d+)\s*[+#]?$")
 
 # FEN extras for "FIDE chess inside Tquarchess": both Tquarcs are waiting but
 # every entry square has lapsed, so no Tquarc can ever enter, be resurrected
@@ -87,6 +91,8 @@ class Tquarchess(ChessLike):
         "Castling with entry names the square the Tquarc takes: O-O/Te1 or O-O/Th1.",
         "An entry after `roll` carries the rolled value, written on the entry as the rule page "
         "writes an entry: roll Bg5/T%3. A roll not followed by an entry is written roll%3.",
+        "After `roll`, an entry typed with another value (Bg5/T%5 after roll%3) is refused with "
+        "a sentence naming the value rolled; the plain Bg5/T is accepted.",
         "A King that may still slide two squares attacks the square two away in each straight "
         "line across an empty square: it gives check there, the other King may not stand "
         "there, and a piece alone on the square passed is pinned.",
@@ -94,6 +100,8 @@ class Tquarchess(ChessLike):
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
+    # The search: checkmate wins; a Tquarc waiting to enter or to be resurrected counts.
+    search = SearchHints(mating=True, reserve_kind="T")
 
     def __init__(self) -> None:
         super().__init__()
@@ -244,7 +252,11 @@ class Tquarchess(ChessLike):
         return relaxed_moves(self, pos)
 
     def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
-        """A Tquarc move while the Tquarc waits to enter or is captured."""
+        """A Tquarc move while the Tquarc waits to enter or is captured; an entry typed
+        with a value other than the one rolled (``entry_value_refusal``)."""
+        clash = self.entry_value_refusal(pos, text)
+        if clash is not None:
+            return "entry-value", clash
         from .words.tquarchess import explain_text
 
         return explain_text(self, pos, text, legal)
@@ -452,10 +464,31 @@ class Tquarchess(ChessLike):
             return f"roll%{rolled}", "roll"
         return None
 
+    def entry_value_refusal(self, pos: Position, text: str) -> str | None:
+        """RULES.md section 2 (reading): after ``roll`` the entry carries the value
+        rolled, so an entry typed with another value (``Bg5/T%5`` after ``roll%3``) is
+        refused, in a sentence naming the value rolled; ``Bg5/T`` and ``Bg5/T%3`` are
+        accepted. None when ``text`` is no such entry."""
+        rolled = pos.extra["rolled"]
+        typed = text.strip() if rolled and isinstance(text, str) else ""
+        found = _TYPED_ENTRY_VALUE.search(typed) if typed else None
+        if found is None or int(found.group(1)) == rolled:
+            return None
+        entry = text.strip()[: found.start(1)].rstrip("% ")  # as typed, without the value
+        return (
+            f"the Tquarc die was rolled this turn and shows {rolled}: an entry now enters with "
+            f"{rolled}, not {found.group(1)} (write {entry} or {entry}%{rolled})"
+        )
+
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         """As the base parser, keeping '%' so that ``Td5%`` (teleport) and ``Td5``
         (an ordinary move) stay apart. A missing '%' is forgiven when only one
-        action can be meant: ``Bg5/T`` for ``Bg5/T%``, ``roll`` for ``roll%``."""
+        action can be meant: ``Bg5/T`` for ``Bg5/T%``, ``roll`` for ``roll%``. An
+        entry typed with a value other than the one rolled is refused
+        (``entry_value_refusal``)."""
+        clash = self.entry_value_refusal(pos, text)
+        if clash is not None:
+            raise NotLegalHere(clash)
         try:
             return super().parse(pos, text, legal, texts)
         except (BadNotation, NotLegalHere):
@@ -471,17 +504,31 @@ class Tquarchess(ChessLike):
                 raise
             return rolled[0]
 
+    # ----- facts for the other packages (variants/facts.py) -------------------------
+
+    def can_still_win(self, pos: Position, color: int) -> bool:
+        """Any piece or pawn besides the King can still help to mate (FIDE's test, with
+        the loser's help). A lone King can still mate while its two-square move is
+        ready (its Tquarc captured, the move unused), or while its Tquarc can still
+        enter (RULES.md section 7)."""
+        if any(k != self.royal for k in self.material(pos, color)):
+            return True
+        return self.can_enter(pos, color) or self.king2_ready(pos, color)
+
+    def reserve(self, pos: Position, color: int) -> str:
+        if pos.extra["hand"][color]:
+            return "enter" if pos.extra["gates"][color] else ""
+        return "return"
+
     # ----- end of game -------------------------------------------------------------
 
     def is_insufficient(self, pos: Position) -> bool:
-        # A Tquarc on the board, one that can still enter, or one a Knight can
-        # resurrect is material (a lapsed entry is not).
+        # Besides FIDE's material, each Tquarc in ``TQUARC_MATERIAL`` (a lapsed entry is
+        # not material).
         if self.has_pawns(pos):
             return False  # a pawn is material in itself
-        if self.tquarcs(pos, WHITE) or self.tquarcs(pos, BLACK):
-            return False
-        for c in (WHITE, BLACK):
-            if self.can_enter(pos, c) or (self.tquarc_lost(pos, c) and pos.count("N", c)):
+        for _, counts in TQUARC_MATERIAL:
+            if counts(self, pos, WHITE) or counts(self, pos, BLACK):
                 return False
         return super().is_insufficient(pos)
 
@@ -540,6 +587,18 @@ class Tquarchess(ChessLike):
     def extra_key(self, pos: Position) -> Any:
         e = pos.extra
         return (e["hand"], e["gates"], e["king2"], e["last_tq"], e["rolled"])
+
+
+# The Tquarcs that count as material against the insufficient-material draw (RULES.md
+# section 2), in words and as a test: ``is_insufficient`` and the rule page read this.
+TQUARC_MATERIAL: tuple[tuple[str, Callable[[Tquarchess, Position, int], bool]], ...] = (
+    ("a Tquarc on the board", lambda rules, pos, c: bool(rules.tquarcs(pos, c))),
+    ("one that can still enter", lambda rules, pos, c: rules.can_enter(pos, c)),
+    (
+        "one a Knight can resurrect",
+        lambda rules, pos, c: rules.tquarc_lost(pos, c) and bool(pos.count("N", c)),
+    ),
+)
 
 
 def _no_gate(move: Move) -> bool:

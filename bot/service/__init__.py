@@ -119,7 +119,7 @@ Time (issue 13; ``bot.service.clock``, ``bot.service.deadlines``, ``bot.service.
         # in the database): challenges expire ('expired'), reminders ('reminder': one per
         # turn, 24 h or a quarter of the turn before the deadline), timeouts ('timeout': a
         # 'timeout' log entry; a loss on time, a draw if the winner cannot win
-        # (clock.TIMEOUT_MATERIAL), or an abort if nobody completed a turn).
+        # (Variant.can_still_win), or an abort if nobody completed a turn).
     add_deadline_listener(fn) / remove_deadline_listener(fn)   # fn(due: datetime), sync
     Scheduler(service, notifier=None, *, clock=None, render=False, max_sleep=5 min)
         .start() / .stop() / .run() / .run_once(now=None) / .wake(due)

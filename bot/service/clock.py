@@ -15,7 +15,7 @@ The rules, in the players' words:
 - A side that misses its deadline loses on time. If no turn has been completed yet (the
   first side to act never finished its first turn: nobody has made a move), the game is
   aborted instead, with no result. If the winner could not possibly win by the rules
-  (``TIMEOUT_MATERIAL`` below), the game is drawn.
+  (``Variant.can_still_win``), the game is drawn.
 - A challenge nobody accepts expires after ``CHESSGARDEN_CHALLENGE_HOURS`` (24) hours.
 
 Instants cross the store as whole milliseconds since the Unix epoch (UTC); the service
@@ -224,25 +224,11 @@ def extend_text(days: int, colour: str, reason: str | None) -> str:
 
 # ----- what a timeout means ---------------------------------------------------------------
 
-# Whether a side that cannot possibly win still wins on time, by variant. FIDE 6.9: the
-# game is drawn when the opponent of the side that ran out cannot checkmate by any series
-# of legal moves. Our reading (one table, one place):
-# - "bare_king": Tquarchess and Jepps Random Chess (in its play phase) are FIDE chess at
-#   heart: a winner left with a lone King cannot mate, so the game is drawn. A Tquarc still
-#   waiting to enter counts as material (it may yet come on). Any other piece or pawn
-#   keeps the win: with the loser's help a mate is possible, which is FIDE's test.
-#   During the Jepps setup both armies are still being placed: always a win.
-# - "never": Guardener Chess (capturing the King wins, and a King may capture a King),
-#   King's Guard Chess (no checkmate; its losses are tested at the start of a turn) and
-#   Stone Garden Chess (a stalemated player wins, and a promoted King gives check like a
-#   xiangqi horse): a lone King can still win there, so running out of time always loses.
-TIMEOUT_MATERIAL: dict[str, str] = {
-    "guardener": "never",
-    "tquarchess": "bare_king",
-    "kings_guard": "never",
-    "stone_garden": "never",
-    "jepps_random": "bare_king",
-}
+# Whether the side that did not run out can still win is a fact of its variant, asked of
+# the variant (``Variant.can_still_win``, RULES.md section 7; FIDE 6.9: the game is drawn
+# when the opponent of the side that ran out cannot win by any series of legal moves).
+# A variant must answer it: ``variants.register`` refuses one that does not, so no
+# variant gets a rule by default.
 
 TIMEOUT_REASON = "timeout"
 TIMEOUT_DRAW_REASON = "timeout vs insufficient material"
@@ -285,16 +271,7 @@ def timeout_end(game: Any, turns: int) -> TimeoutEnd:
     return TimeoutEnd(loser, "finished", winner, score, TIMEOUT_REASON)
 
 
-def cannot_win(game: Any, winner: str) -> bool:
-    """Whether ``winner`` could not possibly win by the rules (``TIMEOUT_MATERIAL``)."""
-    rule = TIMEOUT_MATERIAL.get(str(game.variant), "never")
-    if rule != "bare_king":
-        return False
-    if variants.describe(game).phase == "setup":
-        return False  # the armies are still being placed
+def cannot_win(game: variants.Game, winner: str) -> bool:
+    """Whether ``winner`` could not possibly win by the rules (its variant says)."""
     side = 0 if winner == "white" else 1
-    pos = game.pos
-    if any(p is not None and p.color == side and p.kind != "K" for p in pos.board):
-        return False
-    can_enter = getattr(game.rules, "can_enter", None)  # Tquarchess: a Tquarc still to come
-    return not (can_enter is not None and can_enter(pos, side))
+    return not game.rules.can_still_win(game.pos, side)

@@ -14,7 +14,7 @@ is delivered, so a restart never repeats it (at most one per turn).
 A timeout is a log entry like any other ending (kind ``timeout``, no actor): the record
 replays it, ``verify`` checks that the stored result follows from it, and the seed is
 revealed. The engine state (``Live.turns``, the position) decides between a loss on
-time, a draw (the winner cannot win: ``clock.TIMEOUT_MATERIAL``) and an abort (nobody
+time, a draw (the winner cannot win: ``Variant.can_still_win``) and an abort (nobody
 had completed a turn).
 """
 

@@ -154,8 +154,8 @@ class Workers:
             pool = ProcessPoolExecutor(
                 max_workers=min(self.count, os.cpu_count() or 1),
                 mp_context=_process_context(),
-                initializer=_exit_with_parent,
-                initargs=(_alive_reader(),),
+                initializer=_start_worker,
+                initargs=(_alive_reader(), variants.added()),
             )
             restarted = False
             with self._lock:
@@ -293,6 +293,14 @@ def _forget_alive_pipe() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_alive_pipe)
+
+
+def _start_worker(alive: Connection, added: tuple[type[variants.Variant], ...]) -> None:
+    """Each worker process's initializer: it ends with this process
+    (``_exit_with_parent``), and knows the variants registered here at run time
+    (``variants.register``; passed by reference, so their modules must be importable)."""
+    _exit_with_parent(alive)
+    variants.adopt(added)
 
 
 def _exit_with_parent(alive: Connection) -> None:

@@ -342,15 +342,20 @@ async def test_the_time_control_is_1_to_14_days(table: Table, days: Any) -> None
 @pytest.mark.parametrize(
     ("variant", "fen", "expected"),
     [
-        # Black to act runs out; White has a lone King: it cannot mate, so a draw.
-        ("tquarchess", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1 - -/- - - 0", (None, "1/2-1/2")),
+        # Black to act runs out; White has a lone King whose two-square move is spent
+        # (K): it cannot mate, so a draw (RULES.md section 7).
+        ("tquarchess", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1 - -/- K - 0", (None, "1/2-1/2")),
         # ... but a Tquarc still waiting to enter at e1 is material: White wins.
-        ("tquarchess", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1 T e/- - - 0", ("white", "1-0")),
+        ("tquarchess", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1 T e/- K - 0", ("white", "1-0")),
+        # ... and so is an unused two-square move with the Tquarc captured: White wins.
+        ("tquarchess", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1 - -/- - - 0", ("white", "1-0")),
         # A Knight can mate with the loser's help (FIDE's test): White wins.
         ("tquarchess", "4k3/8/8/8/8/8/3q4/4K1N1 b - - 0 1 - -/- - - 0", ("white", "1-0")),
         ("jepps_random", "4k3/8/8/8/8/8/3q4/4K3 b - - 0 1", (None, "1/2-1/2")),
-        # King's Guard has no checkmate: running out always loses.
-        ("kings_guard", "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1", ("white", "1-0")),
+        # King's Guard: a side without pawns can never win (it loses at the start of its
+        # next turn), so its opponent's timeout is a draw; with a pawn it wins.
+        ("kings_guard", "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1", (None, "1/2-1/2")),
+        ("kings_guard", "4k3/8/8/8/8/8/3p3P/4K3 b - - 0 1", ("white", "1-0")),
     ],
 )
 def test_the_winner_who_cannot_win_draws(
@@ -361,6 +366,22 @@ def test_the_winner_who_cannot_win_draws(
     end = timeout_end(game, turns=5)
     assert (end.winner, end.result, end.status) == (*expected, "finished")
     assert end.reason == ("timeout" if expected[0] else "timeout vs insufficient material")
+
+
+def test_a_lone_king_with_its_two_square_move_can_still_mate() -> None:
+    """Issue 25's position: White's Tquarc is captured and its two-square move unused, so
+    its lone King mates with Kh6 (it attacks h8 across h7); running out of time, Black
+    therefore loses (RULES.md section 7)."""
+    fen = "6rk/6n1/8/7K/8/8/8/8 {} - - 0 1 t -/- - - 0"
+    game = variants.from_fen("tquarchess", fen.format("w"), seed=1)
+    game.play("Kh6")
+    assert game.result is not None
+    assert (game.result.winner, game.result.reason) == ("white", "checkmate")
+    game = variants.from_fen("tquarchess", fen.format("b"), seed=1)
+    end = timeout_end(game, turns=5)
+    assert (end.winner, end.result, end.reason) == ("white", "1-0", "timeout")
+    spent = variants.from_fen("tquarchess", fen.format("b").replace("-/- -", "-/- K"), seed=1)
+    assert timeout_end(spent, turns=5).result == "1/2-1/2"  # the move spent: a draw
 
 
 # ----- reminders ---------------------------------------------------------------------------

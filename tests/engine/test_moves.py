@@ -18,7 +18,7 @@ import pytest
 import engine
 import variants
 from engine.domain import dice_only, scripted
-from engine.moves import GuardenerMoves
+from engine.moves import FilteredMoves
 
 ALL = ("guardener", "tquarchess", "kings_guard", "stone_garden", "jepps_random")
 
@@ -39,7 +39,7 @@ def positions(key: str, games: int, plies: int) -> list[variants.Game]:
 def test_guardener_lists_equal_the_rules_for_every_roll() -> None:
     dom = engine.domain("guardener")
     source = dom.source
-    assert isinstance(source, GuardenerMoves)
+    assert isinstance(source, FilteredMoves)
     rules = dom.rules
     checked = 0
     for game in positions("guardener", 6, 70)[::3]:

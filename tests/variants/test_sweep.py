@@ -110,8 +110,10 @@ def playout(key: str, seed: int) -> variants.Game:
         assert len(set(texts)) == len(texts), f"duplicate notation at {g.fen()}: {texts}"
         for move, text in rng.sample(actions, min(SAMPLE, len(actions))):
             # The forgiving parser reads the text without its check mark, with
-            # annotations, and as recorded (a '%' with its value) as the same action.
-            for form in (text.rstrip("+#"), text + "!?", text.replace("%", "%3")):
+            # annotations, and as recorded (a '%' with its value; after a Tquarc
+            # ``roll``, the value rolled: RULES.md section 2) as the same action.
+            value = g.pos.extra.get("rolled") or 3
+            for form in (text.rstrip("+#"), text + "!?", text.replace("%", f"%{value}")):
                 assert rules.parse(g.pos, form, moves, texts) == move, (key, seed, form, g.fen())
         if ply % DEEP_EVERY == 0:
             for text in rng.sample(texts, min(SAMPLE, len(texts))):

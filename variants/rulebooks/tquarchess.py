@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from ..geometry import BLACK, WHITE
 from ..rulebook import Block, Section, Table
-from ..tquarchess import KNIGHT_RESURRECTION_SQUARES, QUADS, TQUARC_DIE
+from ..status import either
+from ..tquarchess import KNIGHT_RESURRECTION_SQUARES, QUADS, TQUARC_DIE, TQUARC_MATERIAL
 
 if TYPE_CHECKING:
     from ..base import Variant
@@ -82,8 +83,7 @@ def sections(rules: Variant) -> tuple[Section, ...]:
                 (
                     "Checkmate wins.",
                     "Stalemate, insufficient material, the 50-move rule and threefold "
-                    "repetition draw, as in FIDE chess. A Tquarc on the board, one that can "
-                    "still enter, or one a Knight can resurrect counts as material.",
+                    "repetition draw, as in FIDE chess. " + _material_sentence(),
                     "Players may resign or agree a draw.",
                 ),
             ),
@@ -117,3 +117,9 @@ def piece_notes(rules: Variant) -> tuple[Block, ...]:
         "changes the colour of its square, not even by teleporting. The King also has a "
         "two-square move while its Tquarc is lost (see Special actions).",
     )
+
+
+def _material_sentence() -> str:
+    """What counts as material, from the same table as the code (``TQUARC_MATERIAL``)."""
+    words = either((w for w, _ in TQUARC_MATERIAL), "or")
+    return words[0].upper() + words[1:] + " counts as material."
