@@ -31,7 +31,7 @@ USER 10001:10001
 VOLUME ["/data"]
 
 # Healthy while the store opens at the right schema version and the bot's heartbeat
-# (bot/health.py, written every 30 s from its event loop) is fresh; see `chessgarden doctor`.
+# (bot/service/health.py, written every 30 s from its event loop) is fresh; see `chessgarden doctor`.
 HEALTHCHECK --interval=60s --timeout=30s --start-period=120s --retries=3 \
     CMD ["chessgarden", "doctor", "--health"]
 

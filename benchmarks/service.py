@@ -312,7 +312,7 @@ async def one_run(
     from harness import Person, World
 
     import bot.service.core as core
-    from bot.discord_app import ChessGardenBot, Settings, service_label
+    from bot.discord.app import ChessGardenBot, Settings, service_label
     from bot.service import GameService, ServiceError
     from bot.service.gcpolicy import GcWatch
     from storage.sqlite import CHECKPOINT_EVERY

@@ -18,15 +18,15 @@ from collections.abc import Sequence
 # The module that registers each group of subcommands (with ``add_subcommands``). A
 # test checks this table against what the modules really register.
 FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("bot.console", ("play", "games", "record", "roll")),
+    ("bot.console.session", ("play", "games", "record", "roll")),
     ("renderers.cli", ("render", "gif")),
-    ("bot.discord_cli", ("run", "commands")),
-    ("bot.sweep", ("sweep",)),
-    ("bot.selfplay", ("selfplay",)),
-    ("bot.ratings_cli", ("leaderboard", "profile", "ratings")),
-    ("bot.migrate_store", ("migrate-store",)),
-    ("bot.backup_cli", ("backup",)),
-    ("bot.doctor", ("doctor",)),
+    ("bot.discord.run", ("run", "commands")),
+    ("bot.console.sweep", ("sweep",)),
+    ("bot.console.selfplay", ("selfplay",)),
+    ("bot.console.ratings", ("leaderboard", "profile", "ratings")),
+    ("bot.console.migrate_store", ("migrate-store",)),
+    ("bot.console.backup", ("backup",)),
+    ("bot.discord.doctor", ("doctor",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

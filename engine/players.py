@@ -11,7 +11,7 @@
 A game that reaches ``max_plies`` actions without a result is scored a draw, and
 ``Played.capped`` says so. The dice and every player's choices are seeded, so a
 game is reproducible (the AI's only with a frozen clock: its depth depends on
-the time it gets). No I/O: the command line is ``bot/selfplay.py``.
+the time it gets). No I/O: the command line is ``bot/console/selfplay.py``.
 """
 
 from __future__ import annotations

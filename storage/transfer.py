@@ -10,7 +10,7 @@ verification recomputes them and compares).
 
 The copy goes through the target's own triggers (the log's order, its counts and roll
 numbers are checked again as the entries arrive), in transactions of ``batch`` games. The
-caller verifies the result (``bot.migrate_store`` replays every game and checks its dice).
+caller verifies the result (``bot.console.migrate_store`` replays every game and checks its dice).
 """
 
 from __future__ import annotations

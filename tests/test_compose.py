@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from bot.discord_app import Settings
+from bot.discord.app import Settings
 from storage import Shards
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -443,7 +443,7 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
     assert dockerfile.healthcheck, "the Dockerfile has no HEALTHCHECK"
     done = run(dockerfile.healthcheck, cwd=outside, env=env)
     assert done.returncode == 1 and "FAIL  heartbeat" in done.stdout, done.stdout + done.stderr
-    beat = "from bot.health import beat, heartbeat_path; beat(heartbeat_path())"
+    beat = "from bot.service.health import beat, heartbeat_path; beat(heartbeat_path())"
     assert run([venv / "bin" / "python", "-c", beat], cwd=outside, env=env).returncode == 0
     done = run(dockerfile.healthcheck, cwd=outside, env=env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -2,7 +2,7 @@
 lives only in the tests, is registered here, and with nothing outside its module made
 for it, it:
 
-- plays a game to a result in the console (``bot.console``, in process);
+- plays a game to a result in the console (``bot.console.session``, in process);
 - plays through the Discord payload harness: /play, Accept, /move to a result;
 - plays against the computer at level 1 (the service's worker processes, the engine);
 - times out on the service's clock and is rated;
@@ -109,7 +109,7 @@ def test_its_rule_page(toy: variants.Variant) -> None:
 
 
 async def test_a_game_in_the_console(toy: variants.Variant, tmp_path: Path) -> None:
-    from bot import console
+    from bot.console import session as console
 
     # The console's dice for seed 5 in game 1: the same game, played here first.
     game = random_game(3, dice=VerifiableDice("5", 1))

@@ -85,7 +85,7 @@ log = logging.getLogger(__name__)
 # snowflakes far above it; the console's players are 1 and 2).
 COMPUTER_ID = 3
 COMPUTER_NAME = "the computer"
-CONSOLE_IDS = (1, 2)  # the console's white and black players (bot.console)
+CONSOLE_IDS = (1, 2)  # the console's white and black players (bot.console.session)
 # Ids that name no person on any platform: never mentioned, never pinged.
 RESERVED_IDS = frozenset((*CONSOLE_IDS, COMPUTER_ID))
 
@@ -210,7 +210,7 @@ class ServiceCore(Settling, Timekeeping):
         # the games of their guilds; None: every game (one process, or the CLI).
         self.shards = shards
         self._workers = Workers(cpu_workers)
-        self.stats = ActionStats()  # moves and their durations (bot.metrics reads them)
+        self.stats = ActionStats()  # moves and their durations (bot.discord.metrics reads them)
         self._init_time(clock, challenge_hours)
         # Snapshots (issue 12): a rebuild replays only the log after the latest one.
         self.snapshots = snapshots

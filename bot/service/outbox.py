@@ -1,6 +1,6 @@
 """Messages the bot owes, in the service (issue 24): which actions owe a post, and what
 each owed post says when it is delivered. The rows live in the store (``storage.outbox``);
-delivering them is the front end's (the Discord layer's ``bot.outbox_delivery``).
+delivering them is the front end's (the Discord layer's ``bot.discord.delivery``).
 
 Who owes what (each written in the transaction of the action that owes it, and only for a
 game in a server: a console game has no channel to post in):

@@ -1,4 +1,4 @@
-"""Plain counters the service keeps about itself, for whoever watches (``bot.metrics``
+"""Plain counters the service keeps about itself, for whoever watches (``bot.discord.metrics``
 turns them into Prometheus metrics; the service imports nothing of it)."""
 
 from __future__ import annotations

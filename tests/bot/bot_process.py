@@ -15,7 +15,7 @@ from pathlib import Path
 from loopback_discord import LoopbackDiscord
 
 import variants
-from bot.discord_app import service_label
+from bot.discord.app import service_label
 from bot.service import GameService
 
 HUMAN = 424242424242424242

@@ -54,7 +54,7 @@ from discord_payloads import (
 )
 from PIL import Image
 
-from bot.discord_app import ChessGardenBot, Settings, make_bot, service_label
+from bot.discord.app import ChessGardenBot, Settings, make_bot, service_label
 from bot.service import GameService
 
 P = discord.Permissions
@@ -573,7 +573,7 @@ class World:
         return thread_id
 
     async def deliver(self) -> int:
-        """The bot's outbox worker (``bot.outbox_delivery``), run until nothing is due:
+        """The bot's outbox worker (``bot.discord.delivery``), run until nothing is due:
         the posts owed by what happened so far (the worker's task itself runs only after
         the gateway's READY, which the harness does not send). How many rows it took."""
         taken = 0

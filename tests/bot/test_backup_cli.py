@@ -16,8 +16,8 @@ from stores import raw, tamper
 sys.path.insert(0, str(Path(__file__).parent))  # test_migrate_store's fill() lives beside this
 from test_migrate_store import fill  # noqa: E402
 
-from bot.backup_cli import backup
 from bot.cli import main
+from bot.console.backup import backup
 from storage import LATEST_VERSION, NewGame, open_repository
 from storage.maintenance import TargetExists, backup_sqlite
 

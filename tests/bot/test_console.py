@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 import variants
-from bot import console
+from bot.console import session as console
 from variants.dice import VerifiableDice
 
 
 class Console:
-    """``python -m bot.console play ...`` driven one command at a time through pipes."""
+    """``python -m bot.console.session play ...`` driven one command at a time through pipes."""
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.console", "play", *args],
+            [sys.executable, "-m", "bot.console.session", "play", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -61,7 +61,7 @@ def dice_of(line: str) -> str:
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bot.console", *args],
+        [sys.executable, "-m", "bot.console.session", *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -23,7 +23,7 @@ KILLS = 15  # per variant
 
 def start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.console", *args],
+        [sys.executable, "-m", "bot.console.session", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -80,7 +80,7 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
         status = headline(opening)
         if printed:
             record = subprocess.run(
-                [sys.executable, "-m", "bot.console", "record", "--db", db, "1"],
+                [sys.executable, "-m", "bot.console.session", "record", "--db", db, "1"],
                 capture_output=True,
                 text=True,
                 check=True,

@@ -7,7 +7,8 @@ import argparse
 import re
 from pathlib import Path
 
-from bot import cli, console
+from bot import cli
+from bot.console import session as console
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot import console
+from bot.console import session as console
 from bot.service import GameService, ServiceError
 
 

@@ -1,4 +1,4 @@
-"""Line editing, history and Tab completion of the console (``bot.terminal``): the
+"""Line editing, history and Tab completion of the console (``bot.console.terminal``): the
 completer called directly, and the real console on a pseudo-terminal."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot import console
+from bot.console import session as console
+from bot.console.terminal import Completer, LineReader, clean_line, completions, wrap_width, wrapped
 from bot.service import GameService
-from bot.terminal import Completer, LineReader, clean_line, completions, wrap_width, wrapped
 
 
 def test_clean_line_drops_escape_sequences_and_control_characters() -> None:
@@ -77,7 +77,7 @@ class Pty:
         master, slave = os.openpty()
         env = {**os.environ, "TERM": "xterm", "COLUMNS": "200", "LINES": "50"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot.console", "play", *args],
+            [sys.executable, "-m", "bot.console.session", "play", *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,

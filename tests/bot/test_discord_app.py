@@ -14,9 +14,8 @@ from typing import Any, cast
 import discord
 import pytest
 
-from bot import discord_cli
-from bot.cogs import EXTENSIONS
-from bot.discord_app import (
+from bot.discord import run as discord_cli
+from bot.discord.app import (
     ChessGardenBot,
     Settings,
     SettingsError,
@@ -24,7 +23,8 @@ from bot.discord_app import (
     invite_permissions,
     invite_url,
 )
-from bot.views import DYNAMIC_ITEMS
+from bot.discord.cogs import EXTENSIONS
+from bot.discord.views import DYNAMIC_ITEMS
 
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, start_game  # noqa: E402
 
-from bot import views  # noqa: E402
+from bot.discord import views  # noqa: E402
 
 GAME_ID = 9_007_199_254_740_993  # bigger than a float can hold exactly
 

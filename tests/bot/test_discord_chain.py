@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, latest_board, start_game  # noqa: E402
 
-from bot.adapter import board_embed  # noqa: E402
+from bot.discord.adapter import board_embed  # noqa: E402
 from storage.chain import SHORT_HEAD, chain_of  # noqa: E402
 
 FOOTER_HEAD = re.compile(r"chain ([0-9a-f]+)")

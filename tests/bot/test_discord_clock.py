@@ -253,7 +253,7 @@ async def test_a_playing_moderator_cannot_extend_their_own_clock(tmp_path: Path)
 
 
 async def test_the_challenge_hours_come_from_the_environment(tmp_path: Path) -> None:
-    from bot.discord_app import Settings, SettingsError
+    from bot.discord.app import Settings, SettingsError
 
     assert Settings.from_env({}).challenge_hours == 24
     settings = Settings.from_env({"CHESSGARDEN_CHALLENGE_HOURS": "2"})

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this 
 from discord_payloads import snowflake  # noqa: E402
 from harness import World, assert_no_orphans, latest_board, start_game  # noqa: E402
 
-from bot import views  # noqa: E402
+from bot.discord import views  # noqa: E402
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 THREADS = "POST /channels/{channel_id}/threads"

@@ -158,7 +158,7 @@ async def test_permissions_come_from_the_guild(world: World) -> None:
 
 
 def test_fit_keeps_every_embed_within_6000_characters() -> None:
-    from bot.adapter import fit
+    from bot.discord.adapter import fit
 
     embed = discord.Embed(title="t" * 200, description="d" * 4000)
     for n in range(4):

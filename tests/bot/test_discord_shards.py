@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, start_game  # noqa: E402
 
-from bot.discord_app import (  # noqa: E402
+from bot.discord.app import (  # noqa: E402
     ChessGardenBot,
     Settings,
     SettingsError,

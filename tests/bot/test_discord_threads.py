@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, assert_no_orphans, latest_board, start_game  # noqa: E402
 
-from bot.discord_app import Settings  # noqa: E402
+from bot.discord.app import Settings  # noqa: E402
 
 THREADS = "POST /channels/{channel_id}/threads"
 

@@ -17,7 +17,7 @@ from discord_fake import EPHEMERAL, TIMEOUT  # noqa: E402
 from harness import World, latest_board, start_game  # noqa: E402
 
 import bot.service.computer_draw as computer_draw  # noqa: E402
-from bot.answers import OUTSIDE_SERVER  # noqa: E402
+from bot.discord.answers import OUTSIDE_SERVER  # noqa: E402
 from bot.service import COMPUTER_ID, RESERVED_IDS  # noqa: E402
 
 MESSAGES = "POST /channels/{channel_id}/messages"
@@ -237,7 +237,7 @@ async def test_an_offer_standing_for_the_computer_is_never_addressed_to_it(
 
 
 def test_pings_and_mentions_leave_out_non_users() -> None:
-    from bot import adapter
+    from bot.discord import adapter
 
     person = 1_100_000_000_000_000_123
     allowed = adapter.pings([COMPUTER_ID, 1, 2, None, person]).to_dict()

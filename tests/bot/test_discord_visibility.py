@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, latest_board, start_game  # noqa: E402
 
-from bot import views  # noqa: E402
-from bot.discord_app import Settings  # noqa: E402
+from bot.discord import views  # noqa: E402
+from bot.discord.app import Settings  # noqa: E402
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from discord_fake import StoredMessage  # noqa: E402
 from harness import World, assert_no_orphans, latest_board, start_game  # noqa: E402
 
 import variants  # noqa: E402
-from bot import adapter  # noqa: E402
+from bot.discord import adapter  # noqa: E402
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 

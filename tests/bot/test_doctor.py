@@ -34,9 +34,10 @@ from discord_payloads import (  # noqa: E402
     user_payload,
 )
 
-from bot import doctor, health  # noqa: E402
 from bot.cli import main  # noqa: E402
-from bot.doctor import Check, run_checks  # noqa: E402
+from bot.discord import doctor  # noqa: E402
+from bot.discord.doctor import Check, run_checks  # noqa: E402
+from bot.service import health
 from storage import LATEST_VERSION, NewGame, open_repository  # noqa: E402
 
 BOT, GUILD, ROLE, CHANNEL, THREAD, OTHER = 900, 700, 701, 710, 711, 712
@@ -205,7 +206,7 @@ async def test_the_heartbeat_decides_health(tmp_path: Path) -> None:
 
 
 async def test_the_bot_beats_while_it_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from bot.discord_app import ChessGardenBot, Settings
+    from bot.discord.app import ChessGardenBot, Settings
     from bot.service import GameService
 
     beat = tmp_path / "bot.hb"

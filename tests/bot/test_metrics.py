@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 
 import variants
-from bot.discord_app import Settings, SettingsError
-from bot.metrics import Metrics, MetricsError
+from bot.discord.app import Settings, SettingsError
+from bot.discord.metrics import Metrics, MetricsError
 from bot.service import GameService
 from bot.service.errors import ServiceError
 

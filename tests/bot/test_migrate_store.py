@@ -14,7 +14,7 @@ from stores import raw, tamper
 
 import variants
 from bot.cli import main
-from bot.migrate_store import migrate, verify_copy
+from bot.console.migrate_store import migrate, verify_copy
 from bot.service import GameService
 from bot.service.clock import turn_clock
 from bot.service.live import new_engine_game, result_text

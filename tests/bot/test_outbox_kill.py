@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord_app import service_label
+from bot.discord.app import service_label
 from bot.service import GameService, ManualClock
 
 sys.path.insert(0, str(Path(__file__).parent))  # the fake lives beside this file

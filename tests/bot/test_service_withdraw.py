@@ -201,7 +201,7 @@ async def test_a_game_that_moved_on_during_the_search_is_not_answered(
 
 
 def test_reserved_ids_name_no_person() -> None:
-    from bot import console
+    from bot.console import session as console
 
     assert {console.WHITE_ID, console.BLACK_ID, COMPUTER_ID} == set(RESERVED_IDS)
     assert not any(is_person(i) for i in (*RESERVED_IDS, None))

@@ -1,4 +1,4 @@
-"""The graceful stop's parts (issue 24): ordered, time-bounded steps (``bot.shutdown``),
+"""The graceful stop's parts (issue 24): ordered, time-bounded steps (``bot.discord.shutdown``),
 the scheduler and the computer runner letting work in flight finish, or giving it back."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import variants
+from bot.discord.shutdown import Deadline, Step, run_steps, tasks_named
 from bot.service import ComputerRunner, GameService, Outcome, Scheduler
-from bot.shutdown import Deadline, Step, run_steps, tasks_named
 
 HUMAN = 101
 
@@ -32,7 +32,7 @@ async def test_steps_run_in_order_each_bounded(caplog: pytest.LogCaptureFixture)
 
         return Step(name, stop, timeout=0.2)
 
-    caplog.set_level(logging.INFO, logger="bot.shutdown")
+    caplog.set_level(logging.INFO, logger="bot.discord.shutdown")
     clean = await run_steps(
         [step("a", 0), step("b", 0), step("slow", 5), step("bad", 0, True), step("c", 0)]
     )

@@ -12,7 +12,7 @@ import signal
 import sys
 from typing import Any, cast
 
-from bot.discord_app import DEV_GUILD_VAR, TOKEN_VAR, Settings, SettingsError
+from bot.discord.app import DEV_GUILD_VAR, TOKEN_VAR, Settings, SettingsError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     metrics_error: type[Exception] = _NoError
     if settings.metrics_port is not None:
-        from bot.metrics import MetricsError as metrics_error
+        from bot.discord.metrics import MetricsError as metrics_error
     discord.utils.setup_logging(level=_level(getattr(args, "log_level", "INFO")))
     try:
         asyncio.run(_serve(settings))
@@ -111,9 +111,9 @@ def _level(name: str) -> int:
 
 async def _serve(settings: Settings) -> None:
     """Open the store, run the bot until SIGTERM or SIGINT (or a fatal error), then stop
-    gracefully: the bot's ``shutdown_steps``, then the store (``bot.shutdown``)."""
-    from bot.discord_app import make_bot, open_service
-    from bot.shutdown import Deadline, Step, run_step
+    gracefully: the bot's ``shutdown_steps``, then the store (``bot.discord.shutdown``)."""
+    from bot.discord.app import make_bot, open_service
+    from bot.discord.shutdown import Deadline, Step, run_step
 
     signals = StopSignals()
     signals.install()
@@ -124,7 +124,7 @@ async def _serve(settings: Settings) -> None:
     deadline: Deadline | None = None
     try:
         if settings.metrics_port is not None:
-            from bot.metrics import Metrics
+            from bot.discord.metrics import Metrics
 
             metrics = Metrics()
             metrics.watch_service(service)
@@ -152,7 +152,7 @@ async def _serve(settings: Settings) -> None:
 
 async def _run_until_stopped(bot: Any, token: str, signals: StopSignals) -> None:
     """``bot.start`` until it ends by itself (an error: raised) or a signal comes."""
-    from bot.shutdown import Deadline
+    from bot.discord.shutdown import Deadline
 
     running = asyncio.ensure_future(bot.start(token))
     stop = asyncio.ensure_future(signals.received.wait())
@@ -222,7 +222,7 @@ def command_table() -> list[dict[str, Any]]:
     async def build() -> list[dict[str, Any]]:
         from discord import app_commands
 
-        from bot.discord_app import ChessGardenBot
+        from bot.discord.app import ChessGardenBot
 
         bot = ChessGardenBot(cast(Any, None), Settings())
         await bot.load_cogs()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import discord
 
-from bot.adapter import MAX_EMBED_TEXT, MAX_FIELD_TEXT, clip, fit, mention
+from bot.discord.adapter import MAX_EMBED_TEXT, MAX_FIELD_TEXT, clip, fit, mention
 from bot.service import Leaderboard, Profile, RatingChange, Standing
 from bot.service.rating_log import RATING_LINE, shown_rating, signed
 

@@ -13,13 +13,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import answers, standings_embeds
-from bot.adapter import Post
-from bot.cogs.game import variant_choices
+from bot.discord import answers, standings_embeds
+from bot.discord.adapter import Post
+from bot.discord.cogs.game import variant_choices
 from bot.service import ServiceError
 
 if TYPE_CHECKING:
-    from bot.discord_app import ChessGardenBot
+    from bot.discord.app import ChessGardenBot
 
 Interaction = discord.Interaction[Any]
 Choice = app_commands.Choice

@@ -1,6 +1,6 @@
 """The computer's moves on Discord (issue 14): ``ComputerRunner`` (``bot.service.computer``)
 thinks in worker processes and plays; each of its moves owes a ``board`` outbox row
-(issue 24), which ``bot.outbox_delivery`` posts with ``computer_post``, like a player's
+(issue 24), which ``bot.discord.delivery`` posts with ``computer_post``, like a player's
 move: a new board in the game's channel or thread (the image, the dice, the buttons of
 the player's legal actions) whose content pings the player to act, or tells both the
 result; the previous board loses its buttons; the new one is remembered
@@ -13,8 +13,8 @@ pinging anyone (``adapter.turn_prompt``: "The computer is thinking… (level N)"
 
 from __future__ import annotations
 
-from bot import adapter, views
-from bot.adapter import Post
+from bot.discord import adapter, views
+from bot.discord.adapter import Post
 from bot.service import COMPUTER_ID, Outcome
 
 

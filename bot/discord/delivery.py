@@ -40,15 +40,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 import discord
 
-from bot import adapter, threads
-from bot.adapter import Post
-from bot.computer_posts import computer_post, moved_on_post
-from bot.deadline_posts import expired_embed, reminder_post, timeout_post
+from bot.discord import adapter, threads
+from bot.discord.adapter import Post
+from bot.discord.computer_posts import computer_post, moved_on_post
+from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.service import COMPUTER_ID, Owed, ServiceError
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
-    from bot.discord_app import ChessGardenBot
+    from bot.discord.app import ChessGardenBot
 
 log = logging.getLogger(__name__)
 

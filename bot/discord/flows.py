@@ -17,9 +17,9 @@ from typing import Any
 
 import discord
 
-from bot import adapter, standings_embeds, threads, views
-from bot.adapter import Post
-from bot.answers import (
+from bot.discord import adapter, standings_embeds, threads, views
+from bot.discord.adapter import Post
+from bot.discord.answers import (
     Interaction,
     Sent,
     answer,
@@ -467,7 +467,7 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
         return
     opponent = view.black_id if mine == "white" else view.white_id
     colour = "black" if mine == "white" else "white"
-    from bot import challenges
+    from bot.discord import challenges
 
     made = await challenges.challenge(
         interaction,

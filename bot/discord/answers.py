@@ -27,8 +27,8 @@ from typing import Any
 
 import discord
 
-from bot import adapter, threads
-from bot.adapter import Post
+from bot.discord import adapter, threads
+from bot.discord.adapter import Post
 from bot.service import GameService, IllegalAction, ServiceError, Viewer
 
 log = logging.getLogger(__name__)

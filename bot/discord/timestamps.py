@@ -1,7 +1,7 @@
 """Time on Discord (issue 13): deadlines as Discord timestamps, which every reader's
 client shows in their own time zone and keeps counting down (``<t:1767225600:R>`` reads
-"in 2 days", then "in 5 hours", ...). Used by the embeds of ``bot.adapter`` and by the
-deadline posts of ``bot.deadline_posts``.
+"in 2 days", then "in 5 hours", ...). Used by the embeds of ``bot.discord.adapter`` and by the
+deadline posts of ``bot.discord.deadline_posts``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What the players see when a deadline falls due (issue 13): the posts of the deadline
 scheduler's events (``bot.service.scheduler``). Each event is an outbox row written with
-the change that caused it (issue 24); ``bot.outbox_delivery`` builds the message with these
+the change that caused it (issue 24); ``bot.discord.delivery`` builds the message with these
 functions when it delivers the row, with the bot's token (an interaction token would have
 expired days ago anyway).
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import discord
 
-from bot import adapter, standings_embeds, timestamps, views
-from bot.adapter import Post
+from bot.discord import adapter, standings_embeds, timestamps, views
+from bot.discord.adapter import Post
 from bot.service import DeadlineEvent, GameView
 from bot.service.clock import days_text
 

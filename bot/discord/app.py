@@ -21,17 +21,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import health
-from bot.cogs import EXTENSIONS
-from bot.outbox_delivery import Delivery
-from bot.service import ComputerRunner, GameService, Scheduler
-from bot.shutdown import Deadline, Step, run_steps, tasks_named
-from bot.threads import ThreadBudget
-from bot.views import DYNAMIC_ITEMS
+from bot.discord.cogs import EXTENSIONS
+from bot.discord.delivery import Delivery
+from bot.discord.shutdown import Deadline, Step, run_steps, tasks_named
+from bot.discord.threads import ThreadBudget
+from bot.discord.views import DYNAMIC_ITEMS
+from bot.service import ComputerRunner, GameService, Scheduler, health
 from storage import Shards
 
 if TYPE_CHECKING:
-    from bot.metrics import Metrics
+    from bot.discord.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +80,7 @@ class Settings:
     - ``metrics_port``/``metrics_host``: ``CHESSGARDEN_METRICS_PORT`` (serve ``/metrics`` in
       Prometheus text format on this port; unset: no endpoint) and
       ``CHESSGARDEN_METRICS_HOST`` (the address it listens on, default 127.0.0.1: this
-      machine only) (``bot.metrics``).
+      machine only) (``bot.discord.metrics``).
 
     The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
@@ -212,7 +211,7 @@ class GardenTree(app_commands.CommandTree[Any]):
     """
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        from bot import answers
+        from bot.discord import answers
 
         answers.stamp(interaction)  # Discord's 3 seconds run from here
         command = interaction.command
@@ -226,7 +225,7 @@ class GardenTree(app_commands.CommandTree[Any]):
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        from bot import answers
+        from bot.discord import answers
 
         if isinstance(error, app_commands.MissingPermissions):
             text = f"You need {_permission_words(error.missing_permissions)} for that."
@@ -248,7 +247,7 @@ class GardenTree(app_commands.CommandTree[Any]):
 
 
 def _permission_words(names: list[str]) -> str:
-    from bot.adapter import permission_words
+    from bot.discord.adapter import permission_words
 
     return permission_words(names)
 
@@ -256,11 +255,11 @@ def _permission_words(names: list[str]) -> str:
 class ChessGardenBot(commands.Bot):
     """Chess Garden on Discord. ``service`` plays the games; the bot only translates.
 
-    ``defer_after``: seconds of work after which an answer is deferred (see ``bot.flows``).
+    ``defer_after``: seconds of work after which an answer is deferred (see ``bot.discord.flows``).
     ``thread_budget``: the per-channel limit on new game threads.
     ``scheduler``: the deadline scheduler (``bot.service.scheduler``), which ends games on
     time, reminds players and expires challenges; ``delivery``: the outbox worker
-    (``bot.outbox_delivery``), which posts what they (and the computer) owe the players.
+    (``bot.discord.delivery``), which posts what they (and the computer) owe the players.
     Both start once the bot is ready (the posts need the gateway's view of the threads)
     and stop when the bot closes.
     """
@@ -305,7 +304,7 @@ class ChessGardenBot(commands.Bot):
         self.metrics: Metrics | None = None  # set by `chessgarden run` with a metrics port
         self._shutdown: asyncio.Future[bool] | None = None
         self.shutdown_deadline: Deadline | None = None  # one budget with the store's close
-        self.heartbeat: health.Heartbeat | None = None  # bot.health: the image's HEALTHCHECK
+        self.heartbeat: health.Heartbeat | None = None  # bot.service.health: the image's HEALTHCHECK
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -332,7 +331,7 @@ class ChessGardenBot(commands.Bot):
         await asyncio.shield(self._shutdown)
 
     def shutdown_steps(self) -> list[Step]:
-        """What stops, in order (``bot.shutdown``): first whatever makes new work (each
+        """What stops, in order (``bot.discord.shutdown``): first whatever makes new work (each
         may finish what it is doing), then whatever sends it, then the connection. The
         store is closed after this by whoever opened it (``chessgarden run``)."""
         grace = self.shutdown_grace

@@ -14,9 +14,9 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
-from bot import adapter, answers
-from bot.adapter import Post
-from bot.cogs.game import GAME_NUMBER, variant_choices
+from bot.discord import adapter, answers
+from bot.discord.adapter import Post
+from bot.discord.cogs.game import GAME_NUMBER, variant_choices
 from bot.service import SeedNotRevealed, ServiceError
 from renderers.diagram import piece_diagram_png
 
@@ -24,7 +24,7 @@ from renderers.diagram import piece_diagram_png
 CHAIN_HEAD = app_commands.Range[str, 1, 100]
 
 if TYPE_CHECKING:
-    from bot.discord_app import ChessGardenBot
+    from bot.discord.app import ChessGardenBot
 
 Interaction = discord.Interaction[Any]
 IN_A_DM = (

@@ -7,4 +7,4 @@ Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads 
 
 from __future__ import annotations
 
-EXTENSIONS = ("bot.cogs.game", "bot.cogs.info", "bot.cogs.dice", "bot.cogs.standings")
+EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.info", "bot.discord.cogs.dice", "bot.discord.cogs.standings")

@@ -39,7 +39,7 @@ class _Guarded:
     game_id: int
 
     async def callback(self, interaction: Interaction) -> None:
-        from bot import answers
+        from bot.discord import answers
 
         if await answers.refuse_outside_server(interaction):  # a game button in a DM
             return
@@ -60,7 +60,7 @@ class GardenView(discord.ui.View):
     async def on_error(
         self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any], /
     ) -> None:
-        from bot import answers
+        from bot.discord import answers
 
         await answers.report_failure(interaction, error, what=f"button {type(item).__name__}")
 
@@ -97,7 +97,7 @@ class _CommandButton(_GameButton, template=r"cg:never:" + GAME):
     COMMAND = "never"
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.player_command(
             interaction, self.COMMAND, game_id=self.game_id, from_button=True
@@ -110,7 +110,7 @@ class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
     STYLE = discord.ButtonStyle.success
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.accept(interaction, game_id=self.game_id, from_button=True)
 
@@ -121,7 +121,7 @@ class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
     STYLE = discord.ButtonStyle.danger
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.decline(interaction, self.game_id, from_button=True)
 
@@ -158,8 +158,8 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
     EMOJI = "🏳️"
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import answers
-        from bot.adapter import Post
+        from bot.discord import answers
+        from bot.discord.adapter import Post
         from bot.service import ServiceError
 
         try:
@@ -200,7 +200,7 @@ class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
     EMOJI = "🔁"
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.rematch(interaction, self.game_id)
 
@@ -231,7 +231,7 @@ class RerollButton(
         return cls(int(match["game"]), int(match["ply"]))
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.act(
             interaction, "reroll", game_id=self.game_id, expected_ply=self.ply, from_button=True
@@ -262,7 +262,7 @@ class FlipButton(
         return cls(int(match["game"]), match["side"])
 
     async def run(self, interaction: Interaction) -> None:
-        from bot import flows
+        from bot.discord import flows
 
         await flows.show_board(
             interaction,

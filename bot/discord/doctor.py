@@ -7,7 +7,7 @@ One line per check, ``ok``, ``warn``, ``FAIL`` or ``skip``, then a sentence:
   schema version; for SQLite, its quick check passes;
 - **disk**: free space where the SQLite file lives (a backup or a ``VACUUM`` needs as
   much again as the file);
-- **heartbeat**: with ``CHESSGARDEN_HEARTBEAT`` (``bot.health``), the running bot beat
+- **heartbeat**: with ``CHESSGARDEN_HEARTBEAT`` (``bot.service.health``), the running bot beat
   recently;
 - **discord**: with a token, the bot's permissions in each server's game channels (the
   channels and threads of live games), asked of Discord's REST API through discord.py's
@@ -77,7 +77,7 @@ def add_subcommands(subparsers: Any) -> None:
 
 
 def main_doctor(args: argparse.Namespace) -> int:
-    from bot.discord_app import DB_VAR
+    from bot.discord.app import DB_VAR
 
     env = dict(os.environ)
     if args.db is not None:
@@ -89,7 +89,7 @@ def main_doctor(args: argparse.Namespace) -> int:
 
 
 async def run_checks(env: Mapping[str, str], *, health: bool = False) -> list[Check]:
-    from bot.discord_app import DB_VAR, Settings, SettingsError
+    from bot.discord.app import DB_VAR, Settings, SettingsError
     from storage import DEFAULT_DB_PATH
 
     checks: list[Check] = []
@@ -205,7 +205,7 @@ def disk_check(target: str, facts: Any) -> Check:
 
 
 def heartbeat_check(env: Mapping[str, str], *, health: bool) -> Check:
-    from bot.health import HEARTBEAT_VAR, STALE_AFTER, age, heartbeat_path
+    from bot.service.health import HEARTBEAT_VAR, STALE_AFTER, age, heartbeat_path
 
     path = heartbeat_path(env)
     if path is None:
@@ -229,7 +229,7 @@ def needed_permissions(*, thread: bool) -> Any:
     to post in threads, embeds and files."""
     import discord
 
-    from bot.discord_app import invite_permissions
+    from bot.discord.app import invite_permissions
 
     if thread:
         return discord.Permissions(
@@ -276,7 +276,7 @@ def channel_permissions(
 
 def missing_words(have: Any, need: Any) -> str:
     """The needed permissions ``have`` lacks, in words ("" when none)."""
-    from bot.adapter import permission_words
+    from bot.discord.adapter import permission_words
 
     names: list[str] = []
     for name, wanted in need:

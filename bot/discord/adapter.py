@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
-from bot import timestamps
+from bot.discord import timestamps
 from bot.options import OptionsError as OptionsError
 from bot.options import options_text
 from bot.options import parse_options as parse_options

@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-log = logging.getLogger("bot.shutdown")
+log = logging.getLogger("bot.discord.shutdown")
 
 SHUTDOWN_BUDGET_S = 9.0  # `docker stop` sends SIGKILL after 10 s
 MIN_STEP_S = 0.5

@@ -2,8 +2,8 @@
 /reroll, /abort, /extend.
 
 The cog translates; the service decides. Errors reach only the person who caused them,
-and a turn prompt is a new message that pings the player; see ``bot.flows`` for how.
-Failures nobody planned for end in the command tree's ``on_error`` (``bot.discord_app``).
+and a turn prompt is a new message that pings the player; see ``bot.discord.flows`` for how.
+Failures nobody planned for end in the command tree's ``on_error`` (``bot.discord.app``).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
-from bot import adapter, answers, challenges, flows, threads
-from bot.adapter import Post
+from bot.discord import adapter, answers, challenges, flows, threads
+from bot.discord.adapter import Post
 from bot.service import ServiceError
 from bot.service.clock import MAX_DAYS, MIN_DAYS
 
 if TYPE_CHECKING:
-    from bot.discord_app import ChessGardenBot
+    from bot.discord.app import ChessGardenBot
 
 log = logging.getLogger(__name__)
 

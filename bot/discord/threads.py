@@ -23,7 +23,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot import adapter
+from bot.discord import adapter
 
 log = logging.getLogger(__name__)
 # What a request to Discord can fail with: a refusal or 5xx, no answer, a dropped connection.

@@ -8,13 +8,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import adapter, answers
-from bot.adapter import Post
+from bot.discord import adapter, answers
+from bot.discord.adapter import Post
 from bot.service import DiceExpressionError, roll_dice
 from bot.service.dice_expr import DieRoller
 
 if TYPE_CHECKING:
-    from bot.discord_app import ChessGardenBot
+    from bot.discord.app import ChessGardenBot
 
 Interaction = discord.Interaction[Any]
 MAX_EXPRESSION = 100

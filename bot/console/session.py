@@ -22,7 +22,7 @@ the closest legal actions (``variants.explain``). ``resign`` and ``draw`` ask y/
 first; ``quit`` says how to resume.
 
 On a terminal there is a prompt, line editing, history and Tab completion of the legal
-actions and the commands (``bot.terminal``). Console games are played by two local
+actions and the commands (``bot.console.terminal``). Console games are played by two local
 players, ``WHITE_ID`` and ``BLACK_ID``; whoever is to move is the one typing.
 ``--seed N`` makes a new game's dice reproducible (the seed is then ``N``, not a secret).
 
@@ -39,7 +39,7 @@ move) is given; then the status line says how long the side to act has left, and
 side that runs out of time loses on time (the game ends when it is next resumed, or by
 ``chessgarden sweep``).
 
-Also runnable as ``python -m bot.console ...``.
+Also runnable as ``python -m bot.console.session ...``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import variants
+from bot.console.terminal import LineReader, wrap_width, wrapped
 from bot.options import OptionsError, parse_option_args
 from bot.service import (
     COMPUTER_ID,
@@ -70,7 +71,6 @@ from bot.service import (
 )
 from bot.service.clock import days_text, time_left_text
 from bot.service.dice_expr import DiceExpressionError
-from bot.terminal import LineReader, wrap_width, wrapped
 from storage import StorageError, StoreOpenError, resolve_db_path
 
 WHITE_ID = 1
