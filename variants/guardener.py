@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .base import _ACTIVE, _SCOPE, Chance, Result, Roller, draw, win
+from .base import ALL_SQUARES, Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .geometry import BLACK, WHITE, Geometry
@@ -263,8 +263,8 @@ class Guardener(ChessLike):
         super().double_steps(pos, color, doubles)
         out.extend(m for m in doubles if m.frm not in moved)
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        out = super().special_moves(pos)  # castling, permitted on a 4 or a double
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        out = super().special_moves(pos, to_mask)  # castling, permitted on a 4 or a double
         if self.is_double(pos):
             if self.is_double_x2(pos):
                 out.extend(self.teleports(pos))
@@ -329,9 +329,9 @@ class Guardener(ChessLike):
                 return True
         return False
 
-    def generate_legal(self, pos: Position) -> list[Move]:
-        moves = super().generate_legal(pos)
-        if _ACTIVE[0] and _SCOPE.to != -1:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        moves = super().generate_legal(pos, to_mask)
+        if to_mask != ALL_SQUARES:
             return moves  # the moves to some squares only (``legal_moves_to``): no pass
         if not pos.extra["passed"][pos.turn] and all(
             self.is_plank(pos, m) for m in moves if m.flag != REROLL

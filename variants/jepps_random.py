@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from .base import _ACTIVE, _SCOPE, Chance, Roller
+from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .position import Move, Position, other, piece, with_side
@@ -326,15 +326,15 @@ class JeppsRandom(ChessLike):
 
     # ----- moves ---------------------------------------------------------------
 
-    def candidate_moves(self, pos: Position) -> list[Move]:
+    def candidate_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
-        return super().candidate_moves(pos)
+        return super().candidate_moves(pos, to_mask)
 
-    def generate_legal(self, pos: Position) -> list[Move]:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
-        return super().generate_legal(pos)
+        return super().generate_legal(pos, to_mask)
 
     def quick_has_move(self, pos: Position) -> bool:
         # During the setup the actions are placements, not moves.
@@ -348,7 +348,7 @@ class JeppsRandom(ChessLike):
             sum(1 << s for s in g.rank_squares(1 if c == WHITE else 8)) for c in (WHITE, BLACK)
         )
 
-    def special_moves(self, pos: Position) -> list[Move]:
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """The King's relocation: once per game an unmoved King may go to any vacant
         home-rank square of its own colour: never out of check, onto an attacked square,
         or across an attacked vacant home-rank square."""
@@ -359,7 +359,7 @@ class JeppsRandom(ChessLike):
         home_mask = self._home_masks[color]
         if not home_mask >> king & 1:
             return []
-        if _ACTIVE[0] and _SCOPE.to != -1 and not _SCOPE.to & home_mask:
+        if not to_mask & home_mask:
             return []  # only the moves to some other squares are asked for
         enemy = other(color)
         if self.is_attacked(pos, king, enemy):

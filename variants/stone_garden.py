@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
+from .base import ALL_SQUARES, Result, Roller, draw, win
 from .chess import KING, ChessLike
 from .geometry import BLACK, STANDARD, WHITE
 from .notation import Texts
@@ -356,9 +356,9 @@ class StoneGarden(ChessLike):
 
     # ----- moves ---------------------------------------------------------------------
 
-    def special_moves(self, pos: Position) -> list[Move]:
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """Raven turns: 90° in place, or a sideways step turning to face that way
-        (RULES.md section 4, reading)."""
+        (RULES.md section 4, reading); those of the Ravens that could end on ``to_mask``."""
         color = pos.turn
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
@@ -369,14 +369,13 @@ class StoneGarden(ChessLike):
         for s in self._raven_shapes[color]:
             ravens |= bb[s]
         board = pos.board
-        scope = _SCOPE.to if _ACTIVE[0] else -1  # only the moves to these squares?
         while ravens:  # by square, as the board reads
             b = ravens & -ravens
             ravens ^= b
             sq = b.bit_length() - 1
             p = board[sq]
             assert p is not None
-            if scope != -1 and not scope & self._turns[sq]:  # it or a square beside it
+            if not to_mask & self._turns[sq]:  # it or a square beside it
                 continue
             if not self.may_turn(pos, sq):
                 continue

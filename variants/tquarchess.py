@@ -8,7 +8,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
-from .base import Chance, Roller
+from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
 from .geometry import BLACK, STANDARD, WHITE
@@ -256,8 +256,8 @@ class Tquarchess(ChessLike):
             return self.promotion_kinds + ("T",)
         return self.promotion_kinds
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        castling = self.castling_moves(pos) if self.castling and pos.castling else []
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        castling = self.castling_moves(pos, to_mask) if self.castling and pos.castling else []
         tquarc = self.tquarc_specials(pos)
         return castling + tquarc if castling else tquarc
 
@@ -290,10 +290,11 @@ class Tquarchess(ChessLike):
                     out.append(Move(king, far, "king2"))
         return out
 
-    def candidate_moves(self, pos: Position) -> list[Move]:
+    def candidate_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are
         filtered like any move: an entering Tquarc may block a check or a pin."""
-        moves = ChessLike.candidate_moves(self, pos)  # not super(): see ``generate_legal``
+        # Not super(): see ``generate_legal``.
+        moves = ChessLike.candidate_moves(self, pos, to_mask)
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -313,10 +314,10 @@ class Tquarchess(ChessLike):
                     extra.append(m._replace(flag="kres", promo="T"))
         return moves + extra if extra else moves
 
-    def generate_legal(self, pos: Position) -> list[Move]:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         # The hot overrides call ChessLike directly: in CPython 3.11 ``super()`` builds
         # an object on every call.
-        moves = ChessLike.generate_legal(self, pos)
+        moves = ChessLike.generate_legal(self, pos, to_mask)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
         if (
             not pos.extra["rolled"]
