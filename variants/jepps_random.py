@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
@@ -22,6 +22,7 @@ from .position import Move, Position, other, piece, with_side
 from .record import ROMAN, Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
+from .words import jepps_random as words
 
 SETUP_DIE = 6
 # Die faces: 1 King, 2 Knight, 3 Bishop, 4 Rook, 5 Queen, 6 free choice.
@@ -48,6 +49,7 @@ FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
 
 MIRROR = "Mirror"
 REVERSE = "Reverse"
+_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 
 
 class JeppsRandom(ChessLike):
@@ -79,6 +81,13 @@ class JeppsRandom(ChessLike):
     dice_sides = SETUP_DIE
     option_names = (FREE_PLAY,)
     start_placement = PAWNS_ONLY
+    # Facts of the rules above, read by the words too (``words.jepps_random``).
+    army: ClassVar[str] = ARMY  # the pieces each side places
+    face_kinds: ClassVar[dict[int, str]] = FACE_KINDS  # a setup die's face -> the kind
+    face_names: ClassVar[dict[int, str]] = FACE_NAMES
+    free_face: ClassVar[int] = FREE_FACE  # the face that offers any piece
+    mediator_answers: ClassVar[tuple[str, str]] = (MIRROR, REVERSE)  # both even; both odd
+    placement_text: ClassVar[re.Pattern[str]] = _PLACEMENT  # a placement, e.g. Na1
 
     # extra: 'phase' 'setup'|'play'; 'free' bool; 'stock' (white, black) strings of
     # kinds still to place; 'mediator' ''|'pending'|'random'|'mirror'|'reverse';
@@ -302,27 +311,20 @@ class JeppsRandom(ChessLike):
     # ----- in words: status and refusals (variants/words/jepps_random.py) -----------
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        from .words.jepps_random import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos)
 
     def explain_text(
         self, pos: Position, text: str, legal: Sequence[Move]
     ) -> tuple[str, str] | None:
-        from .words.jepps_random import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else super().explain_text(pos, text, legal)
 
     def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
-        from .words.jepps_random import castling_refusal
-
-        return castling_refusal(self, pos, kingside)
+        return words.castling_refusal(self, pos, kingside)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
-        from .words.jepps_random import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     # ----- moves ---------------------------------------------------------------
 
@@ -567,7 +569,6 @@ class JeppsRandom(ChessLike):
         )
 
 
-_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 _NOTE = re.compile(r"\s*\(([^)]*)\)")
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from .base import ALL_SQUARES, Result, Roller, draw, win
 from .chess import KING, ChessLike
@@ -53,8 +53,9 @@ from .pieces import (
 )
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
-from .status import TurnFacts
+from .status import ORDINALS, TurnFacts
 from .tables import Layout, stable_hash
+from .words import stone_garden as words
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
@@ -78,7 +79,6 @@ NO_TURN_MOVES = 5
 TURN_STEP_MAY_CAPTURE = True
 # (reading) A King demotes when it moves back into its own half; this many demotions draw.
 DEMOTIONS_TO_DRAW = 3
-ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # 50 moves by each side without a capture or a Horse promotion.
 FIFTY_MOVE_PLIES = 100
 
@@ -242,6 +242,11 @@ class StoneGarden(ChessLike):
     en_passant = False
     promotion_kinds = HORSE_PROMOTIONS
     start_placement = START_FEN.split()[0]
+    # Facts of the rules above, read by the words too (``words.stone_garden``).
+    raven: ClassVar[PieceType] = RAVEN
+    no_turn_moves: ClassVar[int] = NO_TURN_MOVES  # no Raven turns in her side's first moves
+    demotions_to_draw: ClassVar[int] = DEMOTIONS_TO_DRAW
+    turn_suffix: ClassVar[re.Pattern[str]] = _TURN_SUFFIX  # a turn as written, e.g. ^E
 
     def __init__(self) -> None:
         super().__init__()
@@ -337,22 +342,17 @@ class StoneGarden(ChessLike):
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
         """Raven turns out of time or out of shape, and a Horse promoting to a King."""
-        from .words.stone_garden import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos)
 
     def explain_text(
         self, pos: Position, text: str, legal: Sequence[Move]
     ) -> tuple[str, str] | None:
-        from .words.stone_garden import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else super().explain_text(pos, text, legal)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
-        from .words.stone_garden import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     # ----- moves ---------------------------------------------------------------------
 

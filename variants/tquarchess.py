@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import product
-from typing import Any
+from typing import Any, ClassVar
 
 from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
@@ -18,6 +18,7 @@ from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
 from .status import TurnFacts
 from .tables import Layout
+from .words import tquarchess as words
 
 TQUARC = PieceType(
     "T",
@@ -41,7 +42,7 @@ QUADS: dict[int, tuple[str, str, int, int]] = {
 
 # Squares on the opponent's back rank where a Knight may become a Tquarc:
 # "own colour" is light for White, dark for Black (RULES.md section 2).
-KNIGHT_RESURRECTION_SQUARES = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
+KNIGHT_RESURRECTION_SQUARES: dict[int, tuple[str, ...]] = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
 
 ENTRY_MARK = "/T"
 
@@ -93,6 +94,11 @@ class Tquarchess(ChessLike):
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
+    # A fact of the rules, read by the words too (``words.tquarchess``): where a Knight
+    # may become a Tquarc, by colour.
+    knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]] = (
+        KNIGHT_RESURRECTION_SQUARES
+    )
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
 
     def __init__(self) -> None:
@@ -234,20 +240,15 @@ class Tquarchess(ChessLike):
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
-        from .words.tquarchess import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        from .words.tquarchess import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos, ChessLike.candidate_moves(self, pos))
 
     def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
         """A Tquarc move while the Tquarc waits to enter or is captured."""
-        from .words.tquarchess import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else ChessLike.explain_text(self, pos, text, legal)
 
     # ----- moves ---------------------------------------------------------------
 
