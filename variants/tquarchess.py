@@ -42,7 +42,10 @@ QUADS: dict[int, tuple[str, str, int, int]] = {
 
 # Squares on the opponent's back rank where a Knight may become a Tquarc:
 # "own colour" is light for White, dark for Black (RULES.md section 2).
-KNIGHT_RESURRECTION_SQUARES: dict[int, tuple[str, ...]] = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
+KNIGHT_RESURRECTION_SQUARES: dict[int, tuple[str, ...]] = {
+    WHITE: ("a8", "c8", "e8", "g8"),
+    BLACK: ("a1", "c1", "e1", "g1"),
+}
 
 ENTRY_MARK = "/T"
 
@@ -96,9 +99,7 @@ class Tquarchess(ChessLike):
     piece_types = FIDE_PIECES + (TQUARC,)
     # A fact of the rules, read by the words too (``words.tquarchess``): where a Knight
     # may become a Tquarc, by colour.
-    knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]] = (
-        KNIGHT_RESURRECTION_SQUARES
-    )
+    knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]] = KNIGHT_RESURRECTION_SQUARES
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
 
     def __init__(self) -> None:

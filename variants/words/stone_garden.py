@@ -30,6 +30,7 @@ class StoneGardenRules(RulesView, Protocol):
 
     def is_promoted_king(self, pos: Position, color: int) -> bool: ...
 
+
 # A piece move written with its letter (the body of a text ending in a turn, ^E).
 _PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
 
