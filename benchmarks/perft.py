@@ -1,6 +1,6 @@
 """Perft speed: our engine against python-chess on the same FIDE positions.
 
-    python benchmarks/perft.py [--reps 5] [--quick]
+    python benchmarks/perft.py [--reps 5] [--quick] [--baseline-ref GIT_REF]
 
 Not a test (issue 12: median of the per-position ratios >= 1.0x). python-chess is GPL
 and only ever imported by tests and benchmarks (the test extra).
@@ -10,6 +10,9 @@ and only ever imported by tests and benchmarks (the test extra).
   move list, as the AI search uses them: C10).
 - **The baseline.** python-chess push/pop down to depth 1, where the legal moves are
   counted in bulk (``len(list(board.legal_moves))``): the same counting as ours.
+  With ``--baseline-ref GIT_REF`` the baseline is our own ``variants`` package as that
+  commit has it instead (``baseline.py``: taken out of git and imported beside the
+  current one), counting the same way as ours: is the current code slower than it?
 - **The positions.** Eight: the start, Kiwipete, chessprogramming.org positions 3, 4
   and 5, and three middlegames (CPW position 6 and two opening positions). Both sides'
   counts are checked equal (and against the published count where there is one).
@@ -25,10 +28,13 @@ and only ever imported by tests and benchmarks (the test extra).
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import chess
 
@@ -76,14 +82,25 @@ def python_chess_perft(board: chess.Board, depth: int) -> int:
     return nodes
 
 
-def ours(fen: str, depth: int) -> tuple[int, float, float]:
-    game = variants.from_fen("tquarchess", f"{fen} {FIDE_EXTRAS}", seed=0)
-    start, cpu = time.perf_counter(), time.process_time()
-    nodes = variants.perft(game, depth)
-    return nodes, time.perf_counter() - start, time.process_time() - cpu
+Run = Callable[[str, int], tuple[int, float, float]]
 
 
-def theirs(fen: str, depth: int) -> tuple[int, float, float]:
+def runner(package: ModuleType, extras: str) -> Run:
+    """Perft by one version of our ``variants`` package: (nodes, wall, CPU seconds)."""
+
+    def run(fen: str, depth: int) -> tuple[int, float, float]:
+        game = package.from_fen("tquarchess", f"{fen} {extras}", seed=0)
+        start, cpu = time.perf_counter(), time.process_time()
+        nodes = package.perft(game, depth)
+        return nodes, time.perf_counter() - start, time.process_time() - cpu
+
+    return run
+
+
+ours = runner(variants, FIDE_EXTRAS)
+
+
+def python_chess(fen: str, depth: int) -> tuple[int, float, float]:
     board = chess.Board(fen)
     start, cpu = time.perf_counter(), time.process_time()
     nodes = python_chess_perft(board, depth)
@@ -94,7 +111,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions (default 5)")
     parser.add_argument("--quick", action="store_true", help="one depth less everywhere")
+    parser.add_argument(
+        "--baseline-ref",
+        metavar="GIT_REF",
+        help="compare with our own variants package at this commit instead of python-chess",
+    )
     args = parser.parse_args()
+    theirs: Run = python_chess
+    label = "python-chess"
+    if args.baseline_ref:
+        from baseline import NAME, load_variants
+
+        package, commit = load_variants(args.baseline_ref)
+        extras = importlib.import_module(f"{NAME}.tquarchess").FIDE_EXTRAS
+        theirs = runner(package, extras)
+        label = f"{args.baseline_ref} ({commit[:10]})"
     cases = [(n, f, d - 1 if args.quick else d, e) for n, f, d, e in POSITIONS]
     times: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n, *_ in cases}
     cpu: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n, *_ in cases}
@@ -113,9 +144,9 @@ def main() -> None:
                 _, t, c = run(fen, depth)
                 times[name][0 if run is ours else 1].append(t)
                 cpu[name][0 if run is ours else 1].append(c)
-    print(f"perft, {args.reps} repetitions, interleaved; ratio = python-chess time / ours")
+    print(f"perft, {args.reps} repetitions, interleaved; ratio = {label} time / ours")
     print(
-        f"{'position':<13} {'depth':>5} {'nodes':>7} {'ours n/s':>10} {'p-chess n/s':>12}"
+        f"{'position':<13} {'depth':>5} {'nodes':>7} {'ours n/s':>10} {'base n/s':>12}"
         f" {'ratio':>6} {'cpu ratio':>9}"
     )
     ratios = []

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from variants import SearchHints
-from variants.base import Chance, Roller
+from variants.base import ALL_SQUARES, Chance, Roller
 from variants.chess import FIDE_PIECES, ChessLike
 from variants.geometry import Geometry
 from variants.pieces import N
@@ -113,14 +113,14 @@ class ToyDiceChess(ChessLike):
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         return () if move is not None or pos.dice is not None else _D4
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        out = super().special_moves(pos)
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        out = super().special_moves(pos, to_mask)
         king = pos.kings[pos.turn]
         if pos.dice == (LEAP_VALUE,) and king >= 0:
             own = pos.occ[pos.turn]
             for dx, dy in KNIGHT_LEAPS:
                 to = self.geometry.offset(king, dx, dy)
-                if to is not None and not own >> to & 1:
+                if to is not None and not own >> to & 1 and to_mask >> to & 1:
                     out.append(Move(king, to))
         return out
 

@@ -32,6 +32,7 @@ from .tables import _ROWS, CAPTURE_ONLY, Layout, Shape, lines_for, move_row, sta
 Roller = Callable[[int], int]
 
 __all__ = [
+    "ALL_SQUARES",
     "CASTLE_KINGSIDE",
     "CASTLE_QUEENSIDE",
     "Result",
@@ -49,19 +50,11 @@ _SIMPLE = ("", "double")
 _LAYOUT_LOCK = threading.Lock()
 
 
-class _Scope(threading.local):
-    """Per thread: the destinations ``ordinary_moves`` generates for (``legal_moves_to``);
-    -1 for every square."""
-
-    to = -1
-    castles = True  # castling too
-
-
-_SCOPE = _Scope()
-# How many restricted lists are being made, in any thread: while 0 the hot paths skip
-# reading ``_SCOPE``. A count off by a race only makes a list less restricted, never
-# wrong: ``legal_moves_to`` cuts its result down itself.
-_ACTIVE = [0]
+# The target mask of every square: the default of the move generators' ``to_mask``.
+# Each generator (``generate_legal`` down to ``ordinary_moves``) takes the squares its
+# moves may end on as a plain bitboard argument, as python-chess's ``to_mask``; a
+# generator may hand back moves to other squares too (``generate_legal`` cuts them).
+ALL_SQUARES = -1
 
 
 @dataclass(frozen=True)
@@ -156,6 +149,9 @@ class Variant(Facts, Notation):
             self._rolls_by_default if cls.rolls_at_turn_start is Variant.rolls_at_turn_start else None
         )
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
+        # Every square a castling King can end on, as a bitboard (none without castling):
+        # ``legal_moves_to`` adds them to its target mask when a text may be a castling.
+        self.castle_targets = 0
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
         self._memo: tuple[Position, Any, list[Move]] | None = None
@@ -582,10 +578,12 @@ class Variant(Facts, Notation):
                 t |= (q & empty) | (c & enemy)
         return t
 
-    def ordinary_moves(self, pos: Position, color: int, captures: bool = True) -> list[Move]:
+    def ordinary_moves(
+        self, pos: Position, color: int, captures: bool = True, to_mask: int = ALL_SQUARES
+    ) -> list[Move]:
         """Every piece's moves by its atoms, promotions expanded (no specials, no dice),
         by square and then in the order of the piece's atoms. With ``captures``
-        false, only moves onto empty squares."""
+        false, only moves onto empty squares; only those ending on ``to_mask``."""
         lay = self.lay
         shapes = lay.shapes
         shape_of = lay.shape_of
@@ -597,17 +595,16 @@ class Variant(Facts, Notation):
         notown = ~own if captures else ~occ
         empty = ~occ
         out: list[Move] = []
-        scope = _SCOPE.to if _ACTIVE[0] else -1
-        if scope != -1:  # only moves to these squares (``legal_moves_to``)
-            notown &= scope
-            empty &= scope
-            enemy &= scope
-            if scope & (scope - 1):
-                return self._ordinary_to(pos, color, scope, notown, empty, enemy)
+        if to_mask != -1:  # only moves to these squares (``legal_moves_to``)
+            notown &= to_mask
+            empty &= to_mask
+            enemy &= to_mask
+            if to_mask & (to_mask - 1):
+                return self._ordinary_to(pos, color, to_mask, notown, empty, enemy)
             # One square (a text names one): the pieces that could reach it, by shape.
-            if not scope:
+            if not to_mask:
                 return out
-            to = scope.bit_length() - 1
+            to = to_mask.bit_length() - 1
             rows = _ROWS
             bb = pos.bb
             for index, shape, sources in lay.sources[color][to]:
@@ -620,7 +617,7 @@ class Variant(Facts, Notation):
                     t = (both & notown) | (move & empty) | (capture & enemy)
                     if not t:
                         for line, mode in lines:
-                            if line.full & scope:
+                            if line.full & to_mask:
                                 k = occ & line.mask
                                 r = line.tab.get(k)
                                 if r is None:
@@ -635,7 +632,7 @@ class Variant(Facts, Notation):
                     m = row[to]
                     if m is None:
                         m = row[to] = Move(frm, to)
-                    if shape.promote & scope:
+                    if shape.promote & to_mask:
                         out.extend(m._replace(promo=k) for k in self.promotion_choices(pos, m))
                     else:
                         out.append(m)
@@ -673,9 +670,9 @@ class Variant(Facts, Notation):
         return out
 
     def _ordinary_to(
-        self, pos: Position, color: int, scope: int, notown: int, empty: int, enemy: int
+        self, pos: Position, color: int, to_mask: int, notown: int, empty: int, enemy: int
     ) -> list[Move]:
-        """``ordinary_moves`` to the squares of ``scope`` only: the pieces that could
+        """``ordinary_moves`` to the squares of ``to_mask`` only: the pieces that could
         reach them are found backwards (``Shape.rspan``), by shape."""
         out: list[Move] = []
         bb = pos.bb
@@ -685,7 +682,7 @@ class Variant(Facts, Notation):
             if not pieces:
                 continue
             rspan = shape.rspan
-            d = scope
+            d = to_mask
             near = 0
             while d:
                 db = d & -d
@@ -728,27 +725,31 @@ class Variant(Facts, Notation):
         shape = self.shape_at(pos, frm)
         out.extend(shape.moves(frm, self.targets(pos, frm, shape)))
 
-    def pseudo_moves(self, pos: Position) -> list[Move]:
-        return self.ordinary_moves(pos, pos.turn)
+    def pseudo_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        """The pieces' moves by their movement (those ending on ``to_mask``)."""
+        return self.ordinary_moves(pos, pos.turn, True, to_mask)
 
     def expand(self, pos: Position, moves: list[Move]) -> list[Move]:
         """Turn raw board moves into actions (promotions are expanded already)."""
         return moves
 
-    def special_moves(self, pos: Position) -> list[Move]:
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        """Actions beside the pieces' movement (castling, gating, teleports...); those
+        ending outside ``to_mask`` may be left out."""
         return []
 
     def permits(self, pos: Position, move: Move) -> bool:
         """Do the dice (or other turn rules) allow this move now?"""
         return True
 
-    def candidate_moves(self, pos: Position) -> list[Move]:
+    def candidate_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """Every action the pieces could make, before the dice (``permits``) and the
-        check filter decide: the list the explanations search when a text is refused."""
-        moves = self.pseudo_moves(pos)
+        check filter decide: the list the explanations search when a text is refused.
+        With ``to_mask``, at least every such action ending on one of its squares."""
+        moves = self.pseudo_moves(pos, to_mask)
         if self._own_expand:
             moves = self.expand(pos, moves)
-        special = self.special_moves(pos)
+        special = self.special_moves(pos, to_mask)
         return moves + special if special else moves
 
     def legal_moves(self, pos: Position) -> list[Move]:
@@ -756,15 +757,7 @@ class Variant(Facts, Notation):
         memo = self._memo
         if memo is not None and memo[0] is pos and memo[1] is pos.dice:
             return list(memo[2])
-        scope = _SCOPE.to if _ACTIVE[0] else -1
-        if scope != -1:  # asked for while a restricted list is being made: the whole list
-            _SCOPE.to = -1
-            try:
-                moves = self.generate_legal(pos)
-            finally:
-                _SCOPE.to = scope
-        else:
-            moves = self.generate_legal(pos)
+        moves = self.generate_legal(pos)
         self._memo = (pos, pos.dice, moves)
         return list(moves)
 
@@ -779,15 +772,10 @@ class Variant(Facts, Notation):
             moves = memo[2]
             fresh = False
         else:
-            _SCOPE.to = squares
-            _SCOPE.castles = castles
-            _ACTIVE[0] += 1
-            try:
-                moves = self.generate_legal(pos)
-            finally:
-                _ACTIVE[0] -= 1
-                _SCOPE.to = -1
-                _SCOPE.castles = True
+            # Castling is generated by the King's destination: with ``castles``, every
+            # square a castling King may end on is asked for too (and cut below).
+            to_mask = squares | self.castle_targets if castles and pos.castling else squares
+            moves = self.generate_legal(pos, to_mask)
             fresh = True
         if castles or squares & (squares - 1) or not squares:
             return _ending_on(moves, squares, castles)
@@ -800,16 +788,15 @@ class Variant(Facts, Notation):
                 return moves
         return [m for m in moves if m[1] == to]
 
-    def generate_legal(self, pos: Position) -> list[Move]:
-        """The legal actions: candidates the turn rules permit, less self-checks."""
-        moves = self.candidate_moves(pos)
-        scope = _SCOPE.to if _ACTIVE[0] else -1
-        if scope != -1:  # ``legal_moves_to``: judge only what it keeps
-            castles = _SCOPE.castles
-            if castles or scope & (scope - 1) or not scope:
-                moves = _ending_on(moves, scope, castles)
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        """The legal actions: candidates the turn rules permit, less self-checks. With
+        ``to_mask``, only those ending on one of its squares (none without a square)."""
+        moves = self.candidate_moves(pos, to_mask)
+        if to_mask != -1:  # judge only what is asked for
+            if to_mask & (to_mask - 1) or not to_mask:
+                moves = _ending_on(moves, to_mask, False)
             else:
-                to = scope.bit_length() - 1
+                to = to_mask.bit_length() - 1
                 for m in moves:  # usually every candidate already ends there
                     if m[1] != to:
                         moves = [m for m in moves if m[1] == to]

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from .base import (
-    _ACTIVE,
-    _SCOPE,
+    ALL_SQUARES,
     CASTLE_KINGSIDE,
     CASTLE_QUEENSIDE,
     Result,
@@ -95,9 +94,10 @@ class ChessLike(Variant):
         # FENs read before -> their positions, kept unchanged (``from_fen`` hands out copies)
         self._fens: dict[str, Position] = {}
         # Every square a castling King can end on (``_castle_path``: the g- and c-files).
-        self._castle_targets = sum(
-            1 << sq for sq in g.squares if g.file_letter(sq) in ("c", "g")
-        )
+        if self.castling:
+            self.castle_targets = sum(
+                1 << sq for sq in g.squares if g.file_letter(sq) in ("c", "g")
+            )
 
     def prepare_layout(self, lay: Layout) -> None:
         """Pawns promote on the last rank; remember the pawn shapes for double steps."""
@@ -159,11 +159,11 @@ class ChessLike(Variant):
 
     # ----- pawns ---------------------------------------------------------
 
-    def pseudo_moves(self, pos: Position) -> list[Move]:
+    def pseudo_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         color = pos.turn
-        out = self.ordinary_moves(pos, color)
-        # Double steps, unless only moves to other squares are asked for (``double_steps``).
-        if self.double_step and (not _ACTIVE[0] or _SCOPE.to & self._double_dests[color]):
+        out = self.ordinary_moves(pos, color, True, to_mask)
+        # Double steps, unless only moves to other squares are asked for.
+        if self.double_step and to_mask & self._double_dests[color]:
             self.double_steps(pos, color, out)
         if self.en_passant and pos.ep >= 0:
             g = self.geometry
@@ -182,9 +182,6 @@ class ChessLike(Variant):
         """Pawns on their start rank stepping two squares across an empty one."""
         self.lay  # noqa: B018 (the pawn shapes are known once the tables are built)
         pawns = 0
-        scope = _SCOPE.to if _ACTIVE[0] else -1
-        if scope != -1 and not scope & self._double_dests[color]:
-            return
         for s in self._pawn_shapes[color]:
             pawns |= pos.bb[s]
         pawns &= self._double_masks[color]
@@ -208,20 +205,19 @@ class ChessLike(Variant):
 
     # ----- castling ------------------------------------------------------
 
-    def castling_moves(self, pos: Position) -> list[Move]:
+    def castling_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """Castling as in FIDE: king and rook unmoved, the squares between empty.
 
         The king goes to the g- or c-file, the rook beside it on the inside.
-        Check conditions are added by ``castling_safe``.
+        Check conditions are added by ``castling_safe``. Only the castlings whose
+        King ends on ``to_mask``.
         """
         out: list[Move] = []
         color = pos.turn
         king = pos.kings[color]
         if king < 0 or not pos.castling:
             return out
-        # Asked for the moves to some squares only (``legal_moves_to``)?
-        only = -1 if not _ACTIVE[0] or _SCOPE.castles else _SCOPE.to
-        if not only & self._castle_targets:
+        if not to_mask & self.castle_targets:  # only moves to other squares asked for
             return out
         board = pos.board
         occ = pos.occ[0] | pos.occ[1]
@@ -234,7 +230,7 @@ class ChessLike(Variant):
                 path = self._castle_path(king, rook)
                 self._castle_paths[king, rook] = path
             k_to, _, _, between = path
-            if k_to < 0 or occ & between or not only >> k_to & 1:
+            if k_to < 0 or occ & between or not to_mask >> k_to & 1:
                 continue
             if not self.castling_safe(pos, king, k_to):
                 continue
@@ -268,8 +264,8 @@ class ChessLike(Variant):
                 return False
         return True
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        return self.castling_moves(pos) if self.castling and pos.castling else []
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        return self.castling_moves(pos, to_mask) if self.castling and pos.castling else []
 
     # ----- making moves --------------------------------------------------
 
@@ -447,7 +443,7 @@ class ChessLike(Variant):
         if ep >= 0 and not (
             self.en_passant
             and self._pawn_beside(pos)
-            and any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep))
+            and any(m.flag == "ep" for m in self.legal_moves_to(pos, 1 << ep, castles=False))
         ):
             ep = -1
         return pos.zkey ^ stable_hash((pos.turn, pos.castling, ep, pos.dice, self.extra_key(pos)))

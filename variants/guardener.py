@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import _ACTIVE, _SCOPE, Chance, Result, Roller, draw, win
+from .base import ALL_SQUARES, Chance, Result, Roller, draw, win
 from .chess import FIDE_PIECES, ChessLike
 from .errors import IllegalMove
 from .facts import SearchHints
@@ -44,6 +44,7 @@ from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
 from .status import TurnFacts
+from .words import guardener as words
 
 FILES = "wabcdefghz"
 
@@ -98,10 +99,6 @@ OWN_HALF = {WHITE: range(0, 5), BLACK: range(5, 10)}
 NO_PAWN_TERRACE = {WHITE: 4, BLACK: 1}
 # Promotion only to a type the side has fewer of than at the start.
 START_COUNT = {"Q": 1, "R": 2, "B": 2, "N": 2}
-
-# The dice in words (status line and rules text).
-DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
-DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
 
 # (reading) A pawn may promote only to a type its side has lost, so the promoted piece
 # is that lost piece coming back: it leaves the lost-pieces list, like a resurrected Guardener.
@@ -180,6 +177,12 @@ class Guardener(ChessLike):
         home_ranks=(1, 8),
     )
     dice_filter = True
+    # Facts of the rules above, read by the words too (``words.guardener``).
+    castling_die: ClassVar[int] = CASTLING_DIE  # the die value that lets the King castle
+    free_kinds: ClassVar[tuple[str, ...]] = FREE_KINDS  # move without a die (no capture)
+    guardener_start: ClassVar[dict[int, tuple[str, str]]] = GUARDENER_START  # by colour
+    no_pawn_terrace: ClassVar[dict[int, int]] = NO_PAWN_TERRACE  # by colour, a reading
+    start_count: ClassVar[dict[str, int]] = START_COUNT  # promote only to fewer than this
 
     def __init__(self) -> None:
         super().__init__()
@@ -284,8 +287,8 @@ class Guardener(ChessLike):
         super().double_steps(pos, color, doubles)
         out.extend(m for m in doubles if m.frm not in moved)
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        out = super().special_moves(pos)  # castling, permitted on a 4 or a double
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        out = super().special_moves(pos, to_mask)  # castling, permitted on a 4 or a double
         if self.is_double(pos):
             if self.is_double_x2(pos):
                 out.extend(self.teleports(pos))
@@ -350,9 +353,9 @@ class Guardener(ChessLike):
                 return True
         return False
 
-    def generate_legal(self, pos: Position) -> list[Move]:
-        moves = super().generate_legal(pos)
-        if _ACTIVE[0] and _SCOPE.to != -1:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        moves = super().generate_legal(pos, to_mask)
+        if to_mask != ALL_SQUARES:
             return moves  # the moves to some squares only (``legal_moves_to``): no pass
         if not pos.extra["passed"][pos.turn] and all(
             self.is_plank(pos, m) for m in moves if m.flag != REROLL
@@ -379,20 +382,20 @@ class Guardener(ChessLike):
 
     def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
         """The dice table (RULES.md section 1): which die the move would need."""
-        from .words.guardener import why_not_permitted
-
-        return why_not_permitted(self, pos, move)
+        return words.why_not_permitted(self, pos, move)
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        from .words.guardener import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        # The board moves before Guardener's own rules: the double steps of pawns that
+        # have moved too (``double_steps`` leaves them out).
+        doubles: list[Move] = []
+        ChessLike.double_steps(self, pos, pos.turn, doubles)
+        moved = pos.extra["moved"]
+        unruled = ChessLike.pseudo_moves(self, pos) + [m for m in doubles if m.frm in moved]
+        return words.relaxed_moves(self, pos, unruled)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """What the dice showing allow (RULES.md section 1, "Dice")."""
-        from .words.guardener import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     # ----- making moves --------------------------------------------------
 

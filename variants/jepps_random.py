@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import _ACTIVE, _SCOPE, Chance, Roller
+from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .facts import SearchHints
 from .geometry import BLACK, STANDARD, WHITE
@@ -23,6 +23,7 @@ from .position import Move, Position, other, piece, with_side
 from .record import ROMAN, Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
+from .words import jepps_random as words
 
 SETUP_DIE = 6
 # Die faces: 1 King, 2 Knight, 3 Bishop, 4 Rook, 5 Queen, 6 free choice.
@@ -49,6 +50,7 @@ FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
 
 MIRROR = "Mirror"
 REVERSE = "Reverse"
+_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 
 
 class JeppsRandom(ChessLike):
@@ -84,6 +86,13 @@ class JeppsRandom(ChessLike):
     # only (126 against 225 microseconds a position); in the setup (21 outcomes, two or
     # three placements) Star2's probes rarely prove a cut: Star1 (``benchmarks/ai.py``).
     search = SearchHints(mating=True, narrow_noisy=True, chance="star1")
+    # Facts of the rules above, read by the words too (``words.jepps_random``).
+    army: ClassVar[str] = ARMY  # the pieces each side places
+    face_kinds: ClassVar[dict[int, str]] = FACE_KINDS  # a setup die's face -> the kind
+    face_names: ClassVar[dict[int, str]] = FACE_NAMES
+    free_face: ClassVar[int] = FREE_FACE  # the face that offers any piece
+    mediator_answers: ClassVar[tuple[str, str]] = (MIRROR, REVERSE)  # both even; both odd
+    placement_text: ClassVar[re.Pattern[str]] = _PLACEMENT  # a placement, e.g. Na1
 
     # extra: 'phase' 'setup'|'play'; 'free' bool; 'stock' (white, black) strings of
     # kinds still to place; 'mediator' ''|'pending'|'random'|'mirror'|'reverse';
@@ -307,39 +316,32 @@ class JeppsRandom(ChessLike):
     # ----- in words: status and refusals (variants/words/jepps_random.py) -----------
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        from .words.jepps_random import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos)
 
     def explain_text(
         self, pos: Position, text: str, legal: Sequence[Move]
     ) -> tuple[str, str] | None:
-        from .words.jepps_random import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else super().explain_text(pos, text, legal)
 
     def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
-        from .words.jepps_random import castling_refusal
-
-        return castling_refusal(self, pos, kingside)
+        return words.castling_refusal(self, pos, kingside)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
-        from .words.jepps_random import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     # ----- moves ---------------------------------------------------------------
 
-    def candidate_moves(self, pos: Position) -> list[Move]:
+    def candidate_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
-        return super().candidate_moves(pos)
+        return super().candidate_moves(pos, to_mask)
 
-    def generate_legal(self, pos: Position) -> list[Move]:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         if pos.extra["phase"] == "setup":
             return self.setup_actions(pos)
-        return super().generate_legal(pos)
+        return super().generate_legal(pos, to_mask)
 
     def quick_has_move(self, pos: Position) -> bool:
         # During the setup the actions are placements, not moves.
@@ -353,7 +355,7 @@ class JeppsRandom(ChessLike):
             sum(1 << s for s in g.rank_squares(1 if c == WHITE else 8)) for c in (WHITE, BLACK)
         )
 
-    def special_moves(self, pos: Position) -> list[Move]:
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """The King's relocation: once per game an unmoved King may go to any vacant
         home-rank square of its own colour: never out of check, onto an attacked square,
         or across an attacked vacant home-rank square."""
@@ -364,7 +366,7 @@ class JeppsRandom(ChessLike):
         home_mask = self._home_masks[color]
         if not home_mask >> king & 1:
             return []
-        if _ACTIVE[0] and _SCOPE.to != -1 and not _SCOPE.to & home_mask:
+        if not to_mask & home_mask:
             return []  # only the moves to some other squares are asked for
         enemy = other(color)
         if self.is_attacked(pos, king, enemy):
@@ -584,7 +586,6 @@ class JeppsRandom(ChessLike):
         )
 
 
-_PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 _NOTE = re.compile(r"\s*\(([^)]*)\)")
 
 

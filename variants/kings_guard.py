@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import _ACTIVE, _SCOPE, Result, draw, win
+from .base import ALL_SQUARES, Result, draw, win
 from .chess import BISHOP, KING, KNIGHT, QUEEN, ROOK, ChessLike
 from .facts import SearchHints
 from .geometry import STANDARD
@@ -54,14 +54,15 @@ class KingsGuard(ChessLike):
     # Per square, the squares one step away, in ``ALL_DIRECTIONS`` order (built once).
     _neighbours: tuple[tuple[int, ...], ...] | None = None
 
-    def pseudo_moves(self, pos: Position) -> list[Move]:
+    def pseudo_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         # Non-pawn pieces never capture; pawns capture only with an assist.
-        out = self.ordinary_moves(pos, pos.turn, captures=False)
-        out.extend(self.pawn_captures(pos))
+        out = self.ordinary_moves(pos, pos.turn, False, to_mask)
+        out.extend(self.pawn_captures(pos, to_mask))
         return out
 
-    def pawn_captures(self, pos: Position) -> list[Move]:
-        """A pawn takes an adjacent enemy when a friendly non-pawn attacks it."""
+    def pawn_captures(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        """A pawn takes an adjacent enemy when a friendly non-pawn attacks it (the
+        captures on ``to_mask``)."""
         color = pos.turn
         g = self.geometry
         bb = pos.bb
@@ -70,9 +71,7 @@ class KingsGuard(ChessLike):
         for shape in shapes:
             if shape.kind == "P":
                 pawns |= bb[shape.index]
-        enemy = pos.occ[1 - color]
-        if _ACTIVE[0] and _SCOPE.to != -1:  # ``legal_moves_to``: only these squares
-            enemy &= _SCOPE.to
+        enemy = pos.occ[1 - color] & to_mask
         out: list[Move] = []
         neighbours = self._neighbours
         if neighbours is None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 SHORT_LIMIT = 40  # the image's status strip holds this many characters
 SEPARATOR = " · "
+ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 
 
 @dataclass(frozen=True)

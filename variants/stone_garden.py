@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import _ACTIVE, _SCOPE, Result, Roller, draw, win
+from .base import ALL_SQUARES, Result, Roller, draw, win
 from .chess import KING, ChessLike
 from .facts import SearchHints
 from .geometry import BLACK, STANDARD, WHITE
@@ -54,8 +54,9 @@ from .pieces import (
 )
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
-from .status import TurnFacts, either
+from .status import ORDINALS, TurnFacts, either
 from .tables import Layout, stable_hash
+from .words import stone_garden as words
 
 # ----- readings and constants (RULES.md section 4) ---------------------------
 
@@ -79,7 +80,6 @@ NO_TURN_MOVES = 5
 TURN_STEP_MAY_CAPTURE = True
 # (reading) A King demotes when it moves back into its own half; this many demotions draw.
 DEMOTIONS_TO_DRAW = 3
-ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 # 50 moves by each side without a capture or a Horse promotion.
 FIFTY_MOVE_PLIES = 100
 
@@ -258,6 +258,11 @@ class StoneGarden(ChessLike):
     # cheaper made for their squares only (64 against 209 microseconds a position).
     search = SearchHints(mating=True, narrow_noisy=True, pawn_like=("H",))
     extra_sprites = ("KP",)  # the promoted King
+    # Facts of the rules above, read by the words too (``words.stone_garden``).
+    raven: ClassVar[PieceType] = RAVEN
+    no_turn_moves: ClassVar[int] = NO_TURN_MOVES  # no Raven turns in her side's first moves
+    demotions_to_draw: ClassVar[int] = DEMOTIONS_TO_DRAW
+    turn_suffix: ClassVar[re.Pattern[str]] = _TURN_SUFFIX  # a turn as written, e.g. ^E
 
     def __init__(self) -> None:
         super().__init__()
@@ -353,28 +358,23 @@ class StoneGarden(ChessLike):
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
         """Raven turns out of time or out of shape, and a Horse promoting to a King."""
-        from .words.stone_garden import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos)
 
     def explain_text(
         self, pos: Position, text: str, legal: Sequence[Move]
     ) -> tuple[str, str] | None:
-        from .words.stone_garden import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else super().explain_text(pos, text, legal)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
-        from .words.stone_garden import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     # ----- moves ---------------------------------------------------------------------
 
-    def special_moves(self, pos: Position) -> list[Move]:
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """Raven turns: 90° in place, or a sideways step turning to face that way
-        (RULES.md section 4, reading)."""
+        (RULES.md section 4, reading); those of the Ravens that could end on ``to_mask``."""
         color = pos.turn
         if pos.extra["moves"][color] < NO_TURN_MOVES:
             return []
@@ -385,14 +385,13 @@ class StoneGarden(ChessLike):
         for s in self._raven_shapes[color]:
             ravens |= bb[s]
         board = pos.board
-        scope = _SCOPE.to if _ACTIVE[0] else -1  # only the moves to these squares?
         while ravens:  # by square, as the board reads
             b = ravens & -ravens
             ravens ^= b
             sq = b.bit_length() - 1
             p = board[sq]
             assert p is not None
-            if scope != -1 and not scope & self._turns[sq]:  # it or a square beside it
+            if not to_mask & self._turns[sq]:  # it or a square beside it
                 continue
             if not self.may_turn(pos, sq):
                 continue

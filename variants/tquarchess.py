@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import product
-from typing import Any
+from typing import Any, ClassVar
 
-from .base import Chance, Roller
+from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .errors import BadNotation, NotLegalHere
 from .facts import SearchHints
@@ -20,6 +20,7 @@ from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
 from .status import TurnFacts
 from .tables import Layout
+from .words import tquarchess as words
 
 TQUARC = PieceType(
     "T",
@@ -43,7 +44,10 @@ QUADS: dict[int, tuple[str, str, int, int]] = {
 
 # Squares on the opponent's back rank where a Knight may become a Tquarc:
 # "own colour" is light for White, dark for Black (RULES.md section 2).
-KNIGHT_RESURRECTION_SQUARES = {WHITE: ("a8", "c8", "e8", "g8"), BLACK: ("a1", "c1", "e1", "g1")}
+KNIGHT_RESURRECTION_SQUARES: dict[int, tuple[str, ...]] = {
+    WHITE: ("a8", "c8", "e8", "g8"),
+    BLACK: ("a1", "c1", "e1", "g1"),
+}
 
 ENTRY_MARK = "/T"
 # An entry written with a die value: ``Bg5/T%3``, ``O-O/Th1%2`` (a check mark may follow).
@@ -99,6 +103,9 @@ class Tquarchess(ChessLike):
     )
     geometry = STANDARD
     piece_types = FIDE_PIECES + (TQUARC,)
+    # A fact of the rules, read by the words too (``words.tquarchess``): where a Knight
+    # may become a Tquarc, by colour.
+    knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]] = KNIGHT_RESURRECTION_SQUARES
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
     # The search: checkmate wins; a Tquarc waiting to enter or to be resurrected counts.
     search = SearchHints(mating=True, reserve_kind="T")
@@ -242,14 +249,10 @@ class Tquarchess(ChessLike):
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
-        from .words.tquarchess import turn_facts
-
-        return turn_facts(self, pos, legal)
+        return words.turn_facts(self, pos, legal)
 
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
-        from .words.tquarchess import relaxed_moves
-
-        return relaxed_moves(self, pos)
+        return words.relaxed_moves(self, pos, ChessLike.candidate_moves(self, pos))
 
     def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
         """A Tquarc move while the Tquarc waits to enter or is captured; an entry typed
@@ -257,9 +260,8 @@ class Tquarchess(ChessLike):
         clash = self.entry_value_refusal(pos, text)
         if clash is not None:
             return "entry-value", clash
-        from .words.tquarchess import explain_text
-
-        return explain_text(self, pos, text, legal)
+        said = words.explain_text(self, pos, text, legal)
+        return said if said is not None else ChessLike.explain_text(self, pos, text, legal)
 
     # ----- moves ---------------------------------------------------------------
 
@@ -268,8 +270,8 @@ class Tquarchess(ChessLike):
             return self.promotion_kinds + ("T",)
         return self.promotion_kinds
 
-    def special_moves(self, pos: Position) -> list[Move]:
-        castling = self.castling_moves(pos) if self.castling and pos.castling else []
+    def special_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
+        castling = self.castling_moves(pos, to_mask) if self.castling and pos.castling else []
         tquarc = self.tquarc_specials(pos)
         return castling + tquarc if castling else tquarc
 
@@ -302,10 +304,11 @@ class Tquarchess(ChessLike):
                     out.append(Move(king, far, "king2"))
         return out
 
-    def candidate_moves(self, pos: Position) -> list[Move]:
+    def candidate_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         """The ordinary candidates plus entries and Knight resurrections. They are
         filtered like any move: an entering Tquarc may block a check or a pin."""
-        moves = ChessLike.candidate_moves(self, pos)  # not super(): see ``generate_legal``
+        # Not super(): see ``generate_legal``.
+        moves = ChessLike.candidate_moves(self, pos, to_mask)
         color = pos.turn
         extra: list[Move] = []
         gates = pos.extra["gates"][color]
@@ -325,10 +328,10 @@ class Tquarchess(ChessLike):
                     extra.append(m._replace(flag="kres", promo="T"))
         return moves + extra if extra else moves
 
-    def generate_legal(self, pos: Position) -> list[Move]:
+    def generate_legal(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Move]:
         # The hot overrides call ChessLike directly: in CPython 3.11 ``super()`` builds
         # an object on every call.
-        moves = ChessLike.generate_legal(self, pos)
+        moves = ChessLike.generate_legal(self, pos, to_mask)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
         if (
             not pos.extra["rolled"]

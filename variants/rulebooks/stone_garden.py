@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..rulebook import Block, Section, Table
+from ..status import ORDINALS
 from ..stone_garden import (
     DEMOTIONS_TO_DRAW,
     FIFTY_MOVE_PLIES,
     NO_TURN_MOVES,
-    ORDINALS,
     TURN_WINDOW,
     TURN_WINDOW_ENEMY_PROMOTED,
 )

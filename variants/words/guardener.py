@@ -1,32 +1,46 @@
 """Guardener: what it says about a position (status facts and refusals).
 
-The hooks of ``Guardener`` delegate here, so that the rules module stays about the rules."""
+The hooks of ``Guardener`` delegate here, so that the rules module stays about the rules.
+This module reads the rules only through the object handed in (``GuardenerRules``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar, Protocol
 
-from ..chess import ChessLike
-from ..guardener import (
-    CASTLING_DIE,
-    DIE_PIECES,
-    DIE_SHORT,
-    DROP,
-    FREE_KINDS,
-    GUARDENER_START,
-    NO_PAWN_TERRACE,
-    PASS,
-    REROLL,
-    START_COUNT,
-    TELEPORT,
-    Guardener,
-)
 from ..position import Move, Piece, Position
 from ..refusal import Blocked
 from ..status import SEPARATOR, TurnFacts, dice_text, either
+from . import RulesView
+
+# The dice in words (status line and rules text).
+DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
+DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
 
 
-def dice_allow(rules: Guardener, pos: Position) -> str:
+class GuardenerRules(RulesView, Protocol):
+    """What these words read of ``Guardener`` (each documented there)."""
+
+    castling_die: ClassVar[int]
+    free_kinds: ClassVar[tuple[str, ...]]
+    guardener_start: ClassVar[dict[int, tuple[str, str]]]
+    no_pawn_terrace: ClassVar[dict[int, int]]
+    start_count: ClassVar[dict[str, int]]
+    terraces: dict[int, tuple[int, ...]]
+    start_squares: dict[int, tuple[int, int]]
+
+    def is_double(self, pos: Position) -> bool: ...
+
+    def is_double_x2(self, pos: Position) -> bool: ...
+
+    def partner(self, pos: Position, sq: int) -> int: ...
+
+    def has_guardener(self, pos: Position, color: int) -> bool: ...
+
+    def is_plank(self, pos: Position, move: Move) -> bool: ...
+
+
+def dice_allow(rules: GuardenerRules, pos: Position) -> str:
     """'a Knight or a Bishop': what the dice showing let move, in words."""
     dice = pos.dice or ()
     if rules.is_double(pos):
@@ -40,13 +54,13 @@ def dice_allow(rules: Guardener, pos: Position) -> str:
     return either(words[v] for v in sorted(set(dice)))
 
 
-def why_not_permitted(rules: Guardener, pos: Position, move: Move) -> tuple[str, str]:
+def why_not_permitted(rules: GuardenerRules, pos: Position, move: Move) -> tuple[str, str]:
     """The dice table (RULES.md section 1): which die the move would need."""
     shown = dice_text(pos.dice)
     allowed = f"the dice {shown} allow {dice_allow(rules, pos)}"
-    if move.flag == REROLL:
+    if move.flag == "reroll":
         return "reroll", f"you may re-roll only after a double; the dice show {shown}"
-    if move.flag in (TELEPORT, DROP):
+    if move.flag in ("teleport", "drop"):
         return (
             "dice",
             f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
@@ -58,16 +72,20 @@ def why_not_permitted(rules: Guardener, pos: Position, move: Move) -> tuple[str,
     if p.kind == "Q":
         return "dice", f"the Queen moves only on a double; {allowed}"
     name = "pawn" if p.kind == "P" else rules.types[p.kind].name
-    if p.kind in FREE_KINDS + ("P",) and rules.is_capture(pos, move):
+    if p.kind in rules.free_kinds + ("P",) and rules.is_capture(pos, move):
         return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
     if p.kind == "P":
         return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
     return "dice", allowed
 
 
-def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
+def relaxed_moves(
+    rules: GuardenerRules, pos: Position, board_moves: Sequence[Move]
+) -> list[Blocked]:
     """Teleports and resurrections out of place, a pass or re-roll not allowed,
-    promotion to a type not lost, the double step of a pawn that has moved."""
+    promotion to a type not lost, the double step of a pawn that has moved.
+    ``board_moves``: the pieces' moves before Guardener's own rules (the double
+    steps of pawns that have moved among them)."""
     out: list[Blocked] = []
     if pos.dice is None:
         return out
@@ -82,19 +100,19 @@ def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
                     continue
                 why = teleport_refusal(rules, pos, p, n, to)
                 if why is not None:
-                    out.append(Blocked(Move(frm, to, TELEPORT), *why))
+                    out.append(Blocked(Move(frm, to, "teleport"), *why))
             why = teleport_refusal(rules, pos, None, n, to)
             if why is not None:
-                out.append(Blocked(Move(-1, to, DROP, promo="G"), *why))
+                out.append(Blocked(Move(-1, to, "drop", promo="G"), *why))
     shown = dice_text(pos.dice)
     if pos.extra["passed"][color]:
         out.append(
-            Blocked(Move(-1, -1, PASS), "pass", "you have passed already: one pass per game")
+            Blocked(Move(-1, -1, "pass"), "pass", "you have passed already: one pass per game")
         )
     else:
         out.append(
             Blocked(
-                Move(-1, -1, PASS),
+                Move(-1, -1, "pass"),
                 "pass",
                 "you may pass only when every move you have puts your King on an attacked "
                 "square, or you have none",
@@ -102,7 +120,7 @@ def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
         )
     out.append(
         Blocked(
-            Move(-1, -1, REROLL),
+            Move(-1, -1, "reroll"),
             "reroll",
             f"you may re-roll only after a double; the dice show {shown}",
         )
@@ -110,15 +128,12 @@ def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
     moved = pos.extra["moved"]
     last = rules.last_rank(color)
     lost = [
-        rules.types[k].name for k in rules.promotion_kinds if pos.count(k, color) < START_COUNT[k]
+        rules.types[k].name
+        for k in rules.promotion_kinds
+        if pos.count(k, color) < rules.start_count[k]
     ]
     have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
-    # The board moves before Guardener's own rules: the double steps of pawns that
-    # have moved too (``Guardener.double_steps`` leaves them out).
-    doubles: list[Move] = []
-    ChessLike.double_steps(rules, pos, color, doubles)
-    unruled = ChessLike.pseudo_moves(rules, pos) + [m for m in doubles if m.frm in moved]
-    for m in unruled:
+    for m in board_moves:
         p = board[m.frm]
         assert p is not None
         if m.flag == "double" and m.frm in moved:
@@ -143,7 +158,7 @@ def relaxed_moves(rules: Guardener, pos: Position) -> list[Blocked]:
 
 
 def teleport_refusal(
-    rules: Guardener, pos: Position, p: Piece | None, n: int, to: int
+    rules: GuardenerRules, pos: Position, p: Piece | None, n: int, to: int
 ) -> tuple[str, str] | None:
     """Why ``p`` may not teleport to ``to`` on terrace ``n`` now (``p`` None: the
     Guardener resurrecting there), or None."""
@@ -164,7 +179,7 @@ def teleport_refusal(
         return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
     if pos.board[to] is not None:
         return "occupied", f"a teleport lands on a vacant square; {rules.name(to)} is occupied"
-    if p is not None and p.kind == "P" and n == NO_PAWN_TERRACE[color]:
+    if p is not None and p.kind == "P" and n == rules.no_pawn_terrace[color]:
         return (
             "terrace",
             f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
@@ -172,7 +187,7 @@ def teleport_refusal(
     return None
 
 
-def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     """What the dice showing allow (RULES.md section 1, "Dice")."""
     dice = pos.dice
     if dice is None:
@@ -180,7 +195,7 @@ def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFa
     color = pos.turn
     lines: list[str] = []
     pending = ""
-    may_reroll = any(m.flag == REROLL for m in legal)
+    may_reroll = any(m.flag == "reroll" for m in legal)
     if rules.is_double(pos):
         v = dice[0]
         x2 = rules.is_double_x2(pos)
@@ -235,7 +250,7 @@ def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFa
         "capturing, and a pawn may step within its own half (ranks 0-4 for White, "
         "5-9 for Black)."
     )
-    if any(m.flag == PASS for m in legal):
+    if any(m.flag == "pass" for m in legal):
         allows += "; you may pass"
         short += f"{SEPARATOR}pass"
         lines.append(
@@ -245,7 +260,7 @@ def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFa
     elif (
         pos.extra["passed"][color]
         and legal
-        and all(rules.is_plank(pos, m) for m in legal if m.flag != REROLL)
+        and all(rules.is_plank(pos, m) for m in legal if m.flag != "reroll")
     ):
         allows += "; walk the plank"
         lines.append(
@@ -253,7 +268,7 @@ def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFa
         )
     start = rules.start_squares[color][0]
     if rules.partner(pos, start) >= 0:
-        a, b = GUARDENER_START[color]
+        a, b = rules.guardener_start[color]
         lines.append(
             f"Your Guardener still stands on both {a} and {b}; its first move may leave "
             "from either square."
@@ -264,9 +279,9 @@ def turn_facts(rules: Guardener, pos: Position, legal: Sequence[Move]) -> TurnFa
     return TurnFacts(allows=allows, short=short, pending=pending, lines=tuple(lines))
 
 
-def die_meaning(rules: Guardener, value: int) -> str:
+def die_meaning(rules: GuardenerRules, value: int) -> str:
     """One die value in words (RULES.md section 1, the dice table)."""
     if value == 1:
         return "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
-    extra = ", or the King may castle" if value == CASTLING_DIE else ""
+    extra = ", or the King may castle" if value == rules.castling_die else ""
     return f"a {DIE_PIECES[value]} may move or capture{extra}"

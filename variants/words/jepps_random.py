@@ -1,30 +1,41 @@
 """JeppsRandom: what it says about a position (status facts and refusals).
 
-The hooks of ``JeppsRandom`` delegate here, so that the rules module stays about the rules."""
+The hooks of ``JeppsRandom`` delegate here, so that the rules module stays about the rules.
+This module reads the rules only through the object handed in (``JeppsRules``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import ClassVar, Protocol
 
-from ..chess import ChessLike
 from ..geometry import WHITE
-from ..jepps_random import (
-    _PLACEMENT,
-    ARMY,
-    FACE_KINDS,
-    FACE_NAMES,
-    FREE_FACE,
-    MIRROR,
-    REVERSE,
-    JeppsRandom,
-    _kind,
-)
 from ..position import Move, Position, other
 from ..refusal import Blocked
 from ..status import SEPARATOR, TurnFacts, dice_text, either
+from . import RulesView
 
 
-def turn_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+class JeppsRules(RulesView, Protocol):
+    """What these words read of ``JeppsRandom`` (each documented there)."""
+
+    army: ClassVar[str]
+    face_kinds: ClassVar[dict[int, str]]
+    face_names: ClassVar[dict[int, str]]
+    free_face: ClassVar[int]
+    mediator_answers: ClassVar[tuple[str, str]]
+    placement_text: ClassVar[re.Pattern[str]]
+
+    def order(self, pos: Position, color: int) -> tuple[int, ...]: ...
+
+    def next_square(self, pos: Position, color: int) -> int: ...
+
+    def feasible(self, pos: Position, color: int, kind: str, sq: int) -> bool: ...
+
+    def offered(self, dice: tuple[int, ...]) -> set[str]: ...
+
+
+def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
     e = pos.extra
     color = pos.turn
@@ -36,10 +47,11 @@ def turn_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> Turn
     lines: list[str] = []
     if e["mediator"] == "pending":
         a, b = dice
-        answer = MIRROR if a % 2 == 0 else REVERSE
+        mirror, reverse = rules.mediator_answers
+        answer = mirror if a % 2 == 0 else reverse
         parity = "both even" if a % 2 == 0 else "both odd"
         does = (
-            "mirrors White file by file" if answer == MIRROR else "reverses White's order (a<->h)"
+            "mirrors White file by file" if answer == mirror else "reverses White's order (a<->h)"
         )
         allows = f"{parity}: Black {does}"
         short = answer
@@ -62,19 +74,21 @@ def turn_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> Turn
     sq = rules.next_square(pos, color)
     where = rules.name(sq)
     placeable = {m.promo for m in legal if m.flag == "place"}
-    in_dice_order = "".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice)
+    in_dice_order = "".join(
+        rules.army if v == rules.free_face else rules.face_kinds[v] for v in dice
+    )
     kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
     names = [rules.types[k].name for k in kinds]
     allows = f"{either(names)} on {where}"
     short = f"{either(names)} on {where}"
-    faces = "; ".join(f"{v} = {FACE_NAMES[v]}" for v in sorted(set(dice)))
+    faces = "; ".join(f"{v} = {rules.face_names[v]}" for v in sorted(set(dice)))
     lines.append(f"Setup dice {dice_text(dice)}: {faces}.")
-    if FREE_FACE in dice:
+    if rules.free_face in dice:
         lines.append("A 6 is a free choice of any piece still to place.")
     stock = e["stock"][color]
     offered = rules.offered(dice)
     for k in "KQRBN":
-        if k in offered and k not in stock and FREE_FACE not in dice:
+        if k in offered and k not in stock and rules.free_face not in dice:
             lines.append(f"The dice also offer a {rules.types[k].name}, but none is left to place.")
     if "B" in offered and "B" in stock and "B" not in kinds:
         lines.append(f"A Bishop may not go on {where}: {bishop_reason(rules, pos, color, sq)}.")
@@ -107,7 +121,7 @@ def turn_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> Turn
     )
 
 
-def play_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     color = pos.turn
     lines = ["There is no castling in Jepps Random Chess."]
     relocations = [rules.name(m.to) for m in legal if m.flag == "relocate"]
@@ -128,11 +142,12 @@ def play_facts(rules: JeppsRandom, pos: Position, legal: Sequence[Move]) -> Turn
     return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
 
-def bishop_reason(rules: JeppsRandom, pos: Position, color: int, sq: int) -> str:
+def bishop_reason(rules: JeppsRules, pos: Position, color: int, sq: int) -> str:
     """Why a Bishop on ``sq`` would break 'Bishops on opposite colours', in words."""
     dark = rules.geometry.dark
     colour = "dark" if dark[sq] else "light"
-    placed = [s for s in rules.order(pos, color) if _kind(pos, s) == "B"]
+    board = pos.board
+    placed = [s for s in rules.order(pos, color) if (p := board[s]) is not None and p.kind == "B"]
     if placed:
         return (
             f"the Bishops must stand on opposite colours, and {rules.name(sq)} is {colour} "
@@ -145,13 +160,13 @@ def bishop_reason(rules: JeppsRandom, pos: Position, color: int, sq: int) -> str
     )
 
 
-def relaxed_moves(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+def relaxed_moves(rules: JeppsRules, pos: Position) -> list[Blocked]:
     if pos.extra["phase"] == "setup":
         return setup_refusals(rules, pos)
     return relocation_refusals(rules, pos)
 
 
-def setup_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+def setup_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
     """Placements out of order, not offered, not in stock or breaking the bishops'
     colours; the mediator's answers; a re-roll without a double."""
     e = pos.extra
@@ -197,7 +212,9 @@ def setup_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
     offered = rules.offered(dice)
     names = either(
         f"a {rules.types[k].name}"
-        for k in dict.fromkeys("".join(ARMY if v == FREE_FACE else FACE_KINDS[v] for v in dice))
+        for k in dict.fromkeys(
+            "".join(rules.army if v == rules.free_face else rules.face_kinds[v] for v in dice)
+        )
     )
     mine = set(order)
     for sq in rules.geometry.rank_squares(1) + rules.geometry.rank_squares(8):
@@ -232,7 +249,7 @@ def setup_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
     return out
 
 
-def relocation_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
+def relocation_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
     """King relocations the rules forbid, each with its condition."""
     color = pos.turn
     king = pos.kings[color]
@@ -289,15 +306,17 @@ def relocation_refusals(rules: JeppsRandom, pos: Position) -> list[Blocked]:
 
 
 def explain_text(
-    rules: JeppsRandom, pos: Position, text: str, legal: Sequence[Move]
+    rules: JeppsRules, pos: Position, text: str, legal: Sequence[Move]
 ) -> tuple[str, str] | None:
+    """A setup word in play, or a text that is no placement in the setup; else None
+    (``JeppsRandom.explain_text`` then reads it as in chess)."""
     word = rules.normalize(text)
     setup = pos.extra["phase"] == "setup"
     if not setup and word.lower() in ("mirror", "reverse", "reroll"):
         return "setup-over", "the setup is over: the game is in play"
     if (
         setup
-        and not _PLACEMENT.fullmatch(word)
+        and not rules.placement_text.fullmatch(word)
         and word.lower() not in ("mirror", "reverse", "reroll")
     ):
         where = rules.next_square(pos, pos.turn)
@@ -309,10 +328,10 @@ def explain_text(
             f"the setup comes first: {side} places a piece on {rules.name(where)} "
             "(written like Na1)",
         )
-    return ChessLike.explain_text(rules, pos, text, legal)
+    return None
 
 
-def castling_refusal(rules: JeppsRandom, pos: Position, kingside: bool) -> tuple[str, str] | None:
+def castling_refusal(rules: JeppsRules, pos: Position, kingside: bool) -> tuple[str, str] | None:
     return (
         "no-castling",
         "there is no castling in Jepps Random Chess; instead, once per game, a King that "

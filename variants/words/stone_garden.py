@@ -1,44 +1,53 @@
 """StoneGarden: what it says about a position (status facts and refusals).
 
-The hooks of ``StoneGarden`` delegate here, so that the rules module stays about the rules."""
+The hooks of ``StoneGarden`` delegate here, so that the rules module stays about the rules.
+This module reads the rules only through the object handed in (``StoneGardenRules``)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import ClassVar, Protocol
 
-from ..chess import KING, ChessLike
+from ..chess import KING
 from ..geometry import BLACK, WHITE
-from ..pieces import FACINGS, facing_vector
+from ..pieces import FACINGS, PieceType, facing_vector
 from ..position import Move, Position, other
 from ..refusal import Blocked
-from ..status import TurnFacts
-from ..stone_garden import (
-    _TURN_SUFFIX,
-    DEMOTIONS_TO_DRAW,
-    NO_TURN_MOVES,
-    ORDINALS,
-    RAVEN,
-    TURN,
-    StoneGarden,
-)
+from ..status import ORDINALS, TurnFacts
+from . import RulesView
+
+
+class StoneGardenRules(RulesView, Protocol):
+    """What these words read of ``StoneGarden`` (each documented there)."""
+
+    raven: ClassVar[PieceType]
+    no_turn_moves: ClassVar[int]
+    demotions_to_draw: ClassVar[int]
+    turn_suffix: ClassVar[re.Pattern[str]]
+
+    def turn_wait(self, pos: Position, sq: int) -> tuple[int, str]: ...
+
+    def is_promoted_king(self, pos: Position, color: int) -> bool: ...
+
 
 # A piece move written with its letter (the body of a text ending in a turn, ^E).
 _PIECE_MOVE = re.compile(r"[A-Z][a-h]?[1-8]?x?[a-h][1-8](?:=?[A-Z])?")
 
 
-def relaxed_moves(rules: StoneGarden, pos: Position) -> list[Blocked]:
+def relaxed_moves(rules: StoneGardenRules, pos: Position) -> list[Blocked]:
     """Raven turns out of time or out of shape, and a Horse promoting to a King."""
     color = pos.turn
     board = pos.board
     out: list[Blocked] = []
     for sq, p in enumerate(board):
-        if p is None or p.color != color or p.kind != RAVEN.id:
+        if p is None or p.color != color or p.kind != rules.raven.id:
             continue
         i = FACINGS.index(p.state)
         sides = (FACINGS[(i + 1) % 4], FACINGS[(i - 1) % 4])
         wait, why = rules.turn_wait(pos, sq)
-        cause = "raven-early" if pos.extra["moves"][color] < NO_TURN_MOVES else "raven-cooldown"
+        early = pos.extra["moves"][color] < rules.no_turn_moves
+        cause = "raven-early" if early else "raven-cooldown"
         shape = (
             "raven-turn",
             f"a Raven turns 90 degrees, in place or with a sideways step that she then "
@@ -50,7 +59,7 @@ def relaxed_moves(rules: StoneGarden, pos: Position) -> list[Blocked]:
         targets = {sq} | {m.to for m in plain}
         for to in sorted(targets):
             for f in FACINGS:
-                m = Move(sq, to, TURN, facing=f)
+                m = Move(sq, to, "turn", facing=f)
                 if (to == sq and f in sides) or (to != sq and steps.get(f) == to):
                     if wait:
                         out.append(Blocked(m, cause, why))
@@ -69,23 +78,25 @@ def relaxed_moves(rules: StoneGarden, pos: Position) -> list[Blocked]:
 
 
 def explain_text(
-    rules: StoneGarden, pos: Position, text: str, legal: Sequence[Move]
+    rules: StoneGardenRules, pos: Position, text: str, legal: Sequence[Move]
 ) -> tuple[str, str] | None:
+    """A turn written for a piece that is not a Raven; else None (``StoneGarden.explain_text``
+    then reads the text as in chess)."""
     norm = rules.normalize(text)
-    turn = _TURN_SUFFIX.search(norm)
+    turn = rules.turn_suffix.search(norm)
     body = norm[: turn.start()] if turn else ""
-    if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(RAVEN.letter):
+    if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(rules.raven.letter):
         return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
-    return ChessLike.explain_text(rules, pos, text, legal)
+    return None
 
 
-def turn_facts(rules: StoneGarden, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+def turn_facts(rules: StoneGardenRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     """Raven turning and promoted Kings as they stand (RULES.md section 4)."""
     color = pos.turn
     lines: list[str] = []
     ready = []
     for sq, p in enumerate(pos.board):
-        if p is None or p.color != color or p.kind != RAVEN.id:
+        if p is None or p.color != color or p.kind != rules.raven.id:
             continue
         wait, why = rules.turn_wait(pos, sq)
         where = f"Your Raven on {rules.name(sq)} faces {p.state}"
@@ -110,7 +121,7 @@ def turn_facts(rules: StoneGarden, pos: Position, legal: Sequence[Move]) -> Turn
     if any(demotions):
         lines.append(
             f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
-            f"{ORDINALS[DEMOTIONS_TO_DRAW]} demotion of either King draws."
+            f"{ORDINALS[rules.demotions_to_draw]} demotion of either King draws."
         )
     lines.append(
         "Checkmate wins; a player with no legal move wins; a threefold repetition loses "

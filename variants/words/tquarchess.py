@@ -1,20 +1,38 @@
 """Tquarchess: what it says about a position (status facts and refusals).
 
-The hooks of ``Tquarchess`` delegate here, so that the rules module stays about the rules."""
+The hooks of ``Tquarchess`` delegate here, so that the rules module stays about the rules.
+This module reads the rules only through the object handed in (``TquarchessRules``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar, Protocol
 
-from ..chess import ChessLike
 from ..geometry import BLACK, WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
 from ..status import SEPARATOR, TurnFacts
-from ..tquarchess import KNIGHT_RESURRECTION_SQUARES, Tquarchess
+from . import RulesView
 
 
-def turn_facts(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> TurnFacts:
+class TquarchessRules(RulesView, Protocol):
+    """What these words read of ``Tquarchess`` (each documented there)."""
+
+    knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]]
+    quads: dict[int, frozenset[int]]
+    home: dict[int, frozenset[int]]
+    knight_targets: dict[int, frozenset[int]]
+
+    def quad_text(self, n: int) -> str: ...
+
+    def tquarc_square(self, pos: Position, color: int) -> int: ...
+
+    def can_enter(self, pos: Position, color: int) -> bool: ...
+
+    def tquarc_lost(self, pos: Position, color: int) -> bool: ...
+
+
+def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
     color = pos.turn
     allows: list[str] = []
@@ -71,7 +89,7 @@ def turn_facts(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> TurnF
         )
     if rules.tquarc_lost(pos, color):
         revive = sorted({rules.name(m.to) for m in legal if m.flag == "kres" or m.promo == "T"})
-        targets = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+        targets = ", ".join(rules.knight_resurrection_squares[color])
         lines.append(
             "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight reaching "
             f"{targets} may become it (/T)"
@@ -89,7 +107,7 @@ def turn_facts(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> TurnF
     )
 
 
-def entry_example(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> str:
+def entry_example(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> str:
     """An entry as it is typed, e.g. ``Nf3/T``."""
     for m in legal:
         if m.gate >= 0:
@@ -97,7 +115,7 @@ def entry_example(rules: Tquarchess, pos: Position, legal: Sequence[Move]) -> st
     return "Bg5/T"
 
 
-def tquarc_lines(rules: Tquarchess, pos: Position) -> list[str]:
+def tquarc_lines(rules: TquarchessRules, pos: Position) -> list[str]:
     """Where each side's Tquarc is and the value it shows."""
     out = []
     for c in (WHITE, BLACK):
@@ -118,10 +136,11 @@ def tquarc_lines(rules: Tquarchess, pos: Position) -> list[str]:
     return out
 
 
-def relaxed_moves(rules: Tquarchess, pos: Position) -> list[Blocked]:
+def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) -> list[Blocked]:
     """Tquarc actions out of place: a teleport out of turn or to the wrong square,
     an entry where none may be, a resurrection while the Tquarc lives, the
-    two-square King out of turn, a roll with nothing to roll for."""
+    two-square King out of turn, a roll with nothing to roll for. ``plain``: the
+    candidates as in chess, without the Tquarc's entries and resurrections."""
     color = pos.turn
     board = pos.board
     g = rules.geometry
@@ -154,7 +173,7 @@ def relaxed_moves(rules: Tquarchess, pos: Position) -> list[Blocked]:
             out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
     gates = pos.extra["gates"][color]
     home = rules.home[color]
-    base = [m for m in ChessLike.candidate_moves(rules, pos) if m.frm in home]
+    base = [m for m in plain if m.frm in home]
     for m in base:
         if m.flag == "castle":
             squares: tuple[int, ...] = (m.frm, m.aux)
@@ -169,13 +188,13 @@ def relaxed_moves(rules: Tquarchess, pos: Position) -> list[Blocked]:
     lost = rules.tquarc_lost(pos, color)
     knights = rules.knight_targets[color]
     last = rules.last_rank(color)
-    for m in ChessLike.candidate_moves(rules, pos):
+    for m in plain:
         p = board[m.frm] if m.frm >= 0 else None
         if p is None:
             continue
         if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
             if lost:
-                where = ", ".join(KNIGHT_RESURRECTION_SQUARES[color])
+                where = ", ".join(rules.knight_resurrection_squares[color])
                 why = (
                     f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
                 )
@@ -214,7 +233,7 @@ def relaxed_moves(rules: Tquarchess, pos: Position) -> list[Blocked]:
     return out
 
 
-def entry_refusal(rules: Tquarchess, pos: Position, gate: int) -> str:
+def entry_refusal(rules: TquarchessRules, pos: Position, gate: int) -> str:
     color = pos.turn
     if not pos.extra["hand"][color]:
         if rules.tquarc_square(pos, color) >= 0:
@@ -229,9 +248,10 @@ def entry_refusal(rules: Tquarchess, pos: Position, gate: int) -> str:
 
 
 def explain_text(
-    rules: Tquarchess, pos: Position, text: str, legal: Sequence[Move]
+    rules: TquarchessRules, pos: Position, text: str, legal: Sequence[Move]
 ) -> tuple[str, str] | None:
-    """A Tquarc move while the Tquarc waits to enter or is captured."""
+    """A Tquarc move while the Tquarc waits to enter or is captured; else None
+    (``Tquarchess.explain_text`` then reads the text as in chess)."""
     norm = rules.normalize(text)
     color = pos.turn
     if norm.startswith("T") and rules.tquarc_square(pos, color) < 0:
@@ -243,4 +263,4 @@ def explain_text(
             )
         if rules.tquarc_lost(pos, color):
             return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
-    return ChessLike.explain_text(rules, pos, text, legal)
+    return None
