@@ -129,9 +129,17 @@ def playout(key: str, seed: int) -> variants.Game:
     return g
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_random_playouts(key: str) -> None:
-    for seed in range(games_for(key)):
+CHUNK = 25  # games per test case: the long sweeps spread over the suite's workers
+
+
+def chunks() -> list[tuple[str, int]]:
+    """(variant, first seed) for every ``CHUNK`` games of each variant's sweep."""
+    return [(key, first) for key in KEYS for first in range(0, games_for(key), CHUNK)]
+
+
+@pytest.mark.parametrize(("key", "first"), chunks())
+def test_random_playouts(key: str, first: int) -> None:
+    for seed in range(first, min(first + CHUNK, games_for(key))):
         g = playout(key, seed)
         again = variants.replay(g.record())
         assert again.fen() == g.fen(), (key, seed)
