@@ -103,9 +103,7 @@ def main() -> None:
             lambda: theirs.append(per_game(board, args.games)),
             lambda: zero_theirs.append(per_game(lambda i: chess.Board(), args.games)),
             lambda: zero_ours.append(
-                per_game(
-                    lambda i: variants.from_fen("tquarchess", start, seed=0), args.games
-                )
+                per_game(lambda i: variants.from_fen("tquarchess", start, seed=0), args.games)
             ),
         ]
         for name, records in cases.items():

@@ -239,4 +239,3 @@ def palette_data_source() -> str:
             lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"
-

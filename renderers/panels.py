@@ -133,9 +133,7 @@ def _disc(d: ImageDraw.ImageDraw, x: float, cy: float, r: float, color: int, the
     fill = theme.piece_white_fill if color == 0 else theme.piece_black_fill
     line = theme.piece_white_outline if color == 0 else theme.piece_edge
     cx = x + px / 2
-    d.ellipse(
-        [cx - r, cy - r, cx + r, cy + r], fill=fill, outline=line, width=max(1, round(r / 6))
-    )
+    d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=fill, outline=line, width=max(1, round(r / 6)))
 
 
 def disc_width(r: float) -> int:
@@ -255,7 +253,14 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
         _disc(d, x, line1, r, st.disc, theme)
         x += disc_width(r) + gap
     text, font = _fit(st.text, max(10, round(h * 0.34)), end - x)
-    flat_text(im, (x, line1), text, fill=alert_colour(theme) if st.alert else c.text, font=font, anchor="lm")
+    flat_text(
+        im,
+        (x, line1),
+        text,
+        fill=alert_colour(theme) if st.alert else c.text,
+        font=font,
+        anchor="lm",
+    )
     if not two:
         return im
     x2 = pad

@@ -611,7 +611,9 @@ def _plain(kind: str, color: str, size: int, theme: Theme, facing: str | None) -
     return out.resize((size, size), Image.Resampling.LANCZOS)
 
 
-def plain_sprite(kind: str, color: str, size: int, theme: Theme | str, facing: str = "") -> Image.Image:
+def plain_sprite(
+    kind: str, color: str, size: int, theme: Theme | str, facing: str = ""
+) -> Image.Image:
     """The piece's silhouette in its fill colour with its outline, without inner lines or
     shading: for small pictures of pieces (a player's lost pieces), where the inner lines
     would blur and cost most of the bytes. ``facing`` as for ``raven_sprite`` ('' is

@@ -6,6 +6,7 @@ tests' imports cannot hide or fake a violation. And no package outside
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -113,3 +114,60 @@ def test_the_key_check_can_fail(tmp_path: Path) -> None:
     (tmp_path / "engine" / "x.py").write_text('TABLE = {"kings_guard": 1}\nname = "_kings_guard"\n')
     (tmp_path / "variants" / "y.py").write_text('KEY = "kings_guard"\n')
     assert key_mentions(tmp_path, ("kings_guard",)) == ["engine/x.py:1: kings_guard"]
+
+
+# ----- the front ends' floors (issue 25) ---------------------------------------------------
+
+FLOORS = ("bot.discord", "bot.console")  # front ends: never import each other
+KNOT = ("views", "flows", "challenges")  # bot/discord: one way, no import inside a function
+
+
+def imports_of(path: Path) -> list[tuple[str, bool]]:
+    """Every module ``path`` imports, and whether the import sits inside a function."""
+    tree = ast.parse(path.read_text(), str(path))
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            local = inside or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, inside) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
+                found.append((child.module, inside))
+                found.extend((f"{child.module}.{alias.name}", inside) for alias in child.names)
+            visit(child, local)
+
+    visit(tree, False)
+    return found
+
+
+def floor_problems(root: Path) -> list[str]:
+    problems = []
+    for floor in FLOORS:
+        others = [f for f in FLOORS if f != floor]
+        for path in sorted((root / floor.replace(".", "/")).rglob("*.py")):
+            where = path.relative_to(root)
+            for module, inside in imports_of(path):
+                if any(module == o or module.startswith(o + ".") for o in others):
+                    problems.append(f"{where}: imports {module} (another front end)")
+                knot = {f"bot.discord.{name}" for name in KNOT}
+                if inside and path.stem in KNOT and module in knot:
+                    problems.append(f"{where}: imports {module} inside a function")
+    return problems
+
+
+def test_front_ends_do_not_import_each_other_and_the_knot_is_untied() -> None:
+    assert (ROOT / "bot/discord/views.py").exists() and (ROOT / "bot/console").is_dir()
+    assert floor_problems(ROOT) == []
+
+
+def test_the_floor_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "bot/console").mkdir(parents=True)
+    (tmp_path / "bot/discord").mkdir(parents=True)
+    (tmp_path / "bot/console/x.py").write_text("from bot.discord import adapter\n")
+    (tmp_path / "bot/discord/views.py").write_text("def f():\n    from bot.discord import flows\n")
+    assert sorted(floor_problems(tmp_path)) == [
+        "bot/console/x.py: imports bot.discord (another front end)",
+        "bot/console/x.py: imports bot.discord.adapter (another front end)",
+        "bot/discord/views.py: imports bot.discord.flows inside a function",
+    ]

@@ -146,7 +146,9 @@ class Variant(Facts, Notation):
         self._own_material = cls.material is not Variant.material
         # None: ask ``rolls_at_turn_start`` each turn; else its answer for every position.
         self.turn_start_rolls: bool | None = (
-            self._rolls_by_default if cls.rolls_at_turn_start is Variant.rolls_at_turn_start else None
+            self._rolls_by_default
+            if cls.rolls_at_turn_start is Variant.rolls_at_turn_start
+            else None
         )
         self._reach: dict[tuple[str, int, str], tuple[Reach | None, ...]] = {}
         # Every square a castling King can end on, as a bitboard (none without castling):
@@ -895,7 +897,9 @@ class Variant(Facts, Notation):
         each with the rule; generated only when a text is refused."""
         return []
 
-    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+    def explain_text(
+        self, pos: Position, text: str, legal: Sequence[Move]
+    ) -> tuple[str, str] | None:
         """A refusal for a whole word or phrase (castling, a setup word), if any."""
         return None
 

@@ -76,7 +76,10 @@ class ChessLike(Variant):
         super().__init__()
         g = self.geometry
         # Cached geometry for the hot paths of move generation.
-        self._double_starts = (g.rank_squares(self.pawn_ranks[0]), g.rank_squares(self.pawn_ranks[1]))
+        self._double_starts = (
+            g.rank_squares(self.pawn_ranks[0]),
+            g.rank_squares(self.pawn_ranks[1]),
+        )
         self._double_masks = tuple(sum(1 << s for s in squares) for squares in self._double_starts)
         self._step = (g.width, -g.width)  # one square forward, by colour
         self._double_dests = tuple(
@@ -322,7 +325,9 @@ class ChessLike(Variant):
 
     # ----- explanations --------------------------------------------------
 
-    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+    def explain_text(
+        self, pos: Position, text: str, legal: Sequence[Move]
+    ) -> tuple[str, str] | None:
         """Castling written as ``O-O`` / ``O-O-O`` (with or without an entry after it)."""
         word = re.sub(r"/T.*$", "", self.normalize(text))
         if word not in (CASTLE_KINGSIDE, CASTLE_QUEENSIDE):
@@ -476,7 +481,13 @@ class ChessLike(Variant):
                 p = pos.board[rook]
                 if p is None or p.color != color:
                     continue
-                flag = "K" if g.file_letter(rook) == "h" else "Q" if g.file_letter(rook) == "a" else g.file_letter(rook).upper()
+                flag = (
+                    "K"
+                    if g.file_letter(rook) == "h"
+                    else "Q"
+                    if g.file_letter(rook) == "a"
+                    else g.file_letter(rook).upper()
+                )
                 rights += flag if color == WHITE else flag.lower()
         ep = g.square_name(pos.ep) if pos.ep >= 0 else "-"
         fields = [

@@ -200,7 +200,9 @@ def verifiable_roll(seed: str, game_id: str | int, index: int, sides: int) -> in
 class VerifiableDice(DiceSource):
     """Production dice: roll k = HMAC-SHA256(seed, game id, k), rejection sampled."""
 
-    def __init__(self, seed: str | None = None, game_id: str | int = "local", start: int = 0) -> None:
+    def __init__(
+        self, seed: str | None = None, game_id: str | int = "local", start: int = 0
+    ) -> None:
         super().__init__()
         self.seed = seed if seed is not None else new_secret_seed()
         self.game_id = game_id

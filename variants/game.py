@@ -397,9 +397,7 @@ def _canonical(
 # ----- records -------------------------------------------------------------
 
 
-def replay_record(
-    rules_for: Any, record: str, dice: DiceSource | None = None
-) -> Game:
+def replay_record(rules_for: Any, record: str, dice: DiceSource | None = None) -> Game:
     headers, actions, rolls = parse_record(record)
     rules = rules_for(headers["Variant"])
     options = json.loads(headers.get("Options", "{}"))

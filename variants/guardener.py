@@ -257,9 +257,7 @@ class Guardener(ChessLike):
     def gains_kind(self, old: Position, new: Position, color: int, kinds: Sequence[str]) -> bool:
         """By the bitboards, as ``material`` counts: the double-start Guardener is one piece
         on two squares, so a change of that status changes the count by itself."""
-        return self.double_start_changed(old, new, color) or self.count_grew(
-            old, new, color, kinds
-        )
+        return self.double_start_changed(old, new, color) or self.count_grew(old, new, color, kinds)
 
     def double_start_changed(self, old: Position, new: Position, color: int) -> bool:
         """Did ``color``'s Guardener go on or off its double start between the two?"""

@@ -90,7 +90,9 @@ class KingsGuard(ChessLike):
                 if assist:
                     plain = Move(frm, to)
                     if g.rank_label(to) == self.last_rank(color):
-                        out.extend(plain._replace(promo=k) for k in self.promotion_choices(pos, plain))
+                        out.extend(
+                            plain._replace(promo=k) for k in self.promotion_choices(pos, plain)
+                        )
                     else:
                         out.append(plain)
         return out

@@ -79,9 +79,7 @@ class Notation:
         """The canonical text of ``move`` (check marks are added by the caller)."""
         return self.plain_san(pos, move, legal)
 
-    def plain_san(
-        self, pos: Position, move: Move, legal: Sequence[Move], rival: Any = None
-    ) -> str:
+    def plain_san(self, pos: Position, move: Move, legal: Sequence[Move], rival: Any = None) -> str:
         """A piece move written ``Nf3``, ``exd5``, ``R1e2``, ``e8=Q``: disambiguated
         against the ``legal`` moves of the same kind to the same square with the
         same flag (and, when given, for which ``rival(m)`` is true)."""
@@ -241,10 +239,15 @@ class Notation:
         plain = [self.normalize(t) if t is not None else None for t in texts]
 
         def squash(s: str) -> str:
-            return s.replace("x", "").replace(" ", "").replace("-", "") if s not in (
-                CASTLE_KINGSIDE,
-                CASTLE_QUEENSIDE,
-            ) else s
+            return (
+                s.replace("x", "").replace(" ", "").replace("-", "")
+                if s
+                not in (
+                    CASTLE_KINGSIDE,
+                    CASTLE_QUEENSIDE,
+                )
+                else s
+            )
 
         exact = [m for m, t in zip(legal, plain, strict=True) if t == norm]
         if len(exact) == 1:

@@ -255,7 +255,9 @@ def restore(data: bytes, dice: DiceSource) -> Game:
     if not isinstance(data, bytes | bytearray) or data[:3] != MAGIC or len(data) < 5:
         raise ValueError("that is not a Chess Garden game snapshot")
     if data[3] != VERSION:
-        raise ValueError(f"snapshot version {data[3]} is not readable here (this is version {VERSION})")
+        raise ValueError(
+            f"snapshot version {data[3]} is not readable here (this is version {VERSION})"
+        )
     try:
         reader = _Reader(bytes(data), 4)
         body = reader.value()

@@ -231,6 +231,7 @@ def _promotion_reading() -> str:
         f"never to a King (written Hd8={letter})."
     )
 
+
 _FORWARD = {WHITE: "N", BLACK: "S"}
 _TURN_SUFFIX = re.compile(r"\^([NESWnesw])$")
 _TURN_MARK = re.compile(r"\^[NESW]")

@@ -254,7 +254,9 @@ class Tquarchess(ChessLike):
     def relaxed_moves(self, pos: Position) -> list[Blocked]:
         return words.relaxed_moves(self, pos, ChessLike.candidate_moves(self, pos))
 
-    def explain_text(self, pos: Position, text: str, legal: Sequence[Move]) -> tuple[str, str] | None:
+    def explain_text(
+        self, pos: Position, text: str, legal: Sequence[Move]
+    ) -> tuple[str, str] | None:
         """A Tquarc move while the Tquarc waits to enter or is captured; an entry typed
         with a value other than the one rolled (``entry_value_refusal``)."""
         clash = self.entry_value_refusal(pos, text)
@@ -399,8 +401,12 @@ class Tquarchess(ChessLike):
         if white or black:
             aux = move.aux if flag == "castle" else frm
             if (
-                frm in white or to in white or aux in white
-                or frm in black or to in black or aux in black
+                frm in white
+                or to in white
+                or aux in white
+                or frm in black
+                or to in black
+                or aux in black
             ):
                 touched = {frm, to, aux}
                 extra["gates"] = (white - touched, black - touched)

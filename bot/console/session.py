@@ -601,6 +601,8 @@ class Session:
         if view.deadline is None:
             return ""
         left = time_left_text(view.deadline, self.service.clock.now())
+        if view.turn is None:  # a challenge: its deadline is when it expires (no side acts)
+            return f"Clock: the challenge expires in {left}." if view.status == "challenge" else ""
         return f"Clock: {view.turn.capitalize()} has {left} left ({days_text(view.time_days)})."
 
     async def on_time(self, view: GameView) -> GameView:

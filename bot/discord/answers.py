@@ -40,7 +40,7 @@ LIVE = ("challenge", "active")
 
 def service_of(interaction: Interaction) -> GameService:
     """The service the bot was built with (``ChessGardenBot.service``)."""
-    service: GameService = interaction.client.service  # type: ignore[attr-defined]
+    service: GameService = interaction.client.service
     return service
 
 

@@ -21,6 +21,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord import actions, answers
+from bot.discord.adapter import permission_words
 from bot.discord.cogs import EXTENSIONS
 from bot.discord.delivery import Delivery
 from bot.discord.shutdown import Deadline, Step, run_steps, tasks_named
@@ -211,8 +213,6 @@ class GardenTree(app_commands.CommandTree[Any]):
     """
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        from bot.discord import answers
-
         answers.stamp(interaction)  # Discord's 3 seconds run from here
         command = interaction.command
         if interaction.guild_id is None and getattr(command, "guild_only", False):
@@ -225,10 +225,8 @@ class GardenTree(app_commands.CommandTree[Any]):
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        from bot.discord import answers
-
         if isinstance(error, app_commands.MissingPermissions):
-            text = f"You need {_permission_words(error.missing_permissions)} for that."
+            text = f"You need {permission_words(error.missing_permissions)} for that."
         elif isinstance(error, app_commands.NoPrivateMessage):
             text = "That works only in a server."
         elif isinstance(error, app_commands.CheckFailure):
@@ -244,12 +242,6 @@ class GardenTree(app_commands.CommandTree[Any]):
             await answers.refuse(interaction, text)
         except discord.HTTPException as again:
             log.warning("could not report a failed check to the user: %s", again)
-
-
-def _permission_words(names: list[str]) -> str:
-    from bot.discord.adapter import permission_words
-
-    return permission_words(names)
 
 
 class ChessGardenBot(commands.Bot):
@@ -304,7 +296,9 @@ class ChessGardenBot(commands.Bot):
         self.metrics: Metrics | None = None  # set by `chessgarden run` with a metrics port
         self._shutdown: asyncio.Future[bool] | None = None
         self.shutdown_deadline: Deadline | None = None  # one budget with the store's close
-        self.heartbeat: health.Heartbeat | None = None  # bot.service.health: the image's HEALTHCHECK
+        self.heartbeat: health.Heartbeat | None = (
+            None  # bot.service.health: the image's HEALTHCHECK
+        )
 
     async def load_cogs(self) -> None:
         for name in EXTENSIONS:
@@ -312,6 +306,7 @@ class ChessGardenBot(commands.Bot):
                 await self.load_extension(name)
 
     async def setup_hook(self) -> None:
+        self.actions = actions.registry()  # what each button's action does (bot.discord.actions)
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
         try:  # a store that cannot answer now must not keep the bot from starting

@@ -127,7 +127,7 @@ async def challenge(
     if waiting:
         await answers.refuse(interaction, waiting)
         return False
-    budget: threads.ThreadBudget = interaction.client.thread_budget  # type: ignore[attr-defined]
+    budget: threads.ThreadBudget = interaction.client.thread_budget
     wait = budget.wait_for(home.parent.id)
     if wait:
         minutes = max(1, round(wait / 60))
@@ -255,3 +255,40 @@ async def _withdraw(interaction: Interaction, game_id: int, *, computer: bool) -
     except ServiceError as error:
         log.error("could not withdraw game %s: %s", game_id, error)
         return f"could not withdraw {what} (game {game_id}; a moderator can /abort it)"
+
+
+async def rematch(interaction: Interaction, game_id: int) -> None:
+    """From a finished game's board: challenge the same opponent, colours swapped."""
+    if await answers.refuse_outside_server(interaction):
+        return
+    service = answers.service_of(interaction)
+    try:
+        view = await service.view(game_id=game_id, **answers.seen(interaction, from_button=True))
+    except ServiceError as error:
+        await answers.deliver(interaction, await answers.refusal(interaction, error))
+        return
+    mine = view.colour_of(interaction.user.id)
+    if mine is None:
+        await answers.refuse(
+            interaction, f"Only the players of game {view.id} can ask for a rematch."
+        )
+        return
+    if view.status != "finished":
+        await answers.refuse(interaction, f"Game {view.id} is not finished.")
+        return
+    opponent = view.black_id if mine == "white" else view.white_id
+    colour = "black" if mine == "white" else "white"
+    made = await challenge(
+        interaction,
+        variant=view.variant,
+        opponent_id=opponent,
+        colour=colour,
+        options=dict(view.options),
+        days=view.time_days,  # the same time control
+        rated=view.rated,  # and rated if the first game was
+        want_thread=False,
+        name=f"{view.variant_title}: rematch of game {view.id}",
+    )
+    if made and interaction.message is not None:  # one rematch per board
+        board = Sent(interaction.message.channel.id, interaction.message.id)
+        await flows.retire(interaction, board, keep=views.flip_view(view, "white"))

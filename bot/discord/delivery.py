@@ -91,7 +91,7 @@ class Permanent(Exception):
 def backoff_s(attempts: int) -> float:
     """Seconds before try ``attempts + 1``: doubling from 2 s, at most 5 minutes, with
     a little jitter so that many rows do not come back at once."""
-    base = min(BACKOFF_CAP_S, BACKOFF_FIRST_S * 2 ** max(0, attempts - 1))
+    base = min(BACKOFF_CAP_S, BACKOFF_FIRST_S * 2.0 ** max(0, attempts - 1))
     return base * random.uniform(0.8, 1.0)
 
 

@@ -27,7 +27,6 @@ from bot.discord.answers import (
     deliver,
     location_unless,
     refusal,
-    refuse,
     refuse_outside_server,
     request_id,
     seen,
@@ -446,40 +445,3 @@ async def show_board(
         return post
 
     await publish(interaction, work())
-
-
-async def rematch(interaction: Interaction, game_id: int) -> None:
-    """From a finished game's board: challenge the same opponent, colours swapped."""
-    if await refuse_outside_server(interaction):
-        return
-    service = service_of(interaction)
-    try:
-        view = await service.view(game_id=game_id, **seen(interaction, from_button=True))
-    except ServiceError as error:
-        await deliver(interaction, await refusal(interaction, error))
-        return
-    mine = view.colour_of(interaction.user.id)
-    if mine is None:
-        await refuse(interaction, f"Only the players of game {view.id} can ask for a rematch.")
-        return
-    if view.status != "finished":
-        await refuse(interaction, f"Game {view.id} is not finished.")
-        return
-    opponent = view.black_id if mine == "white" else view.white_id
-    colour = "black" if mine == "white" else "white"
-    from bot.discord import challenges
-
-    made = await challenges.challenge(
-        interaction,
-        variant=view.variant,
-        opponent_id=opponent,
-        colour=colour,
-        options=dict(view.options),
-        days=view.time_days,  # the same time control
-        rated=view.rated,  # and rated if the first game was
-        want_thread=False,
-        name=f"{view.variant_title}: rematch of game {view.id}",
-    )
-    if made and interaction.message is not None:  # one rematch per board
-        board = Sent(interaction.message.channel.id, interaction.message.id)
-        await retire(interaction, board, keep=views.flip_view(view, "white"))

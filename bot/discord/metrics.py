@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 
 # No `*_created` sample beside each counter and histogram: Prometheus does not need them,
 # and they double the page.
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 LAG_INTERVAL_S = 0.5
 SOURCE_TIMEOUT_S = 2.0
@@ -170,7 +170,7 @@ class Metrics:
             value = source()
             if inspect.isawaitable(value):
                 value = await asyncio.wait_for(value, SOURCE_TIMEOUT_S)
-            pending, failed = value  # type: ignore[misc]
+            pending, failed = value
             self._outbox_counts = (int(pending), int(failed))
         except Exception:  # a scrape shows the rest; the log says why this is missing
             log.warning("metrics: could not read the outbox's counts", exc_info=True)

@@ -25,7 +25,9 @@ from typing import Any, Self
 
 import discord
 
-from bot.service import GameView, is_person
+from bot.discord import answers
+from bot.discord.adapter import Post
+from bot.service import GameView, ServiceError, is_person
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]
@@ -39,8 +41,6 @@ class _Guarded:
     game_id: int
 
     async def callback(self, interaction: Interaction) -> None:
-        from bot.discord import answers
-
         if await answers.refuse_outside_server(interaction):  # a game button in a DM
             return
         await answers.guarded(
@@ -48,7 +48,15 @@ class _Guarded:
         )
 
     async def run(self, interaction: Interaction) -> None:
-        raise NotImplementedError
+        """The button's action, by name, from the bot's table (``bot.discord.actions``)."""
+        action = interaction.client.actions[self.ACTION]
+        await action(interaction, self.game_id, **self.params())
+
+    ACTION = "never"
+
+    def params(self) -> dict[str, Any]:
+        """The button's own values for its action, beside the game."""
+        return {}
 
 
 class GardenView(discord.ui.View):
@@ -60,8 +68,6 @@ class GardenView(discord.ui.View):
     async def on_error(
         self, interaction: Interaction, error: Exception, item: discord.ui.Item[Any], /
     ) -> None:
-        from bot.discord import answers
-
         await answers.report_failure(interaction, error, what=f"button {type(item).__name__}")
 
 
@@ -92,16 +98,10 @@ class _GameButton(_Guarded, discord.ui.DynamicItem[Button], template=r"cg:never:
 
 
 class _CommandButton(_GameButton, template=r"cg:never:" + GAME):
-    """Base: a button that runs the player command ``COMMAND`` (``flows.player_command``)."""
+    """Base: a button that runs the player command its ``ACTION`` names
+    (``flows.player_command``)."""
 
-    COMMAND = "never"
-
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
-
-        await flows.player_command(
-            interaction, self.COMMAND, game_id=self.game_id, from_button=True
-        )
+    ACTION = "never"  # the player command's name (``flows.PLAYER_COMMANDS``)
 
 
 class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
@@ -109,10 +109,7 @@ class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
     LABEL = "Accept"
     STYLE = discord.ButtonStyle.success
 
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
-
-        await flows.accept(interaction, game_id=self.game_id, from_button=True)
+    ACTION = "accept"
 
 
 class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
@@ -120,30 +117,27 @@ class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
     LABEL = "Decline"
     STYLE = discord.ButtonStyle.danger
 
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
-
-        await flows.decline(interaction, self.game_id, from_button=True)
+    ACTION = "decline"
 
 
 class DrawButton(_CommandButton, template=r"cg:draw:" + GAME):
     PREFIX = "draw"
     LABEL = "Offer draw"
     EMOJI = "🤝"
-    COMMAND = "offer_draw"
+    ACTION = "offer_draw"
 
 
 class AcceptDrawButton(_CommandButton, template=r"cg:draw-yes:" + GAME):
     PREFIX = "draw-yes"
     LABEL = "Accept draw"
     STYLE = discord.ButtonStyle.success
-    COMMAND = "accept_draw"
+    ACTION = "accept_draw"
 
 
 class DeclineDrawButton(_CommandButton, template=r"cg:draw-no:" + GAME):
     PREFIX = "draw-no"
     LABEL = "Decline draw"
-    COMMAND = "decline_draw"
+    ACTION = "decline_draw"
 
 
 class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
@@ -158,10 +152,6 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
     EMOJI = "🏳️"
 
     async def run(self, interaction: Interaction) -> None:
-        from bot.discord import answers
-        from bot.discord.adapter import Post
-        from bot.service import ServiceError
-
         try:
             game = await answers.service_of(interaction).view(
                 game_id=self.game_id, **answers.seen(interaction, from_button=True)
@@ -188,7 +178,7 @@ class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):
     PREFIX = "resign-yes"
     LABEL = "Yes, resign"
     STYLE = discord.ButtonStyle.danger
-    COMMAND = "resign"
+    ACTION = "resign"
 
 
 class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
@@ -199,10 +189,7 @@ class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
     STYLE = discord.ButtonStyle.primary
     EMOJI = "🔁"
 
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
-
-        await flows.rematch(interaction, self.game_id)
+    ACTION = "rematch"
 
 
 class RerollButton(
@@ -230,12 +217,10 @@ class RerollButton(
     ) -> Self:
         return cls(int(match["game"]), int(match["ply"]))
 
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
+    ACTION = "reroll"
 
-        await flows.act(
-            interaction, "reroll", game_id=self.game_id, expected_ply=self.ply, from_button=True
-        )
+    def params(self) -> dict[str, Any]:
+        return {"ply": self.ply}
 
 
 class FlipButton(
@@ -261,17 +246,10 @@ class FlipButton(
     ) -> Self:
         return cls(int(match["game"]), match["side"])
 
-    async def run(self, interaction: Interaction) -> None:
-        from bot.discord import flows
+    ACTION = "flip"
 
-        await flows.show_board(
-            interaction,
-            game_id=self.game_id,
-            flip=True,
-            ephemeral=True,
-            from_side=self.side,
-            from_button=True,
-        )
+    def params(self) -> dict[str, Any]:
+        return {"side": self.side}
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

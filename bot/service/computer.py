@@ -65,7 +65,7 @@ from bot.service.errors import (
     StaleAction,
 )
 from bot.service.live import Live, make_view, new_engine_game, variant_title
-from bot.service.results import Outcome
+from bot.service.results import GameView, History, Outcome
 from storage import CommitUnknownError, GameChanges, GameQuery, GameRow, NewGame
 from variants.dice import seed_commitment
 
@@ -113,11 +113,44 @@ class _Claim:
     colour: str
 
 
+class Playing(Protocol):
+    """What the computer does through the service, as a player does (the narrow interface
+    ``ComputerPlay`` is given: ``GameService._playing``)."""
+
+    async def act(
+        self,
+        *,
+        user_id: int,
+        text: str,
+        game_id: int | None = None,
+        request_id: str | None = None,
+        expected_ply: int | None = None,
+        render: bool = True,
+    ) -> Outcome: ...
+
+    async def view(self, *, game_id: int | None = None) -> GameView: ...
+
+    async def history(self, *, game_id: int | None = None) -> History: ...
+
+    async def accept_draw(
+        self, *, user_id: int, game_id: int | None = None, render: bool = False
+    ) -> Outcome: ...
+
+    async def decline_draw(
+        self, *, user_id: int, game_id: int | None = None, render: bool = False
+    ) -> Outcome: ...
+
+
 class ComputerPlay(ServiceCore):
     """The computer half of ``GameService``: ``play_computer``, ``computer_move``,
     ``computer_turns`` and the listeners ``ComputerRunner`` uses."""
 
     computer_budget_s: float = DEFAULT_BUDGET_S
+
+    def _playing(self) -> Playing:
+        """The service's player commands (``GameService`` gives itself)."""
+        raise NotImplementedError
+
     think_lease_s: float = THINK_LEASE_S
 
     @property
@@ -336,8 +369,7 @@ class ComputerPlay(ServiceCore):
         if answer is not None and answer.game.is_over:
             return answer  # the computer accepted the draw
         try:
-            service: GameService = self  # type: ignore[assignment]
-            moved = await service.act(
+            moved = await self._playing().act(
                 user_id=COMPUTER_ID,
                 text=choice.action,
                 game_id=game_id,
@@ -357,7 +389,7 @@ class ComputerPlay(ServiceCore):
     ) -> Outcome | None:
         """Accept or decline the other side's standing draw offer, if there is one, on
         the computer's expected ``score`` (see the module); ``None`` if none stands."""
-        service: GameService = self  # type: ignore[assignment]
+        service = self._playing()
         view = await service.view(game_id=game_id)
         if view.is_over or view.draw_offer is None or view.draw_offer == colour:
             return None
@@ -379,7 +411,7 @@ class ComputerPlay(ServiceCore):
     ) -> Outcome | None:
         """Off its turn: judge a standing draw offer by a search of the position for the
         player to move (the computer's score is minus theirs) and answer it."""
-        service: GameService = self  # type: ignore[assignment]
+        service = self._playing()
         view = await service.view(game_id=game_id)
         colour = view.computer
         if (

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
-from bot.service.computer import ComputerPlay
+from bot.service.computer import ComputerPlay, Playing
 from bot.service.computer_draw import ComputerDraw
 from bot.service.core import (
     COLOURS,
@@ -79,6 +79,9 @@ __all__ = ["GameService", "render_board", "render_dice"]
 @translate_store_faults
 class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Relocation, Standings):
     """Game sessions over a repository. The API is documented in ``bot.service``."""
+
+    def _playing(self) -> Playing:
+        return self  # the computer plays through the same commands as a person
 
     async def challenge(
         self,
@@ -249,8 +252,9 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
                     "The challenge was not accepted",
                 )
             live = Live(game, 0, 0) if row.log_count == 0 else await self._live_read(row)
-            if live is not None:
-                self._remember(row.id, live)
+            if live is None:  # (settled as accepted, so it has its seed: never)
+                raise self._not_started(row)
+            self._remember(row.id, live)
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
         self._announce_row(row)

@@ -51,6 +51,7 @@ from storage import (
     GameRow,
     NewAction,
     NotFoundError,
+    Repository,
     StorageError,
     StoreBusyError,
     StoreFullError,
@@ -138,7 +139,7 @@ def translate_store_faults(cls: type[T]) -> type[T]:
 class Settling:
     """Mixed into ``ServiceCore``: ``_settle`` and ``_settle_entry``."""
 
-    repo: Any
+    repo: Repository
     settle_delays: tuple[float, ...] = SETTLE_DELAYS
 
     async def _settle(self, check: Callable[[WriteTx], Awaitable[T]]) -> T:

@@ -104,8 +104,10 @@ def test_kill_9_between_the_commit_and_its_post(
         # until the owed posts are sent and the flow's own post is among them (after a
         # re-roll the computer still has its move to make: that is owed next)
         fake.wait_for(
-            lambda: set(state_of(store_target, game_id)) == {f"{kind} sent"}
-            and any(words in m.content for m in fake.messages(fake.channel_id)),
+            lambda: (
+                set(state_of(store_target, game_id)) == {f"{kind} sent"}
+                and any(words in m.content for m in fake.messages(fake.channel_id))
+            ),
             90,
         )
     finally:

@@ -327,7 +327,8 @@ async def test_the_computer_accepts_a_draw_when_it_is_not_better(service: GameSe
     assert view.is_over and view.result == "1/2-1/2" and view.result_reason == "agreement"
     history = await service.history(game_id=out.game.id)
     assert [(e.kind, e.actor_id) for e in history.entries] == [
-        ("draw_offer", ALICE), ("draw_accept", COMPUTER_ID)
+        ("draw_offer", ALICE),
+        ("draw_accept", COMPUTER_ID),
     ]
 
 
@@ -381,7 +382,11 @@ async def test_an_offer_on_the_computers_turn_is_answered_before_it_moves(
         assert kinds == [("draw_offer", ALICE), ("draw_accept", COMPUTER_ID)]
     else:
         assert not done.game.is_over and done.game.turn == "black"
-        assert kinds == [("draw_offer", ALICE), ("draw_decline", COMPUTER_ID), ("move", COMPUTER_ID)]
+        assert kinds == [
+            ("draw_offer", ALICE),
+            ("draw_decline", COMPUTER_ID),
+            ("move", COMPUTER_ID),
+        ]
         assert done.messages[0] == "White declines the draw."
 
 

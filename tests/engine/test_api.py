@@ -137,7 +137,9 @@ def test_choose_runs_in_a_process_pool() -> None:
     """What the service will do: submit the record, get a Choice back."""
     game = unfinished("tquarchess", 6, 2)
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("forkserver")) as pool:
-        choice = pool.submit(engine.choose, game.record(), 1, budget_s=1.0, seed=1).result(timeout=120)
+        choice = pool.submit(engine.choose, game.record(), 1, budget_s=1.0, seed=1).result(
+            timeout=120
+        )
     assert choice.action in game.legal_moves()
     assert choice.time_s > 0 and choice.nodes > 0
 

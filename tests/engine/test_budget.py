@@ -87,7 +87,9 @@ def games() -> list[tuple[str, variants.Game]]:
             if game.result is None:
                 out.append((f"{key}-{plies}", game))
     # Guardener with a Double x2 showing: every piece may teleport.
-    fen = "***4***/*rnbqkbnr*/*pppppppp*/10/10/10/10/*PPPPPPPP*/*RNBQKBNR*/***4*** w KQkq - 0 1 33r -"
+    fen = (
+        "***4***/*rnbqkbnr*/*pppppppp*/10/10/10/10/*PPPPPPPP*/*RNBQKBNR*/***4*** w KQkq - 0 1 33r -"
+    )
     out.append(("guardener-double-x2", variants.from_fen("guardener", fen, seed=0)))
     return out
 

@@ -88,7 +88,9 @@ def start_call(rules: Variant, pos: Position) -> Callable[[Callable[[int], int]]
     return call
 
 
-def make_call(rules: Variant, pos: Position, move: Move) -> Callable[[Callable[[int], int]], Position]:
+def make_call(
+    rules: Variant, pos: Position, move: Move
+) -> Callable[[Callable[[int], int]], Position]:
     return lambda roll: rules.make(pos, move, roll)
 
 

@@ -124,9 +124,7 @@ def test_root_value_and_choice_equal_the_hand_computed_ones(method: str) -> None
 
 
 @pytest.mark.parametrize("method", ["expectimax", "star1", "star2"])
-@pytest.mark.parametrize(
-    ("move", "value"), [("a", 0.10), ("b", 0.15), ("c", 0.12), ("d", -0.20)]
-)
+@pytest.mark.parametrize(("move", "value"), [("a", 0.10), ("b", 0.15), ("c", 0.12), ("d", -0.20)])
 def test_each_action_with_the_full_window(method: str, move: str, value: float) -> None:
     search, _ = searcher(method)
     assert search.after("root", move, 1, -INF, INF, 0) == pytest.approx(value)

@@ -210,8 +210,7 @@ def test_stone_garden_a_check_that_mates_is_seen_at_the_horizon() -> None:
     to stand pat in check, so at depth 2 the check looked harmless and Hcd4 scored
     +0.85. In check there is now no standing pat: every evasion is searched."""
     moves = (
-        "Rb3 Hed5 Hde4 Hfe5 Hf6+ Kf7 Hxg8=P Kf6 Hhg4+ Ke7 Hh6 Hc3 Rxc3 Ke6 Og4 Hg5 "
-        "Ie4 Kf6 Od2 Ha5"
+        "Rb3 Hed5 Hde4 Hfe5 Hf6+ Kf7 Hxg8=P Kf6 Hhg4+ Ke7 Hh6 Hc3 Rxc3 Ke6 Og4 Hg5 Ie4 Kf6 Od2 Ha5"
     ).split()
     game = variants.new_game("stone_garden", seed=214)
     for m in moves:

@@ -171,7 +171,8 @@ def _ink_box(face: Image.Image, dark: int = 110) -> tuple[int, int, int, int] | 
         (x, y)
         for y in range(h)
         for x in range(w)
-        if data[4 * (y * w + x) + 3] > 200 and sum(data[4 * (y * w + x) : 4 * (y * w + x) + 3]) / 3 < dark
+        if data[4 * (y * w + x) + 3] > 200
+        and sum(data[4 * (y * w + x) : 4 * (y * w + x) + 3]) / 3 < dark
     }
     seen: set[tuple[int, int]] = set()
     boxes = []

@@ -90,7 +90,9 @@ def test_a_record_that_does_not_replay_is_refused() -> None:
 @pytest.mark.parametrize("size", [MAX_GIF_SIZE + 1, 4000, 100, 0])
 def test_gif_width_is_bounded(size: int) -> None:
     record = played("tquarchess", 4, 1).record()
-    with pytest.raises(ValueError, match=rf"GIF width must be 160\.\.{MAX_GIF_SIZE} px, not {size}"):
+    with pytest.raises(
+        ValueError, match=rf"GIF width must be 160\.\.{MAX_GIF_SIZE} px, not {size}"
+    ):
         render_gif(record, size=size)
 
 

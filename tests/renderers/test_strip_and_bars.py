@@ -87,12 +87,16 @@ def _faces(strip: Image.Image, face: tuple[int, int, int]) -> list[tuple[int, in
             boxes.append([x, x])
     out = []
     for x0, x1 in boxes:
-        rows = [y for y in range(h) if any(strip.getpixel((x, y)) == face for x in range(x0, x1 + 1))]
+        rows = [
+            y for y in range(h) if any(strip.getpixel((x, y)) == face for x in range(x0, x1 + 1))
+        ]
         out.append((x0, min(rows), x1 + 1, max(rows) + 1))
     return out
 
 
-def _numeral_height(strip: Image.Image, box: tuple[int, int, int, int], pip: tuple[int, int, int]) -> int:
+def _numeral_height(
+    strip: Image.Image, box: tuple[int, int, int, int], pip: tuple[int, int, int]
+) -> int:
     """How tall the numeral in a die face stands: rows holding the pip colour well inside
     the face."""
     x0, y0, x1, y1 = box
@@ -149,7 +153,11 @@ def test_strip_words_are_drawn() -> None:
     words = Status("White to move", "Knight or Bishop", "", 0, False, (2, 3), 4, (), 0)
     th = get_theme("classic")
     a, b = draw_status(base, SIZE, 88, th), draw_status(words, SIZE, 88, th)
-    diff = [x for x in range(SIZE) if a.crop((x, 0, x + 1, 88)).tobytes() != b.crop((x, 0, x + 1, 88)).tobytes()]
+    diff = [
+        x
+        for x in range(SIZE)
+        if a.crop((x, 0, x + 1, 88)).tobytes() != b.crop((x, 0, x + 1, 88)).tobytes()
+    ]
     assert diff and max(diff) < SIZE // 2  # the words are on the left, the dice unmoved
 
 
@@ -244,7 +252,9 @@ def _lost_lightness(bar: Image.Image, chip: tuple[int, int, int]) -> float:
     for x0, x1 in runs:
         col = right.crop((x0, 0, x1 + 1, right.height))
         rows = [
-            y for y in range(col.height) if any(col.getpixel((x, y)) == chip for x in range(col.width))
+            y
+            for y in range(col.height)
+            if any(col.getpixel((x, y)) == chip for x in range(col.width))
         ]
         inner = col.crop((2, min(rows) + 2, col.width - 2, max(rows) - 1))
         raw = inner.tobytes()

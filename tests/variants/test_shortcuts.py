@@ -181,7 +181,10 @@ def test_lost_kinds_agrees_with_the_material_lists(key: str) -> None:
     for seen in _games(key):
         positions = [pos for _, pos in seen]
         for i in range(1, len(positions)):
-            for old, new in ((positions[i - 1], positions[i]), (positions[max(0, i - 9)], positions[i])):
+            for old, new in (
+                (positions[i - 1], positions[i]),
+                (positions[max(0, i - 9)], positions[i]),
+            ):
                 for color in (0, 1):
                     for a, b in ((old, new), (new, old)):
                         assert rules.lost_kinds(a, b, color) == rules.lost_by_material(a, b, color)

@@ -7,4 +7,9 @@ Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads 
 
 from __future__ import annotations
 
-EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.info", "bot.discord.cogs.dice", "bot.discord.cogs.standings")
+EXTENSIONS = (
+    "bot.discord.cogs.game",
+    "bot.discord.cogs.info",
+    "bot.discord.cogs.dice",
+    "bot.discord.cogs.standings",
+)
