@@ -180,6 +180,7 @@ class Guardener(ChessLike):
     # Facts of the rules above, read by the words too (``words.guardener``).
     castling_die: ClassVar[int] = CASTLING_DIE  # the die value that lets the King castle
     free_kinds: ClassVar[tuple[str, ...]] = FREE_KINDS  # move without a die (no capture)
+    permission: ClassVar[dict[int, tuple[str, ...]]] = PERMISSION  # die value -> kinds it lets act
     guardener_start: ClassVar[dict[int, tuple[str, str]]] = GUARDENER_START  # by colour
     no_pawn_terrace: ClassVar[dict[int, int]] = NO_PAWN_TERRACE  # by colour, a reading
     start_count: ClassVar[dict[str, int]] = START_COUNT  # promote only to fewer than this

@@ -13,9 +13,26 @@ from ..refusal import Blocked
 from ..status import SEPARATOR, TurnFacts, dice_text, either
 from . import RulesView
 
-# The dice in words (status line and rules text).
-DIE_PIECES = {1: "pawn, King or Guardener", 2: "Knight", 3: "Bishop", 4: "Rook"}
-DIE_SHORT = {1: "P/K/G capture", 2: "Knight", 3: "Bishop", 4: "Rook"}
+# The dice in words (status line and rules text), from the one table of which die value
+# lets which kinds act (``Guardener.permission``).
+
+
+def die_pieces(rules: GuardenerRules, value: int) -> str:
+    """The kinds a die ``value`` lets act, in words: 'pawn, King or Guardener', 'Knight'."""
+    return either(piece_name(rules, k) for k in rules.permission[value])
+
+
+def die_short(rules: GuardenerRules, value: int) -> str:
+    """The same in short: 'P/K/G capture' for kinds that move without a die anyway (the
+    die only lets them capture), else the piece's name."""
+    kinds = rules.permission[value]
+    if all(k in rules.free_kinds + ("P",) for k in kinds):
+        return "/".join(kinds) + " capture"
+    return either(piece_name(rules, k) for k in kinds)
+
+
+def piece_name(rules: GuardenerRules, kind: str) -> str:
+    return "pawn" if kind == "P" else rules.types[kind].name
 
 
 class GuardenerRules(RulesView, Protocol):
@@ -23,6 +40,7 @@ class GuardenerRules(RulesView, Protocol):
 
     castling_die: ClassVar[int]
     free_kinds: ClassVar[tuple[str, ...]]
+    permission: ClassVar[dict[int, tuple[str, ...]]]
     guardener_start: ClassVar[dict[int, tuple[str, str]]]
     no_pawn_terrace: ClassVar[dict[int, int]]
     start_count: ClassVar[dict[str, int]]
@@ -230,12 +248,12 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
             )
     else:
         values = sorted(set(dice))
-        movers = [DIE_PIECES[v] for v in values if v != 1]
+        movers = [die_pieces(rules, v) for v in values if v != 1]
         parts = [f"{either(movers)} may move or capture"] if movers else []
-        shorts = [either(DIE_SHORT[v] for v in values if v != 1)]
+        shorts = [either(die_short(rules, v) for v in values if v != 1)]
         if 1 in values:
             parts.append("pawn, King or Guardener may capture, pawns may cross the centre")
-            shorts.append(DIE_SHORT[1])
+            shorts.append(die_short(rules, 1))
         if any(m.flag == "castle" for m in legal):
             parts.append("the King may castle")
             shorts.append("castle")
@@ -284,4 +302,4 @@ def die_meaning(rules: GuardenerRules, value: int) -> str:
     if value == 1:
         return "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
     extra = ", or the King may castle" if value == rules.castling_die else ""
-    return f"a {DIE_PIECES[value]} may move or capture{extra}"
+    return f"a {die_pieces(rules, value)} may move or capture{extra}"
