@@ -46,7 +46,6 @@ and a second seed, with SQLite's words.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -63,6 +62,16 @@ from storage.chain import (
     entry_digest,
     fill_digests,
     previous_digest,
+)
+from storage.codec import (
+    ACTION_COLUMNS,
+    GAME_COLUMNS,
+    NEW_GAME_COLUMNS,
+    action_from_values,
+    action_values,
+    game_from_values,
+    new_game_values,
+    rolls_json,
 )
 from storage.migrations import FILL_LOG_DIGESTS, LATEST_VERSION
 from storage.models import (
@@ -104,17 +113,8 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 10
 CONNECT_TIMEOUT_S = 10.0
 
-_GAME_COLUMNS = (
-    "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
-    "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
-    "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
-    "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order, "
-    "log_head"
-)
-_ACTION_COLUMNS = (
-    "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest"
-)
+_GAME_COLUMNS = GAME_COLUMNS
+_ACTION_COLUMNS = ACTION_COLUMNS
 _ACTION_MARKS = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10"
 
 # The deadline scheduler's reads (see storage.sqlite): the partial index ``games_due``.
@@ -190,22 +190,6 @@ def _pooled_connection() -> Any:
     return _connection_class
 
 
-def _rolls_json(rolls: tuple[Roll, ...]) -> str:
-    return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
-
-
-def _rolls_from_json(text: str) -> tuple[Roll, ...]:
-    return tuple((int(s), int(v)) for s, v in json.loads(text))
-
-
-def _game_from_record(record: Any) -> GameRow:
-    values = dict(record.items())
-    values["options"] = json.loads(values["options"])
-    values["start_rolls"] = _rolls_from_json(values["start_rolls"])
-    values["rated"] = bool(values["rated"])
-    return GameRow(**values)
-
-
 def _dollars(sql: str) -> str:
     """``storage.standings``'s shared SQL with ``?`` marks as ``$1, $2, ...`` (its texts
     have no ``?`` inside a literal)."""
@@ -214,28 +198,6 @@ def _dollars(sql: str) -> str:
     for n, part in enumerate(parts[1:], start=1):
         out.append(f"${n}{part}")
     return "".join(out)
-
-
-def _action_values(action: NewAction, roll_index: int, created_at: str, digest: str) -> list[Any]:
-    """The values of ``_ACTION_COLUMNS`` for a new entry."""
-    return [
-        action.game_id,
-        action.seq,
-        action.kind,
-        action.request_id,
-        action.actor_id,
-        action.text,
-        _rolls_json(action.rolls),
-        roll_index,
-        created_at,
-        digest,
-    ]
-
-
-def _action_from_record(record: Any) -> ActionRow:
-    values = dict(record.items())
-    values["rolls"] = _rolls_from_json(values["rolls"])
-    return ActionRow(**values)
 
 
 def _translate(error: BaseException) -> BaseException:
@@ -406,7 +368,7 @@ class _Reads(RatingReads, OutboxReads):
             *extra,
             max(0, int(limit)),
         )
-        return [_game_from_record(r) for r in records]
+        return [game_from_values(r) for r in records]
 
     async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
         """Finished games in the order they finished, each with the ``created_at`` of the
@@ -420,15 +382,7 @@ class _Reads(RatingReads, OutboxReads):
             after_order,
             max(1, int(limit)),
         )
-        out = []
-        for record in records:
-            values = dict(record.items())
-            finished_at = values.pop("finished_at")
-            values["options"] = json.loads(values["options"])
-            values["start_rolls"] = _rolls_from_json(values["start_rolls"])
-            values["rated"] = bool(values["rated"])
-            out.append(FinishedGame(GameRow(**values), str(finished_at)))
-        return out
+        return [FinishedGame(game_from_values(tuple(r)[:-1]), str(r[-1])) for r in records]
 
     async def snapshot(self, game_id: int) -> SnapshotRow | None:
         """The game's latest snapshot (a cache of its engine state), if any."""
@@ -456,13 +410,13 @@ class _Reads(RatingReads, OutboxReads):
             "ORDER BY updated_at DESC, id DESC LIMIT $1",
             max(0, int(limit)),
         )
-        return [_game_from_record(r) for r in records]
+        return [game_from_values(r) for r in records]
 
     async def _game_where(self, where: str, *params: Any, lock: str = "") -> GameRow | None:
         record = await self._q.fetchrow(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}{lock}", *params
         )
-        return _game_from_record(record) if record is not None else None
+        return game_from_values(tuple(record)) if record is not None else None
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await self._game_where("id = $1", game_id, lock=self._lock_game)
@@ -478,7 +432,7 @@ class _Reads(RatingReads, OutboxReads):
             game_id,
             after,
         )
-        return [_action_from_record(r) for r in records]
+        return [action_from_values(r) for r in records]
 
     async def last_seq(self, game_id: int) -> int:
         record = await self._q.fetchrow(
@@ -515,7 +469,7 @@ class _Reads(RatingReads, OutboxReads):
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY id DESC LIMIT {param(max(0, int(query.limit)))}"
-        return [_game_from_record(r) for r in await self._q.fetch(sql, *params)]
+        return [game_from_values(r) for r in await self._q.fetch(sql, *params)]
 
     async def next_due(self, shards: Shards | None = None) -> int | None:
         if shards is None:
@@ -581,7 +535,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         self._pending = None
         await self._direct.execute(
             f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ({_ACTION_MARKS})",
-            *_action_values(*pending),
+            *action_values(*pending),
         )
 
     async def get_game(self, game_id: int) -> GameRow | None:
@@ -652,44 +606,21 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
             game_id,
             request_id,
         )
-        return _action_from_record(record) if record is not None else None
+        return action_from_values(record) if record is not None else None
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         record = await self._q.fetchrow(CLAIM_DUE_SQL, game_id, now_ms)
-        return self._hold(_game_from_record(record) if record is not None else None)
+        return self._hold(game_from_values(tuple(record)) if record is not None else None)
 
     async def insert_game(self, game: NewGame) -> GameRow:
         now = self._now()
         record = await self._q.fetchrow(
-            "INSERT INTO games (variant, options, status, location_id, guild_id, "
-            "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
-            "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-            "deadline_ms, computer, computer_level, rated) "
+            f"INSERT INTO games ({NEW_GAME_COLUMNS}) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, "
             f"$17, $18, $19, $20, $21) RETURNING {_GAME_COLUMNS}",
-            game.variant,
-            json.dumps(game.options, sort_keys=True),
-            game.status,
-            game.location_id,
-            game.guild_id,
-            game.challenger_id,
-            game.opponent_id,
-            game.challenger_colour,
-            game.white_id,
-            game.black_id,
-            game.seed,
-            game.commitment,
-            _rolls_json(game.start_rolls),
-            game.request_id,
-            now,
-            now,
-            game.time_days,
-            game.deadline_ms,
-            game.computer,
-            game.computer_level,
-            1 if game.rated else 0,
+            *new_game_values(game, now),
         )
-        row = _game_from_record(record)
+        row = game_from_values(tuple(record))
         self._hold(row)
         return row
 
@@ -697,7 +628,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         self._held.pop(game_id, None)
         changed = await self._q.execute(
             "UPDATE games SET start_rolls = $1, roll_count = roll_count + $2 WHERE id = $3",
-            _rolls_json(rolls),
+            rolls_json(rolls),
             len(rolls),
             game_id,
         )
@@ -711,7 +642,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         logged = ""
         if pending is not None:  # the entry and the change in one statement
             self._pending = None
-            first = _action_values(*pending)
+            first = action_values(*pending)
             logged = (
                 f"WITH logged AS (INSERT INTO actions ({_ACTION_COLUMNS}) "
                 f"VALUES ({_ACTION_MARKS})) "
@@ -728,7 +659,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         record = await query.fetchrow(sql, *first, *(v for _, v in items), self._now(), game_id)
         if record is None:
             raise NotFoundError(f"no game {game_id}")
-        row = _game_from_record(record)
+        row = game_from_values(tuple(record))
         if pending is not None:
             # The entry's trigger counts it after this statement's own change, so the
             # returned row does not show it yet: add it as the trigger does.
@@ -787,9 +718,9 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
         record = await self._q.fetchrow(
             f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES ({_ACTION_MARKS}) "
             f"RETURNING {_ACTION_COLUMNS}",
-            *_action_values(action, roll_index, created, digest),
+            *action_values(action, roll_index, created, digest),
         )
-        return _action_from_record(record)
+        return action_from_values(record)
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         changed = await self._q.execute(
@@ -849,7 +780,7 @@ class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
                         a.request_id,
                         a.actor_id,
                         a.text,
-                        _rolls_json(a.rolls),
+                        rolls_json(a.rolls),
                         a.roll_index,
                         a.created_at,
                         a.digest,  # as stored: a copy never vouches for a changed log

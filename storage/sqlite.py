@@ -62,6 +62,16 @@ from storage.chain import (
     fill_digests,
     previous_digest,
 )
+from storage.codec import (
+    ACTION_COLUMNS,
+    GAME_COLUMNS,
+    NEW_GAME_COLUMNS,
+    action_from_values,
+    action_values,
+    game_from_values,
+    new_game_values,
+    rolls_json,
+)
 from storage.migrations import FILL_LOG_DIGESTS, LATEST_VERSION, MIGRATIONS
 from storage.models import (
     ActionRow,
@@ -106,17 +116,8 @@ AUTOCHECKPOINT_PAGES = 20_000  # the writer checkpoints itself only past this (a
 
 Clock = Callable[[], str]
 
-_GAME_COLUMNS = (
-    "id, variant, options, status, location_id, guild_id, challenger_id, opponent_id, "
-    "challenger_colour, white_id, black_id, result, result_reason, draw_offer, seed, "
-    "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
-    "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
-    "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order, "
-    "log_head"
-)
-_ACTION_COLUMNS = (
-    "game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest"
-)
+_GAME_COLUMNS = GAME_COLUMNS
+_ACTION_COLUMNS = ACTION_COLUMNS
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
@@ -128,93 +129,6 @@ def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _rolls_json(rolls: tuple[Roll, ...]) -> str:
-    return json.dumps([[int(s), int(v)] for s, v in rolls], separators=(",", ":"))
-
-
-def _rolls_from_json(text: str) -> tuple[Roll, ...]:
-    return tuple((int(s), int(v)) for s, v in json.loads(text))
-
-
-def _game_from_row(row: sqlite3.Row | tuple[Any, ...]) -> GameRow:
-    (
-        id_,
-        variant,
-        options,
-        status,
-        location_id,
-        guild_id,
-        challenger_id,
-        opponent_id,
-        challenger_colour,
-        white_id,
-        black_id,
-        result,
-        result_reason,
-        draw_offer,
-        seed,
-        commitment,
-        start_rolls,
-        log_count,
-        roll_count,
-        board_channel_id,
-        board_message_id,
-        request_id,
-        created_at,
-        updated_at,
-        time_days,
-        clock_side,
-        turn_started_ms,
-        deadline_ms,
-        reminder_ms,
-        computer,
-        computer_level,
-        thinking_seq,
-        thinking_until_ms,
-        rated,
-        finish_order,
-        log_head,
-    ) = tuple(row)
-    return GameRow(
-        id=id_,
-        variant=variant,
-        options=json.loads(options),
-        status=status,
-        location_id=location_id,
-        guild_id=guild_id,
-        challenger_id=challenger_id,
-        opponent_id=opponent_id,
-        challenger_colour=challenger_colour,
-        white_id=white_id,
-        black_id=black_id,
-        result=result,
-        result_reason=result_reason,
-        draw_offer=draw_offer,
-        seed=seed,
-        commitment=commitment,
-        start_rolls=_rolls_from_json(start_rolls),
-        log_count=log_count,
-        roll_count=roll_count,
-        board_channel_id=board_channel_id,
-        board_message_id=board_message_id,
-        request_id=request_id,
-        created_at=created_at,
-        updated_at=updated_at,
-        time_days=time_days,
-        clock_side=clock_side,
-        turn_started_ms=turn_started_ms,
-        deadline_ms=deadline_ms,
-        reminder_ms=reminder_ms,
-        computer=computer,
-        computer_level=computer_level,
-        thinking_seq=thinking_seq,
-        thinking_until_ms=thinking_until_ms,
-        rated=bool(rated),
-        finish_order=finish_order,
-        log_head=log_head,
-    )
 
 
 # The deadline scheduler's two reads (issue 13). Both walk the partial index ``games_due``
@@ -240,24 +154,6 @@ def _shard_where(shards: Shards) -> tuple[str, tuple[int, ...]]:
     return (
         f"(COALESCE(guild_id >> 22, 0) % ?) IN ({marks})",
         (shards.count, *shards.ids),
-    )
-
-
-def _action_from_row(row: sqlite3.Row | tuple[Any, ...]) -> ActionRow:
-    game_id, seq, kind, request_id, actor_id, text, rolls, roll_index, created_at, digest = tuple(
-        row
-    )
-    return ActionRow(
-        game_id=game_id,
-        seq=seq,
-        kind=kind,
-        request_id=request_id,
-        actor_id=actor_id,
-        text=text,
-        rolls=_rolls_from_json(rolls),
-        roll_index=roll_index,
-        created_at=created_at,
-        digest=digest,
     )
 
 
@@ -328,7 +224,7 @@ class _Reads(RatingReads, OutboxReads):
             "ORDER BY id DESC LIMIT ?",
             (player_id, *extra, player_id, *extra, max(0, int(limit))),
         )
-        return [_game_from_row(r) for r in rows]
+        return [game_from_values(r) for r in rows]
 
     async def finished_games(self, after_order: int = 0, limit: int = 1000) -> list[FinishedGame]:
         """Finished games in the order they finished (``finish_order`` above
@@ -343,14 +239,14 @@ class _Reads(RatingReads, OutboxReads):
             "ORDER BY g.finish_order LIMIT ?",
             (after_order, max(1, int(limit))),
         )
-        return [FinishedGame(_game_from_row(r[:-1]), str(r[-1])) for r in rows]
+        return [FinishedGame(game_from_values(r[:-1]), str(r[-1])) for r in rows]
 
     async def _game_where(self, where: str, params: tuple[Any, ...]) -> GameRow | None:
         """The one game matching the ``WHERE`` clause ``where``, or ``None``."""
         row = await _fetchone(
             self._conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params
         )
-        return _game_from_row(row) if row else None
+        return game_from_values(row) if row else None
 
     async def get_game(self, game_id: int) -> GameRow | None:
         return await self._game_where("id = ?", (game_id,))
@@ -367,7 +263,7 @@ class _Reads(RatingReads, OutboxReads):
             f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND seq > ? ORDER BY seq",
             (game_id, after),
         )
-        return [_action_from_row(r) for r in rows]
+        return [action_from_values(r) for r in rows]
 
     async def snapshot(self, game_id: int) -> SnapshotRow | None:
         """The game's latest snapshot (a cache of its engine state), if any."""
@@ -400,7 +296,7 @@ class _Reads(RatingReads, OutboxReads):
             "ORDER BY updated_at DESC, id DESC LIMIT ?",
             (max(0, int(limit)),),
         )
-        return [_game_from_row(r) for r in rows]
+        return [game_from_values(r) for r in rows]
 
     async def last_seq(self, game_id: int) -> int:
         """The number of entries in the game's log (0 for none)."""
@@ -437,7 +333,7 @@ class _Reads(RatingReads, OutboxReads):
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(max(0, int(query.limit)))
         rows = await _fetchall(self._conn, sql, tuple(params))
-        return [_game_from_row(r) for r in rows]
+        return [game_from_values(r) for r in rows]
 
     async def next_due(self, shards: Shards | None = None) -> int | None:
         """The earliest instant (ms) at which some game has something due, or ``None``."""
@@ -485,7 +381,7 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
             f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND request_id = ?",
             (game_id, request_id),
         )
-        return _action_from_row(row) if row else None
+        return action_from_values(row) if row else None
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         """The game, if something of it is due at ``now_ms`` (see ``CLAIM_DUE_WHERE``);
@@ -497,43 +393,18 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
         now = self._now()
         row = await _fetchone(
             self._conn,
-            "INSERT INTO games (variant, options, status, location_id, guild_id, "
-            "challenger_id, opponent_id, challenger_colour, white_id, black_id, seed, "
-            "commitment, start_rolls, request_id, created_at, updated_at, time_days, "
-            "deadline_ms, computer, computer_level, rated) "
+            f"INSERT INTO games ({NEW_GAME_COLUMNS}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             f"RETURNING {_GAME_COLUMNS}",
-            (
-                game.variant,
-                json.dumps(game.options, sort_keys=True),
-                game.status,
-                game.location_id,
-                game.guild_id,
-                game.challenger_id,
-                game.opponent_id,
-                game.challenger_colour,
-                game.white_id,
-                game.black_id,
-                game.seed,
-                game.commitment,
-                _rolls_json(game.start_rolls),
-                game.request_id,
-                now,
-                now,
-                game.time_days,
-                game.deadline_ms,
-                game.computer,
-                game.computer_level,
-                1 if game.rated else 0,
-            ),
+            new_game_values(game, now),
         )
-        return _game_from_row(row)
+        return game_from_values(row)
 
     async def set_start_rolls(self, game_id: int, rolls: tuple[Roll, ...]) -> None:
         changed = await _run(
             self._conn,
             "UPDATE games SET start_rolls = ?, roll_count = roll_count + ? WHERE id = ?",
-            (_rolls_json(rolls), len(rolls), game_id),
+            (rolls_json(rolls), len(rolls), game_id),
         )
         if changed != 1:
             raise NotFoundError(f"no game {game_id}")
@@ -546,7 +417,7 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
         row = await _fetchone(self._conn, sql, (*params, self._now(), game_id))
         if row is None:
             raise NotFoundError(f"no game {game_id}")
-        return _game_from_row(row)
+        return game_from_values(row)
 
     async def append_action(self, action: NewAction) -> ActionRow:
         """Append the entry with its chained digest (``storage.chain``), computed from the
@@ -569,20 +440,9 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
             self._conn,
             f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             f"RETURNING {_ACTION_COLUMNS}",
-            (
-                action.game_id,
-                action.seq,
-                action.kind,
-                action.request_id,
-                action.actor_id,
-                action.text,
-                _rolls_json(action.rolls),
-                roll_index,
-                created,
-                digest,
-            ),
+            tuple(action_values(action, roll_index, created, digest)),
         )
-        return _action_from_row(row)
+        return action_from_values(row)
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember the game's latest board message (not a change of the game: the
@@ -661,7 +521,7 @@ class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
                         action.request_id,
                         action.actor_id,
                         action.text,
-                        _rolls_json(action.rolls),
+                        rolls_json(action.rolls),
                         action.roll_index,
                         action.created_at,
                         action.digest,  # as stored: a copy never vouches for a changed log
@@ -693,7 +553,7 @@ def _import_values(game: GameRow) -> tuple[Any, ...]:
         game.draw_offer,
         game.seed,
         game.commitment,
-        _rolls_json(game.start_rolls),
+        rolls_json(game.start_rolls),
         0,
         len(game.start_rolls),
         game.board_channel_id,
