@@ -3,7 +3,7 @@
 Shared by ``/play`` and the Rematch button. ``/play computer:LEVEL`` starts a game
 against the computer the same way (here, or in a new thread), with no challenge: its
 first post is the board (``GameService.play_computer``); the computer's moves are posted
-by ``bot.discord.computer_posts``. Everything that can be refused without a
+by ``bot.discord.delivery``. Everything that can be refused without a
 request is refused first, privately: a thread where none can be made, the bot's missing
 permissions, the per-channel thread limit. Then, in a new thread: make the thread, record
 the challenge (or the game against the computer) there, post it. The three are one unit:

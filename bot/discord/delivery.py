@@ -20,10 +20,16 @@ the service owes (``bot.service.outbox``) with the bot's token, until Discord co
 - A game thread that Discord archived meanwhile (after 7 days without a message) is
   reopened first: the bot may reopen a thread that is not locked.
 
+The computer's moves are posted like a player's (``flows.board_message``): a new board
+whose content pings the player to act, or tells both the result. While the computer
+thinks, the board posted after the player's move says so instead of pinging anyone
+(``adapter.turn_prompt``). A board row delivered after its game moved on is told in words,
+without an old picture or buttons (``moved_on_post``).
+
 After a board is posted (the computer's move, a loss on time), the previous board loses
 its buttons, the new one is remembered, and an ended game's thread is archived if the bot
-made it: each of those is safe to repeat, and a failure there is logged, not retried (the
-message owed has been delivered).
+made it: each of those is safe to repeat; a failure to take the buttons off for now is
+owed as a ``retire`` row, any other failure is logged (the message owed was delivered).
 """
 
 from __future__ import annotations
@@ -42,9 +48,9 @@ import discord
 
 from bot.discord import adapter, threads
 from bot.discord.adapter import Post
-from bot.discord.computer_posts import computer_post, moved_on_post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
-from bot.service import COMPUTER_ID, Owed, ServiceError
+from bot.discord.flows import board_message
+from bot.service import COMPUTER_ID, Outcome, Owed, ServiceError
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
@@ -313,7 +319,7 @@ class Delivery:
             if not owed.current:
                 return lambda: moved_on_post(outcome)
             actor = int(row.payload.get("actor", COMPUTER_ID))
-            return lambda: computer_post(outcome, actor)
+            return lambda: board_message(outcome, actor_id=actor)
         if row.kind == "reminder" and owed.event is not None:
             event = owed.event
             if reminder_post(event) is None:
@@ -410,3 +416,11 @@ class Delivery:
             if "Unknown Message" in str(error):
                 return  # deleted: no buttons left to take off
             raise
+
+
+def moved_on_post(outcome: Outcome) -> Post:
+    """A board row delivered after its game had moved on (it could not be posted in time):
+    the news in words, without an old picture or buttons."""
+    view = outcome.game
+    embed = adapter.board_embed(view, outcome.messages, image=False, dice_image=False)
+    return Post(embed=embed, game_id=view.id)

@@ -59,6 +59,27 @@ def board_post(
 
     ``prompt``: mention (and ping) the player who must act; never for a private board.
     """
+    return board_message(
+        outcome,
+        actor_id=interaction.user.id,
+        orientation=orientation,
+        ephemeral=ephemeral,
+        prompt=prompt,
+        show_commitment=show_commitment,
+    )
+
+
+def board_message(
+    outcome: Outcome,
+    *,
+    actor_id: int,
+    orientation: str | None = None,
+    ephemeral: bool = False,
+    prompt: bool = True,
+    show_commitment: bool = False,
+) -> Post:
+    """``board_post`` for the entry of ``actor_id``, with or without an interaction (the
+    outbox posts the computer's moves, and a board an interaction could not carry, so)."""
     view = outcome.game
     side = orientation or default_orientation(view)
     files = []
@@ -79,7 +100,7 @@ def board_post(
     content: str | None = None
     ping: tuple[int, ...] = ()
     if prompt and not ephemeral:
-        content, ping = adapter.turn_prompt(view, actor_id=interaction.user.id)
+        content, ping = adapter.turn_prompt(view, actor_id=actor_id)
     if ephemeral:
         item_view = views.flip_view(view, side)
     else:
