@@ -765,6 +765,27 @@ class ServiceCore(Settling, Timekeeping):
             owed=owed,
         )
 
+    async def _log_abort(
+        self, tx: WriteTx, row: GameRow, user_id: int, why: str
+    ) -> tuple[NewAction, GameRow]:
+        """Log an ``abort`` entry and end the game with no result: no clock, no offer, no
+        claim of the computer's on its turn (``abort``, ``withdraw``)."""
+        entry = NewAction(row.id, row.log_count + 1, "abort", user_id, why)
+        await tx.append_action(entry)
+        row = await tx.update_game(
+            row.id,
+            GameChanges(
+                status="aborted",
+                result_reason=why,
+                draw_offer=None,
+                deadline_ms=None,
+                reminder_ms=None,
+                thinking_seq=None,
+                thinking_until_ms=None,
+            ),
+        )
+        return entry, row
+
     def _agree(self, colour: str, text: str | None = None) -> Step:
         return Step(
             "draw_accept",

@@ -617,18 +617,7 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
                     raise InvalidState(f"game {row.id} is already over ({row.status})")
                 if row.status == "active" and user_id in (row.white_id, row.black_id):
                     raise NotAllowed("you play in this game; resign instead")
-                entry = NewAction(row.id, row.log_count + 1, "abort", user_id, why)
-                await tx.append_action(entry)
-                row = await tx.update_game(
-                    row.id,
-                    GameChanges(
-                        status="aborted",
-                        result_reason=why,
-                        draw_offer=None,
-                        deadline_ms=None,
-                        reminder_ms=None,
-                    ),
-                )
+                entry, row = await self._log_abort(tx, row, user_id, why)
         except CommitUnknownError:
             if entry is None:
                 raise

@@ -25,7 +25,7 @@ from bot.service.core import COMPUTER_ID, ServiceCore, check_id, clean_text
 from bot.service.errors import InvalidState, NotAllowed
 from bot.service.live import make_view
 from bot.service.results import Outcome
-from storage import GameChanges, NewAction
+from storage import GameChanges
 
 WITHDRAWN = "withdrawn"
 
@@ -58,19 +58,7 @@ class Withdrawal(ServiceCore):
                         f"game {row.id} has begun ({acted[0].kind} by player "
                         f"{acted[0].actor_id}); resign it instead"
                     )
-                await tx.append_action(NewAction(row.id, row.log_count + 1, "abort", user_id, why))
-                row = await tx.update_game(
-                    row.id,
-                    GameChanges(
-                        status="aborted",
-                        result_reason=why,
-                        draw_offer=None,
-                        deadline_ms=None,
-                        reminder_ms=None,
-                        thinking_seq=None,
-                        thinking_until_ms=None,
-                    ),
-                )
+                _, row = await self._log_abort(tx, row, user_id, why)
         self._cache.pop(row.id, None)
         what = "challenge cancelled" if row.status == "cancelled" else "game aborted"
         return Outcome(
