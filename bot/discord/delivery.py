@@ -50,7 +50,7 @@ from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
-from bot.service import COMPUTER_ID, Outcome, Owed, ServiceError
+from bot.service import COMPUTER_ID, GameService, Outcome, Owed, ServiceError
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
@@ -156,16 +156,13 @@ class Delivery:
         self.batch = batch
         self.send_timeout_s = send_timeout_s
         self.max_sleep_s = max_sleep_s
-        self.delivered = 0
-        self.retries = 0
-        self.failures: dict[str, int] = {}  # permanent failures by reason
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._sending = 0  # rows being delivered now
 
     @property
-    def service(self) -> Any:
+    def service(self) -> GameService:
         return self.bot.service
 
     @property
@@ -268,7 +265,6 @@ class Delivery:
         channel_id = message.channel.id if message is not None else row.channel_id
         message_id = message.id if message is not None else None
         await self.service.owed_sent(row, channel_id=channel_id, message_id=message_id)
-        self.delivered += 1
         await self._after(owed, message)
 
     async def _settle_failure(self, row: OutboxRow, verdict: Transient | Permanent) -> None:
@@ -277,10 +273,8 @@ class Delivery:
             metrics.outbox_failure(verdict.label)
         try:
             if isinstance(verdict, Permanent):
-                self.failures[str(verdict)] = self.failures.get(str(verdict), 0) + 1
                 await self.service.owed_failed(row, str(verdict))
                 return
-            self.retries += 1
             after = max(backoff_s(row.attempts), verdict.after_s or 0.0)
             log.info(
                 "outbox %s (%s, game %s): try %d failed (%s); again in %.1f s",
