@@ -55,7 +55,14 @@ from bot.service.live import (
     variant_title,
 )
 from bot.service.outbox import Owing
-from bot.service.rating_log import rate_finished, rating_lines
+from bot.service.rating_log import (
+    LEADERBOARD_SIZE,
+    Leaderboard,
+    Profile,
+    RebuildReport,
+    rate_finished,
+    rating_lines,
+)
 from bot.service.relocate import Relocation
 from bot.service.results import Outcome, RatingChange
 from bot.service.standings import Standings
@@ -82,6 +89,35 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
 
     def _playing(self) -> Playing:
         return self  # the computer plays through the same commands as a person
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.standings = Standings(self.repo, self._write)  # ratings (issue 15)
+
+    # ----- ratings: the standings component's ----------------------------------
+
+    async def leaderboard(
+        self,
+        *,
+        variant: str,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+        limit: int = LEADERBOARD_SIZE,
+    ) -> Leaderboard:
+        return await self.standings.leaderboard(
+            variant=variant, guild_id=guild_id, user_id=user_id, limit=limit
+        )
+
+    async def profile(
+        self, *, user_id: int, guild_id: int | None = None, viewer_id: int | None = None
+    ) -> Profile:
+        return await self.standings.profile(user_id=user_id, guild_id=guild_id, viewer_id=viewer_id)
+
+    async def game_ratings(self, *, game_id: int) -> tuple[RatingChange, ...]:
+        return await self.standings.game_ratings(game_id=game_id)
+
+    async def rebuild_ratings(self, *, check: bool = False) -> RebuildReport:
+        return await self.standings.rebuild_ratings(check=check)
 
     async def challenge(
         self,

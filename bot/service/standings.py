@@ -5,8 +5,11 @@ rebuild``). How a game is rated, and the values returned: ``bot.service.rating_l
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+
 import variants
-from bot.service.core import ServiceCore, check_id, check_variant
+from bot.service.core import check_id, check_variant
 from bot.service.errors import InvalidInput
 from bot.service.live import make_summary
 from bot.service.rating_log import (
@@ -27,7 +30,7 @@ from bot.service.rating_log import (
     scopes_of,
 )
 from bot.service.results import RatingChange
-from storage import GLOBAL_SCOPE, GameRow, RatingChangeRow, RatingRow, WriteTx
+from storage import GLOBAL_SCOPE, GameRow, RatingChangeRow, RatingRow, Repository, WriteTx
 from storage.repository import RatingReadsProtocol
 
 
@@ -49,8 +52,18 @@ def _standing(rank: int, row: RatingRow) -> Standing:
     )
 
 
-class Standings(ServiceCore):
-    """The ratings half of ``GameService``: leaderboard, profile, rebuild."""
+Writing = Callable[[], AbstractAsyncContextManager[WriteTx]]
+
+
+class Standings:
+    """The ratings part of ``GameService`` (leaderboard, profile, a game's changes,
+    rebuild): a component given what it needs, the store's reads (``repo``) and a way to
+    open a write transaction (``write``: the service's, which turns a conflict into its
+    own error); ``GameService`` hands its calls on to it."""
+
+    def __init__(self, repo: Repository, write: Writing) -> None:
+        self.repo = repo
+        self._write = write
 
     async def leaderboard(
         self,
