@@ -1,5 +1,5 @@
-"""Deadlines: what happens when something falls due, and moderators' extensions. Part of
-``GameService`` (see ``bot.service``); the background task that calls ``run_due`` at the
+"""Deadlines: what happens when something falls due, and moderators' extensions. A
+component of ``GameService`` (see ``bot.service``); the background task that calls ``run_due`` at the
 right moments is ``bot.service.scheduler``; the rules of time are in ``bot.service.clock``.
 
 Due items come from the store's indexed query (``Repository.due_games``): a challenge
@@ -58,12 +58,18 @@ class _Handled:
     ratings: tuple[RatingChange, ...] = ()
 
 
-class Deadlines(ServiceCore):
-    """The deadline half of ``GameService``: ``next_due``, ``run_due`` and ``extend``."""
+class Deadlines:
+    """The deadlines of ``GameService`` (``next_due``, ``run_due``, ``extend``) as a
+    component: it is given the service's core (its store, locks, engine-state cache and
+    sentences) and keeps no state of its own; ``GameService`` hands the calls on to it,
+    and the outbox builds a deadline's post with its ``event``."""
+
+    def __init__(self, core: ServiceCore) -> None:
+        self.core = core
 
     async def next_due(self) -> datetime | None:
         """When something is next due (indexed), or ``None`` if nothing ever is."""
-        due = await self.repo.next_due(self.shards)
+        due = await self.core.repo.next_due(self.core.shards)
         return None if due is None else from_ms(due)
 
     async def run_due(
@@ -76,12 +82,12 @@ class Deadlines(ServiceCore):
 
         A game that cannot be handled (its log does not replay) is logged and skipped;
         it stays due."""
-        now_ms = to_ms(now or self.clock.now())
+        now_ms = to_ms(now or self.core.clock.now())
         limit = max(1, min(int(limit), 1000))
         events: list[DeadlineEvent] = []
         tried: set[int] = set()
         while True:
-            due = await self.repo.due_games(now_ms, limit, self.shards)
+            due = await self.core.repo.due_games(now_ms, limit, self.core.shards)
             fresh = [d for d in due if d.game_id not in tried]
             for item in fresh:
                 tried.add(item.game_id)
@@ -96,17 +102,17 @@ class Deadlines(ServiceCore):
                 return tuple(events)
 
     async def _handle_due(self, game_id: int, now_ms: int, render: bool) -> DeadlineEvent | None:
-        async with self._lock(self._game_locks, game_id):
+        async with self.core._lock(self.core._game_locks, game_id):
             handled = await self._claim_and_apply(game_id, now_ms)
             if handled is None:
                 return None
-            return await self._event(handled, now_ms, render)
+            return await self.event(handled, now_ms, render)
 
     async def _claim_and_apply(self, game_id: int, now_ms: int) -> _Handled | None:
         """One transaction: claim the due game, then expire, end or mark it reminded."""
         dirty = False
         try:
-            async with self._write() as tx:
+            async with self.core._write() as tx:
                 row = await tx.claim_due(game_id, now_ms)
                 if row is None:
                     return None  # no longer due: handled elsewhere, or changed meanwhile
@@ -119,14 +125,14 @@ class Deadlines(ServiceCore):
                             deadline_ms=None,
                         ),
                     )
-                    self._cache.pop(row.id, None)
-                    await self._owe(tx, row, "expired")
+                    self.core._cache.pop(row.id, None)
+                    await self.core._owe(tx, row, "expired")
                     return _Handled("expired", row)
-                live = await self._live_in(tx, row)
+                live = await self.core._live_in(tx, row)
                 colour = str(live.game.turn)
                 if row.deadline_ms is None or now_ms < row.deadline_ms:
                     row = await tx.update_game(row.id, GameChanges(reminder_ms=None))
-                    await self._owe(tx, row, "reminder", payload={"colour": colour})
+                    await self.core._owe(tx, row, "reminder", payload={"colour": colour})
                     return _Handled("reminder", row, live, colour)
                 end = timeout_end(live.game, live.turns)
                 await tx.append_action(
@@ -148,22 +154,22 @@ class Deadlines(ServiceCore):
                 if end.status == "finished":
                     live.game.end(end.winner, end.reason)
                     rated = await rate_finished(tx, row)
-                await self._owe(tx, row, "timeout", payload={"colour": colour})
+                await self.core._owe(tx, row, "timeout", payload={"colour": colour})
             live.seq += 1
         except BaseException:
             if dirty:
-                self._cache.pop(game_id, None)
+                self.core._cache.pop(game_id, None)
             raise
         if row.status == "aborted":
-            self._cache.pop(row.id, None)  # as for any abort: no engine result to keep
+            self.core._cache.pop(row.id, None)  # as for any abort: no engine result to keep
         return _Handled("timeout", row, live, colour, rated)
 
     def _hours(self) -> str:
-        hours = self.challenge_hours
+        hours = self.core.challenge_hours
         count = f"{hours:g}"
         return f"{count} hour{'s' if hours != 1 else ''}"
 
-    async def _event(self, handled: _Handled, now_ms: int, render: bool) -> DeadlineEvent:
+    async def event(self, handled: _Handled, now_ms: int, render: bool) -> DeadlineEvent:
         row, live, colour = handled.row, handled.live, handled.colour
         board = (
             (row.board_channel_id, row.board_message_id)
@@ -186,7 +192,7 @@ class Deadlines(ServiceCore):
             to_act = row.white_id if colour == "white" else row.black_id
             deadline = from_ms(row.deadline_ms or now_ms)
             line = (
-                f"reminded {colour} ({self._label(to_act) if to_act else colour}): "
+                f"reminded {colour} ({self.core._label(to_act) if to_act else colour}): "
                 f"{time_left_text(deadline, at)} left, until {iso(deadline)}."
             )
             return DeadlineEvent("reminder", view, (line,), (to_act,) if to_act else (), at, board)
@@ -195,15 +201,15 @@ class Deadlines(ServiceCore):
             lines = [
                 f"{colour} ran out of time before anyone made a move: the game is aborted, "
                 "with no result.",
-                *self._reveal_lines(row),
+                *self.core._reveal_lines(row),
             ]
             return DeadlineEvent("timeout", view, tuple(lines), players, at, board)
-        shown = await self._present(live, view, render=render, orientation="white")
+        shown = await self.core._present(live, view, render=render, orientation="white")
         outcome = "a draw" if view.winner is None else f"{view.winner} wins"
         lines = [
             f"{colour} ran out of time: {outcome} ({view.result_reason}), {view.result}.",
-            *self._reveal_lines(row),
-            *rating_lines(handled.ratings, self._label),
+            *self.core._reveal_lines(row),
+            *rating_lines(handled.ratings, self.core._label),
         ]
         return DeadlineEvent(
             "timeout", view, tuple(lines), players, at, board, shown.image, handled.ratings
@@ -232,12 +238,12 @@ class Deadlines(ServiceCore):
             raise NotAllowed("only a moderator can extend a game's clock")
         days = check_days(days, what="the days to add")
         why = clean_text(reason) if reason else None
-        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
-        async with self._lock(self._game_locks, row.id):
-            async with self._write() as tx:
-                row = await self._reload(tx, row.id)
+        row = await self.core._find(location_id, game_id, live_only=True, viewer=viewer)
+        async with self.core._lock(self.core._game_locks, row.id):
+            async with self.core._write() as tx:
+                row = await self.core._reload(tx, row.id)
                 if row.status == "challenge":
-                    raise self._not_started(row)
+                    raise self.core._not_started(row)
                 if row.status != "active":
                     raise InvalidState(f"game {row.id} is over ({row.status})")
                 if row.time_days is None or row.deadline_ms is None:
@@ -246,9 +252,9 @@ class Deadlines(ServiceCore):
                     )
                 if user_id in (row.white_id, row.black_id):
                     raise NotAllowed("you play in this game; another moderator must extend it")
-                now_ms = self._now_ms()
-                self._check_time(row, now_ms)
-                live = await self._live_in(tx, row)
+                now_ms = self.core._now_ms()
+                self.core._check_time(row, now_ms)
+                live = await self.core._live_in(tx, row)
                 colour = str(live.game.turn)
                 deadline = row.deadline_ms + days * DAY_MS
                 reminder = (
@@ -266,12 +272,12 @@ class Deadlines(ServiceCore):
                 )
             live.seq += 1
             view = make_view(row, live)
-        self._announce_row(row)
+        self.core._announce_row(row)
         added = f"{days} day{'s' if days != 1 else ''}"
         messages = (
-            f"Game {row.id}: {self._label(user_id)} added {added} to {colour}'s clock"
+            f"Game {row.id}: {self.core._label(user_id)} added {added} to {colour}'s clock"
             + (f" ({why})" if why else "")
             + f"; it now runs out at {iso(from_ms(deadline))}.",
-            self._to_move_line(view),
+            self.core._to_move_line(view),
         )
         return Outcome(view, messages)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.service.clock import from_ms
-from bot.service.core import check_id
+from bot.service.core import ServiceCore, check_id
 from bot.service.deadlines import Deadlines, _Handled
 from bot.service.errors import NotFound
 from bot.service.live import make_view
@@ -72,8 +72,10 @@ class Owed:
     superseded: str | None = None
 
 
-class Owing(Deadlines):
+class Owing(ServiceCore):
     """The outbox half of ``GameService``; see the module."""
+
+    deadlines: Deadlines  # the deadline component (GameService sets it): a post's event
 
     # ----- delivering (for the front end's worker) ---------------------------------
 
@@ -199,7 +201,7 @@ class Owing(Deadlines):
             colour = row.payload.get("colour")
             ratings = rating_changes_of(game, await self.repo.game_rating_changes(game.id))
             handled = _Handled(row.kind, game, live, colour, ratings)
-            event = await self._event(handled, row.created_ms, render)
+            event = await self.deadlines.event(handled, row.created_ms, render)
         return Owed(row, event=event, current=current)
 
 

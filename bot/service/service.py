@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from bot.service.access import Viewer
@@ -36,6 +37,7 @@ from bot.service.core import (
     clean_text,
     other_colour,
 )
+from bot.service.deadlines import DUE_BATCH, Deadlines
 from bot.service.errors import (
     InvalidInput,
     InvalidState,
@@ -64,7 +66,7 @@ from bot.service.rating_log import (
     rating_lines,
 )
 from bot.service.relocate import Relocation
-from bot.service.results import Outcome, RatingChange
+from bot.service.results import DeadlineEvent, Outcome, RatingChange
 from bot.service.standings import Standings
 from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
@@ -93,6 +95,38 @@ class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Reloc
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.standings = Standings(self.repo, self._write)  # ratings (issue 15)
+        self.deadlines = Deadlines(self)  # timeouts, reminders, expiries (issue 13)
+
+    # ----- deadlines: the deadline component's ---------------------------------
+
+    async def next_due(self) -> datetime | None:
+        return await self.deadlines.next_due()
+
+    async def run_due(
+        self, *, now: datetime | None = None, render: bool = False, limit: int = DUE_BATCH
+    ) -> tuple[DeadlineEvent, ...]:
+        return await self.deadlines.run_due(now=now, render=render, limit=limit)
+
+    async def extend(
+        self,
+        *,
+        user_id: int,
+        moderator: bool,
+        days: int,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        reason: str | None = None,
+        viewer: Viewer | None = None,
+    ) -> Outcome:
+        return await self.deadlines.extend(
+            user_id=user_id,
+            moderator=moderator,
+            days=days,
+            location_id=location_id,
+            game_id=game_id,
+            reason=reason,
+            viewer=viewer,
+        )
 
     # ----- ratings: the standings component's ----------------------------------
 
