@@ -125,6 +125,19 @@ def match_blocked(
 ) -> Blocked | None:
     """The blocked move ``text`` names (read by the variant's own parser), if any."""
     blocked = blocked_moves(rules, pos, legal)
+    # Only the moves the text can name are formatted (as ``Game.play`` reads a text): those
+    # to a square it names, castling when written with O's or zeros, and actions without a
+    # square when it names none. Every move a text can name is among them, so the reading
+    # and its ambiguities are those of the whole list.
+    castles = "O" in text or "0" in text
+    named = rules.named_squares(text)
+    blocked = [
+        b
+        for b in blocked
+        if castles
+        or (b.move.to >= 0 and named >> b.move.to & 1)
+        or (b.move.to < 0 and not named)
+    ]
     if not blocked:
         return None
     moves = [b.move for b in blocked]
