@@ -134,9 +134,7 @@ def match_blocked(
     blocked = [
         b
         for b in blocked
-        if castles
-        or (b.move.to >= 0 and named >> b.move.to & 1)
-        or (b.move.to < 0 and not named)
+        if castles or (b.move.to >= 0 and named >> b.move.to & 1) or (b.move.to < 0 and not named)
     ]
     if not blocked:
         return None
@@ -150,10 +148,10 @@ def match_blocked(
     try:
         move = rules.parse(pos, text, moves, texts)
     except AmbiguousMove as err:
-        named = [m for m, t in zip(moves, texts, strict=True) if t in err.choices]
-        if not named:
+        choices = [m for m, t in zip(moves, texts, strict=True) if t in err.choices]
+        if not choices:
             return None
-        move = named[0]
+        move = choices[0]
     except IllegalMove:
         return None
     return blocked[moves.index(move)]
