@@ -135,11 +135,6 @@ def _retry_after(error: discord.HTTPException) -> float | None:
     return None
 
 
-def _required(post: Post | None) -> Post:
-    assert post is not None
-    return post
-
-
 class Delivery:
     """The bot's outbox worker; see the module. ``start()`` once the bot is ready,
     ``stop()`` on shutdown (rows not yet delivered stay owed in the store)."""
@@ -315,10 +310,10 @@ class Delivery:
             actor = int(row.payload.get("actor", COMPUTER_ID))
             return lambda: board_message(outcome, actor_id=actor)
         if row.kind == "reminder" and owed.event is not None:
-            event = owed.event
-            if reminder_post(event) is None:
+            reminder = reminder_post(owed.event)  # no files: the same post serves each try
+            if reminder is None:
                 return None  # nobody to remind (the clock was taken off): nothing to post
-            return lambda: _required(reminder_post(event))
+            return lambda: reminder
         if row.kind == "timeout" and owed.event is not None:
             event = owed.event
             return lambda: timeout_post(event)
