@@ -70,7 +70,7 @@ from storage import CommitUnknownError, GameChanges, GameQuery, GameRow, NewGame
 from variants.dice import seed_commitment
 
 if TYPE_CHECKING:
-    from bot.service.service import GameService
+    from bot.service.service import GameService  # the runner's service (types only)
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class _Claim:
 
 class Playing(Protocol):
     """What the computer does through the service, as a player does (the narrow interface
-    ``ComputerPlay`` is given: ``GameService._playing``)."""
+    ``Computer`` is given: ``GameService`` itself)."""
 
     async def act(
         self,
@@ -141,36 +141,31 @@ class Playing(Protocol):
     ) -> Outcome: ...
 
 
-class ComputerPlay(ServiceCore):
-    """The computer half of ``GameService``: ``play_computer``, ``computer_move``,
-    ``computer_turns`` and the listeners ``ComputerRunner`` uses."""
+class Computer:
+    """The computer opponent as a component of ``GameService``: ``play``, ``move``,
+    ``turns`` and the listeners ``ComputerRunner`` uses (see the module). It is given
+    the service's core (store, locks, engine-state cache, sentences) and the narrow
+    ``Playing`` interface its moves and draw answers go through, as a person's do; its
+    own state is its settings and listeners. ``GameService`` hands its calls on to it."""
 
-    computer_budget_s: float = DEFAULT_BUDGET_S
+    def __init__(self, core: ServiceCore, playing: Playing) -> None:
+        self.core = core
+        self.playing = playing
+        self.budget_s = DEFAULT_BUDGET_S  # the search's time per move
+        self.think_lease_s = THINK_LEASE_S
+        self._listeners: list[Callable[[int], None]] = []
+        core.add_row_listener(self._row_committed)
 
-    def _playing(self) -> Playing:
-        """The service's player commands (``GameService`` gives itself)."""
-        raise NotImplementedError
-
-    think_lease_s: float = THINK_LEASE_S
-
-    @property
-    def _computer_listeners(self) -> list[Callable[[int], None]]:
-        found: list[Callable[[int], None]] | None = self.__dict__.get("_computer_listeners_")
-        if found is None:
-            found = self.__dict__["_computer_listeners_"] = []
-        return found
-
-    def add_computer_listener(self, listener: Callable[[int], None]) -> None:
+    def add_listener(self, listener: Callable[[int], None]) -> None:
         """``listener(game_id)`` after each commit that leaves the computer to act: its
         turn, or a draw offer to answer."""
-        self._computer_listeners.append(listener)
+        self._listeners.append(listener)
 
-    def remove_computer_listener(self, listener: Callable[[int], None]) -> None:
+    def remove_listener(self, listener: Callable[[int], None]) -> None:
         with suppress(ValueError):
-            self._computer_listeners.remove(listener)
+            self._listeners.remove(listener)
 
-    def _announce_row(self, row: GameRow) -> None:
-        super()._announce_row(row)
+    def _row_committed(self, row: GameRow) -> None:
         if (
             row.computer is not None
             and row.status == "active"
@@ -179,7 +174,7 @@ class ComputerPlay(ServiceCore):
                 or (row.draw_offer is not None and row.draw_offer != row.computer)
             )
         ):
-            for listener in list(self._computer_listeners):
+            for listener in list(self._listeners):
                 try:
                     listener(row.id)
                 except Exception:  # a listener must never fail a command
@@ -187,7 +182,7 @@ class ComputerPlay(ServiceCore):
 
     # ----- starting a game -----------------------------------------------------
 
-    async def play_computer(
+    async def play(
         self,
         *,
         user_id: int,
@@ -219,15 +214,18 @@ class ComputerPlay(ServiceCore):
             raise InvalidInput("the colour must be white, black or random")
         if seed is not None and (not isinstance(seed, str) or not seed):
             raise InvalidInput("a seed must be non-empty text")
-        options = self._check_options(variant, options)
-        mine = colour if colour != "random" else self._rng.choice(COLOURS)
+        options = self.core._check_options(variant, options)
+        mine = colour if colour != "random" else self.core._rng.choice(COLOURS)
         computer = "black" if mine == "white" else "white"
         white, black = (user_id, COMPUTER_ID) if mine == "white" else (COMPUTER_ID, user_id)
-        secret = seed if seed is not None else self._seed_factory()
-        now_ms = self._now_ms()
+        secret = seed if seed is not None else self.core._seed_factory()
+        now_ms = self.core._now_ms()
         try:
-            async with self._lock(self._location_locks, location_id), self._write() as tx:
-                repeated = await self._game_by_request_or_free(tx, request_id, location_id)
+            async with (
+                self.core._lock(self.core._location_locks, location_id),
+                self.core._write() as tx,
+            ):
+                repeated = await self.core._game_by_request_or_free(tx, request_id, location_id)
                 if repeated is not None:
                     return repeated
                 await tx.upsert_player(user_id)
@@ -252,7 +250,7 @@ class ComputerPlay(ServiceCore):
                     )
                 )
                 try:
-                    game = await self._cpu(new_engine_game, variant, options, secret, row.id)
+                    game = await self.core._cpu(new_engine_game, variant, options, secret, row.id)
                 except ValueError as error:
                     raise InvalidInput(f"cannot set up {variant}: {error}") from error
                 row = await tx.update_game(
@@ -261,24 +259,24 @@ class ComputerPlay(ServiceCore):
                 rolls = tuple(game.rolls)
                 if rolls:
                     await tx.set_start_rolls(row.id, rolls)
-                    row = await self._reload(tx, row.id)
+                    row = await self.core._reload(tx, row.id)
         except CommitUnknownError:
             if request_id is None:
                 raise
-            row = await self._settle_new_game(request_id, "The game was not started")
+            row = await self.core._settle_new_game(request_id, "The game was not started")
         live = Live(game, 0, 0)
-        async with self._lock(self._game_locks, row.id):
-            self._remember(row.id, live)
+        async with self.core._lock(self.core._game_locks, row.id):
+            self.core._remember(row.id, live)
             view = make_view(row, live)
-            shown = await self._present(live, view, render=render)
+            shown = await self.core._present(live, view, render=render)
         if not hold:
-            self._announce_row(row)
-        you = self._label(user_id)
+            self.core._announce_row(row)
+        you = self.core._label(user_id)
         messages = (
             f"Game {row.id} begins: {variant_title(variant)}, {you} ({mine}) against the "
             f"computer (level {level}, {computer}); {days_text(None)}, unrated.",
             f"Dice commitment: {row.commitment}",
-            self._to_move_line(view),
+            self.core._to_move_line(view),
         )
         return Outcome(
             view,
@@ -291,11 +289,11 @@ class ComputerPlay(ServiceCore):
 
     # ----- the computer's move ---------------------------------------------------
 
-    async def computer_turns(self) -> tuple[int, ...]:
+    async def turns(self) -> tuple[int, ...]:
         """Active games where the computer is to act (indexed): what to resume. With
         ``shards`` (issue 16), only the games of this process's guilds, whose boards it
         can post (as the deadline scheduler)."""
-        rows = await self.repo.list_games(
+        rows = await self.core.repo.list_games(
             GameQuery(computer_only=True, statuses=("active",), limit=RESUME_BATCH)
         )
         return tuple(
@@ -304,20 +302,20 @@ class ComputerPlay(ServiceCore):
                 for r in rows
                 if r.computer is not None
                 and r.clock_side == r.computer
-                and (self.shards is None or self.shards.owns(r.guild_id))
+                and (self.core.shards is None or self.core.shards.owns(r.guild_id))
             )
         )
 
     async def _claim_turn(self, game_id: int) -> _Claim | None:
         """Claim the computer's turn in the database; ``None`` if it is not its turn."""
-        async with self._lock(self._game_locks, game_id), self._write() as tx:
-            row = await self._reload(tx, game_id)
+        async with self.core._lock(self.core._game_locks, game_id), self.core._write() as tx:
+            row = await self.core._reload(tx, game_id)
             if row.status != "active" or row.computer is None or row.computer_level is None:
                 return None
-            live = await self._active_live(tx, row)
+            live = await self.core._active_live(tx, row)
             if live.game.turn != row.computer or live.game.result is not None:
                 return None
-            now_ms = self._now_ms()
+            now_ms = self.core._now_ms()
             if (
                 row.thinking_seq == row.log_count
                 and row.thinking_until_ms is not None
@@ -333,20 +331,20 @@ class ComputerPlay(ServiceCore):
                     thinking_until_ms=now_ms + round(self.think_lease_s * 1000),
                 ),
             )
-            record = await self._cpu(live.game.record)
+            record = await self.core._cpu(live.game.record)
             return _Claim(row.computer_level, record, live.ply, row.log_count, row.computer)
 
     async def _release_turn(self, game_id: int, seq: int) -> None:
         """Give a claim back (the search failed): another try may claim at once."""
         with suppress(ServiceError):
-            async with self._lock(self._game_locks, game_id), self._write() as tx:
-                row = await self._reload(tx, game_id)
+            async with self.core._lock(self.core._game_locks, game_id), self.core._write() as tx:
+                row = await self.core._reload(tx, game_id)
                 if row.thinking_seq == seq:
                     await tx.update_game(
                         game_id, GameChanges(thinking_seq=None, thinking_until_ms=None)
                     )
 
-    async def computer_move(
+    async def move(
         self, *, game_id: int, render: bool = False, budget_s: float | None = None
     ) -> Outcome | None:
         """Think and play the computer's move in ``game_id``, answering first any draw
@@ -355,11 +353,11 @@ class ComputerPlay(ServiceCore):
         another claim on this turn holds."""
         game_id = check_id(game_id, "the game id")
         claim = await self._claim_turn(game_id)
-        budget = self.computer_budget_s if budget_s is None else budget_s
+        budget = self.budget_s if budget_s is None else budget_s
         if claim is None:
             return await self._answer_offer_off_turn(game_id, budget, render)
         try:
-            choice = await self._in_process(
+            choice = await self.core._in_process(
                 think, claim.record, claim.level, budget, game_id * 1_000_003 + claim.seq
             )
         except BaseException:
@@ -369,7 +367,7 @@ class ComputerPlay(ServiceCore):
         if answer is not None and answer.game.is_over:
             return answer  # the computer accepted the draw
         try:
-            moved = await self._playing().act(
+            moved = await self.playing.act(
                 user_id=COMPUTER_ID,
                 text=choice.action,
                 game_id=game_id,
@@ -389,7 +387,7 @@ class ComputerPlay(ServiceCore):
     ) -> Outcome | None:
         """Accept or decline the other side's standing draw offer, if there is one, on
         the computer's expected ``score`` (see the module); ``None`` if none stands."""
-        service = self._playing()
+        service = self.playing
         view = await service.view(game_id=game_id)
         if view.is_over or view.draw_offer is None or view.draw_offer == colour:
             return None
@@ -411,7 +409,7 @@ class ComputerPlay(ServiceCore):
     ) -> Outcome | None:
         """Off its turn: judge a standing draw offer by a search of the position for the
         player to move (the computer's score is minus theirs) and answer it."""
-        service = self._playing()
+        service = self.playing
         view = await service.view(game_id=game_id)
         colour = view.computer
         if (
@@ -423,7 +421,7 @@ class ComputerPlay(ServiceCore):
         ):
             return None
         history = await service.history(game_id=game_id)
-        choice = await self._in_process(
+        choice = await self.core._in_process(
             think, history.record, view.computer_level, budget_s, game_id * 1_000_003 + view.ply
         )
         score = choice.score if view.turn == colour else -choice.score

@@ -1,5 +1,5 @@
 """A draw offered to the computer, answered at once: ``GameService.offer_draw_to_computer``.
-Part of ``GameService`` (see ``bot.service``).
+A component of ``GameService`` (see ``bot.service``).
 
 A person's offer to another person stands until they answer it. The computer answers
 on the spot, so its offer never stands: the position is judged first (one search in a
@@ -20,10 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bot.service.access import Viewer
-from bot.service.computer import DRAW_ACCEPT_AT, think
+from bot.service.computer import DRAW_ACCEPT_AT, Computer, think
 from bot.service.core import (
     COMPUTER_ID,
-    ServiceCore,
     Step,
     check_id,
     clean_request,
@@ -55,12 +54,15 @@ class DrawAnswer:
     accepted: bool
 
 
-class ComputerDraw(ServiceCore):
-    """``offer_draw_to_computer``; see the module."""
+class ComputerDraw:
+    """``GameService.offer_draw_to_computer`` as a component: given the computer (its
+    search budget, and the service's core through it); see the module."""
 
-    computer_budget_s: float
+    def __init__(self, computer: Computer) -> None:
+        self.computer = computer
+        self.core = computer.core
 
-    async def offer_draw_to_computer(
+    async def offer(
         self,
         *,
         user_id: int,
@@ -73,22 +75,22 @@ class ComputerDraw(ServiceCore):
         """The player offers the computer a draw; the computer answers at once."""
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
-        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        row = await self.core._find(location_id, game_id, live_only=True, viewer=viewer)
         if request_id is not None and any(  # a retry: the answer it had, even after the end
-            a.request_id == request_id for a in await self.repo.actions(row.id)
+            a.request_id == request_id for a in await self.core.repo.actions(row.id)
         ):
             return await self._log_answer(row.id, user_id, "", -1, False, request_id, render)
-        async with self._lock(self._game_locks, row.id):
+        async with self.core._lock(self.core._game_locks, row.id):
             row = await self._reload_read(row.id)
             mine = self._human_colour(row, user_id)
-            live = await self._live_read(row)
+            live = await self.core._live_read(row)
             if live is None:
-                raise self._not_started(row)
-            record = await self._cpu(live.game.record)
+                raise self.core._not_started(row)
+            record = await self.core._cpu(live.game.record)
             turn, seen = str(live.game.turn), row.log_count
         assert row.computer is not None and row.computer_level is not None
-        choice = await self._in_process(
-            think, record, row.computer_level, self.computer_budget_s, row.id * 1_000_003 + seen
+        choice = await self.core._in_process(
+            think, record, row.computer_level, self.computer.budget_s, row.id * 1_000_003 + seen
         )
         # the search scores the position for the side to move; the computer's is the same
         # on its turn, minus that on the player's
@@ -97,7 +99,7 @@ class ComputerDraw(ServiceCore):
         return await self._log_answer(row.id, user_id, mine, seen, accept, request_id, render)
 
     async def _reload_read(self, game_id: int) -> GameRow:
-        row = await self.repo.get_game(game_id)
+        row = await self.core.repo.get_game(game_id)
         if row is None:
             raise InvalidState(f"there is no game {game_id}")
         return row
@@ -105,7 +107,7 @@ class ComputerDraw(ServiceCore):
     def _human_colour(self, row: GameRow, user_id: int) -> str:
         """The player's side, if the game is one they may offer the computer a draw in."""
         if row.status == "challenge":
-            raise self._not_started(row)
+            raise self.core._not_started(row)
         if row.status != "active":
             raise InvalidState(f"game {row.id} is over ({row.status})")
         if row.computer is None or row.computer_level is None:
@@ -132,15 +134,15 @@ class ComputerDraw(ServiceCore):
         """One transaction: the offer (unless it already stands) and the computer's answer.
         A request already answered gets that answer again (nothing else is used then)."""
         rated: tuple[RatingChange, ...] = ()
-        async with self._lock(self._game_locks, game_id):
+        async with self.core._lock(self.core._game_locks, game_id):
             dirty = False
             try:
-                async with self._write() as tx:
-                    row = await self._reload(tx, game_id)
+                async with self.core._write() as tx:
+                    row = await self.core._reload(tx, game_id)
                     kind = await self._answered(tx, row, request_id)
                     repeated = kind is not None
                     if kind is not None:
-                        live = await self._live_in(tx, row)
+                        live = await self.core._live_in(tx, row)
                     else:
                         if row.log_count != seen:
                             raise StaleAction(
@@ -148,8 +150,8 @@ class ComputerDraw(ServiceCore):
                                 "offer; offer again if you still want a draw"
                             )
                         self._human_colour(row, user_id)
-                        self._check_time(row, self._now_ms())
-                        live = await self._active_live(tx, row)
+                        self.core._check_time(row, self.core._now_ms())
+                        live = await self.core._active_live(tx, row)
                         seq = live.seq
                         if row.draw_offer != mine:
                             seq += 1
@@ -161,7 +163,7 @@ class ComputerDraw(ServiceCore):
                             )  # fmt: skip
                             request_id = None  # the offer carries it
                         computer = other_colour(mine)
-                        answer = self._agree(computer) if accept else decline_step(computer)
+                        answer = self.core._agree(computer) if accept else decline_step(computer)
                         kind = answer.kind
                         seq += 1
                         await tx.append_action(
@@ -179,10 +181,10 @@ class ComputerDraw(ServiceCore):
                     live.seq = seq
             except BaseException:
                 if dirty:
-                    self._cache.pop(game_id, None)
+                    self.core._cache.pop(game_id, None)
                 raise
             if not repeated:
-                self._announce_row(row)  # no offer stands: the computer is not woken by it
+                self.core._announce_row(row)  # no offer stands: the computer is not woken by it
             return await self._answer(row, live, kind, rated, render, repeated=repeated)
 
     async def _answered(self, tx: WriteTx, row: GameRow, request_id: str | None) -> str | None:
@@ -211,14 +213,14 @@ class ComputerDraw(ServiceCore):
         repeated: bool,
     ) -> DrawAnswer:
         view = make_view(row, live)
-        shown = await self._present(live, view, render=render)
+        shown = await self.core._present(live, view, render=render)
         accepted = kind == "draw_accept"
         words = "accepts" if accepted else "declines"
         messages = [
             *(["(already done)"] if repeated else []),
             f"{other_colour(str(view.computer)).capitalize()} offers a draw; the computer {words}.",
-            *self._status_lines(row, view),
-            *rating_lines(rated, self._label),
+            *self.core._status_lines(row, view),
+            *rating_lines(rated, self.core._label),
         ]
         outcome = Outcome(
             view,

@@ -224,6 +224,8 @@ class ServiceCore(Settling, Timekeeping):
         # who is told once they commit.
         self._owed_in: set[int] = set()
         self._outbox_listeners: list[Callable[[], None]] = []
+        # Components told of each game row a command committed (the computer, issue 25).
+        self._row_listeners: list[Callable[[GameRow], None]] = []
 
     @classmethod
     async def open(
@@ -366,6 +368,16 @@ class ServiceCore(Settling, Timekeeping):
                 listener()
             except Exception:
                 log.exception("an outbox listener failed")
+
+    def add_row_listener(self, listener: Callable[[GameRow], None]) -> None:
+        """``listener(row)`` after each commit that changed a game (a component's hook:
+        the computer wakes when it is to act)."""
+        self._row_listeners.append(listener)
+
+    def _announce_row(self, row: GameRow) -> None:
+        super()._announce_row(row)  # when the game is next due
+        for listener in list(self._row_listeners):
+            listener(row)
 
     @asynccontextmanager
     async def _lock(self, table: dict[int, _Lock], key: int) -> AsyncIterator[None]:

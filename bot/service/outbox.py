@@ -6,7 +6,7 @@ Who owes what (each written in the transaction of the action that owes it, and o
 game in a server: a console game has no channel to post in):
 
 - ``board``: the computer moved, or accepted a draw: the board after it, pinging the player
-  to act (``ComputerPlay``; the human's own moves are answered through their interaction);
+  to act (the ``Computer`` component; the human's own moves are answered through their interaction);
 - ``reminder``, ``timeout``, ``expired``: the deadline scheduler's three events
   (``Deadlines``);
 - ``board`` for a person's move, accept, resignation or draw, held while their

@@ -20,14 +20,15 @@ Looking (view, board, history, verify, ...) is in ``bot.service.looking``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
-from bot.service.computer import ComputerPlay, Playing
-from bot.service.computer_draw import ComputerDraw
+from bot.service.computer import Computer
+from bot.service.computer_draw import ComputerDraw, DrawAnswer
 from bot.service.core import (
     COLOURS,
     Step,
@@ -86,16 +87,104 @@ __all__ = ["GameService", "render_board", "render_dice"]
 
 
 @translate_store_faults
-class GameService(Owing, TakeBack, ComputerPlay, ComputerDraw, Withdrawal, Relocation, Standings):
-    """Game sessions over a repository. The API is documented in ``bot.service``."""
+class GameService(Owing, TakeBack, Withdrawal, Relocation):
+    """Game sessions over a repository. The API is documented in ``bot.service``.
 
-    def _playing(self) -> Playing:
-        return self  # the computer plays through the same commands as a person
+    The commands that share one game's lock and transaction are written here and in the
+    small command groups it is made of (``Owing``, ``TakeBack``, ``Withdrawal``,
+    ``Relocation``, over ``ServiceCore``). The parts with their own state or worker are
+    components, each given what it needs, and the service hands their calls on:
+    ``standings`` (ratings), ``deadlines`` (timeouts, reminders, expiries), ``computer``
+    (the opponent; it plays through this service's own commands) and ``computer_draw``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.standings = Standings(self.repo, self._write)  # ratings (issue 15)
         self.deadlines = Deadlines(self)  # timeouts, reminders, expiries (issue 13)
+        self.computer = Computer(self, self)  # the computer opponent (issue 14)
+        self.computer_draw = ComputerDraw(self.computer)
+
+    # ----- the computer: the computer component's -------------------------------
+
+    @property
+    def computer_budget_s(self) -> float:
+        """The computer's search time per move (``engine.choose``'s budget)."""
+        return self.computer.budget_s
+
+    @computer_budget_s.setter
+    def computer_budget_s(self, seconds: float) -> None:
+        self.computer.budget_s = seconds
+
+    @property
+    def think_lease_s(self) -> float:
+        """How long a claim on the computer's turn holds (a dead thinker's runs out)."""
+        return self.computer.think_lease_s
+
+    @think_lease_s.setter
+    def think_lease_s(self, seconds: float) -> None:
+        self.computer.think_lease_s = seconds
+
+    def add_computer_listener(self, listener: Callable[[int], None]) -> None:
+        self.computer.add_listener(listener)
+
+    def remove_computer_listener(self, listener: Callable[[int], None]) -> None:
+        self.computer.remove_listener(listener)
+
+    async def play_computer(
+        self,
+        *,
+        user_id: int,
+        location_id: int,
+        variant: str,
+        level: int,
+        colour: str = "random",
+        options: dict[str, Any] | None = None,
+        guild_id: int | None = None,
+        request_id: str | None = None,
+        seed: str | None = None,
+        render: bool = True,
+        hold: bool = False,
+    ) -> Outcome:
+        return await self.computer.play(
+            user_id=user_id,
+            location_id=location_id,
+            variant=variant,
+            level=level,
+            colour=colour,
+            options=options,
+            guild_id=guild_id,
+            request_id=request_id,
+            seed=seed,
+            render=render,
+            hold=hold,
+        )
+
+    async def computer_turns(self) -> tuple[int, ...]:
+        return await self.computer.turns()
+
+    async def computer_move(
+        self, *, game_id: int, render: bool = False, budget_s: float | None = None
+    ) -> Outcome | None:
+        return await self.computer.move(game_id=game_id, render=render, budget_s=budget_s)
+
+    async def offer_draw_to_computer(
+        self,
+        *,
+        user_id: int,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        request_id: str | None = None,
+        render: bool = False,
+        viewer: Viewer | None = None,
+    ) -> DrawAnswer:
+        return await self.computer_draw.offer(
+            user_id=user_id,
+            location_id=location_id,
+            game_id=game_id,
+            request_id=request_id,
+            render=render,
+            viewer=viewer,
+        )
 
     # ----- deadlines: the deadline component's ---------------------------------
 

@@ -152,7 +152,7 @@ async def test_a_turn_is_claimed_once_across_processes(db: Path) -> None:
             user_id=ALICE, location_id=4, variant="stone_garden", level=1, colour="black"
         )
         game_id = out.game.id
-        claim = await one._claim_turn(game_id)  # one starts thinking, then "dies"
+        claim = await one.computer._claim_turn(game_id)  # one starts thinking, then "dies"
         assert claim is not None and claim.seq == 0 and claim.colour == "white"
         with pytest.raises(ComputerBusy) as busy:
             await two.computer_move(game_id=game_id)
