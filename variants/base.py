@@ -891,10 +891,11 @@ class Variant(Facts, Notation):
         """The rule by which ``permits`` refuses ``move``: (cause code, message)."""
         return "not-allowed", "that move is not allowed now"
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         """Moves the variant's own rules take away before ``permits`` and the check
         filter (an assist missing, a Raven cooling down, a teleport out of turn...),
-        each with the rule; generated only when a text is refused."""
+        each with the rule; generated only when a text is refused. With ``to_mask``, at
+        least every such move ending on one of its squares (as ``candidate_moves``)."""
         return []
 
     def explain_text(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from .base import ALL_SQUARES
 from .errors import AmbiguousMove, IllegalMove
 from .geometry import color_name
 from .pieces import Mode
@@ -100,12 +101,15 @@ def diagnose(
 # ----- 1. moves a single rule takes away --------------------------------------------------
 
 
-def blocked_moves(rules: Variant, pos: Position, legal: Sequence[Move]) -> list[Blocked]:
-    """Every move the pieces could make now that one rule takes away, with the rule."""
+def blocked_moves(
+    rules: Variant, pos: Position, legal: Sequence[Move], to_mask: int = ALL_SQUARES
+) -> list[Blocked]:
+    """Every move the pieces could make now that one rule takes away, with the rule.
+    With ``to_mask``, at least every such move ending on one of its squares."""
     legal_set = set(legal)
     seen: set[Move] = set()
     out: list[Blocked] = []
-    for m in rules.candidate_moves(pos):
+    for m in rules.candidate_moves(pos, to_mask):
         if m in legal_set or m in seen:
             continue
         seen.add(m)
@@ -113,7 +117,7 @@ def blocked_moves(rules: Variant, pos: Position, legal: Sequence[Move]) -> list[
             out.append(Blocked(m, *rules.why_not_permitted(pos, m)))
         elif rules.has_check:
             out.append(Blocked(m, "self-check", self_check_message(rules, pos, m)))
-    for b in rules.relaxed_moves(pos):
+    for b in rules.relaxed_moves(pos, to_mask):
         if b.move not in legal_set and b.move not in seen:
             seen.add(b.move)
             out.append(b)
@@ -124,13 +128,14 @@ def match_blocked(
     rules: Variant, pos: Position, text: str, legal: Sequence[Move]
 ) -> Blocked | None:
     """The blocked move ``text`` names (read by the variant's own parser), if any."""
-    blocked = blocked_moves(rules, pos, legal)
     # Only the moves the text can name are formatted (as ``Game.play`` reads a text): those
     # to a square it names, castling when written with O's or zeros, and actions without a
     # square when it names none. Every move a text can name is among them, so the reading
-    # and its ambiguities are those of the whole list.
+    # and its ambiguities are those of the whole list. They are generated only for those
+    # squares when the text names some (and no castling).
     castles = "O" in text or "0" in text
     named = rules.named_squares(text)
+    blocked = blocked_moves(rules, pos, legal, named if named and not castles else ALL_SQUARES)
     blocked = [
         b
         for b in blocked

@@ -383,14 +383,14 @@ class Guardener(ChessLike):
         """The dice table (RULES.md section 1): which die the move would need."""
         return words.why_not_permitted(self, pos, move)
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         # The board moves before Guardener's own rules: the double steps of pawns that
         # have moved too (``double_steps`` leaves them out).
         doubles: list[Move] = []
         ChessLike.double_steps(self, pos, pos.turn, doubles)
         moved = pos.extra["moved"]
         unruled = ChessLike.pseudo_moves(self, pos) + [m for m in doubles if m.frm in moved]
-        return words.relaxed_moves(self, pos, unruled)
+        return words.relaxed_moves(self, pos, unruled, to_mask)
 
     def turn_facts(self, pos: Position, legal: Sequence[Move]) -> TurnFacts:
         """What the dice showing allow (RULES.md section 1, "Dice")."""

@@ -315,7 +315,7 @@ class JeppsRandom(ChessLike):
 
     # ----- in words: status and refusals (variants/words/jepps_random.py) -----------
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         return words.relaxed_moves(self, pos)
 
     def explain_text(

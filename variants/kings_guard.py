@@ -104,7 +104,7 @@ class KingsGuard(ChessLike):
                 out |= pos.bb[shape.index]
         return out
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         """Captures without an assist, and captures by pieces that are not pawns."""
         color = pos.turn
         board = pos.board

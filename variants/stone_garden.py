@@ -357,7 +357,7 @@ class StoneGarden(ChessLike):
 
     # ----- in words: status and refusals (variants/words/stone_garden.py) ---------
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         """Raven turns out of time or out of shape, and a Horse promoting to a King."""
         return words.relaxed_moves(self, pos)
 

@@ -251,7 +251,7 @@ class Tquarchess(ChessLike):
         """Entry, teleport, two-square King and resurrection as they stand (RULES.md section 2)."""
         return words.turn_facts(self, pos, legal)
 
-    def relaxed_moves(self, pos: Position) -> list[Blocked]:
+    def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         return words.relaxed_moves(self, pos, ChessLike.candidate_moves(self, pos))
 
     def explain_text(

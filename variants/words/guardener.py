@@ -98,12 +98,13 @@ def why_not_permitted(rules: GuardenerRules, pos: Position, move: Move) -> tuple
 
 
 def relaxed_moves(
-    rules: GuardenerRules, pos: Position, board_moves: Sequence[Move]
+    rules: GuardenerRules, pos: Position, board_moves: Sequence[Move], to_mask: int = -1
 ) -> list[Blocked]:
     """Teleports and resurrections out of place, a pass or re-roll not allowed,
     promotion to a type not lost, the double step of a pawn that has moved.
     ``board_moves``: the pieces' moves before Guardener's own rules (the double
-    steps of pawns that have moved among them)."""
+    steps of pawns that have moved among them). The teleports and resurrections are
+    those to ``to_mask``'s squares only (every square: -1)."""
     out: list[Blocked] = []
     if pos.dice is None:
         return out
@@ -111,12 +112,19 @@ def relaxed_moves(
     board = pos.board
     for n, squares in rules.terraces.items():
         for to in squares:
+            if not to_mask >> to & 1:
+                continue
+            # the refusal depends on the piece only through whether it is a pawn
+            refusals: dict[bool, tuple[str, str] | None] = {}
             for frm, p in enumerate(board):
                 if p is None or p.color != color:
                     continue
                 if frm == rules.start_squares[color][1] and rules.partner(pos, frm) >= 0:
                     continue
-                why = teleport_refusal(rules, pos, p, n, to)
+                pawn = p.kind == "P"
+                if pawn not in refusals:
+                    refusals[pawn] = teleport_refusal(rules, pos, p, n, to)
+                why = refusals[pawn]
                 if why is not None:
                     out.append(Blocked(Move(frm, to, "teleport"), *why))
             why = teleport_refusal(rules, pos, None, n, to)
