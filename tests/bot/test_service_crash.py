@@ -17,6 +17,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,8 +71,30 @@ async def main(db, seed):
         say(game=game.id, ply=out.game.ply, text=out.recorded,
             rolls=[list(r) for r in out.rolls], dice=list(out.dice or []))
 
-asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+# A fork server (a "zygote"): the modules are imported once, and each run is a fresh
+# process forked from it that opens the store itself, plays, and is killed with SIGKILL.
+# Only the imports are shared; no store, thread or loop exists before the fork. The
+# child's first line is its pid; after it dies, the zygote writes how it died.
+import os
+say(zygote=True)
+for order in sys.stdin:
+    db, seed = order.split()
+    pid = os.fork()
+    if pid == 0:
+        sys.stdin.close()
+        say(pid=os.getpid())
+        try:
+            asyncio.run(main(db, int(seed)))
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    say(dead=pid, signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
 """
+
+CHILD_TIMEOUT_S = 120.0  # a run that says nothing for this long has hung: the test fails
 
 
 def stored_moves(db: str) -> dict[tuple[int, int], tuple[str, str]]:
@@ -84,6 +107,30 @@ def stored_moves(db: str) -> dict[tuple[int, int], tuple[str, str]]:
         counts[game_id] = counts.get(game_id, 0) + 1
         moves[(game_id, counts[game_id])] = (text, rolls)
     return moves
+
+
+def check_store(
+    db: str,
+    acked: dict[tuple[int, int], dict[str, object]],
+    seen_moves: dict[tuple[int, int], tuple[str, str]],
+    seen_all: dict[tuple[int, int], str],
+    seen_start: dict[int, str],
+) -> None:
+    """After a kill: every acknowledged action is stored as acknowledged, and no stored
+    move, roll or start roll has changed since an earlier kill."""
+    moves = stored_moves(db)
+    for key, ack in acked.items():
+        assert key in moves, f"acknowledged action lost: {ack}"
+        text, rolls = moves[key]
+        assert text == ack["text"] and json.loads(rolls) == ack["rolls"], (ack, moves[key])
+    for key, value in seen_moves.items():
+        assert moves.get(key) == value, f"a stored move changed: {key}"
+    seen_moves.update(moves)
+    for game_id, seq, rolls in raw(db, "SELECT game_id, seq, rolls FROM actions"):
+        assert seen_all.setdefault((game_id, seq), rolls) == rolls
+    for game_id, start_rolls in raw(db, "SELECT id, start_rolls FROM games"):
+        if start_rolls != "[]":
+            assert seen_start.setdefault(game_id, start_rolls) == start_rolls
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
@@ -101,59 +148,62 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(
     seen_all: dict[tuple[int, int], str] = {}
     seen_start: dict[int, str] = {}
     kills_mid_play = 0
-    started = time.monotonic()
     run = 0
-    while kills_mid_play < KILLS or len(acked) < MIN_ACKED:
-        run += 1
-        assert run <= MAX_RUNS, "the child never gets far enough to acknowledge anything"
-        child = subprocess.Popen(
-            [sys.executable, str(script), str(db), str(run)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        assert child.stdout is not None
-        first = child.stdout.readline()
-        if not first:
-            raise AssertionError(
-                f"child died at start: {child.stderr.read() if child.stderr else ''}"
-            )
-        assert json.loads(first) == {"ready": True}
-        read: list[str] = []
-        if rng.random() < 0.25:  # anywhere from the start (accepting, the first action...)
-            time.sleep(rng.uniform(0.0, 0.3))
-        else:  # after a few acknowledged actions, however slow the machine, then anywhere
-            for _ in range(rng.randint(1, 6)):  # in the next one
-                line = child.stdout.readline()
-                if not line:
-                    break
-                read.append(line)
-            time.sleep(rng.uniform(0.0, 0.05))
-        child.send_signal(signal.SIGKILL)
-        out, err = child.communicate()
-        assert child.returncode == -signal.SIGKILL, err
-        lines = [json.loads(line) for line in [*read, *out.splitlines()] if line.strip()]
-        kills_mid_play += bool(lines)
-        for ack in lines:
-            if "game" in ack:
-                acked[(int(ack["game"]), int(ack["ply"]))] = ack
+    zygote = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert zygote.stdin is not None and zygote.stdout is not None
+    stdin, stdout = zygote.stdin, zygote.stdout
 
-        moves = stored_moves(db)
-        for key, ack in acked.items():
-            assert key in moves, f"acknowledged action lost: {ack}"
-            text, rolls = moves[key]
-            assert text == ack["text"] and json.loads(rolls) == ack["rolls"], (ack, moves[key])
-        for key, value in seen_moves.items():
-            assert moves.get(key) == value, f"a stored move changed: {key}"
-        seen_moves.update(moves)
-        for game_id, seq, rolls in raw(db, "SELECT game_id, seq, rolls FROM actions"):
-            assert seen_all.setdefault((game_id, seq), rolls) == rolls
-        for game_id, start_rolls in raw(db, "SELECT id, start_rolls FROM games"):
-            if start_rolls != "[]":
-                assert seen_start.setdefault(game_id, start_rolls) == start_rolls
+    def readline() -> str:
+        """The next line from the zygote or its child; a hang fails the test."""
+        timer = threading.Timer(CHILD_TIMEOUT_S, zygote.kill)
+        timer.start()
+        try:
+            line = stdout.readline()
+        finally:
+            timer.cancel()
+        if not line:
+            err = zygote.stderr.read() if zygote.stderr else ""
+            raise AssertionError(f"the zygote died or a run hung: {err}")
+        return line
+
+    try:
+        assert json.loads(readline()) == {"zygote": True}
+        while kills_mid_play < KILLS or len(acked) < MIN_ACKED:
+            run += 1
+            assert run <= MAX_RUNS, "the child never gets far enough to acknowledge anything"
+            stdin.write(f"{db} {run}\n")
+            stdin.flush()
+            pid = json.loads(readline())["pid"]
+            first = json.loads(readline())
+            assert first == {"ready": True}, f"child died at start: {first}"
+            read: list[str] = []
+            if rng.random() < 0.25:  # anywhere from the start (accepting, the first action...)
+                time.sleep(rng.uniform(0.0, 0.3))
+            else:  # after a few acknowledged actions, however slow the machine, then anywhere
+                for _ in range(rng.randint(1, 6)):  # in the next one
+                    read.append(readline())
+                time.sleep(rng.uniform(0.0, 0.05))
+            os.kill(pid, signal.SIGKILL)
+            while "dead" not in (said := json.loads(readline())):
+                read.append(json.dumps(said))
+            assert said == {"dead": pid, "signal": signal.SIGKILL}, said
+            lines = [json.loads(line) for line in read if line.strip()]
+            kills_mid_play += bool(lines)
+            for ack in lines:
+                if "game" in ack:
+                    acked[(int(ack["game"]), int(ack["ply"]))] = ack
+            check_store(db, acked, seen_moves, seen_all, seen_start)
+    finally:
+        zygote.kill()
+        zygote.communicate()
     assert len(acked) >= MIN_ACKED
-    assert time.monotonic() - started < 300  # a guard against a child that hangs, not a speed test
 
     # Every game replays from its log, every roll is the seed's, and a resumed game
     # shows the dice of its last acknowledged action.

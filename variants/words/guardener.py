@@ -110,20 +110,21 @@ def relaxed_moves(
         return out
     color = pos.turn
     board = pos.board
+    guarded = rules.start_squares[color][1]
+    movers: list[tuple[int, bool]] = []
+    sample: dict[bool, Piece] = {}  # a piece of each kind that matters: pawn or not
+    for frm, p in enumerate(board):
+        if p is None or p.color != color or (frm == guarded and rules.partner(pos, frm) >= 0):
+            continue
+        movers.append((frm, p.kind == "P"))
+        sample.setdefault(p.kind == "P", p)
     for n, squares in rules.terraces.items():
         for to in squares:
             if not to_mask >> to & 1:
                 continue
             # the refusal depends on the piece only through whether it is a pawn
-            refusals: dict[bool, tuple[str, str] | None] = {}
-            for frm, p in enumerate(board):
-                if p is None or p.color != color:
-                    continue
-                if frm == rules.start_squares[color][1] and rules.partner(pos, frm) >= 0:
-                    continue
-                pawn = p.kind == "P"
-                if pawn not in refusals:
-                    refusals[pawn] = teleport_refusal(rules, pos, p, n, to)
+            refusals = {pawn: teleport_refusal(rules, pos, p, n, to) for pawn, p in sample.items()}
+            for frm, pawn in movers:
                 why = refusals[pawn]
                 if why is not None:
                     out.append(Blocked(Move(frm, to, "teleport"), *why))
