@@ -33,7 +33,9 @@ def test_the_computer_plays_white_and_answers(tmp_path: Path) -> None:
     assert "you play black against the computer (level 1)" in out
     lines = out.splitlines()
     thinking = lines.index("The computer (level 1) is thinking...")
-    played = re.fullmatch(r"The computer \(level 1\) played (\S+)(, taking .*)?\.", lines[thinking + 1])
+    played = re.fullmatch(
+        r"The computer \(level 1\) played (\S+)(, taking .*)?\.", lines[thinking + 1]
+    )
     assert played, lines[thinking + 1]  # its action, said of it
     assert lines[thinking + 2].startswith("Black to move")
     assert "you" not in " ".join(lines[: thinking + 2]).lower().replace("you play black", "")
