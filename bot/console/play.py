@@ -20,13 +20,21 @@ written so that it runs as shown (``bot.console.words.program``).
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
 import variants
+from bot.console.games import (
+    BLACK_ID,
+    WHITE_ID,
+    new_computer_game,
+    new_hot_seat_game,
+    player_id,
+    player_label,
+    resumed,
+)
 from bot.console.terminal import LineReader, wrap_width, wrapped
 from bot.console.words import (
     capitalized,
@@ -45,7 +53,6 @@ from bot.console.words import (
     undo_refusal,
 )
 from bot.service import (
-    COMPUTER_ID,
     GameService,
     GameView,
     IllegalAction,
@@ -57,9 +64,6 @@ from bot.service import (
 )
 from bot.service.clock import days_text, time_left_text
 
-WHITE_ID = 1
-BLACK_ID = 2
-CONSOLE_PLAYERS = (WHITE_ID, BLACK_ID)
 COMMANDS: dict[str, str] = {
     "moves": "list the legal actions now (Tab completes them as you type)",
     "board": "show the board and the status again",
@@ -82,23 +86,6 @@ COMPUTER_COMMANDS: dict[str, str] = {
 }
 ACTION_HINT = "an action in notation (e.g. e4, Nf3, reroll, pass, roll)"
 YES = ("y", "yes")
-
-
-def player_label(user_id: int) -> str:
-    return {WHITE_ID: "White", BLACK_ID: "Black"}.get(user_id, f"player {user_id}")
-
-
-def dice_text(dice: tuple[int, ...] | None) -> str:
-    return f"[{' '.join(str(v) for v in dice)}]" if dice else ""
-
-
-def player_id(colour: str) -> int:
-    return WHITE_ID if colour == "white" else BLACK_ID
-
-
-def new_location() -> int:
-    """A console game's location: a negative id no Discord channel has."""
-    return -1 - secrets.randbelow(2**62)
 
 
 class Session:
@@ -192,7 +179,7 @@ class Session:
         """``computer``: (level, the player's colour) for a new game against it."""
         try:
             if game_id is not None:
-                view = await self.resumed(game_id, variant)
+                view = await resumed(self.service, game_id, variant)
                 if view is None:
                     return None
             elif computer is not None:
@@ -203,74 +190,18 @@ class Session:
                     print("error: a game against the computer has no time limit", file=sys.stderr)
                     return None
                 level, mine = computer
-                view = await self.new_computer_game(variant, level, mine, options, seed)
+                view = await new_computer_game(self.service, variant, level, mine, options, seed)
             else:
                 if variant is None:
                     print("error: name a variant to play, or --game ID to resume", file=sys.stderr)
                     return None
-                view = await self.new_hot_seat_game(variant, options, days, seed)
+                view = await new_hot_seat_game(self.service, variant, options, days, seed)
         except ServiceError as error:
             print(f"error: {error}", file=sys.stderr)
             return None
         await self.begin(view, resumed=game_id is not None)
         self.say()
         return view
-
-    async def resumed(self, game_id: int, variant: str | None) -> GameView | None:
-        view = await self.service.view(game_id=game_id)
-        if not is_console_game(view):
-            print(f"error: game {game_id} is not a console game", file=sys.stderr)
-            return None
-        if variant is not None and variant != view.variant:
-            print(f"error: game {game_id} is {view.variant}, not {variant}", file=sys.stderr)
-            return None
-        if view.status == "challenge":  # interrupted between creating and starting
-            view = (await self.service.accept(game_id=game_id, user_id=BLACK_ID, render=False)).game
-        return view
-
-    async def new_computer_game(
-        self,
-        variant: str,
-        level: int,
-        mine: str,
-        options: dict[str, Any] | None,
-        seed: int | None,
-    ) -> GameView:
-        outcome = await self.service.play_computer(
-            user_id=player_id(mine),
-            location_id=new_location(),
-            variant=variant,
-            level=level,
-            colour=mine,
-            options=options or None,
-            seed=None if seed is None else str(seed),
-            render=False,
-        )
-        return outcome.game
-
-    async def new_hot_seat_game(
-        self,
-        variant: str,
-        options: dict[str, Any] | None,
-        days: int | None,
-        seed: int | None,
-    ) -> GameView:
-        created = await self.service.challenge(
-            location_id=new_location(),
-            challenger_id=WHITE_ID,
-            opponent_id=BLACK_ID,
-            colour="white",
-            variant=variant,
-            options=options or None,
-            days=days,
-        )
-        accepted = await self.service.accept(
-            game_id=created.game.id,
-            user_id=BLACK_ID,
-            render=False,
-            seed=None if seed is None else str(seed),
-        )
-        return accepted.game
 
     async def begin(self, view: GameView, *, resumed: bool) -> None:
         """Introduce the game: its id, who plays, the board with its legend, the status;
@@ -312,11 +243,11 @@ class Session:
             return
         if self.computer is not None and self.mine is not None:
             assert self.computer_level is not None
-            new = await self.new_computer_game(
-                self.variant, self.computer_level, self.computer, self.options, None
+            new = await new_computer_game(
+                self.service, self.variant, self.computer_level, self.computer, self.options, None
             )
         else:
-            new = await self.new_hot_seat_game(self.variant, self.options, self.days, None)
+            new = await new_hot_seat_game(self.service, self.variant, self.options, self.days, None)
         await self.begin(new, resumed=False)
 
     # ----- the computer ------------------------------------------------------------
@@ -677,14 +608,6 @@ class Session:
             path.write_bytes(image or b"")
         except OSError as error:
             self.error(f"cannot write the image: {error}")
-
-
-def is_console_game(game: Any) -> bool:
-    """A game whose players are this keyboard's (a ``GameView`` or ``GameSummary``)."""
-    return bool(
-        game.challenger_id in CONSOLE_PLAYERS
-        and (game.opponent_id in CONSOLE_PLAYERS or game.opponent_id == COMPUTER_ID)
-    )
 
 
 def _actions(count: int) -> str:

@@ -42,16 +42,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import variants
-from bot.console.play import (
-    ACTION_HINT,
+from bot.console.games import (
     BLACK_ID,
-    COMMANDS,
     CONSOLE_PLAYERS,
     WHITE_ID,
-    Session,
     is_console_game,
     player_label,
 )
+from bot.console.play import ACTION_HINT, COMMANDS, Session
 from bot.console.words import db_words, player_tags, program, tagged
 from bot.options import OptionsError, parse_option_args
 from bot.service import (
