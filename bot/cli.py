@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # The module that registers each group of subcommands (with ``add_subcommands``). A
 # test checks this table against what the modules really register.
@@ -162,6 +163,12 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``chessgarden`` script (``pyproject.toml``): the command ``argv`` names, ending
+    quietly if the output's reader goes away (``quiet_pipe``)."""
+    return quiet_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args, extra = parser.parse_known_args(argv)
@@ -174,6 +181,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     code: int = args.func(args)
     return code
+
+
+def quiet_pipe(run: Callable[[], int]) -> int:
+    """``run()``, ending quietly when whoever reads the output stops reading
+    (``chessgarden variants | head -3``): no ``BrokenPipeError`` traceback, and exit
+    status 141 as a program killed by SIGPIPE would have."""
+    try:
+        code = run()
+        sys.stdout.flush()  # what is still buffered fails here, not at exit
+        return code
+    except BrokenPipeError:
+        # Python flushes standard output again at exit: point it at nothing first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
 
 
 if __name__ == "__main__":

@@ -86,6 +86,12 @@ class Facts:
     # generates a board's candidates once and filters them per roll (the ``filter_*``
     # hooks below).
     dice_filter: ClassVar[bool] = False
+    # When dice are rolled, in words that finish "Dice are rolled ..." ("" for a variant
+    # without dice). Front ends say from it when a move can be taken back (only while no
+    # die has been rolled since it).
+    dice_rolled: ClassVar[str] = ""
+    # A die is rolled at the start of every turn, so no move can ever be taken back.
+    rolls_every_turn: ClassVar[bool] = False
 
     # ----- time (RULES.md section 7) -------------------------------------------
 

@@ -12,7 +12,7 @@ from .dice import DiceSource, ScriptedDice
 from .errors import GameOver, IllegalMove, refusal_error
 from .geometry import color_name
 from .position import Move, Position
-from .record import Token, parse_record, squash
+from .record import Token, options_header, parse_record, squash
 from .refusal import Refusal
 
 # ``Game._result`` while the end-of-turn test has not been made yet (see ``Game.result``).
@@ -226,10 +226,9 @@ class Game:
         return snapshot(self)
 
     def record(self) -> str:
-        headers = [
-            f'[Variant "{self.variant}"]',
-            f"[Options {json.dumps(json.dumps(self.options, sort_keys=True))}]",
-        ]
+        headers = [f'[Variant "{self.variant}"]']
+        if self.options:  # as players type them: [Options "free_play"]
+            headers.append(f"[Options {json.dumps(options_header(self.options))}]")
         if self.start_fen is not None:
             headers.append(f'[FEN "{self.start_fen}"]')
         if self.result is not None:

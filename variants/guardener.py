@@ -159,6 +159,8 @@ class Guardener(ChessLike):
     returns_from_lost = ("G", "Q", "R", "B", "N") if PROMOTION_BRINGS_BACK else ("G",)
     has_check = False
     dice_sides = DIE
+    dice_rolled = "at the start of every turn (two d4)"
+    rolls_every_turn = True
     fifty_move_rule = False
     repetition_draw = False
     free_moves = False  # the dice decide which pieces may move

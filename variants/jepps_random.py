@@ -81,6 +81,7 @@ class JeppsRandom(ChessLike):
     castling = False
     dice_sides = SETUP_DIE
     option_names = (FREE_PLAY,)
+    dice_rolled = "only during the setup (for the placements and the mediator)"
     start_placement = PAWNS_ONLY
     # The search: checkmate wins; the noisy moves are cheaper made for their squares
     # only (126 against 225 microseconds a position); in the setup (21 outcomes, two or

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .geometry import WHITE
 
@@ -64,6 +64,54 @@ _RESULTS = {"1-0", "0-1", "1/2-1/2", "*"}
 _ROLLED = re.compile(r"%(\d+)")
 
 
+_OPTION_WORD = re.compile(r"[a-z][a-z0-9_]*(?:=[A-Za-z0-9_.-]+)?")
+
+
+def options_header(options: dict[str, Any]) -> str:
+    """The options as players type them, for the record's ``[Options "..."]`` tag:
+    ``{"free_play": True, "n": 3}`` -> ``free_play, n=3``. Options that words cannot
+    carry (a value with a space, say) are written as JSON, which ``read_options`` also
+    reads."""
+    words = []
+    for name, value in sorted(options.items()):
+        if value is True:
+            words.append(name)
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            words.append(f"{name}={text}")
+    text = ", ".join(words)
+    if all(_OPTION_WORD.fullmatch(w) for w in words) and read_options(text) == options:
+        return text
+    return json.dumps(options, sort_keys=True)
+
+
+def read_options(text: str) -> dict[str, Any]:
+    """The options an ``[Options "..."]`` tag holds: words (``free_play, n=3``; a bare
+    name is true) or JSON (older records: ``{"free_play": true}``)."""
+    text = text.strip()
+    if not text or text.startswith("{"):
+        loaded = json.loads(text or "{}")
+        if not isinstance(loaded, dict):
+            raise ValueError(f"cannot read the options {text!r}")
+        return loaded
+    options: dict[str, Any] = {}
+    for word in text.replace(",", " ").split():
+        name, sep, raw = word.partition("=")
+        if not _OPTION_WORD.fullmatch(word):
+            raise ValueError(f"cannot read the option {word!r}")
+        options[name] = True if not sep else _option_value(raw)
+    return options
+
+
+def _option_value(raw: str) -> Any:
+    if raw in ("true", "false"):
+        return raw == "true"
+    try:
+        return int(raw)
+    except ValueError:
+        return raw
+
+
 def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
     """Headers, action texts, and every roll value in order."""
     if not isinstance(record, str):
@@ -78,6 +126,8 @@ def parse_record(record: str) -> tuple[dict[str, str], list[str], list[int]]:
             body_lines.append(line)
     if "Variant" not in headers:
         raise ValueError('a record starts with a [Variant "..."] header')
+    if "Options" in headers:  # handed on as JSON, whichever way the record wrote them
+        headers["Options"] = json.dumps(read_options(headers["Options"]), sort_keys=True)
     actions: list[str] = []
     rolls: list[int] = []
     in_setup_lines = True  # until the first move number

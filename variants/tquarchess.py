@@ -84,6 +84,10 @@ class Tquarchess(ChessLike):
         "e4, Nf3, Bxc6, O-O, e8=Q, Te4, Tb7% (teleport), Bg5/T (entry), Na8/T, b8=T, roll"
     )
     title = "Tquarchess"
+    dice_rolled = (
+        "only for a Tquarc (a d4): when it enters, teleports or is resurrected, and for an "
+        "entry attempt (roll)"
+    )
     summary = (
         "FIDE chess plus the Tquarc (T), a colour-bound FAD leaper carrying a d4 value. It enters "
         "by Seirawan gating, teleports to the Tquad of its value in answer to the enemy Tquarc, "

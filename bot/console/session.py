@@ -1,8 +1,9 @@
-"""Local console front end: hot-seat play, stored games, records and dice, through the
-same service and store as the Discord bot.
+"""The console's commands: ``play`` (a game at this keyboard), ``games``, ``record`` and
+``roll``, through the same service and store as the Discord bot.
 
     chessgarden play VARIANT [--db PATH] [--seed N] [--days N] [--option NAME[=VALUE] ...]
-                             [--no-board] [--orientation white|black|mover] [--images DIR]
+                             [--no-board] [--orientation white|black|mover]
+                             [--images DIR [--size PX]]
     chessgarden play VARIANT --vs ai:LEVEL [--colour white|black] [...]
                                                           play against the computer
     chessgarden play --game ID [--db PATH] [...]          resume a stored game
@@ -10,34 +11,24 @@ same service and store as the Discord bot.
     chessgarden record [--db PATH] ID
     chessgarden roll EXPR
 
-``play`` prints ``game <id>``, then the board and the status in words, then reads one
-command per line: an action in notation, or ``moves``, ``board``, ``history``,
-``undo``, ``resign``, ``draw``, ``rules``, ``help``, ``quit`` (see ``COMMANDS``).
-After each action it prints the action as recorded with the dice now showing
-(``e4 [2 4]``), the text board (``variants.text_board``, from the side to act unless
-``--orientation`` says otherwise; ``--no-board`` leaves it out) and the status in words
-(``variants.describe``): who acts, what the dice allow, what is pending, check. Each
-answer ends with an empty line. A refused action prints the rule that refuses it and
-the closest legal actions (``variants.explain``). ``resign`` and ``draw`` ask y/N
-first; ``quit`` says how to resume.
-
-On a terminal there is a prompt, line editing, history and Tab completion of the legal
-actions and the commands (``bot.console.terminal``). Console games are played by two local
-players, ``WHITE_ID`` and ``BLACK_ID``; whoever is to move is the one typing.
-``--seed N`` makes a new game's dice reproducible (the seed is then ``N``, not a secret).
-
-Against the computer (issue 14): ``--vs ai:LEVEL`` (1-3) and ``--colour`` (the
-player's side, white by default). The player is ``WHITE_ID`` or ``BLACK_ID`` by colour,
-the computer ``bot.service.COMPUTER_ID``. When it is the computer's turn the console
-prints ``The computer is thinking (level N)...`` and then its action like a player's
-(``e5 [1 3]``), the board and the status. The search runs in a worker process
-(``GameService.computer_move``). ``undo`` and ``draw`` are for two players at one
-keyboard and are refused in such a game; ``resign`` resigns for the player.
+``play`` opens the service and hands over to ``bot.console.play.Session``, which says
+what it prints and reads. Console games are played by two local players, ``WHITE_ID``
+and ``BLACK_ID``; in hot-seat play whoever is to move is the one typing. Against the
+computer (``--vs ai:LEVEL``, 1-3, and ``--colour``, the player's side, white by default)
+the player is ``WHITE_ID`` or ``BLACK_ID`` by colour, the computer
+``bot.service.COMPUTER_ID``; its search runs in a worker process
+(``GameService.computer_move``). ``--seed N`` makes a new game's dice reproducible (the
+seed is then ``N``, not a secret).
 
 Time (issue 13): a console game has no time limit unless ``--days N`` (1 to 14 days per
 move) is given; then the status line says how long the side to act has left, and a
 side that runs out of time loses on time (the game ends when it is next resumed, or by
 ``chessgarden sweep``).
+
+``record`` prints the record with the log's chain head as a tag, and for a game against
+the computer ``[White "..."]``/``[Black "..."]`` tags naming it and its level. Every
+hint printed (resume, record) is a command that runs as shown
+(``bot.console.words.program``).
 
 Also runnable as ``python -m bot.console.session ...``.
 """
@@ -46,58 +37,44 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
-import secrets
 import sys
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import variants
-from bot.console.terminal import LineReader, wrap_width, wrapped
+from bot.console.games import (
+    BLACK_ID,
+    CONSOLE_PLAYERS,
+    WHITE_ID,
+    is_console_game,
+    player_label,
+)
+from bot.console.play import ACTION_HINT, COMMANDS, Session
+from bot.console.words import db_words, player_tags, program, tagged
 from bot.options import OptionsError, parse_option_args
 from bot.service import (
-    COMPUTER_ID,
     GameService,
     GameSummary,
-    GameView,
-    IllegalAction,
-    InvalidState,
-    Outcome,
     RenderUnavailable,
     ServiceError,
-    TimeUp,
     roll_dice,
 )
-from bot.service.clock import days_text, time_left_text
 from bot.service.dice_expr import DiceExpressionError
 from storage import StorageError, StoreOpenError, resolve_db_path
 
-WHITE_ID = 1
-BLACK_ID = 2
-CONSOLE_PLAYERS = (WHITE_ID, BLACK_ID)
+__all__ = [
+    "BLACK_ID",
+    "COMMANDS",
+    "CONSOLE_PLAYERS",
+    "ORIENTATIONS",
+    "WHITE_ID",
+    "Session",
+    "add_subcommands",
+    "main",
+]
+
 ORIENTATIONS = ("white", "black", "mover")
-COMMANDS: dict[str, str] = {
-    "moves": "list the legal actions now (Tab completes them as you type)",
-    "board": "show the board and the status again",
-    "history": "the game's record so far",
-    "undo": "take back the last move (only while no die has been rolled since it)",
-    "resign": "the side to move resigns (asks y/N first)",
-    "draw": "both players agree a draw (asks y/N first)",
-    "rules": "the complete rules of this variant",
-    "help": "this list",
-    "quit": "leave; the game stays stored and can be resumed",
-}
-ACTION_HINT = "an action in notation (e.g. e4, Nf3, reroll, pass, roll)"
-YES = ("y", "yes")
-
-
-def _label(user_id: int) -> str:
-    return {WHITE_ID: "White", BLACK_ID: "Black"}.get(user_id, f"player {user_id}")
-
-
-def dice_text(dice: tuple[int, ...] | None) -> str:
-    return f"[{' '.join(str(v) for v in dice)}]" if dice else ""
+SIZES = (160, 4000)  # the renderer's narrowest and widest boards (renderers.layout)
 
 
 def variant_list() -> str:
@@ -110,9 +87,9 @@ def add_subcommands(subparsers: Any) -> None:
     """Register ``play``, ``games``, ``record`` and ``roll`` on an ``argparse`` subparsers object."""
     play = subparsers.add_parser(
         "play",
-        help="play a game hot-seat in this terminal",
+        help="play a game in this terminal: hot-seat, or against the computer",
         description=(
-            "Hot-seat play through the game service. Type "
+            "Play at this keyboard through the game service. Type "
             + ACTION_HINT
             + ", or one of: "
             + ", ".join(COMMANDS)
@@ -148,7 +125,8 @@ def add_subcommands(subparsers: Any) -> None:
         choices=ORIENTATIONS,
         default=None,
         help="the side at the bottom of the board: white, black, or mover (the side to "
-        "act). Default: mover for the text board, white for --images",
+        "act). Default: your side against the computer; else mover for the text board and "
+        "white for --images",
     )
     play.add_argument(
         "--days",
@@ -159,6 +137,13 @@ def add_subcommands(subparsers: Any) -> None:
     )
     play.add_argument(
         "--images", default=None, metavar="DIR", help="write a PNG of the board after each action"
+    )
+    play.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        metavar="PX",
+        help=f"the width of the --images PNGs in pixels, {SIZES[0]} to {SIZES[1]} (default 800)",
     )
     play.add_argument(
         "--vs",
@@ -241,24 +226,19 @@ async def _record(args: argparse.Namespace) -> int:
         return 1
     finally:
         await service.close()
-    record = chain_tagged(history.record, history.game.chain_head)
+    game = history.game
+    tags = player_tags(game.computer, game.computer_level)
+    if game.chain_head is not None:
+        tags.append(("Chain", game.chain_head))
+    record = tagged(history.record, tags)
     sys.stdout.write(record if record.endswith("\n") else record + "\n")
     return 0
-
-
-RECORD_TAG = re.compile(r'\[[A-Za-z]+ "')  # a record's tag line, e.g. [Variant "..."]
 
 
 def chain_tagged(record: str, head: str | None) -> str:
     """The record with the log's chain head as one more tag after the others (issue 24;
     a replay ignores it): what ``/verify chain:`` compares with the stored log."""
-    if not record or head is None:
-        return record
-    lines = record.split("\n")
-    tags = 0
-    while tags < len(lines) and RECORD_TAG.match(lines[tags]):
-        tags += 1
-    return "\n".join([*lines[:tags], f'[Chain "{head}"]', *lines[tags:]])
+    return record if head is None else tagged(record, [("Chain", head)])
 
 
 # ----- games ------------------------------------------------------------------
@@ -284,10 +264,8 @@ async def _games(args: argparse.Namespace, stdout: TextIO) -> int:
         await service.close()
     for line in games_table(games):
         stdout.write(line + "\n")
-    if any(g.status == "active" and _is_console_game(g) for g in games):
-        stdout.write(
-            f"Resume a console game with: chessgarden play --game ID{_db_words(args.db)}\n"
-        )
+    if any(g.status == "active" and is_console_game(g) for g in games):
+        stdout.write(f"Resume a console game with: {program()} play --game ID{db_words(args.db)}\n")
     return 0
 
 
@@ -311,16 +289,10 @@ def games_table(games: Sequence[GameSummary]) -> list[str]:
     return lines
 
 
-def _is_console_game(game: GameSummary | GameView) -> bool:
-    return game.challenger_id in CONSOLE_PLAYERS and (
-        game.opponent_id in CONSOLE_PLAYERS or game.opponent_id == COMPUTER_ID
-    )
-
-
 def _players(game: GameSummary) -> str:
-    if _is_console_game(game) and game.computer is not None:
+    if is_console_game(game) and game.computer is not None:
         return f"you vs the computer (level {game.computer_level}, {game.computer})"
-    if _is_console_game(game):
+    if is_console_game(game):
         return "hot-seat (console)"
     if game.status == "challenge" or game.white_id is None:
         opponent = "anyone" if game.opponent_id is None else f"user {game.opponent_id}"
@@ -330,10 +302,6 @@ def _players(game: GameSummary) -> str:
 
 def _when(game: GameSummary) -> str:
     return game.updated_at[:16].replace("T", " ")  # ISO 8601 in UTC: date, hours, minutes
-
-
-def _db_words(db: str | None) -> str:
-    return f" --db {db}" if db else ""
 
 
 # ----- play -------------------------------------------------------------------
@@ -347,11 +315,11 @@ def main_play(args: argparse.Namespace) -> int:
         return 130
 
 
-async def _open(db: str | None) -> GameService | None:
+async def _open(db: str | None, **options: Any) -> GameService | None:
     """The service on the store, or ``None`` after printing one ``error:`` line."""
     path = resolve_db_path(db)
     try:
-        return await GameService.open(path, label=_label)
+        return await GameService.open(path, label=player_label, **options)
     except StoreOpenError as error:  # names the file and the cause already
         print(f"error: {error}", file=sys.stderr)
     except (StorageError, OSError) as error:
@@ -390,7 +358,21 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             file=sys.stderr,
         )
         return 2
-    service = await _open(args.db)
+    size = getattr(args, "size", None)
+    renderer: dict[str, Any] = {}
+    if size is not None:
+        if getattr(args, "images", None) is None:
+            print(
+                "error: --size is the width of the --images PNGs: add --images DIR", file=sys.stderr
+            )
+            return 2
+        if not SIZES[0] <= size <= SIZES[1]:
+            print(
+                f"error: --size takes {SIZES[0]} to {SIZES[1]} pixels, not {size}", file=sys.stderr
+            )
+            return 2
+        renderer["renderer"] = sized_renderer(size)
+    service = await _open(args.db, **renderer)
     if service is None:
         return 1
     try:
@@ -418,434 +400,25 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         await service.close()
 
 
+def sized_renderer(size: int) -> Callable[[Any, str], bytes]:
+    """The service's board renderer at ``size`` pixels (``--size``); Pillow is loaded
+    only when the first board is drawn."""
+
+    def render(game: Any, orientation: str = "white") -> bytes:
+        try:
+            from renderers import render_png
+        except ImportError as error:
+            raise RenderUnavailable("the board renderer is not available") from error
+        return bytes(render_png(game, size=size, orientation=orientation))
+
+    return render
+
+
 def _computer_level(text: str) -> int | None:
     word = text.strip().lower()
     if word.startswith("ai:") and word[3:] in ("1", "2", "3"):
         return int(word[3:])
     return None
-
-
-class Session:
-    """One hot-seat game at this keyboard, or one against the computer."""
-
-    def __init__(
-        self,
-        service: GameService,
-        stdin: TextIO,
-        stdout: TextIO,
-        images: str | None = None,
-        *,
-        show_board: bool = True,
-        orientation: str | None = None,
-        db: str | None = None,
-    ) -> None:
-        self.service = service
-        self.stdout = stdout
-        self.images = Path(images) if images else None
-        self.show_board = show_board
-        self.orientation = orientation
-        self.db = db
-        self.game_id = 0
-        self.variant = ""
-        self.computer: str | None = None  # the computer's side, in a game against it
-        self.computer_level: int | None = None
-        self.legal: tuple[str, ...] = ()
-        self.warned_images = False
-        self.reader = LineReader(stdin, stdout, self.words)
-        self.width = wrap_width(stdout)
-
-    # ----- output ----------------------------------------------------------------
-
-    def say(self, line: str = "") -> None:
-        self.stdout.write(line + "\n")
-        self.stdout.flush()
-
-    def tell(self, line: str) -> None:
-        """A line of prose: wrapped between words on a terminal, whole elsewhere."""
-        for part in wrapped(line, self.width):
-            self.say(part)
-
-    def error(self, message: str) -> None:
-        self.tell(f"error: {message}")
-
-    def words(self) -> tuple[str, ...]:
-        """What Tab completes: the legal actions now, then the commands."""
-        return (*self.legal, *COMMANDS)
-
-    # ----- starting ----------------------------------------------------------------
-
-    async def start(
-        self,
-        variant: str | None,
-        game_id: int | None,
-        seed: int | None,
-        options: dict[str, Any] | None = None,
-        days: int | None = None,
-        *,
-        computer: tuple[int, str] | None = None,
-    ) -> GameView | None:
-        """``computer``: (level, the player's colour) for a new game against it."""
-        try:
-            if game_id is not None:
-                view = await self.service.view(game_id=game_id)
-                if not _is_console_game(view):
-                    print(f"error: game {game_id} is not a console game", file=sys.stderr)
-                    return None
-                if variant is not None and variant != view.variant:
-                    print(
-                        f"error: game {game_id} is {view.variant}, not {variant}", file=sys.stderr
-                    )
-                    return None
-                if view.status == "challenge":  # interrupted between creating and starting
-                    view = (
-                        await self.service.accept(game_id=game_id, user_id=BLACK_ID, render=False)
-                    ).game
-            elif computer is not None:
-                if variant is None:
-                    print("error: name a variant to play against the computer", file=sys.stderr)
-                    return None
-                if days is not None:
-                    print("error: a game against the computer has no time limit", file=sys.stderr)
-                    return None
-                level, mine = computer
-                view = (
-                    await self.service.play_computer(
-                        user_id=WHITE_ID if mine == "white" else BLACK_ID,
-                        location_id=-1 - secrets.randbelow(2**62),
-                        variant=variant,
-                        level=level,
-                        colour=mine,
-                        options=options or None,
-                        seed=None if seed is None else str(seed),
-                        render=False,
-                    )
-                ).game
-            else:
-                if variant is None:
-                    print("error: name a variant to play, or --game ID to resume", file=sys.stderr)
-                    return None
-                created = await self.service.challenge(
-                    location_id=-1 - secrets.randbelow(2**62),
-                    challenger_id=WHITE_ID,
-                    opponent_id=BLACK_ID,
-                    colour="white",
-                    variant=variant,
-                    options=options or None,
-                    days=days,
-                )
-                view = (
-                    await self.service.accept(
-                        game_id=created.game.id,
-                        user_id=BLACK_ID,
-                        render=False,
-                        seed=None if seed is None else str(seed),
-                    )
-                ).game
-        except ServiceError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return None
-        self.game_id = view.id
-        self.variant = view.variant
-        self.computer = view.computer
-        self.computer_level = view.computer_level
-        self.say(f"game {view.id}")
-        what = "resumed" if game_id is not None else "begins"
-        options_said = f" (options: {_options_words(view.options)})" if view.options else ""
-        who = (
-            f"you play {other_side(view.computer)} against the computer "
-            f"(level {view.computer_level})"
-            if view.computer is not None
-            else "White and Black play at this keyboard"
-        )
-        self.tell(
-            f"{view.variant_title}{options_said}, game {view.id} {what}: {who}. "
-            "Type help for the commands, rules for the rules."
-        )
-        view = await self.on_time(view)
-        await self.show(view)
-        if self.images is not None:
-            await self.write_image(None, view)
-        self.say()
-        if self.computers_turn(view):
-            await self.computer_moves()
-            self.say()
-        return view
-
-    # ----- the computer ------------------------------------------------------------
-
-    def computers_turn(self, view: GameView) -> bool:
-        return self.computer is not None and view.status == "active" and view.turn == self.computer
-
-    async def computer_moves(self) -> None:
-        """The computer acts while it is its turn (it may act twice running: a re-roll),
-        each action printed like a player's."""
-        while True:
-            self.say(f"The computer is thinking (level {self.computer_level})...")
-            outcome = await self.service.computer_move(
-                game_id=self.game_id, render=self.images is not None
-            )
-            if outcome is None:
-                return
-            dice = dice_text(outcome.dice)
-            await self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
-            if self.images is not None:
-                await self.write_image(outcome, outcome.game)
-            if not self.computers_turn(outcome.game):
-                return
-
-    # ----- time ------------------------------------------------------------------
-
-    def clock(self, view: GameView) -> str:
-        """``Clock: White has 2 days 3 hours left (3 days per move).`` for a timed game
-        (issue 13); ``''`` untimed."""
-        if view.deadline is None:
-            return ""
-        left = time_left_text(view.deadline, self.service.clock.now())
-        if view.turn is None:  # a challenge: its deadline is when it expires (no side acts)
-            return f"Clock: the challenge expires in {left}." if view.status == "challenge" else ""
-        return f"Clock: {view.turn.capitalize()} has {left} left ({days_text(view.time_days)})."
-
-    async def on_time(self, view: GameView) -> GameView:
-        """If the side to act has run out of time, end the game now (one scheduler pass)
-        and say so; the game as it stands after that."""
-        if view.status != "active" or view.deadline is None:
-            return view
-        if self.service.clock.now() < view.deadline:
-            return view
-        for event in await self.service.run_due():
-            if event.game.id == self.game_id:
-                self.say(event.messages[0])
-        return await self.service.view(game_id=self.game_id)
-
-    async def loop(self) -> int:
-        while True:
-            try:
-                line = self.reader.read("> ")
-            except KeyboardInterrupt:
-                self.say("")
-                self.say(self.resume_hint())
-                return 130
-            if line is None:
-                return 0
-            if not line:
-                continue
-            if line.lower() in ("quit", "exit"):
-                self.say(self.resume_hint())
-                return 0
-            try:
-                await self.handle(line)
-            except IllegalAction as error:
-                self.refused(error, line)
-            except TimeUp as error:  # the side to act ran out of time: the game ends on time
-                self.error(str(error))
-                view = await self.on_time(await self.service.view(game_id=self.game_id))
-                await self.show(view)
-            except ServiceError as error:
-                self.error(str(error))
-            self.say()
-
-    def resume_hint(self) -> str:
-        if self.game_id == 0:
-            return ""
-        return (
-            f"Game {self.game_id} is stored. Resume it with: "
-            f"chessgarden play --game {self.game_id}{_db_words(self.db)}"
-        )
-
-    async def handle(self, command: str) -> None:
-        word = command.lower()
-        service, gid = self.service, self.game_id
-        if word in ("help", "?"):
-            self.help()
-        elif word == "moves":
-            moves = await service.legal_moves(game_id=gid)
-            self.legal = moves
-            self.say(" ".join(moves) if moves else "(no legal moves)")
-        elif word == "board":
-            view = await service.view(game_id=gid)
-            self.say(f"{view.variant_title}, game {view.id}, {_actions(view.ply)} played")
-            await self.show(view, board=True)
-            if self.images is not None:
-                await self.write_image(None, view)
-        elif word == "history":
-            history = await service.history(game_id=gid)
-            self.say(history.record.rstrip("\n"))
-        elif word == "rules":
-            self.stdout.write(variants.rulebook_text(self.variant))
-        elif word in ("undo", "draw") and self.computer is not None:
-            self.error(f"{word} is for two players at one keyboard, not against the computer")
-        elif word == "undo":
-            view = await service.view(game_id=gid)
-            if view.is_over:
-                raise_over(view)
-            # The player who made the last move asks: the side not to move now.
-            asker = BLACK_ID if view.turn == "white" else WHITE_ID
-            outcome = await service.undo(game_id=gid, user_id=asker)
-            await self.after(outcome, outcome.messages[0])
-        elif word == "resign":
-            mover = await self.mover()
-            side = _label(mover)
-            if self.confirm(f"{side} resigns the game: sure? [y/N] "):
-                outcome = await service.resign(game_id=gid, user_id=mover)
-                await self.after(outcome, outcome.messages[0].rstrip("."))
-            else:
-                self.say(f"{side} plays on.")
-        elif word == "draw":  # both players are at this keyboard: one agreement, one commit
-            mover = await self.mover()
-            if self.confirm("Both players agree to a draw: sure? [y/N] "):
-                outcome = await service.agree_draw(game_id=gid, user_id=mover)
-                await self.after(outcome, "draw agreed")
-            else:
-                self.say("No draw; play on.")
-        else:
-            await self.act(command)
-
-    def help(self) -> None:
-        self.say(f"Type {ACTION_HINT}, or a command:")
-        for name, what in COMMANDS.items():
-            self.say(f"  {name:<8} {what}")
-        if self.reader.readline is not None:
-            self.say("Tab completes actions and commands; Up and Down recall earlier lines.")
-
-    def confirm(self, question: str) -> bool:
-        """A y/N question; anything but y or yes (or the end of input) is no."""
-        if not self.reader.interactive:
-            self.say(question.rstrip())
-        answer = self.reader.read(question, remember=False)
-        return answer is not None and answer.lower() in YES
-
-    async def act(self, command: str) -> None:
-        service, gid = self.service, self.game_id
-        view = await service.view(game_id=gid)
-        if view.is_over:
-            self.error(f"the game is over: {result_line(view)}")
-            return
-        outcome = await service.act(
-            game_id=gid,
-            user_id=await self.mover(view),
-            text=command,
-            render=self.images is not None,
-            orientation=self.image_side(),
-            expected_ply=view.ply,
-        )
-        dice = dice_text(outcome.dice)
-        await self.after(outcome, str(outcome.recorded) + (f" {dice}" if dice else ""))
-        if self.images is not None:
-            await self.write_image(outcome, outcome.game)
-        if self.computers_turn(outcome.game):
-            self.say()
-            await self.computer_moves()
-
-    def refused(self, error: IllegalAction, text: str) -> None:
-        """The rule that refuses the action and the closest legal actions (contract C2)."""
-        refusal = error.refusal
-        if refusal is None:
-            self.error(str(error))
-            return
-        shown = text if len(text) <= 40 else text[:37] + "..."
-        self.error(f"{refusal.message} ({shown!r})")
-        if refusal.closest:
-            more = f"; `moves` lists all {len(self.legal)}" if len(self.legal) > 5 else ""
-            self.tell(f"closest legal: {', '.join(refusal.closest)}{more}")
-
-    async def after(self, outcome: Outcome, line: str) -> None:
-        self.say(line)
-        self.legal = outcome.legal
-        if outcome.game_over:
-            self.say(result_line(outcome.game))
-        await self.show(outcome.game, outcome=outcome)
-
-    async def show(
-        self, view: GameView, *, outcome: Outcome | None = None, board: bool = False
-    ) -> None:
-        """The text board (unless ``--no-board``; ``board``: even then) and the status in
-        words. No empty line inside: an empty line ends an answer."""
-        status = outcome.status if outcome is not None else None
-        if self.show_board or board or status is None:
-            text = await self.service.text_board(game_id=view.id, orientation=self.text_side())
-            status = text.status
-            if self.show_board or board:
-                for line in text.board.splitlines():
-                    if line.strip():
-                        self.say(line)
-        if view.status == "active" and not self.legal:
-            self.legal = await self.service.legal_moves(game_id=view.id)
-        if view.status != "active":
-            if outcome is None:  # a game that was over already
-                self.say(result_line(view))
-            self.say(f"Its record: chessgarden record {view.id}{_db_words(self.db)}")
-            return
-        for line in status.lines:
-            self.tell(line)
-        if view.deadline is not None:
-            self.tell(self.clock(view))
-
-    def text_side(self) -> str | None:
-        """The side at the bottom of the text board (``None``: the side to act)."""
-        return None if self.orientation in (None, "mover") else self.orientation
-
-    def image_side(self) -> str | None:
-        """The side at the bottom of the images (``None``: the side to act); White unless
-        ``--orientation`` says otherwise, so that a game's PNGs do not turn every ply."""
-        if self.orientation == "mover":
-            return None
-        return self.orientation or "white"
-
-    async def mover(self, view: GameView | None = None) -> int:
-        view = view or await self.service.view(game_id=self.game_id)
-        if view.is_over:
-            raise_over(view)
-        # Against the computer, the one typing is always the player (who may resign
-        # while the computer is to act).
-        side = other_side(self.computer) if self.computer is not None else view.turn
-        return WHITE_ID if side == "white" else BLACK_ID
-
-    async def write_image(self, outcome: Outcome | None, view: GameView) -> None:
-        assert self.images is not None
-        image = outcome.image if outcome is not None else None
-        if image is None:
-            try:
-                image = (
-                    await self.service.board(game_id=self.game_id, orientation=self.image_side())
-                ).image
-            except RenderUnavailable as error:
-                if not self.warned_images:
-                    self.error(f"no images: {error}")
-                    self.warned_images = True
-                return
-        try:
-            self.images.mkdir(parents=True, exist_ok=True)
-            path = self.images / f"game{view.id}-{view.ply:04d}.png"
-            path.write_bytes(image or b"")
-        except OSError as error:
-            self.error(f"cannot write the image: {error}")
-
-
-def _actions(count: int) -> str:
-    return f"{count} action{'' if count == 1 else 's'}"
-
-
-def _options_words(options: dict[str, Any]) -> str:
-    from bot.options import options_text
-
-    return options_text(options)
-
-
-def other_side(colour: str) -> str:
-    return "black" if colour == "white" else "white"
-
-
-def raise_over(view: GameView) -> None:
-    raise InvalidState(f"the game is over: {result_line(view)}")
-
-
-def result_line(view: GameView) -> str:
-    if view.status == "finished":
-        outcome = "draw" if view.winner is None else f"{view.winner} wins"
-        return f"result {view.result} {outcome} ({view.result_reason})"
-    return f"result * game {view.status}" + (
-        f" ({view.result_reason})" if view.result_reason else ""
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -861,4 +434,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bot.cli import quiet_pipe
+
+    sys.exit(quiet_pipe(main))

@@ -50,12 +50,10 @@ def wrapped(line: str, width: int) -> list[str]:
 
 
 def completions(text: str, words: Sequence[str]) -> list[str]:
-    """The words that complete ``text``: those starting with it as typed (case matters:
-    ``B`` is a Bishop, ``b`` a file), else those starting with it in any case. Each
-    word once, in the given order."""
-    exact = [w for w in words if w.startswith(text)]
-    found = exact or [w for w in words if w.lower().startswith(text.lower())]
-    return list(dict.fromkeys(found))
+    """The words that complete ``text``: those starting with it exactly as typed. Case
+    matters (``B`` is a Bishop, ``b`` a file), and a completion never changes what was
+    typed, only adds to it. Each word once, in the given order."""
+    return list(dict.fromkeys(w for w in words if w.startswith(text)))
 
 
 class Completer:

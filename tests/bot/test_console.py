@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +17,10 @@ import pytest
 import variants
 from bot.console import session as console
 from variants.dice import VerifiableDice
+
+# The hints name the command as this process runs it (``python -m``), so that they run
+# as shown (``bot.console.words.program``).
+PROGRAM = f"{shlex.quote(sys.executable)} -m bot.cli"
 
 
 class Console:
@@ -55,7 +60,7 @@ class Console:
 
 
 def dice_of(line: str) -> str:
-    match = re.search(r"(\[[\d ]+\])$", line)
+    match = re.search(r"(\[[\d ]+\])", line)
     return match.group(1) if match else ""
 
 
@@ -70,10 +75,19 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 
 def board_lines(game: variants.Game, orientation: str) -> list[str]:
-    """The text board as the console prints it (no empty line inside an answer)."""
+    """The text board and its legend, as the console prints them at the start (no empty
+    line inside an answer)."""
     return [
         line for line in variants.text_board(game, orientation=orientation).splitlines() if line
     ]
+
+
+def board_only(game: variants.Game, orientation: str) -> list[str]:
+    """The text board as the console prints it after an action: without the legend."""
+    text = variants.text_board(game, orientation=orientation)
+    board = [line for line in text.split("\n\n")[0].splitlines() if line]
+    lost = [line for line in text.splitlines() if line.startswith("Lost: ")]
+    return board + lost
 
 
 def test_hot_seat_game_matches_the_engine(tmp_path: Path) -> None:
@@ -88,10 +102,10 @@ def test_hot_seat_game_matches_the_engine(tmp_path: Path) -> None:
     assert con.send("moves") == [" ".join(engine.legal_moves())]
     for step in range(12):
         move = engine.legal_moves()[(step * 7) % len(engine.legal_moves())]
+        mover = engine.turn.capitalize()
         recorded = engine.play(move)
         answer = con.send(move)
-        dice = f" [{' '.join(map(str, engine.dice))}]" if engine.dice else ""
-        assert answer[0] == recorded + dice
+        assert re.fullmatch(rf"{mover} played {re.escape(recorded)}(, taking .*)?\.", answer[0])
         if engine.result is not None:
             assert answer[1].startswith("result ")
             break
@@ -102,9 +116,10 @@ def test_hot_seat_game_matches_the_engine(tmp_path: Path) -> None:
     history = con.send("history") + con.block()  # the record has an empty line of its own
     assert variants.replay("\n".join(history)).history == engine.history
     resigned = con.send("resign", "y")
-    assert resigned[0].endswith("sure? [y/N]") and resigned[1].endswith("resigns")
+    assert resigned[0].endswith("sure? [y/N]") and resigned[1].endswith("resigns.")
     assert resigned[2].startswith("result ")
-    assert resigned[3] == f"Its record: chessgarden record 1 --db {db}"
+    assert resigned[3] == f"Its record: {PROGRAM} record 1 --db {db}"
+    assert resigned[4] == "Type again for a new game of Guardener Chess, or quit."
     assert con.send("e4")[0].startswith("error: the game is over")
     code, rest = con.close()
     assert code == 0 and rest == ""
@@ -117,15 +132,19 @@ def test_the_board_and_the_status_after_every_action(tmp_path: Path) -> None:
     shown = board_lines(engine, "white")
     assert opening[2 : 2 + len(shown)] == shown  # from the side to act: White
     assert opening[2 + len(shown) :] == list(variants.describe(engine).lines)
-    for move in ("e4", "e5", "Nf3"):
+    for move, mover in (("e4", "White"), ("e5", "Black"), ("Nf3", "White")):
         recorded = engine.play(move)
         answer = con.send(move)
         side = engine.turn  # the side now to act sits at the bottom
-        assert answer == [recorded, *board_lines(engine, side), *variants.describe(engine).lines]
+        changed = f"{mover} played {recorded}."
+        assert answer == [changed, *board_only(engine, side), *variants.describe(engine).lines]
     assert answer[1].split() == list("hgfedcba")  # Black's view: the h-file on the left
     again = con.send("board")
     assert again[0] == "Tquarchess, game 1, 3 actions played"
-    assert again[1:] == [*board_lines(engine, "black"), *variants.describe(engine).lines]
+    assert again[1:] == [*board_only(engine, "black"), *variants.describe(engine).lines]
+    legend = con.send("legend")
+    assert legend and legend == board_lines(engine, "black")[len(board_only(engine, "black")) :]
+    assert legend[0].startswith("Pieces: ")
     code, rest = con.close()
     assert code == 0
 
@@ -137,7 +156,7 @@ def test_orientation_fixes_the_text_board(tmp_path: Path) -> None:
     for move in ("e3", "e6"):
         engine.play(move)
         answer = con.send(move)
-        assert answer[1 : 1 + len(board_lines(engine, "white"))] == board_lines(engine, "white")
+        assert answer[1 : 1 + len(board_only(engine, "white"))] == board_only(engine, "white")
     con.close()
 
 
@@ -163,7 +182,7 @@ def test_arrow_keys_in_piped_input_are_not_control_characters(tmp_path: Path) ->
         stdin="\x1b[A\ne3\x1b[D\x1b[C\n\x1bOA\n",
     )  # fmt: skip
     assert "control characters" not in result.stdout
-    assert "\ne3\n" in result.stdout  # the escape sequences went; the action was played
+    assert "\nWhite played e3.\n" in result.stdout  # the escape sequences went; it was played
     assert "error" not in result.stdout
 
 
@@ -174,7 +193,7 @@ def test_resume_shows_the_same_dice(tmp_path: Path) -> None:
     last = ""
     for _ in range(5):
         moves = con.send("moves")[0].split()
-        last = con.send(moves[-1])[0]
+        last = con.send(moves[-1])[1]  # the status headline, with the dice now showing
     code, rest = con.close()
     assert code == 0
     again = Console("--db", db, "--game", "1", "--no-board")
@@ -194,13 +213,13 @@ def test_draw_asks_first_and_quit_says_how_to_resume(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     answers = [a.splitlines() for a in result.stdout.split("\n\n")]
-    assert answers[1][0] == "e4"
+    assert answers[1][0] == "White played e4."
     assert answers[2] == ["Both players agree to a draw: sure? [y/N]", "No draw; play on."]
-    assert answers[3] == [f"Game 1 is stored. Resume it with: chessgarden play --game 1 --db {db}"]
+    assert answers[3] == [f"Game 1 is stored. Resume it with: {PROGRAM} play --game 1 --db {db}"]
     assert "> " not in result.stdout  # no prompt when stdin is not a terminal
     drawn = run("play", "--db", db, "--game", "1", "--no-board", stdin="draw\nyes\n")
     answers = [a.splitlines() for a in drawn.stdout.split("\n\n")]
-    assert answers[1][1:3] == ["draw agreed", "result 1/2-1/2 draw (agreement)"]
+    assert answers[1][1:3] == ["Draw agreed.", "result 1/2-1/2 draw (agreement)"]
 
 
 def test_resign_needs_a_yes(tmp_path: Path) -> None:
@@ -209,7 +228,7 @@ def test_resign_needs_a_yes(tmp_path: Path) -> None:
     assert kept.stdout.count("White plays on.") == 2
     assert "resigns\n" not in kept.stdout
     gone = run("play", "--db", db, "--game", "1", "--no-board", stdin="resign\nY\n")
-    assert "White resigns\nresult 0-1 black wins (resignation)\n" in gone.stdout
+    assert "White resigns.\nresult 0-1 black wins (resignation)\n" in gone.stdout
 
 
 def test_undo_takes_back_a_move_without_dice(tmp_path: Path) -> None:
@@ -223,18 +242,46 @@ def test_undo_takes_back_a_move_without_dice(tmp_path: Path) -> None:
     assert answers[3][1] == "Black to move"
     assert answers[4][0] == "White takes back e3."
     assert answers[5] == ["error: there is no move to take back"]
-    assert answers[6][0] == "c3"
+    assert answers[6][0] == "White played c3."
     record = run("record", "--db", db, "1").stdout
     assert variants.replay(record).history == ["c3"]
 
 
 def test_undo_is_refused_once_a_die_was_rolled(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.sqlite3")
+    result = run(
+        "play", "tquarchess", "--db", db, "--seed", "4", "--no-board",
+        stdin="roll\ne4\nundo\nundo\n",
+    )  # fmt: skip
+    answers = [a.strip() for a in result.stdout.split("\n\n")]
+    assert answers[3].startswith("White takes back e4.")  # no die since e4
+    assert answers[4] == (
+        "error: roll%2 cannot be taken back: dice were rolled since ([2]); a move can be "
+        "taken back only while no die has been rolled after it"
+    )
+
+
+def test_undo_never_works_where_dice_roll_every_turn(tmp_path: Path) -> None:
+    """Refused at once, in the variant's words (the service is not asked), and ``help``
+    says where undo works."""
     db = str(tmp_path / "g.sqlite3")
     result = run("play", "guardener", "--db", db, "--seed", "7", "--no-board", stdin="moves\n")
     first = result.stdout.split("\n\n")[1].split()[0]
-    again = run("play", "--db", db, "--game", "1", "--no-board", stdin=f"{first}\nundo\n")
-    refused = again.stdout.split("\n\n")[2].strip()
-    assert refused.startswith(f"error: {first} cannot be taken back: dice were rolled since")
+    again = run("play", "--db", db, "--game", "1", "--no-board", stdin=f"{first}\nundo\nhelp\n")
+    answers = again.stdout.split("\n\n")
+    assert answers[2].strip() == (
+        "error: in Guardener Chess dice are rolled at the start of every turn (two d4), so no "
+        "move can be taken back: a move can be taken back only while no die has been rolled "
+        "since it"
+    )
+    helped = answers[3].splitlines()
+    assert (
+        "Undo never works in Guardener Chess: dice are rolled at the start of every turn "
+        "(two d4)." in helped
+    )
+    where = next(line for line in helped if line.startswith("Undo works "))
+    for key in variants.names():  # every variant is placed, by what its rules say
+        assert variants.rules(key).title in where
 
 
 def test_options_for_a_new_game(tmp_path: Path) -> None:
@@ -249,6 +296,9 @@ def test_options_for_a_new_game(tmp_path: Path) -> None:
     assert free.returncode == 0, free.stderr
     assert "(options: free_play)" in free.stdout
     assert "\nBlack to place a piece on h8" in free.stdout  # Free Play: Black places next
+    record = run("record", "--db", db, "1").stdout
+    assert '[Options "free_play"]' in record.splitlines()  # as typed, not JSON
+    assert variants.replay(record).options == {"free_play": True}
     bad = run("play", "jepps_random", "--db", db, "--option", "colour=red")
     assert bad.returncode == 2 and "colour" in bad.stderr
     unreadable = run("play", "jepps_random", "--db", db, "--option", "a b")
@@ -273,7 +323,7 @@ def test_games_lists_the_stored_games(tmp_path: Path) -> None:
     assert cells[1][:5] == ["1", "tquarchess", "active", "hot-seat (console)", "2"]
     for row in cells:
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[5])
-    assert hint == f"Resume a console game with: chessgarden play --game ID --db {db}"
+    assert hint == f"Resume a console game with: {PROGRAM} play --game ID --db {db}"
     assert run("games", "--db", db, "--limit", "1").stdout.splitlines()[1].split()[0] == "2"
     assert run("games", "--db", db, "--limit", "0").returncode == 2
 
@@ -393,6 +443,6 @@ async def test_in_process_session_with_a_prompt(tmp_path: Path) -> None:
     text = out.getvalue()
     assert text.startswith("game 1\n")
     assert "\n> Type an action in notation" in text
-    assert "\n> e3\n" in text
+    assert "\n> White played e3.\n" in text
     # On a terminal the y/N question is the prompt itself, not a line of its own.
     assert "\n> Black resigns the game: sure? [y/N] Black plays on.\n" in text

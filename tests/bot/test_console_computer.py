@@ -3,6 +3,7 @@ actions printed like a player's after a thinking line, resuming, refusals."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,28 +26,33 @@ def test_the_computer_plays_white_and_answers(tmp_path: Path) -> None:
     db = str(tmp_path / "c.sqlite3")
     done = chessgarden(
         "play", "tquarchess", "--vs", "ai:1", "--colour", "black", "--db", db, "--no-board",
-        "--seed", "4", stdin="moves\nundo\ndraw\nquit\n",
+        "--seed", "4", stdin="moves\nundo\ndraw\nn\nquit\n",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "you play black against the computer (level 1)" in out
     lines = out.splitlines()
-    thinking = lines.index("The computer is thinking (level 1)...")
-    first = lines[thinking + 1]  # its action, as a player's would be printed
-    assert first and not first.startswith(("error", "The computer"))
+    thinking = lines.index("The computer (level 1) is thinking...")
+    played = re.fullmatch(
+        r"The computer \(level 1\) played (\S+)(, taking .*)?\.", lines[thinking + 1]
+    )
+    assert played, lines[thinking + 1]  # its action, said of it
     assert lines[thinking + 2].startswith("Black to move")
+    assert "you" not in " ".join(lines[: thinking + 2]).lower().replace("you play black", "")
     assert "error: undo is for two players at one keyboard, not against the computer" in out
-    assert "error: draw is for two players at one keyboard" in out
+    assert "Offer the computer (level 1) a draw: sure? [y/N]\nNo draw offered; play on." in out
     record = chessgarden("record", "--db", db, "1")
-    assert record.returncode == 0 and first.split()[0] in record.stdout
+    assert record.returncode == 0 and played.group(1) in record.stdout
+    tags = record.stdout.splitlines()
+    assert '[White "the computer (level 1)"]' in tags and '[Black "console player"]' in tags
     games = chessgarden("games", "--db", db)
     assert "you vs the computer (level 1, white)" in games.stdout
     # Resumed: it is the player's turn; a move, then the computer answers.
     resumed = chessgarden("play", "--game", "1", "--db", db, "--no-board", stdin="e5\nquit\n")
     assert resumed.returncode == 0, resumed.stderr
     assert "game 1 resumed: you play black against the computer" in resumed.stdout
-    after = resumed.stdout.split("e5", 1)[1]
-    assert "The computer is thinking (level 1)..." in after
+    after = resumed.stdout.split("You played e5.", 1)[1]
+    assert "The computer (level 1) is thinking..." in after
 
 
 def test_resigning_while_the_game_is_against_the_computer(tmp_path: Path) -> None:
@@ -55,8 +61,8 @@ def test_resigning_while_the_game_is_against_the_computer(tmp_path: Path) -> Non
         "play", "kings_guard", "--vs", "ai:2", "--db", db, "--no-board", stdin="resign\ny\n"
     )
     assert done.returncode == 0, done.stderr
-    assert "The computer is thinking" not in done.stdout  # White (the player) moves first
-    assert "result 0-1 black wins (resignation)" in done.stdout
+    assert "is thinking" not in done.stdout  # White (the player) moves first
+    assert "result 0-1 black wins (resignation): the computer (level 2) won" in done.stdout
 
 
 def test_bad_computer_options(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """SIGKILL the console in the middle of hot-seat play, then resume with ``--game``.
 
 Every action the console printed is in the record, and the resumed game shows the
-dice of the last printed action (unless the killed command had already committed,
-in which case the record holds exactly one more action).
+dice that were showing after the last printed action (unless the killed command had
+already committed, in which case the record holds exactly one more action).
 """
 
 from __future__ import annotations
@@ -50,9 +50,11 @@ def ask(proc: subprocess.Popen[str], command: str) -> list[str]:
     return block(proc)
 
 
-def dice_of(line: str) -> str:
-    match = re.search(r"(\[[\d ]+\])$", line)
-    return match.group(1) if match else ""
+def played(line: str) -> str:
+    """The action in ``White played Nxe4, taking Black's Pawn.``"""
+    match = re.fullmatch(r"(?:White|Black) played (.+?)(?:, taking .*)?\.", line)
+    assert match, line
+    return match.group(1)
 
 
 def headline(answer: list[str]) -> str:
@@ -70,7 +72,7 @@ def shown_dice(line: str) -> str:
 def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
     db = str(tmp_path / "console.sqlite3")
     rng = random.Random(variant)
-    printed: list[str] = []  # every action line the console printed, in order
+    printed: list[tuple[str, str]] = []  # every action printed, with the dice then showing
     for run in range(KILLS):
         args = ["play", variant, "--db", db] if run == 0 else ["play", "--db", db, "--game", "1"]
         proc = start(*args, "--no-board")
@@ -86,7 +88,7 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
                 check=True,
             ).stdout
             stored = variants.replay(record).history
-            texts = [line.split(" [")[0] for line in printed]
+            texts = [text for text, _ in printed]
             assert stored[: len(texts)] == texts, "a printed action is missing"
             assert len(stored) in (len(texts), len(texts) + 1)
             if status.startswith("result"):  # the killed command committed and ended the game
@@ -96,17 +98,16 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
                 break
             assert status.startswith(("White to move", "Black to move")), status
             if len(stored) == len(texts):
-                assert shown_dice(status) == dice_of(printed[-1])
-            else:  # the killed command had committed: take its line from the record
-                dice = shown_dice(status)
-                printed.append(stored[-1] + (f" {dice}" if dice else ""))
+                assert shown_dice(status) == printed[-1][1]
+            else:  # the killed command had committed: take its action from the record
+                printed.append((stored[-1], shown_dice(status)))
         over = False
         legal = ask(proc, "moves")[0].split()
         for _ in range(rng.randint(0, 6)):
             answer = ask(proc, rng.choice(legal))
             assert not answer[0].startswith("error"), answer
-            printed.append(answer[0])
-            if answer[1].startswith("result"):  # printed after the action that ended the game
+            printed.append((played(answer[0]), shown_dice(headline(answer))))
+            if headline(answer).startswith("result"):  # the action ended the game
                 over = True
                 break
             legal = ask(proc, "moves")[0].split()

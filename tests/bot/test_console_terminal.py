@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import select
+import shlex
 import subprocess
 import sys
 import time
@@ -28,11 +29,14 @@ def test_clean_line_drops_escape_sequences_and_control_characters() -> None:
     assert clean_line("Rb1^E") == "Rb1^E"  # notation is left alone
 
 
-def test_completions_prefer_the_case_typed() -> None:
+def test_completions_keep_what_was_typed() -> None:
     words = ["Bc4", "bc3", "Bb5", "b3", "moves", "board", "Bc4"]
     assert completions("B", words) == ["Bc4", "Bb5"]  # a Bishop, each once
     assert completions("b", words) == ["bc3", "b3", "board"]  # the b-file (and a command)
-    assert completions("BO", words) == ["board"]  # no exact-case match: any case
+    assert completions("BO", words) == []  # never lowered to "board"
+    assert completions("Bc3", words) == []  # never "bc3": what was typed stays
+    for text in ("B", "b", "Bc", "mo", ""):  # every completion extends the text as typed
+        assert all(word.startswith(text) for word in completions(text, words))
     assert completions("", words) == ["Bc4", "bc3", "Bb5", "b3", "moves", "board"]
     assert completions("z", words) == []
 
@@ -123,10 +127,10 @@ def test_tab_completion_and_history_on_a_terminal(tmp_path: Path) -> None:
     try:
         term.expect("> ")
         term.type("Nf\t\r")  # one legal action starts with Nf: Tab completes it
-        term.expect("Nf3\r\nBlack to move")
+        term.expect("White played Nf3.\r\nBlack to move")
         term.expect("> ")
         term.type("Nf\t\r")  # for Black now: Nf6
-        term.expect("Nf6\r\nWhite to move")
+        term.expect("Black played Nf6.\r\nWhite to move")
         term.expect("> ")
         term.type("\x1b[A\r")  # Up: the last line again (Nf6, not White's move)
         shown = term.expect("> ")
@@ -140,7 +144,7 @@ def test_tab_completion_and_history_on_a_terminal(tmp_path: Path) -> None:
         term.type("n\r")
         term.expect("White plays on.")
         term.type("quit\r")
-        term.expect("Resume it with: chessgarden play --game 1")
+        term.expect(f"Resume it with: {shlex.quote(sys.executable)} -m bot.cli play --game 1")
         assert term.proc.wait(timeout=30) == 0
     finally:
         term.close()
