@@ -449,7 +449,7 @@ class Session:
         self.variant = ""
         self.computer: str | None = None  # the computer's side, in a game against it
         self.computer_level: int | None = None
-        self.legal: tuple[str, ...] = ()
+        self.legal: Sequence[str] = ()  # Outcome.legal: each text written when read
         self.warned_images = False
         self.reader = LineReader(stdin, stdout, self.words)
         self.width = wrap_width(stdout)
