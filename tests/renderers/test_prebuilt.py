@@ -29,6 +29,7 @@ def forget_drawings() -> None:
     sprites.clear_cache()
     for fn in (panels.crisp_icon, panels.plain_icon, panels.crisp_die, dice._die, dice._badge):
         fn.cache_clear()
+    dice._kept_dice_png.cache_clear()
     prebuilt.reset()
 
 
