@@ -162,9 +162,16 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=40, help="moves per case")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rev = args.baseline or subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    rev = (
+        args.baseline
+        or subprocess.run(
+            ["git", "merge-base", "HEAD", "main"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     import random
 
     picker = random.Random(args.seed)
@@ -191,7 +198,9 @@ def main() -> None:
                 order = ["baseline", "candidate"]
                 if case % 4 in (1, 2):  # ABBA
                     order.reverse()
-                answers = {name: workers[name].ask({"do": "case", "games": chosen}) for name in order}
+                answers = {
+                    name: workers[name].ask({"do": "case", "games": chosen}) for name in order
+                }
                 if answers["baseline"]["digest"] != answers["candidate"]["digest"]:
                     raise SystemExit(f"case {case}: the trees drew or listed differently")
                 for part in PARTS:

@@ -268,7 +268,9 @@ def test_a_kept_roll_is_the_png_drawn_afresh(theme: Theme) -> None:
     assert first == again == from_disk == fresh
 
 
-def test_a_damaged_kept_roll_is_drawn_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_kept_roll_is_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(prebuilt.ENV, str(tmp_path))
     prebuilt.reset()
     dice._kept_dice_png.cache_clear()
