@@ -17,7 +17,10 @@ Layers, each drawn once and cached:
 - the status strip and the player bars, keyed by what they say;
 - compressed bands (``png.py``): the strip, each bar, each screen row of squares and
   the static rows, keyed by what they show. ``render_png`` compresses only the bands no
-  earlier picture had, and never composes the whole picture.
+  earlier picture had, and never composes the whole picture. A new row of squares is not
+  drawn either: its Up-filtered scanlines are the empty row's with each tile's Up
+  differences pasted over its square (``png.up_differences``, cached beside the tiles),
+  the same bytes as drawing the row and filtering it.
 
 Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
 composed and saved in palette mode. Layout and orientation come from ``layout.py``;
