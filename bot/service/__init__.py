@@ -228,11 +228,12 @@ Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
             recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
-            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None,
+            legal: Sequence[str], dice_image: bytes | None, status: variants.Status | None,
             ratings: tuple[RatingChange, ...])
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
-        # legal: the legal actions for the side now to act ('' tuple unless active);
+        # legal: the legal actions for the side now to act (empty unless active), a sequence
+        #   equal to their tuple that writes each text only when read (live.LegalActions);
         # dice_image: the dice showing, drawn with the board when render=True;
         # status: the position in words (variants.describe, C1), computed with legal.
     TextBoard(game: GameView, status: variants.Status, board: str, orientation)

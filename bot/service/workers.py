@@ -39,7 +39,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -48,7 +48,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import variants
 from bot.service.errors import RenderUnavailable, ServiceError
-from bot.service.live import DiceRenderer, Renderer
+from bot.service.live import DiceRenderer, Renderer, legal_actions
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ T = TypeVar("T")
 class Shown:
     """What ``_present`` computed off the loop for an outcome."""
 
-    legal: tuple[str, ...] = ()
+    legal: Sequence[str] = ()  # ``live.LegalActions``: each text written when read
     image: bytes | None = None
     dice_image: bytes | None = None
     failure: ServiceError | None = None  # why the board image is missing, if asked for
@@ -327,9 +327,9 @@ def show(
     dice_renderer: DiceRenderer | None,
     render: bool,
 ) -> Shown:
-    """Runs in a worker thread: the legal list, the status in words, the board and the
-    dice images."""
-    legal = tuple(game.legal_moves()) if active else ()
+    """Runs in a worker thread: the legal list (its texts written when read), the status
+    in words, the board and the dice images."""
+    legal = legal_actions(game) if active else ()
     status = variants.describe(game)
     image = dice_image = None
     failure: ServiceError | None = None
