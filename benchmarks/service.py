@@ -121,7 +121,7 @@ async def build(path: Path, games: int, templates: int, seed: int) -> None:
     from bot.service import GameService
     from bot.service.live import rebuild
     from bot.service.snapshots import take
-    from storage import NewAction
+    from storage import NewAction, chain
 
     seeds = iter(range(10**9))
     service = await GameService.open(
@@ -221,13 +221,33 @@ async def build(path: Path, games: int, templates: int, seed: int) -> None:
             (location, white, black, white, black, source),
         ).fetchone()[0]
         src = known[source]
-        conn.execute(
-            "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
-            "roll_index, created_at) SELECT ?, seq, kind, NULL, "
-            "CASE actor_id WHEN ? THEN ? ELSE ? END, text, rolls, roll_index, created_at "
-            "FROM actions WHERE game_id = ? ORDER BY seq",
-            (gid, src["white"], white, black, source),
-        )
+        # The copy's log, each entry's digest chained from the copy's own root.
+        variant, options, days, commitment, start = conn.execute(
+            "SELECT variant, options, time_days, commitment, start_rolls FROM games WHERE id = ?",
+            (gid,),
+        ).fetchone()
+        digest = chain.root_digest(
+            game_id=gid, variant=variant, options=json.loads(options), white_id=white,
+            black_id=black, time_days=days, commitment=commitment,
+            start_rolls=[tuple(r) for r in json.loads(start)],
+        )  # fmt: skip
+        entries = conn.execute(
+            "SELECT seq, kind, actor_id, text, rolls, roll_index, created_at FROM actions "
+            "WHERE game_id = ? ORDER BY seq",
+            (source,),
+        ).fetchall()
+        for seq, kind, actor, text, rolls, roll_index, created in entries:
+            actor = white if actor == src["white"] else black
+            digest = chain.entry_digest(
+                digest, game_id=gid, seq=seq, kind=kind, actor_id=actor, text=text,
+                rolls=[tuple(r) for r in json.loads(rolls)], roll_index=roll_index,
+                created_at=created,
+            )  # fmt: skip
+            conn.execute(
+                "INSERT INTO actions (game_id, seq, kind, request_id, actor_id, text, rolls, "
+                "roll_index, created_at, digest) VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)",
+                (gid, seq, kind, actor, text, rolls, roll_index, created, digest),
+            )
         conn.execute(
             "INSERT INTO snapshots SELECT ?, seq, ply, turns, roll_count, format, data, "
             "created_at FROM snapshots WHERE game_id = ?",
@@ -1041,6 +1061,8 @@ def main() -> None:
         if not template.exists() or not template.with_suffix(".json").exists():
             started = time.perf_counter()
             print(f"ageing {args.games} games ({args.templates} played out) ...", file=sys.stderr)
+            for suffix in ("", "-wal", "-shm"):  # what an interrupted build left
+                Path(f"{template}{suffix}").unlink(missing_ok=True)
             asyncio.run(build(template, args.games, args.templates, seed=12))
             print(f"  built in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         print(
