@@ -396,6 +396,8 @@ async def one_run(
     # As ``chessgarden run`` starts (bot/discord/run.py): the warm-up in the background,
     # then the bot logs in; its setup_hook does what the tree does before interactions.
     warming = service.start_warm_up(gc_policy=True)
+    warmed_at: list[float] = []
+    warming.add_done_callback(lambda _: warmed_at.append(time.perf_counter()))
     await bot.login("bench-token")
     world._create_guild()
     for gid, info in known.items():
@@ -528,6 +530,8 @@ async def one_run(
     return {
         "code": str(Path(core.__file__).resolve().parents[2]),
         "ready_s": ready_s,
+        # when the warm-up ended, in seconds since the load started (None: it had not)
+        "warm_s": warmed_at[0] - started if warmed_at else None,
         "n": len(ms),
         "rate": len(ms) / elapsed,
         "p50": quantile(ms, 0.50),
@@ -672,6 +676,9 @@ def run_processes(
         "blocks": blocks,
         "calibration": calibration,
         "ready_s": max(out["ready_s"] for out in outs),
+        "warm_s": None
+        if any(out["warm_s"] is None for out in outs)
+        else max(out["warm_s"] for out in outs),
         "rate": sum(out["rate"] for out in outs),
         "p50": quantile(ms, 0.50),
         "p99": quantile(ms, 0.99),
@@ -699,7 +706,9 @@ def report(rep: int, name: str, out: dict[str, Any], mode: str) -> None:
         f"largest loop block {out['lag_ms']:.1f} ms; CPU {out['cpu_ms']:.1f} ms/move"
         + (f" + server {out['server_cpu_ms']:.1f}" if "server_cpu_ms" in out else "")
         + "; "
-        f"ready {out['ready_s']:.2f} s after the store opened; load {out['load']:.1f}; "
+        f"ready {out['ready_s']:.2f} s after the store opened; warm-up done "
+        + (f"at {out['warm_s']:.1f} s" if out.get("warm_s") is not None else "later")
+        + f"; load {out['load']:.1f}; "
         f"calibration {before:.0f} ms before, {after:.0f} ms after; GC pauses by generation "
         f"{gc_['counts']} (largest {gc_['largest_ms']} ms); full replays "
         f"{out['full_replays']}, snapshot restores {out['restores']}; refused "
