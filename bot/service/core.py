@@ -80,6 +80,9 @@ VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
 SNAPSHOT_FLUSH_DELAY = 0.5  # seconds: snapshots due meanwhile are written in one transaction
 WARM_GAP_WAIT = 0.2  # seconds the warm-up waits, per game, for a moment when no one acts
 WARM_GAP_POLL = 0.002
+# Seconds without a player's action before the warm-up starts a game (the tail of a
+# request, its answer sent after the game's lock is released, goes first too).
+WARM_QUIET = 0.02
 DRAWING_WAIT = 60.0  # seconds the bot waits at most for the warm-up's drawings
 # True in the warm-up and in the tasks it starts (their snapshots): their work off the
 # loop goes to the background thread, never to the threads that serve players.
@@ -226,6 +229,7 @@ class ServiceCore(Settling, Timekeeping):
         self.gc_policy: GcPolicy | None = None
         self.warming: asyncio.Task[list[int]] | None = None
         self._drawn: asyncio.Event | None = None  # set once the warm-up's drawings are done
+        self._served_at = float("-inf")  # (loop time) when a player's lock was last released
         # The outbox (issue 24, bot.service.outbox): transactions that owed a post, and
         # who is told once they commit.
         self._owed_in: set[int] = set()
@@ -390,6 +394,8 @@ class ServiceCore(Settling, Timekeeping):
             entry.users -= 1
             if entry.users == 0 and table.get(key) is entry:
                 del table[key]
+            if not _IN_BACKGROUND.get():  # a player was served: the warm-up waits
+                self._served_at = asyncio.get_running_loop().time()
 
     # ----- finding a game ---------------------------------------------------
 
@@ -603,12 +609,17 @@ class ServiceCore(Settling, Timekeeping):
         wanted = self._cache_size if limit is None else max(0, min(limit, self._cache_size))
         ids = await self.repo.recent_live_game_ids(wanted)
         warmed: list[int] = []
+        loop = asyncio.get_running_loop()
+        took = 0.0
         for game_id in ids:
             if len(self._cache) >= self._cache_size:
                 break
             if game_id in self._cache:
                 continue
+            # At most half the time: after each game, a rest as long as it took.
+            await asyncio.sleep(took)
             await self._players_first()
+            began = loop.time()
             async with self._lock(self._game_locks, game_id):
                 if game_id in self._cache:
                     continue
@@ -627,15 +638,19 @@ class ServiceCore(Settling, Timekeeping):
                 # recent ones warmed before it: it is the first to go if space runs out.
                 self._cache.move_to_end(game_id, last=False)
                 warmed.append(game_id)
+            took = loop.time() - began
         return warmed
 
     async def _players_first(self) -> None:
-        """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on: the warm-up's
-        rebuilds share the interpreter lock with players' actions, which come first.
+        """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on and none was
+        for ``WARM_QUIET`` seconds: the warm-up's rebuilds share the interpreter lock
+        with players' requests (and the answers sent after them), which come first.
         Under a steady stream the warm-up still goes on, more slowly."""
         loop = asyncio.get_running_loop()
         until = loop.time() + WARM_GAP_WAIT
-        while self._game_locks and loop.time() < until:
+        while loop.time() < until:
+            if not self._game_locks and loop.time() - self._served_at >= WARM_QUIET:
+                return
             await asyncio.sleep(WARM_GAP_POLL)
 
     async def _warm_drawing(self) -> None:
