@@ -499,19 +499,24 @@ async def one_run(
         trace.reset()
     worst = 0.0
     blocks: list[float] = []  # the largest block (ms) that began in each window
+    # The most CPU the loop's own thread spent in one block, per window (ms): the part
+    # of a block that is work on the loop, not waiting for a core or the interpreter.
+    work: list[float] = []
     stop = asyncio.Event()
     started = time.perf_counter()
 
     async def probe() -> None:
         nonlocal worst
         while not stop.is_set():
-            t = time.perf_counter()
+            t, own = time.perf_counter(), time.thread_time()
             await asyncio.sleep(0.001)
             block = time.perf_counter() - t - 0.001
             worst = max(worst, block)
             k = int((t - started) // WINDOW_S)
-            blocks.extend([0.0] * (k + 1 - len(blocks)))
+            for series in (blocks, work):
+                series.extend([0.0] * (k + 1 - len(series)))
             blocks[k] = max(blocks[k], block * 1000)
+            work[k] = max(work[k], (time.thread_time() - own) * 1000)
 
     prober = asyncio.create_task(probe())
     cpu = time.process_time()
@@ -548,6 +553,7 @@ async def one_run(
         **failures,
         "samples": [(round(at, 4), round(x * 1000, 3)) for at, x in latencies],
         "blocks": blocks,
+        "work": work,
         "untimed": untimed,
         "trace": traced,
     }
@@ -573,7 +579,8 @@ def child(
 def with_windows(out: dict[str, Any], seconds: float) -> dict[str, Any]:
     """``out`` with its figures per window (``windows``) from its samples and blocks."""
     samples = [(float(at), float(ms)) for at, ms in out["samples"]]
-    out["windows"] = [w.__dict__ for w in windows(samples, out["blocks"], seconds, WINDOW_S)]
+    found = windows(samples, out["blocks"], out["work"], seconds, WINDOW_S)
+    out["windows"] = [w.__dict__ for w in found]
     return out
 
 
@@ -652,8 +659,11 @@ def run_processes(
     calibration = [calibrated, calibrate()]
     samples = [sample for out in outs for sample in out["samples"]]
     ms = sorted(x for _, x in samples)
-    width = max(len(out["blocks"]) for out in outs)
-    blocks = [max(out["blocks"][k] for out in outs if k < len(out["blocks"])) for k in range(width)]
+
+    def most(key: str) -> list[float]:  # per window, the largest of any process
+        width = max(len(out[key]) for out in outs)
+        return [max(out[key][k] for out in outs if k < len(out[key])) for k in range(width)]
+
     extra: dict[str, Any] = {}
     if server is not None and server_cpu is not None:  # per move served since the start
         moves = len(ms) + sum(out["untimed"] for out in outs)
@@ -673,7 +683,8 @@ def run_processes(
     return {
         "n": len(ms),
         "samples": samples,
-        "blocks": blocks,
+        "blocks": most("blocks"),
+        "work": most("work"),
         "calibration": calibration,
         "ready_s": max(out["ready_s"] for out in outs),
         "warm_s": None
@@ -721,7 +732,8 @@ def report(rep: int, name: str, out: dict[str, Any], mode: str) -> None:
             print(
                 f"    {w['start']:3.0f}-{w['end']:3.0f} s: {w['n']:4d} moves, p50 {w['p50']:6.1f} ms, "
                 f"p99 {w['p99']:6.1f} ms, max {w['max']:6.1f} ms, "
-                f"largest loop block {w['block_ms']:6.1f} ms",
+                f"largest loop block {w['block_ms']:6.1f} ms (its own CPU at most "
+                f"{w['work_ms']:.1f} ms)",
                 flush=True,
             )
     if out.get("trace"):
@@ -779,10 +791,12 @@ def summary(results: dict[str, list[dict[str, Any]]], ratio: tuple[str, str], mo
             for k, w in enumerate(runs[0]["windows"]):
                 p99s = [r["windows"][k]["p99"] for r in runs]
                 blocks = [r["windows"][k]["block_ms"] for r in runs]
+                work = max(r["windows"][k]["work_ms"] for r in runs)
                 print(
                     f"    {w['start']:3.0f}-{w['end']:3.0f} s: p99 {statistics.median(p99s):6.1f} ms "
                     f"(worst {max(p99s):6.1f}), largest loop block "
-                    f"{statistics.median(blocks):6.1f} ms (worst {max(blocks):6.1f})"
+                    f"{statistics.median(blocks):6.1f} ms (worst {max(blocks):6.1f}; "
+                    f"the loop's own CPU at most {work:.1f} ms)"
                 )
     a, b = ratio
     if results.get(a) and results.get(b):

@@ -11,7 +11,9 @@
 - **Windows.** A run's latencies, each stamped with its arrival (seconds since the load
   started), and the event loop's largest block in each window, grouped in windows of
   ``width`` seconds: the first ten seconds after a restart are not averaged away by the
-  quiet minute after them.
+  quiet minute after them. Beside each block, the most CPU the loop's own thread spent
+  in one block: on a busy machine a block is mostly a wait (for a core, or for the
+  interpreter held by a worker thread); the CPU is the loop's own work.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Window:
     p99: float
     max: float
     block_ms: float  # the event loop's largest block that began in the window
+    work_ms: float  # the most CPU the loop's thread spent in one block (its own work)
 
 
 def quantile(ms: list[float], p: float) -> float:
@@ -56,11 +59,16 @@ def quantile(ms: list[float], p: float) -> float:
 
 
 def windows(
-    samples: list[tuple[float, float]], blocks: list[float], seconds: float, width: float = 10.0
+    samples: list[tuple[float, float]],
+    blocks: list[float],
+    work: list[float],
+    seconds: float,
+    width: float = 10.0,
 ) -> list[Window]:
     """``samples``: (arrival in seconds since the load started, latency in ms);
-    ``blocks``: the loop's largest block (ms) per window, by index. One ``Window`` per
-    ``width`` seconds of the ``seconds`` timed (the last may be shorter)."""
+    ``blocks``: the loop's largest block (ms) per window, by index; ``work``: the most
+    CPU its thread spent in one block, likewise. One ``Window`` per ``width`` seconds of
+    the ``seconds`` timed (the last may be shorter)."""
     count = max(1, int(-(-seconds // width)))
     grouped: list[list[float]] = [[] for _ in range(count)]
     for at, ms in samples:
@@ -77,6 +85,7 @@ def windows(
                 p99=quantile(ms, 0.99),
                 max=ms[-1] if ms else float("nan"),
                 block_ms=blocks[k] if k < len(blocks) else 0.0,
+                work_ms=work[k] if k < len(work) else 0.0,
             )
         )
     return out
