@@ -588,8 +588,9 @@ class ServiceCore(Settling, Timekeeping):
     #
     # Players first: everything the warm-up computes runs on the background thread
     # (``_IN_BACKGROUND``), never on the threads that draw players' boards; it starts
-    # each game only when no player is being served (up to ``WARM_GAP_WAIT``); it reads
-    # the games' ids, then each row as it comes to it (no thousands of rows built on the
+    # each game only in a quiet moment (no player served for ``WARM_QUIET``, waiting up
+    # to ``WARM_GAP_WAIT``), and rests after each game as long as it took; it reads the
+    # games' ids, then each row as it comes to it (no thousands of rows built on the
     # loop at once). A player whose game is not warm yet is served at once, on the
     # players' threads: one snapshot restore, as at any other time.
 
