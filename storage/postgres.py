@@ -403,14 +403,14 @@ class _Reads(RatingReads, OutboxReads):
         found = await self.snapshot(game_id)
         return found, await self.actions(game_id, after=found.seq if found else 0)
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (``games_active_recent``)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """Active games' ids, the most recently changed first (``games_active_recent``)."""
         records = await self._q.fetch(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "SELECT id FROM games WHERE status = 'active' "
             "ORDER BY updated_at DESC, id DESC LIMIT $1",
             max(0, int(limit)),
         )
-        return [game_from_values(r) for r in records]
+        return [int(r[0]) for r in records]
 
     async def _game_where(self, where: str, *params: Any, lock: str = "") -> GameRow | None:
         record = await self._q.fetchrow(

@@ -261,8 +261,10 @@ class Repository(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
         entries after it; without a snapshot, the whole log."""
         ...
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (indexed)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """The ids of active games, the most recently changed first (indexed): only the
+        ids, so that the warm-up after a restart reads each row as it comes to it and
+        never builds thousands of rows at once on the event loop."""
         ...
 
     async def get_player(self, player_id: int) -> PlayerRow | None: ...

@@ -288,15 +288,15 @@ class _Reads(RatingReads, OutboxReads):
         found = await self.snapshot(game_id)
         return found, await self.actions(game_id, after=found.seq if found else 0)
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (the warm-up after a restart)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """Active games' ids, the most recently changed first (the warm-up after a restart)."""
         rows = await _fetchall(
             self._conn,
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "SELECT id FROM games WHERE status = 'active' "
             "ORDER BY updated_at DESC, id DESC LIMIT ?",
             (max(0, int(limit)),),
         )
-        return [game_from_values(r) for r in rows]
+        return [int(r[0]) for r in rows]
 
     async def last_seq(self, game_id: int) -> int:
         """The number of entries in the game's log (0 for none)."""

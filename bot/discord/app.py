@@ -309,6 +309,11 @@ class ChessGardenBot(commands.Bot):
         self.actions = actions.registry()  # what each button's action does (bot.discord.actions)
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
+        # Interactions come only after this hook: the warm-up's drawings (started with
+        # the service, in the background, as the bot logged in) are done first, so that
+        # no player's first board after a restart waits for tiles to be drawn (issue 26).
+        if isinstance(self.service, GameService):
+            await self.service.drawings_ready()
         try:  # a store that cannot answer now must not keep the bot from starting
             await self.computer_runner.start()
         except Exception:

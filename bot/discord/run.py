@@ -130,8 +130,10 @@ async def _serve(settings: Settings) -> None:
             metrics.watch_service(service)
             await metrics.serve(settings.metrics_host, settings.metrics_port)
             metrics.start_lag_probe()
-        # Live games warm up in the background, the most recent first, while the bot
-        # logs in; then the collector's policy keeps full collections off the loop.
+        # The warm-up starts now, in the background: the renderer's tiles and empty
+        # boards, which the bot's setup_hook waits for before it accepts interactions;
+        # then the live games, the most recent first, behind the players' requests; then
+        # the collector's policy keeps full collections off the loop.
         service.start_warm_up()
         async with make_bot(service, settings) as bot:
             bot.metrics = metrics

@@ -15,8 +15,9 @@ Opening and closing::
     service = GameService(repository, renderer=..., dice_renderer=..., label=..., rng=...,
                           seed_factory=..., max_open_challenges=3, cpu_workers=2,
                           cache_size=4096, snapshots=True)
-    service.start_warm_up(gc_policy=True)  # after a restart: background task (issue 12)
-    await service.warm_up(limit=None) -> list[int]  # the same, awaited; ids warmed, in order
+    service.start_warm_up(gc_policy=True)  # after a restart: background task (issues 12, 26)
+    await service.drawings_ready()  # its drawings done (the bot waits before interactions)
+    await service.warm_up(limit=None) -> list[int]  # the games, awaited; ids warmed, in order
     await service.idle()   # wait for background work (warm-up, snapshots) and write them
     await service.close()  # also writes the snapshots still pending
 
@@ -38,10 +39,13 @@ Opening and closing::
     #                (bot.service.snapshots; the log stays the truth).
     # checkpoint_every: seconds between the store's background WAL checkpoints (None:
     #                SQLite's own, inside commits; storage.sqlite).
-    # start_warm_up: live games rebuilt into the cache, the most recently played first,
-    #                in worker threads (the renderer's sprites first); then, with
+    # start_warm_up: on a background thread of its own, never the players' (issue 26):
+    #                the renderer's tiles and empty boards (renderers.board.warm), then
+    #                live games rebuilt into the cache, the most recently played first,
+    #                each in a quiet moment (players' requests first); then, with
     #                gc_policy, gc.freeze() and no automatic full collections
-    #                (bot.service.gcpolicy). `chessgarden run` starts it.
+    #                (bot.service.gcpolicy). `chessgarden run` starts it before the bot
+    #                logs in; the bot's setup_hook waits for drawings_ready().
 
 Addressing a game: every per-game method takes ``location_id=`` (the channel or thread
 id; it finds the live game there, or for looking the last game there) or ``game_id=``.
