@@ -422,7 +422,7 @@ async def one_run(
             finished.add(view.id)
         else:
             known[view.id]["turn"] = view.turn
-            known[view.id]["legal"] = list(outcome.legal)
+            known[view.id]["legal"] = outcome.legal  # read lazily: a player reads one
         return outcome
 
     service.act = seen_act  # type: ignore[method-assign]
