@@ -1,7 +1,7 @@
 """What a player waits for when they move on Discord, under load (issues 12 and 16).
 
     python benchmarks/service.py [--games 1000 | --games 10000 | --restart]
-                                 [--seconds 60] [--reps 3] [--rate 50]
+                                 [--seconds 60] [--reps 3] [--rate 50 | --rates 100,200,300]
                                  [--only improved|baseline] [--baseline-ref main]
                                  [--templates 200] [--keep DIR]
     python benchmarks/service.py --store postgres|postgresql://... [--processes 2]
@@ -49,6 +49,9 @@ Methodology:
   (``gc.callbacks``), full replays and snapshot restores; then the medians over the
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms
   (with ``--restart``: in every window, and the largest loop block too).
+- **Saturation** (``--rates``, issue 26): the steady state at each rate, this tree and the
+  baseline interleaved as above, then per rate the median p99 and CPU per move of each,
+  and the highest rate each sustains with a median p99 <= 200 ms.
 
 Stores and processes (issue 16), with ``--store`` or ``--processes``:
 
@@ -98,7 +101,8 @@ sys.path.insert(0, str(ROOT / "tests" / "bot"))  # the payload-level Discord fak
 from timing import calibrate, quantile, windows  # noqa: E402  (benchmarks/timing.py)
 
 GOAL_P99_MS = 50.0
-GOAL_BLOCK_MS = 50.0  # after a restart: the largest loop block in every window
+GOAL_BLOCK_MS = 50.0
+SATURATED_P99_MS = 200.0  # --rates: a rate is sustained while its p99 stays under this  # after a restart: the largest loop block in every window
 WINDOW_S = 10.0
 GUILD = 1_200_000_000_000_000_000
 CHANNEL0 = 1_200_000_000_000_100_000
@@ -815,7 +819,9 @@ def summary(results: dict[str, list[dict[str, Any]]], ratio: tuple[str, str], mo
                 )
 
 
-def compare_variants(args: argparse.Namespace, home: Path, template: Path, mode: str) -> None:
+def compare_variants(
+    args: argparse.Namespace, home: Path, template: Path, mode: str
+) -> dict[str, list[dict[str, Any]]]:
     """One process on SQLite: this tree against the code of ``--baseline-ref``, ABBA."""
     variants_run = [args.only] if args.only else ["improved", "baseline"]
     code = {"improved": ROOT}
@@ -839,6 +845,46 @@ def compare_variants(args: argparse.Namespace, home: Path, template: Path, mode:
             results[variant].append(out)
             report(rep, variant, out, mode)
     summary(results, ("improved", "baseline"), mode)
+    return results
+
+
+def sweep(args: argparse.Namespace, home: Path, template: Path, mode: str) -> None:
+    """``--rates``: the steady state at each rate (this tree and the baseline, ABBA, as
+    above), then the saturation of each: the highest rate whose median p99 over the
+    repetitions is at most ``SATURATED_P99_MS``."""
+    table: dict[float, dict[str, list[dict[str, Any]]]] = {}
+    for rate in args.rates:
+        args.rate = rate
+        print(f"--- Poisson {rate:g}/s", flush=True)
+        table[rate] = compare_variants(args, home, template, mode)
+    print(f"saturation sweep (p99 <= {SATURATED_P99_MS:g} ms; medians over the repetitions):")
+    best: dict[str, float | None] = {}
+    for rate, results in table.items():
+        cells = []
+        for name, runs in results.items():
+            p99 = statistics.median(r["p99"] for r in runs)
+            cpu = statistics.median(r["cpu_ms"] for r in runs)
+            cal = statistics.median(c for r in runs for c in r["calibration"])
+            if p99 <= SATURATED_P99_MS:
+                best[name] = max(best.get(name) or 0.0, rate)
+            else:
+                best.setdefault(name, None)
+            cells.append(
+                f"{name} p99 {p99:7.1f} ms, CPU {cpu:5.1f} ms/move (calibration {cal:.0f} ms)"
+            )
+        if len(results) == 2:
+            ratios = [
+                a["p99"] / b["p99"]
+                for a, b in zip(results["improved"], results["baseline"], strict=False)
+            ]
+            cells.append(f"p99 ratio {statistics.median(ratios):.2f}")
+        print(f"  {rate:6g}/s: " + "; ".join(cells))
+    for name, rate in best.items():
+        print(
+            f"  {name}: saturates above {rate:g}/s"
+            if rate
+            else f"  {name}: saturated at every rate"
+        )
 
 
 def fresh_sqlite(home: Path, template: Path, name: str) -> Path:
@@ -1016,6 +1062,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rate", type=float, default=50.0, help="Poisson arrivals per second")
     parser.add_argument(
+        "--rates",
+        type=lambda text: [float(r) for r in text.split(",")],
+        default=None,
+        help="a saturation sweep: the steady state at each of these rates (e.g. 100,150,200,250,300)",
+    )
+    parser.add_argument(
         "--only",
         choices=("improved", "baseline", "postgresql", "sqlite"),
         default=None,
@@ -1074,6 +1126,8 @@ def main() -> None:
     if args.only == "postgresql" and args.store is None:
         parser.error("--only postgresql needs --store")
 
+    if args.rates and (stores_mode or args.restart):
+        parser.error("--rates sweeps the steady state of one process")
     if args.trace:  # read by the timed processes
         os.environ["CHESSGARDEN_BENCH_TRACE"] = "1"
     mode = "restart" if args.restart else "steady"
@@ -1095,7 +1149,9 @@ def main() -> None:
             f"{args.processes} process(es), {args.seconds:g} s x {args.reps}; "
             f"goal p99 <= {GOAL_P99_MS:g} ms"
         )
-        if not stores_mode:
+        if args.rates:
+            sweep(args, home, template, mode)
+        elif not stores_mode:
             compare_variants(args, home, template, mode)
         else:
             compare_stores(args, home, template, mode)
