@@ -118,6 +118,7 @@ async def decline(interaction: Interaction, game_id: int, **_: Any) -> None:
             )
         except ServiceError as error:
             return await refusal(interaction, error)
-        return Post(embed=adapter.closed_embed(outcome), replace=True)
+        # an empty view: the buttons come off the request
+        return Post(embed=adapter.closed_embed(outcome), view=views.GardenView(), replace=True)
 
     await flows.publish(interaction, work())

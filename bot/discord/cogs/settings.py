@@ -60,10 +60,12 @@ def is_server_moderator(interaction: Interaction) -> bool:
     return bool(interaction.permissions.manage_guild)
 
 
-def value_words(name: str, value: Any) -> str:
-    """A setting's value in words (``None``: the default)."""
+def value_words(name: str, value: Any, defaults: GuildSettings | None = None) -> str:
+    """A setting's value in words (``None``: the default, from ``defaults``)."""
     if value is None:
-        return "the default"
+        if defaults is None or getattr(defaults, name) is None:
+            return "not set" if name == "tournament_role" else "the default"
+        return f"{value_words(name, getattr(defaults, name))} (default)"
     if name == "days":
         return "no time limit" if value == 0 else f"{value} day{'s' if value != 1 else ''}"
     if name in ("threads", "rated"):
@@ -76,13 +78,17 @@ def value_words(name: str, value: Any) -> str:
 
 
 def settings_embed(
-    settings: GuildSettings, changes: tuple[tuple[str, Any, Any], ...], log: list[SettingChange]
+    settings: GuildSettings,
+    changes: tuple[tuple[str, Any, Any], ...],
+    log: list[SettingChange],
+    defaults: GuildSettings,
 ) -> discord.Embed:
     """The settings in force, what was just changed, and the latest changes."""
-    said = "\n".join(
-        f"{LABELS[name]}: {value_words(name, old)} → {value_words(name, new)}"
-        for name, old, new in changes
-    )
+
+    def change(name: str, old: Any, new: Any) -> str:
+        return f"{value_words(name, old, defaults)} → {value_words(name, new, defaults)}"
+
+    said = "\n".join(f"{LABELS[name]}: {change(name, old, new)}" for name, old, new in changes)
     embed = discord.Embed(
         title="This server's settings",
         description=said or "Change them with the options of /settings.",
@@ -98,10 +104,9 @@ def settings_embed(
         embed.add_field(name=label, value=adapter.clip(words + default, 1024), inline=True)
     if log:
         lines = [
-            f"{change.created_at[:16].replace('T', ' ')} · <@{change.actor_id}> · "
-            f"{LABELS.get(change.name, change.name)}: {value_words(change.name, change.old)} → "
-            f"{value_words(change.name, change.new)}"
-            for change in log
+            f"{entry.created_at[:16].replace('T', ' ')} · <@{entry.actor_id}> · "
+            f"{LABELS.get(entry.name, entry.name)}: {change(entry.name, entry.old, entry.new)}"
+            for entry in log
         ]
         embed.add_field(
             name="Latest changes", value=adapter.clip("\n".join(lines), 1024), inline=False
@@ -197,7 +202,8 @@ class SettingsCog(commands.Cog, name="Settings"):
                 log = await store.log(guild_id, RECENT_CHANGES)
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
-            return Post(embed=settings_embed(current, changes, log), ephemeral=True)
+            defaults = await store.of_guild(None)
+            return Post(embed=settings_embed(current, changes, log, defaults), ephemeral=True)
 
         await answers.answer(interaction, work())
 
