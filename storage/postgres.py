@@ -104,6 +104,7 @@ from storage.repository import (
     StoreLostError,
     StoreOpenError,
 )
+from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
 
@@ -339,7 +340,7 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
@@ -499,7 +500,7 @@ class _Reads(RatingReads, OutboxReads):
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
+class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, _Reads):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,

@@ -98,6 +98,7 @@ from storage.repository import (
     StoreOpenError,
     StoreUnavailableError,
 )
+from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import (
     check_tables,
     migration_failed,
@@ -200,7 +201,7 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads(RatingReads, OutboxReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -357,7 +358,7 @@ class _Reads(RatingReads, OutboxReads):
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
+class SqliteWriteTx(RatingWrites, OutboxWrites, SettingsWrites, _Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
@@ -573,6 +574,8 @@ def _import_values(game: GameRow) -> tuple[Any, ...]:
         1 if game.rated else 0,
         game.finish_order,
         None,  # log_head: the log's trigger keeps it as the entries are copied
+        game.takeback_offer,
+        game.takeback_seq,
     )
 
 

@@ -45,10 +45,12 @@ def add_subcommands(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "commands",
-        help="print every slash command with its options",
-        description="Print every slash command and option, read from the bot's command tree.",
+        help="print the /help guide, with a line per slash command",
+        description="Print the text of /help: the guide, then one line per slash command, "
+        "read from the bot's command tree (nothing connects to Discord).",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="every command and option, as JSON")
+    p.add_argument("--options", action="store_true", help="every command with its options")
     p.set_defaults(func=print_commands)
 
 
@@ -218,6 +220,21 @@ def _option_row(param: Any) -> dict[str, Any]:
     }
 
 
+def help_text() -> str:
+    """The text of /help (``bot.discord.help``), from the bot's command tree."""
+
+    async def build() -> str:
+        from bot.discord.app import ChessGardenBot
+        from bot.discord.help import help_pages
+        from bot.discord.help import help_text as text_of
+
+        bot = ChessGardenBot(cast(Any, None), Settings())
+        await bot.load_cogs()
+        return text_of(help_pages(bot.tree))
+
+    return asyncio.run(build())
+
+
 def command_table() -> list[dict[str, Any]]:
     """Every slash command of the bot, from its command tree (cogs loaded, nothing started)."""
 
@@ -269,9 +286,10 @@ def format_commands(rows: list[dict[str, Any]]) -> str:
 
 
 def print_commands(args: argparse.Namespace) -> int:
-    rows = command_table()
     if getattr(args, "json", False):
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(command_table(), indent=2))
+    elif getattr(args, "options", False):
+        print(format_commands(command_table()))
     else:
-        print(format_commands(rows))
+        print(help_text())
     return EXIT_OK

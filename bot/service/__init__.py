@@ -100,6 +100,16 @@ Commands (keyword-only; all return ``Outcome``)::
         # move not taken back yet, only while no die has been rolled since it (its own
         # rolls included), else InvalidState saying so. Logged as an 'undo' entry (text
         # "undo <move>"); rebuilds, the record and verify skip the move taken back.
+    request_takeback(*, user_id, location_id=None, game_id=None, request_id=None,
+                     render=False, viewer=None)
+    accept_takeback(*, user_id, location_id=None, game_id=None, request_id=None,
+                    render=False, viewer=None)
+    decline_takeback(*, user_id, location_id=None, game_id=None, viewer=None)
+        # A takeback by agreement (issue 27): the asker's last move and any reply are
+        # taken back (one 'undo' entry each, as undo logs them) once the opponent accepts,
+        # while no die has been rolled since that move. The computer answers at once:
+        # agrees at levels 1 and 2, NotAllowed at 3. decline also withdraws one's own.
+
     abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None,
           viewer=None)
         # moderator=True is required; works on a challenge or an active game, but a
@@ -303,6 +313,15 @@ the call returns; a retried request id applies once; two racing commands never a
 two actions for one turn (pass ``expected_ply`` from buttons to make that strict for
 multi-action turns such as ``reroll``); replays, verification and drawing run off the
 event loop.
+
+Settings (issue 27): ``service.server_settings`` (``bot.service.settings.ServerSettings``)::
+
+    await of_guild(guild_id) -> GuildSettings      # days, threads, rated, channels, ...
+    await change(guild_id=, actor_id=, values={name: value}, reset=(), add_channels=(),
+                 remove_channels=()) -> SettingsChanged   # stored and logged, one entry each
+    await log(guild_id, limit=20) -> list[storage.SettingChange]
+    await prefs(user_id) -> UserPrefs; await set_prefs(user_id=, theme=, orientation=)
+        # a game's boards are drawn in its challenger's theme (board(theme=) overrides).
 """
 
 from __future__ import annotations
@@ -360,6 +379,8 @@ from bot.service.results import (
 )
 from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
+from bot.service.settings import GuildSettings, ServerSettings, SettingDefaults, UserPrefs
+from bot.service.takeback import may_offer_takeback
 
 __all__ = [
     "COMPUTER_ID",
@@ -375,6 +396,11 @@ __all__ = [
     "DiceExpressionError",
     "DiceResult",
     "GameService",
+    "GuildSettings",
+    "ServerSettings",
+    "SettingDefaults",
+    "UserPrefs",
+    "may_offer_takeback",
     "GameSummary",
     "GameView",
     "History",

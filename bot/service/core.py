@@ -177,6 +177,9 @@ class ServiceCore(Settling, Timekeeping):
     # The Discord bot sets it (issue 24): a person's board is an outbox row held this
     # long while their interaction's answer carries it (``Outcome.owed``).
     hold_boards_ms: int | None = None
+    # The theme of a game's boards, from its challenger's preferences (issue 27; set by
+    # ``GameService``); ``None``: every board is drawn in the classic theme.
+    board_theme: Callable[[int | None], Awaitable[str | None]] | None = None
 
     def __init__(
         self,
@@ -1040,13 +1043,20 @@ class ServiceCore(Settling, Timekeeping):
         *,
         render: bool,
         orientation: str | None = None,
+        theme: str | None = None,
     ) -> Shown:
         """The legal actions and, if ``render``, the board and dice images: one hop to a
-        worker thread. Call with the game's lock held (the thread reads the engine game)."""
+        worker thread. Call with the game's lock held (the thread reads the engine game).
+        ``theme``: the board's; by default the theme of the player who made the game
+        (``board_theme``, issue 27)."""
         active = view.status == "active"
         if not active and not render:  # an ended game: its status is one line, no moves
             return Shown(status=variants.describe(live.game))
         side = orientation or view.turn or "white"
+        if theme is None and render and self.board_theme is not None:
+            theme = await self.board_theme(view.challenger_id)
+        if theme == "classic":
+            theme = None
         return await self._cpu(
             show,
             live.game,
@@ -1057,4 +1067,5 @@ class ServiceCore(Settling, Timekeeping):
             self._renderer if render else None,
             self._dice_renderer if render else None,
             render,
+            theme,
         )

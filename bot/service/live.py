@@ -17,8 +17,9 @@ from storage import ActionRow, GameRow, ResultText, Roll
 from storage.chain import head_of
 from variants.dice import ScriptedDice, VerifiableDice
 
-Renderer = Callable[[Any, str], bytes]
-"""(game, orientation 'white'|'black') -> PNG bytes."""
+Renderer = Callable[..., bytes]
+"""(game, orientation 'white'|'black') -> PNG bytes; called with a third argument, the
+theme (``renderers.THEMES``), only for a theme other than the classic one (issue 27)."""
 
 DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 """(variant key, dice showing) -> PNG bytes."""
@@ -26,13 +27,13 @@ DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 END_KINDS = ("resign", "draw_accept")
 
 
-def render_board(game: Any, orientation: str = "white") -> bytes:
+def render_board(game: Any, orientation: str = "white", theme: str = "classic") -> bytes:
     """The one place the service draws a board: ``renderers.render_png``."""
     try:
         from renderers import render_png
     except ImportError as error:
         raise RenderUnavailable("the board renderer is not available") from error
-    return bytes(render_png(game, orientation=orientation))
+    return bytes(render_png(game, orientation=orientation, theme=theme))
 
 
 def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:

@@ -348,9 +348,11 @@ def show(
     renderer: Renderer | None,
     dice_renderer: DiceRenderer | None,
     render: bool,
+    theme: str | None = None,
 ) -> Shown:
     """Runs in a worker thread: the legal list (its texts written when read), the status
-    in words, the board and the dice images."""
+    in words, the board and the dice images. ``theme``: the board's, if not the classic
+    one (issue 27)."""
     legal = legal_actions(game) if active else ()
     status = variants.describe(game)
     image = dice_image = None
@@ -360,7 +362,7 @@ def show(
             failure = RenderUnavailable("this service draws no images")
         else:
             try:
-                image = renderer(game, side)
+                image = renderer(game, side) if theme is None else renderer(game, side, theme)
             except ServiceError as error:
                 failure = error
             except Exception as error:
