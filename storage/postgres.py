@@ -107,6 +107,7 @@ from storage.repository import (
 from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
+from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], str]
@@ -340,9 +341,14 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
+
+    COLUMNS_SQL = (
+        "SELECT column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+    )
 
     _lock_game = ""  # '' outside a transaction; ' FOR NO KEY UPDATE' inside one
 
@@ -911,11 +917,13 @@ class PgRepository(_Reads):
         return int(record["n"]) == 0
 
     async def after_import(self) -> None:
-        """New games get ids after the copied ones."""
-        await self._q.execute(
-            "SELECT setval(pg_get_serial_sequence('games', 'id'), "
-            "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
-        )
+        """New games, posts owed and settings log entries get ids after the copied ones."""
+        for table in ("games", "outbox", "settings_log"):
+            await self._q.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"GREATEST((SELECT MAX(id) FROM {table}), 1), "
+                f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
+            )
 
     async def replace_board_message(
         self,

@@ -106,6 +106,7 @@ from storage.sqlite_faults import (
     store_error,
 )
 from storage.standings import RatingReads, RatingWrites
+from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
 
@@ -201,8 +202,10 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
+
+    COLUMNS_SQL = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
