@@ -37,7 +37,11 @@ from bot.web.state import GameState, GameStates, event_payload, step_image
 log = logging.getLogger(__name__)
 
 HERE = Path(__file__).parent
-STATIC_FILES = {"game.css": "text/css", "game.js": "text/javascript"}
+STATIC_FILES = {
+    "game.css": "text/css",
+    "game.js": "text/javascript",
+    "icon.svg": "image/svg+xml",
+}
 CSP = (
     "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -400,10 +404,12 @@ class WebServer:
     async def start(self) -> None:
         self.site.service.add_row_listener(self.site.hub.row_committed)
         self.site.hub.start()
-        runner = web.AppRunner(create_app(self.site), access_log=None, handle_signals=False)
+        runner = web.AppRunner(
+            create_app(self.site), access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
         await runner.setup()
         try:
-            tcp = web.TCPSite(runner, self.host, self.port, shutdown_timeout=1.0)
+            tcp = web.TCPSite(runner, self.host, self.port)
             await tcp.start()
         except BaseException:
             await runner.cleanup()
