@@ -28,6 +28,7 @@ import discord
 from bot.discord import answers
 from bot.discord.adapter import Post
 from bot.service import GameView, ServiceError, is_person
+from bot.web.links import game_page_url
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]
@@ -294,6 +295,9 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
             view.add_item(DrawButton(game.id))
         view.add_item(ResignButton(game.id))
     view.add_item(FlipButton(game.id, side))
+    watch = game_page_url(game.id)  # the game's web page, when CHESSGARDEN_WEB serves one
+    if watch is not None:
+        view.add_item(discord.ui.Button(label="Watch", style=discord.ButtonStyle.link, url=watch))
     return view
 
 

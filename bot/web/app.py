@@ -30,7 +30,7 @@ import jinja2
 from aiohttp import web
 
 from bot.service import GameService, GameSummary, NotFound, ServiceError
-from bot.web.links import Links
+from bot.web.links import Links, configure, current_links
 from bot.web.live import Busy, Hub, Limits
 from bot.web.state import GameState, GameStates, event_payload, step_image
 
@@ -46,7 +46,6 @@ CSP = (
     "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-KEEP_ALIVE_S = 25.0
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 # Whether a server listed its live games (``/settings web-list on``): given by the caller.
@@ -98,7 +97,7 @@ class Site:
         self.rate = rate or RateLimit()
         self.states = GameStates(service)
         self.hub = Hub(self._event, limits, poll_s=poll_s)
-        self._events: dict[int, tuple[str, bytes]] = {}
+        self._events: dict[int, tuple[str, bytes, bytes, tuple[str, ...]]] = {}
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,
@@ -113,18 +112,26 @@ class Site:
     def asset(self, name: str) -> str:
         return f"/static/{name}?v={self.static[name][2]}"
 
-    async def _event(self, game_id: int) -> tuple[bytes, str]:
-        """The live event of a game as stored now (one per state, kept)."""
+    async def _event(self, game_id: int) -> tuple[bytes, bytes, str]:
+        """The live event of a game as stored now: the whole state, and only the steps
+        that changed since the event before (kept per state)."""
         state = await self.states.state(game_id)
         kept = self._events.get(game_id)
         if kept is None or kept[0] != state.version:
-            body = f"data: {event_payload(state, self.links)}\n\n".encode()
-            if state.view.is_over:
-                body = b"event: over\n" + body
-            kept = self._events[game_id] = (state.version, body)
+            digests = state.timeline.digests() if state.timeline else ()
+            same = 0
+            if kept is not None:
+                for old, new in zip(kept[3], digests, strict=False):
+                    if old != new:
+                        break
+                    same += 1
+            over = b"event: over\n" if state.view.is_over else b""
+            full = over + f"data: {event_payload(state, self.links)}\n\n".encode()
+            delta = over + f"data: {event_payload(state, self.links, first=same)}\n\n".encode()
+            kept = self._events[game_id] = (state.version, full, delta, digests)
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}
-        return kept[1], kept[0]
+        return kept[1], kept[2], kept[0]
 
     def page(self, name: str, status: int = 200, **values: Any) -> web.Response:
         html = self.templates.get_template(name).render(asset=self.asset, **values)
@@ -317,14 +324,16 @@ async def events(request: web.Request) -> web.StreamResponse:
             site.hub.refresh(game_id)
         seen = 0
         while True:
-            if await channel.wait(seen, KEEP_ALIVE_S):
-                seen = channel.version
-                payload = channel.payload
-                await response.write(payload)
-                if payload.startswith(b"event: over"):
-                    break
-            else:
+            if channel.version == seen:
+                await channel.wait()
+            if channel.version == seen:  # woken with nothing new: a keep-alive
                 await response.write(b": still here\n\n")
+                continue
+            payload = channel.payload_after(seen)
+            seen = channel.version
+            await response.write(payload)
+            if payload.startswith(b"event: over"):
+                break
         return response
     except (ConnectionResetError, asyncio.CancelledError):
         raise
@@ -420,6 +429,8 @@ class WebServer:
         log.info("web pages on http://%s:%s", self.host, self.port)
 
     async def stop(self) -> None:
+        if current_links() is self.site.links:  # no more "Watch" links to pages not served
+            configure(None)
         await self.site.hub.stop()
         if self._runner is not None:
             await self._runner.cleanup()

@@ -23,6 +23,8 @@ from bot.service import ServiceError
 
 log = logging.getLogger(__name__)
 
+KEEP_ALIVE_S = 25.0
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -36,34 +38,36 @@ class Busy(Exception):
 
 
 class Channel:
-    """The newest event of one game, and a wake-up for its watchers."""
+    """The newest event of one game, and one shared wake-up for its watchers: a publish
+    costs one future, however many pages wait on it."""
 
     def __init__(self) -> None:
         self.watchers = 0
         self.version = 0
-        self.payload = b""
+        self.full = b""  # the whole state: a watcher's first event, or after it skipped one
+        self.delta = b""  # only what changed since the version before
         self.mark = ""  # the state version the payload shows
-        self._changed = asyncio.Event()
+        self._next: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    def publish(self, payload: bytes, mark: str) -> None:
+    def publish(self, full: bytes, delta: bytes, mark: str) -> None:
         if mark == self.mark:
             return
         self.mark = mark
-        self.payload = payload
+        self.full, self.delta = full, delta
         self.version += 1
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        self.poke()
 
-    async def wait(self, seen: int, timeout: float) -> bool:
-        """True when there is an event newer than ``seen``; False after ``timeout``."""
-        if self.version != seen:
-            return True
-        changed = self._changed
-        try:
-            await asyncio.wait_for(changed.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
+    def poke(self) -> None:
+        """Wake every watcher (a publish, or a keep-alive with nothing new)."""
+        woken, self._next = self._next, asyncio.get_running_loop().create_future()
+        woken.set_result(None)
+
+    def payload_after(self, seen: int) -> bytes:
+        """What a watcher that has seen version ``seen`` needs now."""
+        return self.delta if seen and seen == self.version - 1 else self.full
+
+    async def wait(self) -> None:
+        await asyncio.shield(self._next)
 
 
 class Hub:
@@ -76,7 +80,7 @@ class Hub:
         *,
         poll_s: float | None = None,
     ) -> None:
-        # build(game_id) -> awaitable (payload bytes, mark): the event a game's page needs
+        # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event
         self._build = build
         self.limits = limits or Limits()
         self.channels: dict[int, Channel] = {}
@@ -86,6 +90,8 @@ class Hub:
         self._again: set[int] = set()
         self._poll_s = poll_s
         self._poller: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self.keep_alive_s = KEEP_ALIVE_S
         self.commits_seen = 0
         self.closed = False
 
@@ -119,11 +125,11 @@ class Hub:
                 if channel is None:
                     return
                 try:
-                    payload, mark = await self._build(game_id)
+                    full, delta, mark = await self._build(game_id)
                 except ServiceError as error:
                     log.warning("game %s: no live event (%s)", game_id, error)
                     return
-                channel.publish(payload, mark)
+                channel.publish(full, delta, mark)
                 if game_id not in self._again:
                     return
         except Exception:
@@ -164,18 +170,29 @@ class Hub:
     # ----- another process's moves ------------------------------------------------
 
     def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._keeper is None:
+            self._keeper = loop.create_task(self._keep_alive())
         if self._poll_s is not None and self._poller is None:
-            self._poller = asyncio.get_running_loop().create_task(self._poll())
+            self._poller = loop.create_task(self._poll())
 
     async def stop(self) -> None:
         self.closed = True
         tasks = list(self._refreshing.values())
-        if self._poller is not None:
-            tasks.append(self._poller)
-            self._poller = None
+        for task in (self._poller, self._keeper):
+            if task is not None:
+                tasks.append(task)
+        self._poller = self._keeper = None
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _keep_alive(self) -> None:
+        """Every open page gets a comment now and then, so that proxies keep it open."""
+        while True:
+            await asyncio.sleep(self.keep_alive_s)
+            for channel in list(self.channels.values()):
+                channel.poke()
 
     async def _poll(self) -> None:
         assert self._poll_s is not None

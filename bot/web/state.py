@@ -95,10 +95,14 @@ def clock_line(view: GameView, now: datetime | None = None) -> str:
     return f"{per}; {view.turn} must act by {when}."
 
 
-def event_payload(state: GameState, links: Links) -> str:
-    """The live update a page receives (server-sent events): the whole move list, which
-    stays small, so that a page that missed an event is still right after the next."""
-    return json.dumps(page_data(state, links), separators=(",", ":"))
+def event_payload(state: GameState, links: Links, first: int | None = None) -> str:
+    """The live update a page receives (server-sent events): the whole move list, or
+    with ``first`` only the steps from there on (the page keeps the ones before)."""
+    data = page_data(state, links)
+    if first is not None:
+        data["first"] = first
+        data["steps"] = data["steps"][first:]
+    return json.dumps(data, separators=(",", ":"))
 
 
 def step_image(links: Links, game_id: int, step: Step) -> str:

@@ -33,6 +33,9 @@ class Timeline:
     def last(self) -> int:
         return len(self.steps) - 1
 
+    def digests(self) -> tuple[str, ...]:
+        return tuple(step.digest for step in self.steps)
+
     def turns(self) -> list[tuple[int, list[Step]]]:
         """The actions grouped by move number: a new number each time White acts after
         Black (re-rolls and placements stay within their turn)."""
@@ -67,10 +70,8 @@ def _digest(head: str, actions: list[str], rolls: list[int]) -> str:
 def build_timeline(record: str) -> Timeline:
     """Every step of ``record``. Raises ``ValueError`` when it does not replay."""
     game, actions, dice, head = _start(record)
-    steps = [Step(0, None, None, "", variants.describe(game).headline, "")]
-    steps[0] = Step(
-        0, None, None, "", steps[0].headline, _digest(head, [], dice.values[: dice.count])
-    )
+    start = _digest(head, [], dice.values[: dice.count])
+    steps = [Step(0, None, None, "", variants.describe(game).headline, start)]
     for index, text in enumerate(actions, start=1):
         side, shown = game.turn, game.dice
         recorded = game.play(text)

@@ -233,12 +233,14 @@ async def test_a_move_reaches_every_open_event_stream(web, service) -> None:
 
     first = await asyncio.gather(*(asyncio.wait_for(next_event(s, 1), 5) for s in streams))
     assert all(d["last"] == 2 for d in first)  # each stream starts with the game as it is
+    assert all("first" not in d and len(d["steps"]) == 3 for d in first)  # all of it
     waiting = [asyncio.ensure_future(next_event(s, 2)) for s in streams]
     outcome = await play_moves(service, game_id, 1)
     assert outcome is not None and outcome.recorded
     events = await asyncio.wait_for(asyncio.gather(*waiting), 5)
     for data in events:
         assert data["last"] == 3 and data["steps"][-1]["text"] == outcome.recorded
+        assert data["first"] == 3 and len(data["steps"]) == 1  # only the new step is sent
     for stream in streams:
         stream.close()
 

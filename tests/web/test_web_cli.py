@@ -115,3 +115,30 @@ async def test_the_secret_is_never_logged(tmp_path: Path, monkeypatch, caplog) -
     assert "web pages on http://127.0.0.1:" in logged  # the log was captured
     assert secret not in logged and secret not in text
     assert os.environ[SECRET_VAR] == secret
+
+
+def test_a_board_message_gets_a_watch_link_when_pages_are_served() -> None:
+    import discord
+
+    from bot.discord.views import board_view
+    from bot.service import GameView
+    from bot.web.links import configure
+
+    game = GameView(
+        id=42, variant="tquarchess", variant_title="Tquarchess", options={},
+        status="active", location_id=1, guild_id=5, challenger_id=11, opponent_id=12,
+        white_id=11, black_id=12, turn="white", to_move_id=11, dice=None, ply=0,
+        last_move=None, result=None, winner=None, result_reason=None, draw_offer=None,
+        commitment="c" * 64, seed=None,
+    )  # fmt: skip
+
+    def links_of(view: discord.ui.View) -> list[str]:
+        return [i.url for i in view.children if isinstance(i, discord.ui.Button) and i.url]
+
+    assert links_of(board_view(game, ["e4"], "white")) == []  # no pages: no button
+    links = Links(b"a-secret-for-the-watch-button", "https://garden.example")
+    configure(links)
+    try:
+        assert links_of(board_view(game, ["e4"], "white")) == [links.game_url(42)]
+    finally:
+        configure(None)

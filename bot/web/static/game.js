@@ -110,7 +110,23 @@
     return a;
   }
 
+  // The steps as the page knows them (from its links), so that an event with only the
+  // new steps ("first": where they start) can be added to them.
+  function model() {
+    return steps.map(function (a) {
+      var d = a.querySelector(".dice");
+      var text = a.lastChild ? a.lastChild.textContent.trim() : "";
+      return {
+        i: Number(a.getAttribute("data-i")),
+        side: a.classList.contains("white") ? "white" : a.classList.contains("black") ? "black" : null,
+        dice: d ? d.textContent.replace(/[\[\]]/g, "").split(" ").map(Number) : null,
+        text: text, head: a.getAttribute("data-head"), img: a.getAttribute("data-img")
+      };
+    });
+  }
+
   function rebuild(data) {
+    if (data.first !== undefined) { data.steps = model().slice(0, data.first).concat(data.steps); }
     var atEnd = current === last();
     while (list.firstChild) { list.removeChild(list.firstChild); }
     var row = null, number = 0, previous = null;
