@@ -22,7 +22,7 @@ from bot.service import (
     render_board,
 )
 from bot.web.links import Links
-from bot.web.timeline import Step, Timeline, build_timeline, game_at
+from bot.web.timeline import Builder, Step, Timeline, extend_timeline, game_at
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,7 @@ class GameStates:
         self._images: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
         self._loading: dict[int, asyncio.Future[GameState]] = {}
         self._names: dict[int, str] = {}
+        self._builders: OrderedDict[int, Builder] = OrderedDict()
 
     async def state(self, game_id: int) -> GameState:
         """The game as stored now. Raises ``ServiceError`` (``NotFound``) as the service
@@ -167,8 +168,14 @@ class GameStates:
         view = history.game
         timeline = None
         if history.record:
+            kept_builder = self._builders.pop(game_id, None)  # used by this reading alone
             try:
-                timeline = await asyncio.to_thread(build_timeline, history.record)
+                timeline, builder = await asyncio.to_thread(
+                    extend_timeline, kept_builder, history.record
+                )
+                self._builders[game_id] = builder
+                while len(self._builders) > KEPT_STATES:
+                    self._builders.popitem(last=False)
             except ValueError:
                 log.warning("game %s: its record does not replay for the web page", game_id)
         verdict = None

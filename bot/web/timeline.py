@@ -67,25 +67,74 @@ def _digest(head: str, actions: list[str], rolls: list[int]) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def build_timeline(record: str) -> Timeline:
-    """Every step of ``record``. Raises ``ValueError`` when it does not replay."""
-    game, actions, dice, head = _start(record)
-    start = _digest(head, [], dice.values[: dice.count])
-    steps = [Step(0, None, None, "", variants.describe(game).headline, start)]
-    for index, text in enumerate(actions, start=1):
+@dataclass
+class Builder:
+    """The replayed game of a record, kept so that when the record grows (a move) only
+    the new actions are played (``extend``). Used by one thread at a time."""
+
+    game: variants.Game
+    dice: variants.ScriptedDice
+    head: str
+    actions: list[str]
+    steps: list[Step]
+
+    def extend(self, record: str) -> bool:
+        """Play the actions ``record`` adds to the ones played; False when ``record`` is
+        not a continuation (a take-back, another game): build it anew then."""
+        headers, actions, rolls = variants.parse_record(record)
+        options = json.loads(headers.get("Options", "{}"))
+        head = json.dumps([headers["Variant"], options, headers.get("FEN")], sort_keys=True)
+        known, used = self.actions, self.dice.values
+        if head != self.head or actions[: len(known)] != known or rolls[: len(used)] != used:
+            return False
+        used.extend(rolls[len(used) :])
+        for text in actions[len(known) :]:
+            self._play(text)
+        return True
+
+    def _play(self, text: str) -> None:
+        game, dice = self.game, self.dice
         side, shown = game.turn, game.dice
         recorded = game.play(text)
-        steps.append(
-            Step(
-                index,
-                side,
-                shown,
-                recorded,
-                variants.describe(game).headline,
-                _digest(head, actions[:index], dice.values[: dice.count]),
-            )
+        self.actions.append(text)
+        digest = _digest(self.head, self.actions, dice.values[: dice.count])
+        index = len(self.steps)
+        self.steps.append(
+            Step(index, side, shown, recorded, variants.describe(game).headline, digest)
         )
-    return Timeline(game.variant, tuple(steps))
+
+    def timeline(self) -> Timeline:
+        return Timeline(self.game.variant, tuple(self.steps))
+
+
+def start_builder(record: str) -> Builder:
+    """A builder with every action of ``record`` played."""
+    game, actions, dice, head = _start(record)
+    start = _digest(head, [], dice.values[: dice.count])
+    builder = Builder(
+        game, dice, head, [], [Step(0, None, None, "", variants.describe(game).headline, start)]
+    )
+    for text in actions:
+        builder._play(text)
+    return builder
+
+
+def extend_timeline(builder: Builder | None, record: str) -> tuple[Timeline, Builder]:
+    """The timeline of ``record``, from ``builder``'s game when ``record`` continues it.
+    Raises ``ValueError`` when the record does not replay."""
+    if builder is not None:
+        try:
+            if builder.extend(record):
+                return builder.timeline(), builder
+        except ValueError:
+            pass  # the kept game is spoiled: replay from the start
+    builder = start_builder(record)
+    return builder.timeline(), builder
+
+
+def build_timeline(record: str) -> Timeline:
+    """Every step of ``record``. Raises ``ValueError`` when it does not replay."""
+    return start_builder(record).timeline()
 
 
 def game_at(record: str, index: int) -> variants.Game:
