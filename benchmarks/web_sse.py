@@ -17,9 +17,11 @@ Methodology:
 - **One live game**: ``--watchers`` pages of one game aged 40 plies, then ``--moves``
   moves ``--gap`` s apart. **Many games**: ``--games`` games with ``--per-game`` pages
   each; each round moves every game once, in a random order, ``--gap`` s apart per round.
-- **The move path, baseline interleaved**: ``act``'s own duration in the server with the
-  watchers connected, against the same moves with no page open (alternating ABAB in each
-  repetition). The issue's goal: p99 <= 50 ms, unchanged.
+- **The move path, baseline in the same run**: ``act``'s own duration in the server with
+  the watchers connected, against as many moves of the same games with no page open, made
+  just before the watchers connect (each repetition; the scenarios alternate ABBA). The
+  issue's goal: p99 <= 50 ms, unchanged. (``benchmarks/service.py``, the whole Discord
+  move path, is not run here.)
 - **Memory per watcher**: the server's RSS with the watchers connected (and one event
   sent to all) minus before, divided by the watchers.
 """
