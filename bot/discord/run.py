@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import discord
 
+    from bot.web.cli import WebSettingsError
     from storage import StoreOpenError
 
     metrics_error: type[Exception] = _NoError
@@ -88,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except metrics_error as error:  # the port is taken, say: one line; the store is closed
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except WebSettingsError as error:  # CHESSGARDEN_WEB: a bad address, or the port is taken
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except discord.LoginFailure:
@@ -116,6 +120,7 @@ async def _serve(settings: Settings) -> None:
     gracefully: the bot's ``shutdown_steps``, then the store (``bot.discord.shutdown``)."""
     from bot.discord.app import make_bot, open_service
     from bot.discord.shutdown import Deadline, Step, run_step
+    from bot.web.cli import start_from_env
 
     signals = StopSignals()
     signals.install()
@@ -123,8 +128,10 @@ async def _serve(settings: Settings) -> None:
     # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
     metrics = None
+    web = None
     deadline: Deadline | None = None
     try:
+        web = await start_from_env(service, settings.db_path)  # CHESSGARDEN_WEB: game pages
         if settings.metrics_port is not None:
             from bot.discord.metrics import Metrics
 
@@ -146,6 +153,8 @@ async def _serve(settings: Settings) -> None:
             await bot.close()
     finally:
         deadline = deadline or Deadline()
+        if web is not None:
+            await run_step(Step("the web pages", web.stop, 2.0, "closed"), deadline)
         if metrics is not None:
             await run_step(Step("the metrics endpoint", metrics.stop, 1.0, "closed"), deadline)
         await run_step(Step("the store", service.close, 5.0, "closed"), deadline)

@@ -30,6 +30,7 @@ from bot.discord import answers
 from bot.discord.adapter import Post
 from bot.discord.help import HelpPageButton
 from bot.service import GameView, ServiceError, is_person, may_offer_takeback
+from bot.web.links import game_page_url
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]
@@ -325,6 +326,9 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
             view.add_item(TakebackButton(game.id))
         view.add_item(ResignButton(game.id))
     view.add_item(FlipButton(game.id, side))
+    watch = game_page_url(game.id)  # the game's web page, when CHESSGARDEN_WEB serves one
+    if watch is not None:
+        view.add_item(discord.ui.Button(label="Watch", style=discord.ButtonStyle.link, url=watch))
     return view
 
 
