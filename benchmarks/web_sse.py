@@ -69,9 +69,9 @@ def q(values: list[float], p: float) -> float:
 
 async def serve(db: str, games: int) -> None:
     import variants
+    from bot.links import Links
     from bot.service import GameService
     from bot.web.app import RateLimit, Site, WebServer
-    from bot.web.links import Links
     from bot.web.live import Limits
 
     _nofile()

@@ -417,7 +417,7 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
             stdin="quit\n",
         )
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
-        assert "The computer is thinking" in done.stdout, done.stdout[-2000:]
+        assert "The computer (level 1) is thinking" in done.stdout, done.stdout[-2000:]
     db = Path(env["CHESSGARDEN_DB"])
     with sqlite3.connect(db) as conn:
         played = dict(conn.execute("SELECT variant, log_count FROM games").fetchall())

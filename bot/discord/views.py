@@ -29,8 +29,8 @@ import discord
 from bot.discord import answers
 from bot.discord.adapter import Post
 from bot.discord.help import HelpPageButton
+from bot.links import game_page_url
 from bot.service import GameView, ServiceError, is_person, may_offer_takeback
-from bot.web.links import game_page_url
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]

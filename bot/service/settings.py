@@ -8,7 +8,9 @@ A server's moderators set (``/settings`` on Discord):
 - ``channels``: the channels where games may start (none: everywhere);
 - ``tournament_role``: the role that may run tournaments (kept for issue 30);
 - ``max_challenges``: open challenges per user at once;
-- ``threads_per_hour``: new game threads per channel in any hour.
+- ``threads_per_hour``: new game threads per channel in any hour;
+- ``web_list``: whether the server's live games are listed on its web page (issue 28;
+  off unless a moderator turns it on: a game is otherwise reachable by its link only).
 
 Whatever a server has not set is the operator's default (``SettingDefaults``: the
 environment variables of ``bot.discord.app.Settings``). Every change is stored with a
@@ -46,6 +48,7 @@ NAMES = (
     "tournament_role",
     "max_challenges",
     "threads_per_hour",
+    "web_list",
 )
 
 
@@ -73,6 +76,7 @@ class GuildSettings:
     tournament_role: int | None
     max_challenges: int
     threads_per_hour: int
+    web_list: bool = False
     chosen: frozenset[str] = frozenset()
 
     def allows_games_in(self, *channel_ids: int | None) -> bool:
@@ -107,7 +111,7 @@ class _Cached:
 
 def _check_value(name: str, value: Any) -> Any:
     """The stored form of ``value`` for setting ``name``, or ``InvalidInput``."""
-    if name in ("threads", "rated"):
+    if name in ("threads", "rated", "web_list"):
         if not isinstance(value, bool):
             raise InvalidInput(f"{name} must be true or false")
         return value
@@ -143,6 +147,7 @@ def settings_from(stored: Mapping[str, Any] | None, defaults: SettingDefaults) -
         tournament_role=stored.get("tournament_role"),
         max_challenges=int(stored.get("max_challenges", defaults.max_challenges)),
         threads_per_hour=int(stored.get("threads_per_hour", defaults.threads_per_hour)),
+        web_list=bool(stored.get("web_list", False)),
         chosen=frozenset(n for n in stored if n in NAMES),
     )
 

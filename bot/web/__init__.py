@@ -1,6 +1,6 @@
 """Game pages on the web (issue 28): watch, replay and verify any game in a browser.
 
-``bot.web.links`` (stdlib only) makes and checks the capability links;
+``bot.links`` (stdlib only) makes and checks the capability links;
 ``game_page_url(game_id)`` is the address a "Watch" button points at (``None`` when this
 process serves no pages). ``bot.web.app`` is the aiohttp server (``WebServer``, ``Site``),
 ``bot.web.state`` reads games through ``GameService``, ``bot.web.live`` fans live
@@ -13,6 +13,6 @@ when the pages are wanted.
 
 from __future__ import annotations
 
-from bot.web.links import game_page_url, guild_list_url
+from bot.links import game_page_url, guild_list_url
 
 __all__ = ["game_page_url", "guild_list_url"]

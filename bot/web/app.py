@@ -1,6 +1,6 @@
 """The web server: aiohttp routes, the safety middleware, and its start and stop.
 
-Routes (every game address carries its capability token, ``bot.web.links``)::
+Routes (every game address carries its capability token, ``bot.links``)::
 
     GET /g/{token}                 the game page at its latest step
     GET /g/{token}/{step}          the page at one step (a link per step: works without script)
@@ -29,8 +29,8 @@ from typing import Any
 import jinja2
 from aiohttp import web
 
+from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
-from bot.web.links import Links, configure, current_links
 from bot.web.live import Busy, Hub, Limits
 from bot.web.state import GameState, GameStates, event_payload, step_image
 
@@ -48,7 +48,7 @@ CSP = (
 )
 IMMUTABLE = "public, max-age=31536000, immutable"
 
-# Whether a server listed its live games (``/settings web-list on``): given by the caller.
+# Whether a server listed its live games (``/settings web_list:True``): given by the caller.
 IsListed = Callable[[int], Awaitable[bool]]
 
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.web.links import PUBLIC_URL_VAR, LinkError, Links, configure, load_secret, public_url
+from bot.links import PUBLIC_URL_VAR, LinkError, Links, configure, load_secret, public_url
 
 if TYPE_CHECKING:
     from bot.service import GameService
@@ -182,13 +182,13 @@ async def start_server(
     """Serve ``service``'s games on ``host:port``; the links are this process's from now
     on (``bot.web.game_page_url``)."""
     from bot.web.app import Site, WebServer
-    from bot.web.listing import WebList, listing_path
+    from bot.web.listing import listed_by_settings
 
     try:
         links = _links(db, f"http://{host}:{port}")
     except LinkError as error:
         raise WebSettingsError(str(error)) from None
-    site = Site(service, links, is_listed=WebList(listing_path(db)).is_listed, poll_s=poll_s)
+    site = Site(service, links, is_listed=listed_by_settings(service), poll_s=poll_s)
     server = WebServer(site, host, port)
     try:
         await server.start()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.links import Links
 from bot.service import (
     COMPUTER_ID,
     GameService,
@@ -21,7 +22,6 @@ from bot.service import (
     is_person,
     render_board,
 )
-from bot.web.links import Links
 from bot.web.timeline import Builder, Step, Timeline, extend_timeline, game_at
 
 log = logging.getLogger(__name__)

@@ -301,7 +301,7 @@ async def test_a_challenge_has_a_page_without_board_or_dice(web, service) -> Non
 
 
 def test_links_are_not_the_same_under_another_secret() -> None:
-    from bot.web.links import Links
+    from bot.links import Links
 
     a, b = Links(SECRET), Links(SECRET + b"x")
     assert a.game_of(a.game_token(7)) == 7

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from bot.links import SECRET_VAR, Links, load_secret, secret_path
 from bot.service import GameService
 from bot.web.cli import WebSettingsError, parse_address, start_server
-from bot.web.links import SECRET_VAR, Links, load_secret, secret_path
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers live beside this file
 from webgames import play_moves, start_game  # noqa: E402
@@ -121,8 +121,8 @@ def test_a_board_message_gets_a_watch_link_when_pages_are_served() -> None:
     import discord
 
     from bot.discord.views import board_view
+    from bot.links import configure
     from bot.service import GameView
-    from bot.web.links import configure
 
     game = GameView(
         id=42, variant="tquarchess", variant_title="Tquarchess", options={},

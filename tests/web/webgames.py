@@ -10,10 +10,10 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.links import Links
 from bot.service import GameService, Outcome
 from bot.web.app import RateLimit, Site, WebServer
-from bot.web.links import Links
-from bot.web.listing import WebList
+from bot.web.listing import listed_by_settings
 from bot.web.live import Limits
 
 T = TypeVar("T")
@@ -63,16 +63,31 @@ def make_site(
     limits: Limits | None = None,
     rate: RateLimit | None = None,
     public_url: str = "",
-) -> tuple[Site, WebList]:
-    listing = WebList(tmp / "web-list.json")
+) -> tuple[Site, Listing]:
+    listing = Listing(service)
     site = Site(
         service,
         Links(SECRET, public_url),
-        is_listed=listing.is_listed,
+        is_listed=listed_by_settings(service),
         limits=limits,
         rate=rate or RateLimit(rate=1000.0, burst=5000.0),
     )
     return site, listing
+
+
+class Listing:
+    """A server's moderator turning ``/settings web_list`` on or off."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    async def set_listed(self, guild_id: int, on: bool) -> None:
+        await self.service.server_settings.change(
+            guild_id=guild_id, actor_id=MODERATOR, values={"web_list": on}
+        )
+
+
+MODERATOR = 42
 
 
 class ServerThread:

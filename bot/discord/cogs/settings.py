@@ -42,6 +42,7 @@ LABELS = {
     "tournament_role": "Role that may run tournaments",
     "max_challenges": "Open challenges per user",
     "threads_per_hour": "New game threads per channel per hour",
+    "web_list": "Live games listed on the web",
 }
 RESET_CHOICES = [Choice(name=label, value=name) for name, label in LABELS.items()]
 THEME_CHOICES = [
@@ -68,7 +69,7 @@ def value_words(name: str, value: Any, defaults: GuildSettings | None = None) ->
         return f"{value_words(name, getattr(defaults, name))} (default)"
     if name == "days":
         return "no time limit" if value == 0 else f"{value} day{'s' if value != 1 else ''}"
-    if name in ("threads", "rated"):
+    if name in ("threads", "rated", "web_list"):
         return "on" if value else "off"
     if name == "channels":
         return ", ".join(f"<#{c}>" for c in value) if value else "anywhere"
@@ -145,6 +146,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         tournament_role="The role that may run tournaments",
         challenges_per_user="Open challenges one user may have at once",
         threads_per_hour="New game threads per channel in any hour",
+        web_list="List this server's live games on its web page (off: reachable by link only)",
         reset="Return one setting to the bot's default",
     )
     @app_commands.choices(days=DAYS_CHOICES)
@@ -162,6 +164,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         tournament_role: discord.Role | None = None,
         challenges_per_user: app_commands.Range[int, 1, MAX_CHALLENGES_LIMIT] | None = None,
         threads_per_hour: app_commands.Range[int, 1, MAX_THREADS_LIMIT] | None = None,
+        web_list: bool | None = None,
         reset: str | None = None,
     ) -> None:
         if await answers.refuse_outside_server(interaction):
@@ -180,6 +183,7 @@ class SettingsCog(commands.Cog, name="Settings"):
                 ("tournament_role", tournament_role.id if tournament_role else None),
                 ("max_challenges", challenges_per_user),
                 ("threads_per_hour", threads_per_hour),
+                ("web_list", web_list),
             )
             if value is not None
         }

@@ -145,7 +145,7 @@ def game_page_url(game_id: int) -> str | None:
 
 
 def guild_list_url(guild_id: int) -> str | None:
-    """The address of a server's live games page (``/settings web-list``), or ``None``."""
+    """The address of a server's live games page (``/settings web_list``), or ``None``."""
     links = _current
     if links is None or not links.public_url:
         return None
