@@ -27,9 +27,8 @@ from typing import Any, Self
 import discord
 
 from bot.discord import answers
-from bot.discord.adapter import Post
+from bot.discord.adapter import Post, watch_button
 from bot.discord.help import HelpPageButton
-from bot.links import game_page_url
 from bot.service import GameView, ServiceError, is_person, may_offer_takeback
 
 Interaction = discord.Interaction[Any]
@@ -326,9 +325,9 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
             view.add_item(TakebackButton(game.id))
         view.add_item(ResignButton(game.id))
     view.add_item(FlipButton(game.id, side))
-    watch = game_page_url(game.id)  # the game's web page, when CHESSGARDEN_WEB serves one
+    watch = watch_button(game.id)  # the game's web page, when CHESSGARDEN_WEB serves one
     if watch is not None:
-        view.add_item(discord.ui.Button(label="Watch", style=discord.ButtonStyle.link, url=watch))
+        view.add_item(watch)
     return view
 
 

@@ -142,3 +142,27 @@ def test_a_board_message_gets_a_watch_link_when_pages_are_served() -> None:
         assert links_of(board_view(game, ["e4"], "white")) == [links.game_url(42)]
     finally:
         configure(None)
+
+
+async def test_history_gets_a_watch_link_when_pages_are_served(tmp_path: Path) -> None:
+    import discord
+
+    from bot.discord.adapter import history_post
+    from bot.links import configure
+
+    service = await GameService.open(tmp_path / "h.sqlite3", renderer=None)
+    try:
+        game_id = await start_game(service, "tquarchess")
+        history = await service.history(game_id=game_id)
+    finally:
+        await service.close()
+    assert history_post(history).view is None  # no pages: no button
+    links = Links(b"a-secret-for-the-watch-button", "https://garden.example")
+    configure(links)
+    try:
+        view = history_post(history).view
+        assert view is not None
+        buttons = [i for i in view.children if isinstance(i, discord.ui.Button)]
+        assert [(b.label, b.url) for b in buttons] == [("Watch", links.game_url(game_id))]
+    finally:
+        configure(None)
