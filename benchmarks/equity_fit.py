@@ -157,7 +157,9 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def labels_from(records: list[str], depth: int) -> tuple[tuple[float, float, float], dict[str, Any]]:
+def labels_from(
+    records: list[str], depth: int
+) -> tuple[tuple[float, float, float], dict[str, Any]]:
     """Thresholds above the horizon's noise, and the analyses' figures."""
     noise: list[float] = []
     lucks: list[float] = []

@@ -325,9 +325,7 @@ def analyse(record: str, depth: int | None = None, progress: Progress | None = N
         actual = _match(rules, kids_raw, game.pos) if len(kids_raw) > 1 else 0
         kids = an.outcomes(kids_raw)
         inner = bool(rules.chances(node.pos, move))
-        roller = (
-            mover if inner else kids[actual].node.pos.turn if len(kids_raw) > 1 else None
-        )
+        roller = mover if inner else kids[actual].node.pos.turn if len(kids_raw) > 1 else None
         step = _Step(
             node=node,
             move=move,
