@@ -104,7 +104,7 @@ def fit_for(key: str) -> Fit:
         depth=int(entry.get("depth", DEFAULT_DEPTH)),
         labels=(float(labels[0]), float(labels[1]), float(labels[2])),
         joker=float(entry.get("joker", JOKER)),
-        fitted=True,
+        fitted=bool(entry.get("fitted", True)),
     )
 
 
