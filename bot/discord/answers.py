@@ -27,7 +27,7 @@ from typing import Any
 
 import discord
 
-from bot.discord import adapter, threads
+from bot.discord import adapter, threads, translate
 from bot.discord.adapter import Post
 from bot.service import GameService, IllegalAction, ServiceError, Viewer
 
@@ -135,8 +135,10 @@ def defer_after(interaction: Interaction) -> float:
 
 
 def stamp(interaction: Interaction) -> None:
-    """Note when the bot started on this interaction: Discord's 3 seconds count from there."""
+    """Note when the bot started on this interaction: Discord's 3 seconds count from there;
+    and speak the asker's language from here on (``translate.use``)."""
     interaction.extras.setdefault("cg_started", time.monotonic())
+    translate.use(interaction)
 
 
 def time_left(interaction: Interaction) -> float:

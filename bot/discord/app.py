@@ -27,6 +27,7 @@ from bot.discord.cogs import EXTENSIONS
 from bot.discord.delivery import Delivery
 from bot.discord.shutdown import Deadline, Step, run_steps, tasks_named
 from bot.discord.threads import ThreadBudget
+from bot.discord.translate import GardenTranslator
 from bot.discord.views import DYNAMIC_ITEMS
 from bot.service import ComputerRunner, GameService, Scheduler, health
 from storage import Shards
@@ -314,6 +315,9 @@ class ChessGardenBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.actions = actions.registry()  # what each button's action does (bot.discord.actions)
+        await self.tree.set_translator(
+            GardenTranslator()
+        )  # the commands in every catalogued language
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
         # Interactions come only after this hook: the warm-up's drawings (started with
