@@ -29,6 +29,7 @@ import discord
 
 from bot.discord import adapter, threads, translate
 from bot.discord.adapter import Post
+from bot.discord.translate import N_, _
 from bot.service import GameService, IllegalAction, ServiceError, Viewer
 
 log = logging.getLogger(__name__)
@@ -199,11 +200,10 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
         if landed is not None:  # Discord made the response; only its answer was lost
             return landed
         log.warning("could not post for game %s: %r", post.game_id, error)
-        where = "post here"
         why = (
-            adapter.discord_error_text(error, doing=where)
+            adapter.discord_error_text(error, doing=_("post here"))
             if isinstance(error, discord.HTTPException)
-            else "Discord did not answer in time."
+            else _("Discord did not answer in time.")
         )
         try:
             await _deliver(interaction, error_post(f"{post.failure} {why}"))
@@ -260,7 +260,7 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
 
 # ----- where games are played -------------------------------------------------------------
 
-OUTSIDE_SERVER = "Games are played in a server's channels; use /play there."
+OUTSIDE_SERVER = N_("Games are played in a server's channels; use /play there.")
 
 
 async def refuse_outside_server(interaction: Interaction) -> bool:
@@ -270,7 +270,7 @@ async def refuse_outside_server(interaction: Interaction) -> bool:
     if interaction.guild_id is not None:
         return False
     stamp(interaction)
-    await refuse(interaction, OUTSIDE_SERVER)
+    await refuse(interaction, _(OUTSIDE_SERVER))
     return True
 
 
@@ -292,6 +292,7 @@ async def guarded(
 
 async def report_failure(interaction: Interaction, error: BaseException, *, what: str) -> None:
     """Log the traceback with the game id; tell only the person who pressed or typed."""
+    translate.use(interaction)  # (a view's item may fail before anything set the locale)
     game_id = interaction.extras.get("game_id")
     if game_id is None and interaction.channel_id is not None:
         try:  # a command names no game: the one here, if any, for the log
@@ -310,10 +311,11 @@ async def report_failure(interaction: Interaction, error: BaseException, *, what
         exc_info=error,
     )
     if isinstance(error, discord.HTTPException):
-        text = adapter.discord_error_text(error, doing="finish that")
+        text = adapter.discord_error_text(error, doing=_("finish that"))
     else:
-        where = f" /board shows where game {game_id} stands." if game_id is not None else ""
-        text = f"Something went wrong on my side, and I have logged it.{where}"
+        text = _("Something went wrong on my side, and I have logged it.")
+        if game_id is not None:
+            text += " " + _("/board shows where game {game} stands.", game=game_id)
     try:
         await _deliver(interaction, error_post(text))
     except discord.HTTPException as again:
