@@ -218,7 +218,7 @@ def missing_permissions(perms: discord.Permissions, needed: Sequence[str]) -> li
 
 
 def discord_error_text(
-    error: discord.HTTPException, *, doing: str = "do that", missing: Sequence[str] = ()
+    error: discord.HTTPException, *, doing: str | None = None, missing: Sequence[str] = ()
 ) -> str:
     """A plain sentence for a request Discord refused; never Discord's own API text.
 
@@ -226,7 +226,7 @@ def discord_error_text(
     language: the caller passes it translated, ``_("post here")``); ``missing`` names the
     permissions the bot lacks there, when the caller could work them out.
     """
-    doing = doing if doing != "do that" else _("do that")
+    doing = doing or _("do that")
     code = getattr(error, "code", 0)
     status = getattr(error, "status", 0)
     if code == 50001:

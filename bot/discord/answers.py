@@ -154,7 +154,7 @@ async def answer(
 ) -> tuple[Post | None, Sent | None]:
     """Run ``work``; send its post as the response if it is quick, else defer privately first."""
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=time_left(interaction))
+    done, _pending = await asyncio.wait({task}, timeout=time_left(interaction))
     if not done and not interaction.response.is_done():
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)

@@ -169,11 +169,18 @@ def update(entries: list[Entry], locales: Iterable[str], root: Path = i18n.LOCAL
         catalog.update(pot, no_fuzzy_matching=locale == i18n.DEFAULT)
         if locale == i18n.DEFAULT:  # the source language: each sentence is its own id
             for message in catalog:
-                if message.id and not message.string or (message.id and message.fuzzy):
+                if message.id and (not _complete(message) or message.fuzzy):
                     message.string = message.id
                     message.flags.discard("fuzzy")
         catalog.obsolete.clear()
         write_catalog(catalog, path)
+
+
+def _complete(message: Any) -> bool:
+    """Whether a catalogue message has every form translated (singular and plurals)."""
+    text = message.string
+    strings = text if isinstance(text, tuple | list) else (text,)
+    return bool(strings) and all(strings)
 
 
 def missing(entries: list[Entry], locale: str, root: Path = i18n.LOCALE_DIR) -> list[str]:
@@ -183,9 +190,7 @@ def missing(entries: list[Entry], locale: str, root: Path = i18n.LOCALE_DIR) -> 
     for entry in entries:
         key: Any = (entry.msgid, entry.plural) if entry.plural else entry.msgid
         message = catalog.get(entry.msgid, context=entry.context)
-        text = message.string if message is not None else None
-        strings = text if isinstance(text, tuple | list) else (text,)
-        if message is None or message.fuzzy or not all(strings) or key != message.id:
+        if message is None or message.fuzzy or not _complete(message) or key != message.id:
             out.append(f"{entry.context or ''}|{entry.msgid} ({entry.where})")
     return out
 
