@@ -17,7 +17,7 @@ import variants
 from bot.discord import adapter, answers
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import GAME_NUMBER, variant_choices
-from bot.discord.translate import N_, _
+from bot.discord.translate import N_, _, command_name
 from bot.service import SeedNotRevealed, ServiceError
 from renderers.diagram import piece_diagram_png
 
@@ -119,7 +119,7 @@ class InfoCog(commands.Cog, name="Info"):
     )
     async def history(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
         if game is None and interaction.guild_id is None:
-            await answers.refuse(interaction, _(IN_A_DM, command="history"))
+            await answers.refuse(interaction, _(IN_A_DM, command=command_name("history")))
             return
         service = answers.service_of(interaction)
 
@@ -173,7 +173,7 @@ class InfoCog(commands.Cog, name="Info"):
         chain: CHAIN_HEAD | None = None,
     ) -> None:
         if game is None and interaction.guild_id is None:
-            await answers.refuse(interaction, _(IN_A_DM, command="verify"))
+            await answers.refuse(interaction, _(IN_A_DM, command=command_name("verify")))
             return
         service = answers.service_of(interaction)
 
