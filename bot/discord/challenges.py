@@ -247,7 +247,7 @@ async def _challenge_in(
         log.warning("game %s: its first post in thread %s failed: %r", game_id, thread.id, error)
         return answers.error_post(
             _(
-                "I can't post in the new thread: {cause}. {withdrawn}, and {done}.",
+                "I can't post in the new thread: {cause}, so {withdrawn}, and {done}.",
                 cause=cause,
                 withdrawn=withdrawn,
                 done=done,
