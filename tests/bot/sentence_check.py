@@ -188,6 +188,7 @@ class _Walker(ast.NodeVisitor):
                 args += [k.value for k in node.keywords if k.arg == key]
         for arg in args:
             for inner in self._unmarked(arg):
+                self.skip.add(id(inner))  # reported here, not again as a sentence
                 for line, text in _literal_parts(inner):
                     if _words(text):
                         self.problems.append(Problem(self.where, line, text, f"{name}() text"))
