@@ -1,8 +1,9 @@
 """Translations: gettext message catalogues, looked up per locale (issue 27).
 
-Neutral ground (stdlib and Babel only, no discord): the Discord adapter translates its
-sentences with these functions, and the service may hand over a ``Message`` (a message id
-with its values) where a front end should be able to say it in the reader's language.
+Neutral ground (stdlib and Babel only, no discord; Babel is imported only when a
+catalogue is compiled): the Discord adapter translates its sentences with these
+functions, and the service may hand over a ``Said`` sentence where a front end should be
+able to say it in the reader's language.
 
 - The catalogues are ``bot/locale/<locale>/LC_MESSAGES/chessgarden.po``, one per language,
   shipped in the package as text. The first lookup in a language compiles its ``.po`` with
@@ -12,6 +13,9 @@ with its values) where a front end should be able to say it in the reader's lang
   copy that can be edited.
 - English is the source language: a message id is the English sentence, and the English
   catalogue copies it (so that English wording can be corrected in the catalogue too).
+- The service says some of its sentences as ``Said`` (a ``str`` with its message id
+  and values): the console prints the English; the Discord adapter renders them in the
+  reader's language (``render``).
 - Sentences take their values by name: ``gettext("de", "Game {game} is over.", game=7)``;
   the translation must use the same ``{names}`` (the completeness test checks it). A
   translation that cannot be filled in falls back to the English sentence.
@@ -28,7 +32,6 @@ import gettext as _gettext
 import io
 import logging
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,46 +163,54 @@ def using(locale: str) -> Iterator[str]:
         _current.reset(token)
 
 
-# ----- messages handed over by the service ----------------------------------------------------
+# ----- sentences handed over by the service --------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Message:
-    """A sentence not yet put into words: its English message id and its values.
+class Said(str):
+    """A sentence the service says, in English, that a front end may say in another
+    language: a ``str`` (the English sentence, so the console and every existing reader
+    keep working unchanged) that also carries its message id and values.
 
-    The service builds these where a front end should be able to translate what it says;
-    ``str(message)`` is the English sentence (the console's), and ``render(locale)`` the
-    sentence in another language. A value that is itself a ``Message`` (a colour, a word) is
-    translated too.
+    Build one with ``said("{colour} played {move}.", colour=..., move=...)`` (the marker
+    the catalogue tool extracts from ``bot/service``); ``render(locale)`` is the sentence
+    in ``locale``. A value that is itself ``Said`` (a colour, a word) is translated too.
     """
 
     msgid: str
-    params: tuple[tuple[str, Any], ...] = ()
+    params: dict[str, Any]
 
-    @classmethod
-    def of(cls, msgid: str, /, **params: Any) -> Message:
-        return cls(msgid, tuple(params.items()))
+    def __new__(cls, msgid: str, params: Mapping[str, Any] | None = None) -> Said:
+        values = dict(params or {})
+        english = _fill(msgid, msgid, {k: str(v) for k, v in values.items()})
+        made = super().__new__(cls, english)
+        made.msgid = msgid
+        made.params = values
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as itself (worker processes)
+        return (Said, (self.msgid, self.params))
 
     def render(self, locale: str | None = None) -> str:
-        return gettext(locale, self.msgid, **dict(self.params))
+        return gettext(locale, self.msgid, **self.params)
 
-    def english(self) -> str:
-        """The source sentence, without reading any catalogue."""
-        values = {k: v.english() if isinstance(v, Message) else v for k, v in self.params}
-        return _fill(self.msgid, self.msgid, values)
 
-    def __str__(self) -> str:
-        return self.english()
+def said(msgid: str, /, **params: Any) -> Said:
+    """Mark a sentence of the service for the catalogue and keep its values."""
+    return Said(msgid, params)
 
 
 def _words(locale: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Values that are ``Message``s, translated into ``locale``."""
-    return {k: v.render(locale) if isinstance(v, Message) else v for k, v in params.items()}
+    """Values that are ``Said``, translated into ``locale``."""
+    return {k: v.render(locale) if isinstance(v, Said) else v for k, v in params.items()}
 
 
-def render_all(locale: str | None, lines: Iterable[str | Message]) -> list[str]:
-    """Lines, each translated if it is a ``Message``, else as it is."""
-    return [line.render(locale) if isinstance(line, Message) else line for line in lines]
+def render(locale: str | None, text: str) -> str:
+    """``text`` in ``locale`` if it is ``Said``, else as it is (English from the service)."""
+    return text.render(locale) if isinstance(text, Said) else text
+
+
+def render_all(locale: str | None, lines: Iterable[str]) -> list[str]:
+    return [render(locale, line) for line in lines]
 
 
 # ----- marking --------------------------------------------------------------------------------

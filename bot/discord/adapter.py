@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from bot import i18n
 from bot.discord import timestamps
 from bot.discord.translate import N_, _, colour_word
 from bot.options import OptionsError as OptionsError
@@ -155,7 +156,8 @@ def legal_hint(legal: Sequence[str], count: int = LEGAL_HINT_COUNT) -> str:
 
 def error_text(error: ServiceError | ValueError, legal: Sequence[str] = ()) -> str:
     """The one-line error, plus what would have been legal when that helps."""
-    text = str(error) or _("that did not work")
+    said = getattr(error, "said", None)  # a sentence the service lets us translate
+    text = i18n.render(None, said) if said is not None else str(error) or _("that did not work")
     text = text[0].upper() + text[1:]
     if not text.endswith((".", "!", "?")):
         text += "."
@@ -430,7 +432,7 @@ def board_embed(
 ) -> discord.Embed:
     """The embed of a board message: what happened, who plays, whose move, dice, the
     status in words (``variants.describe``: what the dice allow, what is pending), result."""
-    description = "\n".join(messages) or _("Game {game}.", game=view.id)
+    description = "\n".join(i18n.render_all(None, messages)) or _("Game {game}.", game=view.id)
     embed = discord.Embed(
         title=game_title(view),
         description=clip(description, MAX_EMBED_TEXT),
@@ -478,7 +480,7 @@ def board_embed(
     return embed
 
 
-def game_title(view: GameView | GameSummary, what: str | None = None) -> str:
+def game_title(view: GameView, what: str | None = None) -> str:
     """``Tquarchess · game 12``, or with ``what`` first: ``History · Tquarchess · game 12``."""
     title = _("{variant} · game {game}", variant=view.variant_title, game=view.id)
     return f"{what} · {title}" if what else title
@@ -576,11 +578,17 @@ def turn_prompt(
     return None, ()
 
 
+def outcome_text(outcome: Outcome) -> str:
+    """The service's lines, each in the reader's language where the service says it as
+    ``bot.i18n.Said`` (the rest is the service's English: docs/translating.md)."""
+    return "\n".join(i18n.render_all(None, outcome.messages))
+
+
 def challenge_embed(outcome: Outcome) -> discord.Embed:
     view = outcome.game
     embed = discord.Embed(
         title=game_title(view, _("Challenge")),
-        description=clip(outcome.text, MAX_EMBED_TEXT),
+        description=clip(outcome_text(outcome), MAX_EMBED_TEXT),
         colour=COLOUR_CHALLENGE,
     )
     embed.add_field(name=_("Challenger"), value=mention(view.challenger_id), inline=True)
@@ -597,7 +605,7 @@ def closed_embed(outcome: Outcome) -> discord.Embed:
     view = outcome.game
     return discord.Embed(
         title=game_title(view),
-        description=clip(outcome.text, MAX_EMBED_TEXT),
+        description=clip(outcome_text(outcome), MAX_EMBED_TEXT),
         colour=status_colour(view),
     )
 

@@ -34,7 +34,7 @@ def request_post(outcome: Outcome, asker_id: int) -> Post:
     opponent = view.black_id if view.white_id == asker_id else view.white_id
     embed = discord.Embed(
         title=_("{title}: takeback?", title=adapter.game_title(view)),
-        description="\n".join(outcome.messages),
+        description=adapter.outcome_text(outcome),
         colour=adapter.COLOUR_CHALLENGE,
     )
     content = _(

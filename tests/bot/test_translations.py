@@ -273,6 +273,11 @@ async def test_a_german_user_gets_german_commands_and_answers(tmp_path: Path) ->
         assert {"Weiß", "Schwarz", "Am Zug", "Letzter Zug"} <= fields
         assert "Halbzug" in german.embeds[0]["footer"]["text"]
         assert "/zug zum Spielen" in german.embeds[0]["footer"]["text"]
+        # the service's headline is said in German too (bot.i18n.Said)
+        assert german.embeds[0]["description"].startswith(f"Weiß hat {legal[0]}")
+        # and so is its refusal of a move out of turn
+        early = (await world.command(hans, "move", notation=legal[0])).only_private()
+        assert early.text.startswith(f"Schwarz ist am Zug ({alice.mention}), nicht du.")
 
         # a button Hans presses answers in German, privately
         asked = await world.press(hans, latest_board(world, game_id), "Aufgeben")
