@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 
 from bot.discord import adapter, translate
+from bot.discord.answers import report_failure
 from bot.discord.translate import N_, _
 
 PAGE_TEXT = 1800  # characters of a page's text (Discord allows 4,096 in a description)
@@ -166,12 +167,15 @@ class HelpPageButton(
         return cls(int(match["page"]), match["label"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        translate.use(interaction)  # (a page button is not guarded: no answers.stamp)
-        pages = help_pages(interaction.client.tree)
-        number = min(max(1, self.page), len(pages))
-        await interaction.response.edit_message(
-            embed=page_embed(pages, number), view=page_view(number, len(pages))
-        )
+        translate.use(interaction)
+        try:
+            pages = help_pages(interaction.client.tree)
+            number = min(max(1, self.page), len(pages))
+            await interaction.response.edit_message(
+                embed=page_embed(pages, number), view=page_view(number, len(pages))
+            )
+        except Exception as error:  # the presser must get an answer, whatever broke
+            await report_failure(interaction, error, what=type(self).__name__)
 
 
 def page_view(number: int, count: int) -> discord.ui.View:
