@@ -1,0 +1,263 @@
+"""What a player waits for the computer (``benchmarks/ai.py --wait``; issue 26, item 3).
+
+One run (``run_one``, in a process of its own) opens a live ``GameService`` on a
+temporary SQLite database, with the real board and dice renderers, and a
+``ComputerRunner`` that draws the computer's board (``render=True``) and tells a
+notifier of each move. A human player, the engine's level 1 with a short budget (so
+that the games look like games), plays level 3 through ``act`` with its board drawn,
+as on Discord. Each wait is timed on the wall clock from the moment the human's
+``act`` returns to the moment the notifier hears of the computer's move: its claim,
+the worker process's round trip (the replay and the search included), its ``act``
+(the commit) and its board drawn. When the computer acts twice running (a re-roll,
+the Tquarc's roll), the second wait starts when the first board was told.
+
+The worker processes are started, and the engine imported in each, before the first
+timed move; the first move of a run (whatever the pool) is timed like any other.
+
+``compare`` runs ``run_one`` for ours (this tree) and for the baseline (a commit,
+exported with ``git archive``: today's budget handling, ``--baseline``), interleaved
+(the arm that goes first turns with each repetition and variant), each in a fresh
+process with that tree first on ``sys.path``; per variant it prints p50, p95 and max
+of both, and the median over repetitions of the per-repetition ratio of the p95s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HUMAN_ID = 101
+HUMAN_BUDGET_S = 0.1  # the human (level 1) thinks this long: not timed
+GAME_PLY_CAP = 160  # a longer game is left, and a new one started
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by the nearest rank; 0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 1))
+    return ordered[int(rank) - 1]
+
+
+async def _waits(variant: str, moves: int, seed: int) -> dict[str, Any]:
+    """Play until ``moves`` computer moves have been timed: their waits in ms."""
+    import engine
+    import variants
+    from bot.service import ComputerRunner, GameService
+    from bot.service.computer import think
+    from bot.service.results import Outcome
+
+    told: asyncio.Queue[tuple[float, float, Outcome]] = asyncio.Queue()
+
+    class Notifier:
+        async def computer_moved(self, outcome: Outcome) -> None:
+            told.put_nowait((time.perf_counter(), time.monotonic(), outcome))
+
+    rng = random.Random(seed)
+    waits: list[float] = []
+    plies: list[int] = []
+    searches: list[float] = []  # the search's own time (engine.Choice.time_s), ms
+    depths: list[int] = []
+    after: list[float] = []  # from the worker's end to the board told, ms (ours only)
+    thoughts: list[Any] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        service = await GameService.open(f"{tmp}/wait.sqlite3")
+        runner = ComputerRunner(service, Notifier(), render=True)
+        original = service._in_process
+
+        async def spy(function: Any, *args: Any) -> Any:
+            """Keeps each search's result (timing only; the service gets it unchanged)."""
+            result = await original(function, *args)
+            if function is think:
+                thoughts.append(result)
+            return result
+
+        service._in_process = spy  # type: ignore[method-assign]
+        try:
+            # Both worker processes started, engine imported and the variant's tables
+            # built in each, before anything is timed (two searches at once).
+            record = variants.new_game(variant, seed=seed).record()
+            await asyncio.gather(
+                *(service._workers.process(think, record, 1, 0.05, n) for n in range(2))
+            )
+            await runner.start()
+            game_no = 0
+            while len(waits) < moves:
+                game_no += 1
+                colour = "white" if game_no % 2 else "black"
+                out = await service.play_computer(
+                    user_id=HUMAN_ID, location_id=game_no, variant=variant, level=3,
+                    colour=colour, seed=f"{seed}:{game_no}", render=True,
+                )  # fmt: skip
+                game_id = out.game.id
+                since = time.perf_counter()
+                view = out.game
+                while len(waits) < moves and not view.is_over and view.ply < GAME_PLY_CAP:
+                    if view.turn != colour:  # the computer's: wait for its board
+                        at, at_mono, moved = await asyncio.wait_for(told.get(), timeout=60)
+                        waits.append((at - since) * 1000)
+                        plies.append(moved.game.ply)
+                        thought = thoughts.pop(0)
+                        searches.append(thought.time_s * 1000)
+                        depths.append(thought.depth)
+                        ended = getattr(thought, "ended", None)  # the baseline has none
+                        if ended is not None:  # the worker's clock is the same monotonic
+                            after.append((at_mono - ended) * 1000)
+                        since, view = at, moved.game
+                        continue
+                    history = await service.history(game_id=game_id)
+                    choice = engine.choose(history.record, 1, HUMAN_BUDGET_S, rng.randrange(2**32))
+                    done = await service.act(
+                        user_id=HUMAN_ID, text=choice.action, game_id=game_id, render=True
+                    )
+                    since, view = time.perf_counter(), done.game
+                await runner.idle()
+                while not told.empty():  # a move after the cap or the count: not timed
+                    told.get_nowait()
+                thoughts.clear()
+        finally:
+            await runner.stop()
+            await service.close()
+    return {
+        "variant": variant,
+        "waits": waits,
+        "plies": plies,
+        "searches": searches,
+        "depths": depths,
+        "after": after,
+        "load": os.getloadavg()[0],
+    }
+
+
+def run_one(variant: str, moves: int, seed: int) -> None:
+    """The child process's work: print one JSON line."""
+    result = asyncio.run(_waits(variant, moves, seed))
+    print(json.dumps(result))
+
+
+def _child(root: str, variant: str, moves: int, seed: int) -> dict[str, Any]:
+    here = Path(__file__).resolve()
+    env = {**os.environ, "PYTHONPATH": root, "AI_WAIT_ROOT": root}
+    out = subprocess.run(
+        [sys.executable, str(here), root, variant, str(moves), str(seed)],
+        capture_output=True, text=True, env=env, check=False, timeout=3600,
+    )  # fmt: skip
+    if out.returncode != 0:
+        raise RuntimeError(f"the run for {variant} in {root} failed:\n{out.stderr[-3000:]}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+Runs = dict[str, dict[str, list[dict[str, Any]]]]  # variant -> arm -> one result per run
+
+
+def compare(repo: Path, baseline: str, keys: list[str], moves: int, reps: int, seed: int) -> Runs:
+    """Ours against ``baseline``, interleaved; prints as it goes, returns every run."""
+    got: Runs = {k: {"ours": [], "base": []} for k in keys}
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(repo), "archive", baseline], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        roots = {"ours": str(repo), "base": tmp}
+        print(
+            f"What the player waits for a level-3 move (wall clock, from the human's act "
+            f"returning to the computer's board drawn and told), through a live GameService "
+            f"and ComputerRunner: ours against {baseline} (today's budget handling), "
+            f"{moves} computer moves per run, {reps} repetition(s), interleaved; load "
+            f"average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores",
+            flush=True,
+        )
+        for rep in range(reps):
+            for n, key in enumerate(keys):
+                order = ("ours", "base") if (rep + n) % 2 == 0 else ("base", "ours")
+                for arm in order:
+                    result = _child(roots[arm], key, moves, seed + 1000 * rep)
+                    got[key][arm].append(result)
+                    w = result["waits"]
+                    print(
+                        f"  rep {rep + 1} {key:13} {arm}: p50 {percentile(w, 0.5):5.0f} ms, "
+                        f"p95 {percentile(w, 0.95):5.0f}, max {max(w, default=0):5.0f} over "
+                        f"{len(w)} moves (load {result['load']:.2f})",
+                        flush=True,
+                    )
+    return got
+
+
+def _three(values: list[float]) -> str:
+    return (
+        f"p50 {percentile(values, 0.5):5.0f} ms, p95 {percentile(values, 0.95):5.0f}, max "
+        f"{max(values, default=0):5.0f}"
+    )
+
+
+def report(got: Runs, promise_ms: float = 2000.0) -> None:
+    """Per variant: both arms' waits, the median per-repetition p95 ratio, the search's
+    own time and completed depth, and (ours) the time from the search's end to the board."""
+    print(f"Per variant over all repetitions (target: p95 <= {promise_ms:.0f} ms):")
+    every: dict[str, list[float]] = {"ours": [], "base": [], "after": []}
+    for key, arms in got.items():
+        ours = [w for run in arms["ours"] for w in run["waits"]]
+        base = [w for run in arms["base"] for w in run["waits"]]
+        after = [w for run in arms["ours"] for w in run["after"]]
+        every["ours"] += ours
+        every["base"] += base
+        every["after"] += after
+        ratios = [
+            percentile(o["waits"], 0.95) / percentile(b["waits"], 0.95)
+            for o, b in zip(arms["ours"], arms["base"], strict=True)
+            if b["waits"] and o["waits"]
+        ]
+        verdict = "met" if percentile(ours, 0.95) <= promise_ms else "MISSED"
+        print(
+            f"  {key:13}: ours {_three(ours)} ({len(ours)} moves; {verdict}); baseline "
+            f"{_three(base)} ({len(base)}); p95 ratio ours/baseline, median over "
+            f"repetitions {statistics.median(ratios) if ratios else float('nan'):.3f}",
+            flush=True,
+        )
+        for arm in ("ours", "base"):
+            searches = [t for run in arms[arm] for t in run["searches"]]
+            depths = [d for run in arms[arm] for d in run["depths"]]
+            print(
+                f"  {'':13}  {arm}: the search's own time {_three(searches)}; completed depth "
+                f"mean {statistics.fmean(depths) if depths else 0:.2f}"
+            )
+        print(f"  {'':13}  ours, from the search's end to the board told: {_three(after)}")
+    print(
+        f"All variants: ours {_three(every['ours'])} ({len(every['ours'])} moves); baseline "
+        f"{_three(every['base'])} ({len(every['base'])}); ours from the search's end to the "
+        f"board told {_three(every['after'])}"
+    )
+
+
+def run(
+    repo: Path, baseline: str | None, keys: list[str], moves: int, reps: int, seed: int
+) -> None:
+    """``benchmarks/ai.py --wait``: the comparison and its report, with the machine's load
+    before and after (the baseline by default is where this branch left main)."""
+    if baseline is None:
+        out = subprocess.run(
+            ["git", "-C", str(repo), "merge-base", "HEAD", "main"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        baseline = out.stdout.strip()[:12]
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
+    print(f"uptime before: {uptime.strip()}", flush=True)
+    report(compare(repo, baseline, keys, moves, reps, seed))
+    uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
+    print(f"uptime after: {uptime.strip()}", flush=True)
+
+
+if __name__ == "__main__":
+    # A child run: argv is root, variant, moves, seed; the tree under test comes first.
+    sys.path.insert(0, sys.argv[1])
+    run_one(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
