@@ -126,6 +126,8 @@ async def _waits(variant: str, moves: int, seed: int) -> dict[str, Any]:
                     told.get_nowait()
                 thoughts.clear()
         finally:
+            restarts = service._workers.restarts
+            processes = len(service._workers.process_ids())
             await runner.stop()
             await service.close()
     return {
@@ -136,6 +138,10 @@ async def _waits(variant: str, moves: int, seed: int) -> dict[str, Any]:
         "depths": depths,
         "after": after,
         "load": os.getloadavg()[0],
+        # worker pools that failed and were started again: such a run's moves ran partly
+        # in threads of the service's process (reported, not hidden)
+        "restarts": restarts,
+        "processes": processes,
     }
 
 
@@ -187,7 +193,13 @@ def compare(repo: Path, baseline: str, keys: list[str], moves: int, reps: int, s
                     print(
                         f"  rep {rep + 1} {key:13} {arm}: p50 {percentile(w, 0.5):5.0f} ms, "
                         f"p95 {percentile(w, 0.95):5.0f}, max {max(w, default=0):5.0f} over "
-                        f"{len(w)} moves (load {result['load']:.2f})",
+                        f"{len(w)} moves (load {result['load']:.2f})"
+                        + (
+                            f"; WORKER POOL RESTARTED {result['restarts']} times, "
+                            f"{result['processes']} worker processes at the end"
+                            if result["restarts"] or not result["processes"]
+                            else ""
+                        ),
                         flush=True,
                     )
     return got
