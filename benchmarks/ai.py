@@ -6,6 +6,7 @@
     python benchmarks/ai.py --report --journal FILE [same selection and conditions]
     python benchmarks/ai.py --compare-chance [--depth 2]
     python benchmarks/ai.py --wait [--wait-moves 20] [--reps 3] [--baseline COMMIT] [--variants ...]
+    python benchmarks/ai.py --overrun [--budget 2.0] [--reps 3] [--baseline COMMIT]
 
 Matches: level 3 against each opponent, ``--games`` games per variant and opponent
 (default 40, the issue's minimum), level 3 White in the even games and Black in the odd
@@ -36,6 +37,9 @@ process), interleaved with ours. Target: <= 50 ms.
 same depth on fixed positions of the dice variants (``CHANCE_VARIANTS``), interleaved:
 nodes, CPU time, the median of the per-position ratios to expectimax, and whether the
 values and the chosen actions agree (pruning must never change them).
+
+``--overrun`` checks that ``engine.choose`` given ``--budget`` ends within it (replay and a
+variant's first tables included), on fixed positions, ours against the baseline.
 
 ``--wait`` measures what the player waits for (issue 26): the wall time of each level-3
 move from the human's ``act`` returning to the computer's board drawn and told, through a
@@ -642,6 +646,9 @@ def main() -> None:
     )
     parser.add_argument("--wait-moves", type=int, default=20, help="computer moves per run")
     parser.add_argument(
+        "--overrun", action="store_true", help="does engine.choose end within its budget?"
+    )
+    parser.add_argument(
         "--compare-chance", "--chance", dest="chance", action="store_true",
         help="Star2 and Star1 against plain expectimax on fixed positions",
     )  # fmt: skip
@@ -665,6 +672,11 @@ def main() -> None:
         return
     if args.wait:
         run_wait(args)
+        return
+    if args.overrun:
+        import ai_wait
+
+        ai_wait.overrun(ROOT, args.baseline, args.variants, args.budget, args.reps)
         return
     if args.report:
         report(matching(read_journal(Path(args.journal)), conditions(args)), args)

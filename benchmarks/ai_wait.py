@@ -19,19 +19,26 @@ exported with ``git archive``: today's budget handling, ``--baseline``), interle
 (the arm that goes first turns with each repetition and variant), each in a fresh
 process with that tree first on ``sys.path``; per variant it prints p50, p95 and max
 of both, and the median over repetitions of the per-repetition ratio of the p95s.
+
+``overrun`` (``benchmarks/ai.py --overrun``): ``engine.choose`` given a budget, on fixed
+positions, each variant in a fresh process, ours against the baseline: wall time over
+the budget (p50, p95, max, and how many went over).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,36 +152,107 @@ async def _waits(variant: str, moves: int, seed: int) -> dict[str, Any]:
     }
 
 
+OVERRUN_CASES = [(p, s) for p in (0, 6, 14, 24, 36, 50, 70, 90) for s in (11, 12)]
+
+
+def overrun_one(variant: str, budget_s: float) -> None:
+    """A child's work for ``--overrun``: ``engine.choose`` (replay included) on fixed
+    positions of one variant in a fresh process (so the first builds the variant's
+    tables, as a worker's first move does); prints each call's wall time over its budget."""
+    import engine
+    import variants
+
+    ratios = []
+    for plies, seed in OVERRUN_CASES:
+        game = variants.random_playout(variant, plies, seed)
+        if game.result is not None:
+            continue
+        record = game.record()
+        began = time.perf_counter()
+        engine.choose(record, 3, budget_s, 1)
+        ratios.append((time.perf_counter() - began) / budget_s)
+    print(json.dumps({"variant": variant, "ratios": ratios, "load": os.getloadavg()[0]}))
+
+
+def overrun(repo: Path, baseline: str | None, keys: list[str], budget_s: float, reps: int) -> None:
+    """``benchmarks/ai.py --overrun``: does a search given ``budget_s`` end within it?
+    Ours against the baseline, interleaved, each variant in fresh processes."""
+    baseline = baseline or _merge_base(repo)
+    got: dict[str, dict[str, list[float]]] = {k: {"ours": [], "base": []} for k in keys}
+    print(
+        f"engine.choose (level 3, replay included) given {budget_s} s on "
+        f"{len(OVERRUN_CASES)} fixed positions per variant, a fresh process per variant and "
+        f"run: wall time / budget; ours against {baseline}, {reps} repetition(s)",
+        flush=True,
+    )
+    with _trees(repo, baseline) as roots:
+        for rep in range(reps):
+            for n, key in enumerate(keys):
+                order = ("ours", "base") if (rep + n) % 2 == 0 else ("base", "ours")
+                for arm in order:
+                    result = _run_child(roots[arm], "--overrun", key, str(budget_s))
+                    got[key][arm] += result["ratios"]
+    for key, arms in got.items():
+        cells = []
+        for arm in ("ours", "base"):
+            r = arms[arm]
+            over = sum(1 for x in r if x > 1.0)
+            cells.append(
+                f"{arm} p50 {percentile(r, 0.5):.3f}, p95 {percentile(r, 0.95):.3f}, max "
+                f"{max(r, default=0):.3f} ({over} of {len(r)} over)"
+            )
+        print(f"  {key:13}: " + "; ".join(cells), flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+
 def run_one(variant: str, moves: int, seed: int) -> None:
     """The child process's work: print one JSON line."""
     result = asyncio.run(_waits(variant, moves, seed))
     print(json.dumps(result))
 
 
-def _child(root: str, variant: str, moves: int, seed: int) -> dict[str, Any]:
-    here = Path(__file__).resolve()
-    env = {**os.environ, "PYTHONPATH": root, "AI_WAIT_ROOT": root}
-    out = subprocess.run(
-        [sys.executable, str(here), root, variant, str(moves), str(seed)],
-        capture_output=True, text=True, env=env, check=False, timeout=3600,
-    )  # fmt: skip
-    if out.returncode != 0:
-        raise RuntimeError(f"the run for {variant} in {root} failed:\n{out.stderr[-3000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
-
-
 Runs = dict[str, dict[str, list[dict[str, Any]]]]  # variant -> arm -> one result per run
 
 
-def compare(repo: Path, baseline: str, keys: list[str], moves: int, reps: int, seed: int) -> Runs:
-    """Ours against ``baseline``, interleaved; prints as it goes, returns every run."""
-    got: Runs = {k: {"ours": [], "base": []} for k in keys}
+def _merge_base(repo: Path) -> str:
+    """Where this branch left main: today's budget handling."""
+    out = subprocess.run(
+        ["git", "-C", str(repo), "merge-base", "HEAD", "main"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return out.stdout.strip()[:12]
+
+
+@contextlib.contextmanager
+def _trees(repo: Path, baseline: str) -> Iterator[dict[str, str]]:
+    """This tree and the baseline's (exported with git archive) for the two arms."""
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(
             ["git", "-C", str(repo), "archive", baseline], capture_output=True, check=True
         )
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
-        roots = {"ours": str(repo), "base": tmp}
+        # The children run this file from inside the tree they measure, from its root:
+        # nothing of the other tree on the path (a worker process imports by name).
+        shutil.copy(Path(__file__).resolve(), Path(tmp) / "benchmarks" / "ai_wait.py")
+        yield {"ours": str(repo), "base": tmp}
+
+
+def _run_child(root: str, *args: str) -> dict[str, Any]:
+    """``python ROOT/benchmarks/ai_wait.py ROOT ARGS...`` from ROOT: its JSON line."""
+    env = {**os.environ, "PYTHONPATH": root}
+    out = subprocess.run(
+        [sys.executable, str(Path(root) / "benchmarks" / "ai_wait.py"), root, *args],
+        capture_output=True, text=True, env=env, cwd=root, check=False, timeout=3600,
+    )  # fmt: skip
+    if out.returncode != 0:
+        raise RuntimeError(f"the run {args} in {root} failed:\n{out.stderr[-3000:]}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def compare(repo: Path, baseline: str, keys: list[str], moves: int, reps: int, seed: int) -> Runs:
+    """Ours against ``baseline``, interleaved; prints as it goes, returns every run."""
+    got: Runs = {k: {"ours": [], "base": []} for k in keys}
+    with _trees(repo, baseline) as roots:
         print(
             f"What the player waits for a level-3 move (wall clock, from the human's act "
             f"returning to the computer's board drawn and told), through a live GameService "
@@ -187,7 +265,7 @@ def compare(repo: Path, baseline: str, keys: list[str], moves: int, reps: int, s
             for n, key in enumerate(keys):
                 order = ("ours", "base") if (rep + n) % 2 == 0 else ("base", "ours")
                 for arm in order:
-                    result = _child(roots[arm], key, moves, seed + 1000 * rep)
+                    result = _run_child(roots[arm], key, str(moves), str(seed + 1000 * rep))
                     got[key][arm].append(result)
                     w = result["waits"]
                     print(
@@ -256,12 +334,7 @@ def run(
 ) -> None:
     """``benchmarks/ai.py --wait``: the comparison and its report, with the machine's load
     before and after (the baseline by default is where this branch left main)."""
-    if baseline is None:
-        out = subprocess.run(
-            ["git", "-C", str(repo), "merge-base", "HEAD", "main"],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        baseline = out.stdout.strip()[:12]
+    baseline = baseline or _merge_base(repo)
     uptime = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout
     print(f"uptime before: {uptime.strip()}", flush=True)
     report(compare(repo, baseline, keys, moves, reps, seed))
@@ -270,6 +343,10 @@ def run(
 
 
 if __name__ == "__main__":
-    # A child run: argv is root, variant, moves, seed; the tree under test comes first.
+    # A child run: argv is root, then variant, moves, seed (or --overrun, variant,
+    # budget); the tree under test comes first on the path.
     sys.path.insert(0, sys.argv[1])
-    run_one(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if sys.argv[2] == "--overrun":
+        overrun_one(sys.argv[3], float(sys.argv[4]))
+    else:
+        run_one(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

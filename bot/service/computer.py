@@ -11,7 +11,9 @@ has to accept). The row records the computer's side and level (``GameView.comput
    claim on the same log length still holds (another process, or a second task here,
    is thinking: ``ComputerBusy``), and reads the game's record;
 2. the search (``engine.choose``) runs in a worker PROCESS (``bot.service.workers``):
-   the event loop only sends the record and receives a small ``Choice``;
+   the event loop only sends the record and receives a small ``Thought``. A move's
+   ``budget_s`` (2 s) is the player's whole wait, from their action to the computer's
+   board: the search gets what is left of it (see ``AFTER_SEARCH_S``);
 3. the action is played through ``act``, the same call as a human's, as
    ``COMPUTER_ID`` with ``expected_ply``: logged, replayable and verifiable like any
    move, and refused (``StaleAction``) if the game moved on while it thought (a
