@@ -7,6 +7,7 @@
     python benchmarks/ai.py --compare-chance [--depth 2]
     python benchmarks/ai.py --wait [--wait-moves 20] [--reps 3] [--baseline COMMIT] [--variants ...]
     python benchmarks/ai.py --overrun [--budget 2.0] [--reps 3] [--baseline COMMIT]
+    python benchmarks/ai.py --agreement 1.88 [--budget 2.0]
 
 Matches: level 3 against each opponent, ``--games`` games per variant and opponent
 (default 40, the issue's minimum), level 3 White in the even games and Black in the odd
@@ -51,8 +52,9 @@ board told (what ``bot.service.computer.AFTER_SEARCH_S`` keeps back). See
 ``benchmarks/ai_wait.py``. The engine-level figures per variant are the matches' move
 times with ``--clock wall``.
 
-Level 3 against the old budget: ``--opponents ai:3@2.0 --budget 1.88`` (an AI player may
-have a budget of its own, ``engine.players``).
+Level 3 against the old budget: ``--agreement 1.88`` (the same choices on fixed positions,
+CPU clock), or a match, ``--opponents ai:3@2.0 --budget 1.88`` (an AI player may have a
+budget of its own, ``engine.players``).
 
 Figures depend on the machine: run it on a quiet one.
 """
@@ -649,6 +651,12 @@ def main() -> None:
         "--overrun", action="store_true", help="does engine.choose end within its budget?"
     )
     parser.add_argument(
+        "--agreement",
+        type=float,
+        metavar="SECONDS",
+        help="level 3 at SECONDS against --budget on fixed positions: the same choices?",
+    )
+    parser.add_argument(
         "--compare-chance", "--chance", dest="chance", action="store_true",
         help="Star2 and Star1 against plain expectimax on fixed positions",
     )  # fmt: skip
@@ -672,6 +680,11 @@ def main() -> None:
         return
     if args.wait:
         run_wait(args)
+        return
+    if args.agreement:
+        import ai_wait
+
+        ai_wait.agreement(args.variants, args.agreement, args.budget)
         return
     if args.overrun:
         import ai_wait

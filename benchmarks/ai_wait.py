@@ -205,6 +205,58 @@ def overrun(repo: Path, baseline: str | None, keys: list[str], budget_s: float, 
     print(f"load average after: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
+AGREEMENT_CASES = [(p, s) for p in (4, 12, 24, 40) for s in (21, 22)]
+
+
+def agreement(keys: list[str], new_s: float, old_s: float) -> None:
+    """``benchmarks/ai.py --agreement``: level 3 with the search budget the service now
+    gives (``new_s``) against the old whole budget (``old_s``), on fixed positions, on the
+    search thread's CPU clock (the load does not change the choice): how often they choose
+    the same action, and their completed depths. The old budget is run twice, so that the
+    search's own variation (an iteration cut at a slightly different node) is known."""
+    import engine
+    import variants
+
+    print(
+        f"Level 3 at {new_s} s (the search's share now) against {old_s} s (before), CPU "
+        f"clock, {len(AGREEMENT_CASES)} fixed positions per variant; load "
+        f"{os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    totals = [0, 0, 0]
+    for key in keys:
+        same_new = same_old = n = 0
+        depths: dict[str, list[int]] = {"new": [], "old": []}
+        for plies, seed in AGREEMENT_CASES:
+            game = variants.random_playout(key, plies, seed)
+            if game.result is not None:
+                continue
+            picks = {}
+            for name, budget in (("old", old_s), ("new", new_s), ("old2", old_s)):
+                choice = engine.choose_for_game(
+                    game, 3, budget_s=budget, seed=1, clock=time.thread_time
+                )
+                picks[name] = choice.action
+                if name in depths:
+                    depths[name].append(choice.depth)
+            n += 1
+            same_new += picks["new"] == picks["old"]
+            same_old += picks["old2"] == picks["old"]
+        totals[0] += n
+        totals[1] += same_new
+        totals[2] += same_old
+        print(
+            f"  {key:13}: {n} positions; new = old in {same_new}, old = old again in "
+            f"{same_old}; completed depth mean new {statistics.fmean(depths['new']):.2f}, old "
+            f"{statistics.fmean(depths['old']):.2f}",
+            flush=True,
+        )
+    print(
+        f"All: {totals[0]} positions; the new budget chose the old budget's action in "
+        f"{totals[1]}, the old budget its own again in {totals[2]}"
+    )
+
+
 def run_one(variant: str, moves: int, seed: int) -> None:
     """The child process's work: print one JSON line."""
     result = asyncio.run(_waits(variant, moves, seed))
