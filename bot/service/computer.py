@@ -90,9 +90,13 @@ log = logging.getLogger(__name__)
 DEFAULT_BUDGET_S = 2.0
 # Kept back for the work after the search: the choice's way back from the worker process,
 # the look at a draw offer, the move's ``act`` (its transaction and commit) and its board
-# drawn. PROVISIONAL: first looks on the loaded shared machine saw 5-45 ms; the figure is
-# measured with ``benchmarks/ai.py --wait`` next.
-AFTER_SEARCH_S = 0.1
+# drawn. Measured with ``benchmarks/ai.py --wait`` ("from the search's end to the board
+# told": the worker stamps its end on the monotonic clock, the notifier the board's):
+# 300 level-3 moves, 5 variants x 3 runs of 20, on the shared 2-core machine at a load
+# average of 7-10: p50 36 ms, p95 124 ms (Guardener's, the largest board, 169 ms), max
+# 545 ms. The p95 under that load, with the engine's own RESERVE (4 % of the search's
+# budget, about 70 ms) as the margin for Guardener's; a quiet machine needs far less.
+AFTER_SEARCH_S = 0.15
 # The least time the search gets, however late it starts (every worker busy, a slow
 # claim): level 3 still looks a ply or two ahead. A smaller ``budget_s`` (tests) is given
 # to the search whole.
