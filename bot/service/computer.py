@@ -94,8 +94,8 @@ DEFAULT_BUDGET_S = 2.0
 # told": the worker stamps its end on the monotonic clock, the notifier the board's):
 # 300 level-3 moves, 5 variants x 3 runs of 20, on the shared 2-core machine at a load
 # average of 7-10: p50 36 ms, p95 124 ms (Guardener's, the largest board, 169 ms), max
-# 545 ms. The p95 under that load, with the engine's own RESERVE (4 % of the search's
-# budget, about 70 ms) as the margin for Guardener's; a quiet machine needs far less.
+# 545 ms. 0.15 s covers that p95; Guardener's is covered with the engine's own RESERVE
+# (4 % of the search's budget, about 70 ms) on top. A quiet machine needs far less.
 AFTER_SEARCH_S = 0.15
 # The least time the search gets, however late it starts (every worker busy, a slow
 # claim): level 3 still looks a ply or two ahead. A smaller ``budget_s`` (tests) is given
