@@ -122,7 +122,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
 
     @property
     def computer_budget_s(self) -> float:
-        """The computer's search time per move (``engine.choose``'s budget)."""
+        """The computer's time per move as the player waits for it, from claiming its
+        turn to its board (the search gets the rest: ``bot.service.computer``)."""
         return self.computer.budget_s
 
     @computer_budget_s.setter
