@@ -179,7 +179,9 @@ def _draw_lines(
             f = name_font if is_name else font
             if i:
                 x += font.getlength(" ") * (2 if line[i - 1][1] else 1)
-            flat_text(im, (x, y), word, fill=name_ink if is_name else words_ink, font=f, anchor="ls")
+            flat_text(
+                im, (x, y), word, fill=name_ink if is_name else words_ink, font=f, anchor="ls"
+            )
             x += f.getlength(word)
 
 
