@@ -347,14 +347,18 @@ def score_floor(entrants: list[_Entrant], bye: int | None, end_part: int) -> lis
     """Score differences that every complete pairing with ``bye`` sitting out reaches
     at least (largest first): a pairing that reaches them is optimal in the score tier.
 
-    Count each pair's difference as the gaps of the boundaries between score groups
-    that it crosses: one difference split into smaller ones only counts for less, so
-    the crossings of each boundary, at that boundary's gap, are a floor. A boundary
-    with an odd number of players above it is crossed at least once. Near the top and
-    the bottom, where the groups above (or below) a boundary hold at most ``end_part``
-    players, the crossings are counted exactly instead: a matching over those players
-    finds the fewest crossings any pairing of them can have, given who may meet whom,
-    with anyone left over crossing every boundary on the way out of the end part."""
+    A pair's difference is the sum of the gaps between neighbouring score groups that
+    it crosses, and a difference cut into smaller pieces only counts for less. So cut
+    the boundaries into three regions: the top, where the groups above a boundary hold
+    at most ``end_part`` players; the bottom, likewise from below; and the middle.
+    Each pair's difference is cut into its piece in each region, and each region's
+    pieces are bounded apart:
+
+    - the middle, boundary by boundary: one with an odd number of players above it is
+      crossed at least once, at its gap;
+    - each end exactly, by a matching over its players, given who may meet whom: a
+      pair inside the end counts its whole difference, and a player paired out of
+      the end counts the way out to the first group beyond it."""
     players = [e for e in entrants if e.index != bye]
     n = len(players)
     cuts = [k for k in range(n - 1) if players[k].half_points != players[k + 1].half_points]
@@ -362,41 +366,35 @@ def score_floor(entrants: list[_Entrant], bye: int | None, end_part: int) -> lis
     top = [k for k in cuts if k + 1 <= end_part]
     bottom = [k for k in cuts if n - 1 - k <= end_part and k not in top]
     found = [gaps[k] for k in cuts if k not in top and k not in bottom and (k + 1) % 2]
-    levels = {d: t for t, d in enumerate(sorted(set(gaps.values())))}
-    base = n * (len(cuts) + 1) + 1
-
-    def value(crossed: list[int]) -> int:
-        return sum(base ** levels[gaps[k]] for k in crossed)
-
+    hp = [e.half_points for e in players]
     for region, start, stop in (
         (top, 0, top[-1] + 1 if top else 0),
         (bottom, bottom[0] + 1 if bottom else n, n),
     ):
         if not region:
             continue
-        part = range(start, stop)
-
-        def out(i: int, region: list[int] = region) -> list[int]:
-            return [k for k in region if (k >= i if region is top else k < i)]
-
+        # The way out of the end: to the first group below the top, or above the bottom.
+        beyond = hp[stop] if region is top else hp[start - 1]
+        out = {i: abs(hp[i] - beyond) for i in range(start, stop)}
+        pairs = {
+            (i, j): hp[i] - hp[j]
+            for i in range(start, stop)
+            for j in range(i + 1, stop)
+            if not players[i].met.get(players[j].id) and _colour_legal(players[i], players[j])
+        }
+        values = sorted({*out.values(), *pairs.values()} - {0})
+        base = n + 1  # more than any count of pieces
+        weight = {d: base**t for t, d in enumerate(values, start=1)} | {0: 0}
         graph: nx.Graph[int] = nx.Graph()
-        for i in part:
-            for j in range(i + 1, stop):
-                a, b = players[i], players[j]
-                if a.met.get(b.id) or not _colour_legal(a, b):
-                    continue
-                crossed = [k for k in region if i <= k < j]
-                saving = value(out(i)) + value(out(j)) - value(crossed)
-                if saving > 0:
-                    graph.add_edge(i, j, weight=saving)
+        for (i, j), d in pairs.items():
+            saving = weight[out[i]] + weight[out[j]] - weight[d]
+            if saving > 0:
+                graph.add_edge(i, j, weight=saving)
         matched = nx.max_weight_matching(graph)
         paired = {v for edge in matched for v in edge}
-        for i, j in matched:
-            found.extend(gaps[k] for k in region if min(i, j) <= k < max(i, j))
-        for i in part:
-            if i not in paired:
-                found.extend(gaps[k] for k in out(i))
-    return sorted(found, reverse=True)
+        found.extend(pairs[min(i, j), max(i, j)] for i, j in matched)
+        found.extend(out[i] for i in range(start, stop) if i not in paired)
+    return sorted((d for d in found if d), reverse=True)
 
 
 def _exact(
