@@ -41,8 +41,9 @@ kept when the bye is on the lowest-ranked player allowed one and the score
 differences reach ``score_floor``, which no pairing of the complete graph can beat:
 it is then the complete graph's best in tiers 1 to 3, and its rating order is the
 best among the candidates. Otherwise the window doubles. Fields of at most
-``SMALL_FIELD`` players, and windows that reach the whole field, are paired on the
-complete graph of allowed pairs (``_exact``), the best in every tier. Each player's
+``SMALL_FIELD`` players (the complete graph is cheap there), and windows that reach
+the whole field, are paired on the complete graph of allowed pairs (``_exact``), the
+best in every tier. Each player's
 best weight is also taken off their edges before matching (``_weights``): it changes
 no complete pairing's rank but lets most pairs be found without search.
 
@@ -71,7 +72,7 @@ from bot.tournament.model import (
 )
 
 BYE = -1  # the bye node
-SMALL_FIELD = 64  # fields this small go to the complete graph when the floor is not met
+SMALL_FIELD = 64  # fields this small are paired on the complete graph, best in every tier
 END_PART = 40  # the floor counts crossings exactly among the top and bottom players this many
 FIRST_WINDOW = 4  # candidates: places either side of the ideal partner, to begin with
 
@@ -312,7 +313,7 @@ def _match(entrants: list[_Entrant]) -> tuple[list[tuple[int, int]], int | None,
     lowest_allowed = max(e.index for e in entrants if e.byes == fewest)
     bye_floor = lowest_allowed if n % 2 else None
     floor: list[int] | None = None  # the sharper floor, computed once if needed
-    window = FIRST_WINDOW
+    window = FIRST_WINDOW if n > SMALL_FIELD else n  # small: the complete graph at once
     while window < n:
         found = _solve(entrants, None, relaxed=False, window=window)
         if found is not None and found[1] == bye_floor:
@@ -320,13 +321,10 @@ def _match(entrants: list[_Entrant]) -> tuple[list[tuple[int, int]], int | None,
             differences = _differences(entrants, pairs)
             if differences == score_floor(entrants, bye, end_part=0):
                 return pairs, bye, ()
-            if n > SMALL_FIELD:
-                if floor is None:
-                    floor = score_floor(entrants, bye, end_part=END_PART)
-                if differences == floor:
-                    return pairs, bye, ()
-        if n <= SMALL_FIELD:
-            break  # the complete graph is cheap here
+            if floor is None:
+                floor = score_floor(entrants, bye, end_part=END_PART)
+            if differences == floor:
+                return pairs, bye, ()
         window *= 2
     found = _exact(entrants, lowest_allowed)
     if found is not None:
