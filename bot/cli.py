@@ -30,6 +30,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.console.backup", ("backup",)),
     ("bot.discord.doctor", ("doctor",)),
     ("bot.web.cli", ("web", "link", "verify-record")),
+    ("bot.console.tournament", ("tournament",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 
