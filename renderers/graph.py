@@ -303,7 +303,8 @@ def _vertical_label(image: Image.Image, text: str, box: Box, font: Font, u: floa
     """``text`` turned a quarter to the left, in the margin beside ``box``."""
     probe = ImageDraw.Draw(image)
     left, top, right, bottom = probe.textbbox((0, 0), text, font=font)
-    label = Image.new("RGBA", (right - left + 4, bottom - top + 4), (0, 0, 0, 0))
+    size = (round(right - left) + 4, round(bottom - top) + 4)
+    label = Image.new("RGBA", size, (0, 0, 0, 0))
     ImageDraw.Draw(label).text((2 - left, 2 - top), text, font=font, fill=SOFT_TEXT)
     turned = label.rotate(90, expand=True)
     x0, y0, _, y1 = box

@@ -55,10 +55,9 @@ def progress_text(game_id: int | None, news: AnalysisProgress | None) -> str:
         return f"Looking up {game}…"
     if news.state == "queued":
         ahead = news.position - 1
-        others = "1 analysis is" if ahead == 1 else f"{ahead} analyses are"
-        where = "next in the queue" if ahead == 0 else f"place {news.position} in the queue"
-        wait = "" if ahead == 0 else f" ({others} ahead)"
-        return f"Analysis of {game}: waiting, {where}{wait}."
+        others = "1 analysis" if ahead == 1 else f"{ahead} analyses"
+        wait = "next to start" if ahead == 0 else f"{others} ahead"
+        return f"Analysis of {game}: waiting, place {news.position} in the queue ({wait})."
     if news.state == "running" and news.total:
         filled = BAR * news.done // news.total
         bar = "■" * filled + "□" * (BAR - filled)
@@ -287,7 +286,7 @@ def _biggest_error(report: AnalysisReport) -> str:
     best = f", best was {_md(worst.best)}" if worst.best else ""
     kind = {"??": "a blunder", "?": "a mistake", "?!": "an inaccuracy"}.get(worst.label, "")
     return (
-        f"Ply {worst.ply}, {worst.side}: **{_md(worst.action)}{worst.label}** gave up "
+        f"Ply {worst.ply}, {worst.side}: **{_md(worst.action or '')}{worst.label}** gave up "
         f"{_pct(worst.error)}{f' ({kind})' if kind else ''}{best}. {_link(report, worst.ply)}"
     )
 
