@@ -81,27 +81,32 @@ class ProgressEdits:
         self.edits = 0
         self.broken = False  # an edit failed: the token ran out, or the message is gone
         self._wake = asyncio.Event()
+        self._closing = asyncio.Event()
         self._closed = False
         self._task: asyncio.Task[None] | None = None
 
     def update(self, news: AnalysisProgress) -> None:
         self.game_id = news.game_id
+        if news.state == "done":  # the flow's own last edit says where the summary is
+            return
         self.latest = news
         self._wake.set()
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="chessgarden-analysis-progress")
 
     async def _run(self) -> None:
-        while not self._closed:
+        while True:
             await self._wake.wait()
-            self._wake.clear()
             if self._closed:
                 return
             wait = self.last_edit + self.every - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)  # news meanwhile replaces this one
-                if self._closed:
-                    return
+            if wait > 0:  # too soon after the last edit: news meanwhile replaces this one
+                try:
+                    await asyncio.wait_for(self._closing.wait(), wait)
+                    return  # closed meanwhile: the flow edits next
+                except TimeoutError:
+                    pass
+            self._wake.clear()
             await self.edit(progress_text(self.game_id, self.latest))
 
     async def edit(self, text: str | None = None, **kwargs: Any) -> bool:
@@ -128,6 +133,7 @@ class ProgressEdits:
     async def close(self) -> None:
         """No more progress edits (one under way finishes first)."""
         self._closed = True
+        self._closing.set()
         self._wake.set()
         if self._task is not None:
             await self._task

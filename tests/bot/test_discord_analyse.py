@@ -219,3 +219,18 @@ async def test_progress_edits_are_spaced(tmp_path: Path) -> None:
         assert min(gaps) >= every - 0.02, gaps
     finally:
         await world.close()
+
+
+async def test_a_channel_that_refuses_the_summary_gets_it_shown_privately(world: World) -> None:
+    alice, bob = world.user("alice"), world.user("bob")
+    game_id, _, _ = await finished_game(world, alice, bob)
+    world.discord.fail("POST /channels/{channel_id}/messages", 403, times=1)
+    ex = await world.command(alice, "analyse", game=game_id)
+    assert ex.public == []
+    last = original_edits(ex.requests)[-1]
+    body = last.body or {}
+    assert body["content"].startswith(f"Game {game_id} is analysed, but I could not post")
+    assert body["embeds"][0]["title"] == f"Game {game_id} · Tquarchess: errors and luck"
+    assert last.files == [GRAPH_FILE]
+    (private,) = ex.private
+    assert private.files == [GRAPH_FILE]
