@@ -640,10 +640,10 @@ _SETTINGS: list[str] = [
 ]
 
 
-# Version 11 belongs to the tournaments (another branch, issue 28); it is kept empty here
-# so that the analyses below are version 12 as agreed. On merging, this placeholder gives
-# way to the tournaments' migration (never ship an empty version 11).
-_RESERVED_11: list[str] = []
+# Version 11 belongs to the tournaments (another branch); this placeholder does nothing,
+# so that the analyses below are version 12 as agreed. On merging, it gives way to the
+# tournaments' migration (never ship it: a store past it would never get theirs).
+_RESERVED_11: list[str] = ["SELECT 1"]
 
 # Version 12 (issue 29): analyses of finished games, kept by the digest of the log they
 # analysed (``storage.analyses``): one row per (log head, search depth), the result as

@@ -464,8 +464,8 @@ _SETTINGS: list[str] = [
 ]
 
 
-# Version 11: the tournaments' (another branch, issue 28; see storage/migrations.py).
-_RESERVED_11: list[str] = []
+# Version 11: the tournaments' (another branch; a placeholder, see storage/migrations.py).
+_RESERVED_11: list[str] = ["SELECT 1"]
 
 # Version 12 (issue 29; see storage/migrations.py): analyses kept by log head and depth.
 _ANALYSES: list[str] = [
