@@ -640,6 +640,30 @@ _SETTINGS: list[str] = [
 ]
 
 
+# Version 11 belongs to the tournaments (another branch); this placeholder does nothing,
+# so that the analyses below are version 12 as agreed. On merging, it gives way to the
+# tournaments' migration (never ship it: a store past it would never get theirs).
+_RESERVED_11: list[str] = ["SELECT 1"]
+
+# Version 12 (issue 29): analyses of finished games, kept by the digest of the log they
+# analysed (``storage.analyses``): one row per (log head, search depth), the result as
+# JSON. A cache: a row may be dropped at any time and is computed again.
+_ANALYSES: list[str] = [
+    """
+    CREATE TABLE analyses (
+        digest      TEXT NOT NULL,                     -- the game's log head when analysed
+        depth       INTEGER NOT NULL CHECK (depth >= 1),
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        result      TEXT NOT NULL,                     -- JSON (engine.analysis.Analysis)
+        cpu_ms      INTEGER NOT NULL DEFAULT 0,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (digest, depth)
+    )
+    """,
+    "CREATE INDEX analyses_by_game ON analyses (game_id)",
+]
+
+
 MIGRATIONS: list[list[str]] = [
     _V1,
     _V2,
@@ -651,5 +675,7 @@ MIGRATIONS: list[list[str]] = [
     _OUTBOX,
     _CHAIN,
     _SETTINGS,
+    _RESERVED_11,
+    _ANALYSES,
 ]
 LATEST_VERSION = len(MIGRATIONS)

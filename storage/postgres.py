@@ -54,6 +54,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from storage.analyses import AnalysisReads, AnalysisWrites
 from storage.chain import (
     ENTRY_COLUMNS,
     FILL_GAMES,
@@ -341,7 +342,7 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
+class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, VerbatimRows):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
@@ -506,7 +507,7 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, _Reads):
+class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, _Reads):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,

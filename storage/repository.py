@@ -166,7 +166,28 @@ class SettingsReadsProtocol(Protocol):
     async def user_prefs(self, user_id: int) -> dict[str, Any] | None: ...
 
 
-class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, SettingsReadsProtocol, Protocol):
+class AnalysisReadsProtocol(Protocol):
+    """Kept analyses of finished games (issue 29, ``storage.analyses``)."""
+
+    async def stored_analysis(self, digest: str, depth: int) -> str | None: ...
+
+    async def analyses_of_game(self, game_id: int) -> int: ...
+
+
+class WriteTx(
+    RatingReadsProtocol,
+    OutboxReadsProtocol,
+    SettingsReadsProtocol,
+    AnalysisReadsProtocol,
+    Protocol,
+):
+    async def save_analysis(
+        self, game_id: int, digest: str, depth: int, result: str, cpu_ms: int
+    ) -> None:
+        """Keep an analysis (JSON) of the log whose head is ``digest`` (once per head and
+        depth: a second one for the same is ignored)."""
+        ...
+
     async def save_guild_settings(
         self,
         guild_id: int,
@@ -261,7 +282,13 @@ class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, SettingsReadsProtocol, P
     ) -> None: ...
 
 
-class Repository(RatingReadsProtocol, OutboxReadsProtocol, SettingsReadsProtocol, Protocol):
+class Repository(
+    RatingReadsProtocol,
+    OutboxReadsProtocol,
+    SettingsReadsProtocol,
+    AnalysisReadsProtocol,
+    Protocol,
+):
     def write(self, *, durable: bool = True) -> AbstractAsyncContextManager[WriteTx]:
         """One write transaction. ``durable=False`` is for writes whose loss in a power
         cut (not a process crash) harms nothing: remembered board messages, snapshots. Their
