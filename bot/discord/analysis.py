@@ -26,6 +26,7 @@ from typing import Any
 import discord
 
 from bot.discord import adapter, answers, threads
+from bot.discord.translate import N_, _, colour_word, ngettext
 from bot.service import GameView, ServiceError
 from bot.service.analysis import AnalysisProgress, AnalysisReport
 
@@ -50,21 +51,34 @@ def jump_link(guild_id: int | None, board: tuple[int, int]) -> str:
 
 
 def progress_text(game_id: int | None, news: AnalysisProgress | None) -> str:
-    game = f"game {game_id}" if game_id is not None else "the game"
+    game = _("game {id}", id=game_id) if game_id is not None else _("the game")
     if news is None:
-        return f"Looking up {game}…"
+        return _("Looking up {game}…", game=game)
     if news.state == "queued":
         ahead = news.position - 1
-        others = "1 analysis" if ahead == 1 else f"{ahead} analyses"
-        wait = "next to start" if ahead == 0 else f"{others} ahead"
-        return f"Analysis of {game}: waiting, place {news.position} in the queue ({wait})."
+        if ahead == 0:
+            wait = _("next to start")
+        else:
+            wait = ngettext("{n} analysis ahead", "{n} analyses ahead", ahead)
+        return _(
+            "Analysis of {game}: waiting, place {place} in the queue ({wait}).",
+            game=game,
+            place=news.position,
+            wait=wait,
+        )
     if news.state == "running" and news.total:
         filled = BAR * news.done // news.total
         bar = "■" * filled + "□" * (BAR - filled)
-        return f"Analysing {game}: {bar} {news.done}/{news.total} steps."
+        return _(
+            "Analysing {game}: {bar} {done}/{total} steps.",
+            game=game,
+            bar=bar,
+            done=news.done,
+            total=news.total,
+        )
     if news.state == "running":
-        return f"Analysing {game}: starting…"
-    return f"Analysis of {game} is done; posting it…"
+        return _("Analysing {game}: starting…", game=game)
+    return _("Analysis of {game} is done; posting it…", game=game)
 
 
 class ProgressEdits:
@@ -172,13 +186,18 @@ async def analyse(
     sent = await _post_summary(interaction, report)
     if sent is not None:
         where = jump_link(game.guild_id, (sent.channel.id, sent.id))
-        await edits.edit(f"Game {game.id} is analysed: the summary is posted here: {where}")
+        await edits.edit(
+            _("Game {id} is analysed: the summary is posted here: {where}", id=game.id, where=where)
+        )
         return
     # The channel refused the post: the asker sees the summary privately.
     files = [adapter.png_file(report.image, GRAPH_FILE)] if report.image else []
     await edits.edit(
-        f"Game {game.id} is analysed, but I could not post the summary in this channel; "
-        "here it is for you only.",
+        _(
+            "Game {id} is analysed, but I could not post the summary in this channel; here it "
+            "is for you only.",
+            id=game.id,
+        ),
         embed=summary_embed(report),
         attachments=files,
     )
@@ -214,7 +233,9 @@ def _player(view: GameView, side: str) -> str:
 
 
 def _result_word(score: float | None) -> str:
-    return {1.0: "won", 0.5: "drew", 0.0: "lost"}.get(score if score is not None else -1, "-")
+    words = {1.0: N_("won"), 0.5: N_("drew"), 0.0: N_("lost")}
+    word = words.get(score if score is not None else -1)
+    return _(word) if word is not None else "-"
 
 
 def summary_embed(report: AnalysisReport) -> discord.Embed:
@@ -222,15 +243,18 @@ def summary_embed(report: AnalysisReport) -> discord.Embed:
     and the luckiest roll, linked to their boards; the graph."""
     a = report.analysis
     view = report.game
-    result = {"white": "White won", "black": "Black won", None: "A draw"}[a.winner]
+    result = {"white": _("White won"), "black": _("Black won"), None: _("A draw")}[a.winner]
     if a.reason is None:
-        result = "Not finished by the rules"
+        result = _("Not finished by the rules")
     embed = discord.Embed(
-        title=f"Game {view.id} · {view.variant_title}: errors and luck",
-        description=(
-            f"{result}{f' ({a.reason})' if a.reason else ''}. "
-            f"Searched {a.depth} deep. Equity is a player's expected score, 0 to 100%; "
-            "an error is the equity an action gave up, luck what a roll gave or took."
+        title=_("Game {id} · {title}: errors and luck", id=view.id, title=view.variant_title),
+        description=_(
+            "{result}{reason}. Searched {depth} deep. Equity is a player's expected score, "
+            "0 to 100%; an error is the equity an action gave up, luck what a roll gave or "
+            "took.",
+            result=result,
+            reason=f" ({a.reason})" if a.reason else "",
+            depth=a.depth,
         ),
         colour=adapter.COLOUR_OVER,
     )
@@ -238,30 +262,50 @@ def summary_embed(report: AnalysisReport) -> discord.Embed:
         adjusted = (
             "-"
             if p.luck_adjusted is None
-            else f"{p.luck_adjusted:.2f} ({_result_word(p.result)} {p.result:g}, "
-            f"net luck {_pct(p.net_luck, sign=True)})"
+            else _(
+                "{adjusted} ({word} {result}, net luck {luck})",
+                adjusted=f"{p.luck_adjusted:.2f}",
+                word=_result_word(p.result),
+                result=f"{p.result:g}",
+                luck=_pct(p.net_luck, sign=True),
+            )
         )
         embed.add_field(
-            name=p.side.capitalize(),
+            name=colour_word(p.side).capitalize(),
             value=adapter.clip(
-                f"{_player(view, p.side)}\n"
-                f"Error rate: {_pct(p.error_rate)} per decision "
-                f"({p.blunders} ??, {p.mistakes} ?, {p.inaccuracies} ?!)\n"
-                f"Luck rate: {_pct(p.luck_rate, sign=True)} per roll "
-                f"({p.jokers} jokers, {p.anti_jokers} anti-jokers)\n"
-                f"Luck-adjusted result: {adjusted}",
+                _player(view, p.side)
+                + "\n"
+                + _(
+                    "Error rate: {rate} per decision ({blunders} ??, {mistakes} ?, "
+                    "{inaccuracies} ?!)",
+                    rate=_pct(p.error_rate),
+                    blunders=p.blunders,
+                    mistakes=p.mistakes,
+                    inaccuracies=p.inaccuracies,
+                )
+                + "\n"
+                + _(
+                    "Luck rate: {rate} per roll ({jokers} jokers, {anti} anti-jokers)",
+                    rate=_pct(p.luck_rate, sign=True),
+                    jokers=p.jokers,
+                    anti=p.anti_jokers,
+                )
+                + "\n"
+                + _("Luck-adjusted result: {adjusted}", adjusted=adjusted),
                 adapter.MAX_FIELD_TEXT,
             ),
             inline=True,
         )
-    embed.add_field(name="Biggest error", value=_biggest_error(report), inline=False)
-    embed.add_field(name="Luckiest roll", value=_luckiest_roll(report), inline=False)
+    embed.add_field(name=_("Biggest error"), value=_biggest_error(report), inline=False)
+    embed.add_field(name=_("Luckiest roll"), value=_luckiest_roll(report), inline=False)
     if report.image is not None:
         embed.set_image(url=f"attachment://{GRAPH_FILE}")
     embed.set_footer(
-        text="Luck-adjusted result: the result minus the net luck of the dice. Graph: White's "
-        "expected score; dots mark ?? (red), ? (orange), ?! (yellow); bars are the luck of "
-        "each roll, gold ticks the jokers."
+        text=_(
+            "Luck-adjusted result: the result minus the net luck of the dice. Graph: White's "
+            "expected score; dots mark ?? (red), ? (orange), ?! (yellow); bars are the luck "
+            "of each roll, gold ticks the jokers."
+        )
     )
     return adapter.fit(embed)
 
@@ -276,38 +320,53 @@ def _link(report: AnalysisReport, actions: int) -> str:
     guild = report.game.guild_id
     board = report.board_after(actions)
     if board is not None:
-        return f"[board]({jump_link(guild, board)})"
+        return _("[board]({link})", link=jump_link(guild, board))
     if report.last_board is not None:
-        return f"(its board is not known; [last board]({jump_link(guild, report.last_board)}))"
-    return "(no board of it is known)"
+        return _(
+            "(its board is not known; [last board]({link}))",
+            link=jump_link(guild, report.last_board),
+        )
+    return _("(no board of it is known)")
 
 
 def _biggest_error(report: AnalysisReport) -> str:
     turns = [t for t in report.analysis.turns if t.choice and t.action is not None]
     if not turns:
-        return "Nobody had a choice to make."
+        return _("Nobody had a choice to make.")
     worst = max(turns, key=lambda t: t.error)
     if worst.error <= 0:
-        return "None: every action was as good as the search's best."
-    best = f", best was {_md(worst.best)}" if worst.best else ""
-    kind = {"??": "a blunder", "?": "a mistake", "?!": "an inaccuracy"}.get(worst.label, "")
-    return (
-        f"Ply {worst.ply}, {worst.side}: **{_md(worst.action or '')}{worst.label}** gave up "
-        f"{_pct(worst.error)}{f' ({kind})' if kind else ''}{best}. {_link(report, worst.ply)}"
+        return _("None: every action was as good as the search's best.")
+    best = _(", best was {action}", action=_md(worst.best)) if worst.best else ""
+    kinds = {"??": N_("a blunder"), "?": N_("a mistake"), "?!": N_("an inaccuracy")}
+    kind = kinds.get(worst.label)
+    return _(
+        "Ply {ply}, {side}: **{action}** gave up {lost}{kind}{best}. {link}",
+        ply=worst.ply,
+        side=colour_word(worst.side),
+        action=_md(worst.action or "") + worst.label,
+        lost=_pct(worst.error),
+        kind=f" ({_(kind)})" if kind else "",
+        best=best,
+        link=_link(report, worst.ply),
     )
 
 
 def _luckiest_roll(report: AnalysisReport) -> str:
     rolls = [t for t in report.analysis.turns if t.roller is not None]
     if not rolls:
-        return "No roll in this game could go more than one way: its luck is 0."
+        return _("No roll in this game could go more than one way: its luck is 0.")
     best = max(rolls, key=lambda t: t.luck)
     dice = " ".join(str(v) for v in best.rolled) or "-"
-    kind = " (a joker)" if best.luck_label == "joker" else ""
+    kind = _(" (a joker)") if best.luck_label == "joker" else ""
     # The roll before decision ``ply`` is shown on the board after ``ply - 1`` actions.
-    return (
-        f"Ply {best.ply}, {best.roller} rolled {dice}: {_pct(best.luck, sign=True)}{kind}. "
-        f"{_link(report, best.ply - 1)}"
+    return _(
+        "Ply {ply}, {side} rolled {dice}: {luck}{kind}. {link}",
+        ply=best.ply,
+        side=colour_word(best.roller),
+        dice=dice,
+        luck=_pct(best.luck, sign=True),
+        kind=kind,
+        link=_link(report, best.ply - 1),
     )
 
 

@@ -206,7 +206,7 @@ class AnalyseButton(_GameButton, template=r"cg:analyse:" + GAME):
     """On a finished rated game's final board: its errors and luck (issue 29), as /analyse."""
 
     PREFIX = "analyse"
-    LABEL = "Analyse"
+    LABEL = N_("Analyse")
     EMOJI = "🔎"
     ACTION = "analyse"
 

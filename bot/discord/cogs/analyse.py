@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.discord import analysis, answers
 from bot.discord.cogs.game import GAME_NUMBER
+from bot.discord.translate import _
 
 if TYPE_CHECKING:
     from bot.discord.app import ChessGardenBot
@@ -35,7 +36,7 @@ class AnalyseCog(commands.Cog, name="Analysis"):
             answers.stamp(interaction)
             await answers.refuse(
                 interaction,
-                "In a direct message there is no game here; name one: /analyse game:<number>.",
+                _("In a direct message there is no game here; name one: /analyse game:<number>."),
             )
             return
         await analysis.analyse(interaction, game)
