@@ -29,6 +29,9 @@ RUN pip install --no-cache-dir '.[postgres]' \
 
 USER 10001:10001
 VOLUME ["/data"]
+# The games' web pages (docs/web.md), served when CHESSGARDEN_WEB=0.0.0.0:8080 is set,
+# with CHESSGARDEN_PUBLIC_URL the address players reach: publish it with -p 8080:8080.
+EXPOSE 8080
 
 # Healthy while the store opens at the right schema version and the bot's heartbeat
 # (bot/service/health.py, written every 30 s from its event loop) is fresh; see `chessgarden doctor`.

@@ -7,6 +7,11 @@ out of git (``git archive``, nothing in the work tree changes) into a temporary
 directory and imported under another name (``baseline_variants``), so both versions run
 in one process and their repetitions can be interleaved. The package imports its own
 modules relatively, so the copy reads only its own code.
+
+    tree, commit = export_tree("main", directory)   # the whole tree of that commit
+
+Used by ``service.py``: its baseline runs in processes of their own, with that tree
+first on ``sys.path`` (the bot, the service, the store and the rules as they were).
 """
 
 from __future__ import annotations
@@ -59,3 +64,21 @@ def load_variants(ref: str) -> tuple[ModuleType, str]:
     sys.modules[NAME] = module
     spec.loader.exec_module(module)
     return module, commit
+
+
+def export_tree(ref: str, where: Path) -> tuple[Path, str]:
+    """The whole tree of commit ``ref``, written out of git under ``where`` (reused if
+    already there), and the commit's id: a program run with it first on ``sys.path``
+    imports that commit's packages (``service.py --baseline-ref``)."""
+    commit = resolve(ref)
+    tree = where / f"tree-{commit[:12]}"
+    if not (tree / "pyproject.toml").exists():
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", commit],
+            check=True,
+            capture_output=True,
+        ).stdout
+        tree.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tree, filter="data")
+    return tree, commit

@@ -29,6 +29,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.console.backup", ("backup",)),
     ("bot.discord.doctor", ("doctor",)),
     ("bot.console.tournament", ("tournament",)),
+    ("bot.web.cli", ("web", "link", "verify-record")),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

@@ -17,7 +17,10 @@ Layers, each drawn once and cached:
 - the status strip and the player bars, keyed by what they say;
 - compressed bands (``png.py``): the strip, each bar, each screen row of squares and
   the static rows, keyed by what they show. ``render_png`` compresses only the bands no
-  earlier picture had, and never composes the whole picture.
+  earlier picture had, and never composes the whole picture. A new row of squares is not
+  drawn either: its Up-filtered scanlines are the empty row's with each tile's Up
+  differences pasted over its square (``png.up_differences``, cached beside the tiles),
+  the same bytes as drawing the row and filtering it.
 
 Every layer is mapped onto the theme's palette (``palette.py``), so the picture is
 composed and saved in palette mode. Layout and orientation come from ``layout.py``;
@@ -50,7 +53,17 @@ from .emptyboard import base_key, board_base, is_terrace
 from .layout import Box, Layout, layout
 from .palette import colours, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status, warm_pieces
-from .png import RUNS, Band, Packing, assemble, compress_band
+from .png import (
+    RUNS,
+    Band,
+    Packing,
+    assemble,
+    compress_scanlines,
+    filter_column,
+    filtered,
+    filtered_up,
+    up_differences,
+)
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .themes import Theme, get_theme
 
@@ -141,6 +154,10 @@ class BoardArt:
                 self.class_box[c] = lay.cells[s]
         self.warm_tiles: dict[tuple[int, CellKey | None], Image.Image] = {}
         self.tiles = _Lru(TILE_CACHE)
+        # Each tile's Up differences (``png.up_differences``), and each screen row's
+        # scanlines of its empty squares: a row band's scanlines are pasted from them.
+        self.tile_ups = _Lru(TILE_CACHE)
+        self.row_backs: dict[int, Image.Image] = {}
         self.panels = _Lru(PANEL_CACHE)
         self.bands = _Lru(BAND_CACHE)
         # The strip's and the bars' bands, shared with the other orientation's art of the
@@ -172,6 +189,13 @@ class BoardArt:
         im = self.warm_tiles.get(ck)
         if im is None:
             im = self.tiles.fetch(ck, lambda: self._draw_tile(ck[0], key))  # type: ignore[assignment]
+        assert isinstance(im, Image.Image)
+        return im
+
+    def tile_up(self, sq: int, key: CellKey) -> Image.Image:
+        """``tile(sq, key)``'s Up differences ('L')."""
+        ck = (self.cls[sq], key)
+        im = self.tile_ups.fetch(ck, lambda: up_differences(self.tile(sq, key)))
         assert isinstance(im, Image.Image)
         return im
 
@@ -262,12 +286,13 @@ class BoardArt:
     def _band(
         self,
         key: Hashable,
-        draw: Callable[[], Image.Image],
+        scanlines: Callable[[], bytes],
         packing: Packing,
         keep: bool = False,
     ) -> Band:
         """The band ``key``: from memory, else (``keep``) from the render cache on disk,
-        else drawn and compressed (and, with ``keep``, written to the cache)."""
+        else filtered (``scanlines``) and compressed (and, with ``keep``, written to the
+        cache)."""
         warm = self.warm_bands.get(key)
         if warm is not None:
             return warm
@@ -278,8 +303,7 @@ class BoardArt:
                 found = _band_from_bytes(prebuilt.load_bytes("band", disk_key))
                 if found is not None and found.length == self._rows(key) * (self.lay.width + 1):
                     return found
-            im = draw()
-            band = compress_band(im.tobytes(), im.width, packing)
+            band = compress_scanlines(scanlines(), packing)
             if keep:
                 prebuilt.save_bytes("band", disk_key, _band_bytes(band))
             return band
@@ -304,35 +328,57 @@ class BoardArt:
 
     def _row_spec(
         self, y: int, squares: tuple[int, ...], cells: dict[int, CellKey]
-    ) -> tuple[Hashable, Callable[[], Image.Image], Packing]:
+    ) -> tuple[Hashable, Callable[[], bytes], Packing]:
+        """A row of squares' band: its scanlines are the empty row's, with the Up
+        differences of each square's tile pasted over its square (``png.up_differences``:
+        the same bytes as filtering the drawn row, without drawing it)."""
         look = tuple(cells.get(s) for s in squares)
         pieces = sum(1 for key in look if key is not None and key[1])
 
-        def draw() -> Image.Image:
-            lay = self.lay
-            im = self.p.crop((0, y, lay.width, y + lay.sq))
+        def scanlines() -> bytes:
+            cells_ = self.lay.cells
+            im = self._row_back(y).copy()
             for s, key in zip(squares, look, strict=True):
                 if key is not None:
-                    im.paste(self.tile(s, key), (lay.cells[s][0], 0))
-            return im
+                    im.paste(self.tile_up(s, key), (cells_[s][0] + 1, 0))
+            return im.tobytes()
 
         packing = PACK_SPARSE_ROW if pieces <= SPARSE_ROW else PACK_BUSY_ROW
-        return ("row", y, look), draw, packing
+        return ("row", y, look), scanlines, packing
 
-    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], Image.Image], Packing]]:
-        """Each band of the picture of ``sc``, top to bottom: (key, how to draw it, packing)."""
+    def _row_back(self, y: int) -> Image.Image:
+        """The scanlines of the empty row of squares at ``y``, Up-filtered, as an 'L'
+        image whose column 0 holds the filter bytes."""
+        back = self.row_backs.get(y)
+        if back is None:
+            lay = self.lay
+            empty = up_differences(self.p.crop((0, y, lay.width, y + lay.sq)))
+            back = self.row_backs[y] = filter_column(lay.width, lay.sq, empty)
+        return back
+
+    def _specs(self, sc: Scene) -> list[tuple[Hashable, Callable[[], bytes], Packing]]:
+        """Each band of the picture of ``sc``, top to bottom: (key, how to make its
+        scanlines, packing)."""
         w = self.lay.width
         y0, y1 = self.static["files"]
         p0, p1 = self.static["pad"]
-        specs: list[tuple[Hashable, Callable[[], Image.Image], Packing]] = [
-            (("status", sc.status), lambda: self.status_strip(sc.status), PACK_STRIP),
-            (("side", sc.top), lambda: self.side_bar(sc.top), PACK_BAR),
+        specs: list[tuple[Hashable, Callable[[], bytes], Packing]] = [
+            (
+                ("status", sc.status),
+                _lines(lambda: self.status_strip(sc.status), PACK_STRIP),
+                PACK_STRIP,
+            ),
+            (("side", sc.top), _lines(lambda: self.side_bar(sc.top), PACK_BAR), PACK_BAR),
         ]
         specs += [self._row_spec(y, squares, sc.cells) for y, squares in self.rows]
-        specs.append((("files",), lambda: self.p.crop((0, y0, w, y1)), PACK_STATIC))
-        specs.append((("side", sc.bottom), lambda: self.side_bar(sc.bottom), PACK_BAR))
+        files = _lines(lambda: self.p.crop((0, y0, w, y1)), PACK_STATIC)
+        specs.append((("files",), files, PACK_STATIC))
+        specs.append(
+            (("side", sc.bottom), _lines(lambda: self.side_bar(sc.bottom), PACK_BAR), PACK_BAR)
+        )
         if p1 > p0:
-            specs.append((("pad",), lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC))
+            pad = _lines(lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC)
+            specs.append((("pad",), pad, PACK_STATIC))
         return specs
 
     def encode(self, sc: Scene, keep: bool = False) -> bytes:
@@ -341,7 +387,7 @@ class BoardArt:
         ``keep``: the bands are also read from and written to the render cache on disk
         (``prebuilt.py``): for start positions, which every game and every restart draws.
         """
-        bands = [self._band(key, draw, packing, keep) for key, draw, packing in self._specs(sc)]
+        bands = [self._band(key, lines, packing, keep) for key, lines, packing in self._specs(sc)]
         return assemble(self.lay.width, self.lay.height, self.plte, bands)
 
     def warm_start(self, game: Game) -> int:
@@ -351,17 +397,30 @@ class BoardArt:
         specs = [spec for spec in self._specs(sc) if spec[0] != ("status", sc.status)]
         for side in (sc.top, sc.bottom):  # the bars with the turn on the other side too
             flipped = dataclasses.replace(side, to_move=not side.to_move)
-            specs.append((("side", flipped), functools.partial(self.side_bar, flipped), PACK_BAR))
-        for key, draw, packing in specs:
-            self.warm_bands[key] = self._band(key, draw, packing)
+            bar = _lines(functools.partial(self.side_bar, flipped), PACK_BAR)
+            specs.append((("side", flipped), bar, PACK_BAR))
+        for key, lines, packing in specs:
+            self.warm_bands[key] = self._band(key, lines, packing)
         return len(specs)
 
     def drop_position_caches(self) -> None:
         """Forget everything drawn for particular positions; keep the warm tiles."""
         self.tiles.clear()
+        self.tile_ups.clear()
         self.panels.clear()
         self.bands.clear()
         self.words.clear()
+
+
+def _lines(draw: Callable[[], Image.Image], packing: Packing) -> Callable[[], bytes]:
+    """How to make the scanlines of the band ``draw`` draws (8-bit palette), filtered as
+    ``packing`` says."""
+
+    def scanlines() -> bytes:
+        im = draw()
+        return (filtered_up if packing.up else filtered)(im.tobytes(), im.width)
+
+    return scanlines
 
 
 _ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()

@@ -89,13 +89,38 @@ def filtered_up(pixels: bytes, width: int) -> bytes:
     height = len(pixels) // width
     if height == 0:
         return b""
-    rows = Image.frombytes("L", (width, height), pixels)
+    return with_filter_bytes(up_differences(Image.frombytes("L", (width, height), pixels)))
+
+
+def up_differences(rows: Image.Image) -> Image.Image:
+    """``rows`` (8-bit: palette indices, read as they are) with every row but the first
+    replaced by its difference from the row above (PNG filter 2, Up, modulo 256).
+
+    Up looks only at the byte straight above, so the differences of a picture pasted
+    together from whole-height pieces are the pieces' own differences pasted together:
+    a row of squares is filtered by pasting its tiles' differences (``board.py``)."""
+    if rows.mode != "L":
+        rows = Image.frombytes("L", rows.size, rows.tobytes())
+    width, height = rows.size
     above = Image.new("L", (width, height), 0)
     above.paste(rows.crop((0, 0, width, height - 1)), (0, 1))
-    out = Image.new("L", (width + 1, height), 2)  # column 0: each row's filter byte
-    out.paste(ImageChops.subtract_modulo(rows, above), (1, 0))  # row 0 minus zeros: itself
+    return ImageChops.subtract_modulo(rows, above)  # row 0 minus zeros: itself
+
+
+def with_filter_bytes(differences: Image.Image) -> bytes:
+    """The PNG scanlines of ``up_differences``' image: filter 0 for the first row, 2 for
+    the others."""
+    return filter_column(differences.width, differences.height, differences).tobytes()
+
+
+def filter_column(width: int, height: int, differences: Image.Image | None = None) -> Image.Image:
+    """An 'L' image one column wider than ``width``: column 0 holds each scanline's filter
+    byte (0 for the first row, 2, Up, for the others), the rest ``differences`` if given."""
+    out = Image.new("L", (width + 1, height), 2)
+    if differences is not None:
+        out.paste(differences, (1, 0))
     out.putpixel((0, 0), 0)
-    return out.tobytes()
+    return out
 
 
 def unfiltered(scanlines: bytes, width: int) -> bytes:
@@ -115,7 +140,12 @@ def unfiltered(scanlines: bytes, width: int) -> bytes:
 
 def compress_band(pixels: bytes, width: int, packing: Packing = DEFLATE) -> Band:
     """One band of 8-bit palette pixels (rows of ``width`` bytes), compressed."""
-    raw = (filtered_up if packing.up else filtered)(pixels, width)
+    return compress_scanlines((filtered_up if packing.up else filtered)(pixels, width), packing)
+
+
+def compress_scanlines(raw: bytes, packing: Packing = DEFLATE) -> Band:
+    """One band given as its PNG scanlines (each a filter byte and a row), compressed
+    (``packing.up`` is how the caller filtered them)."""
     c = zlib.compressobj(packing.level, zlib.DEFLATED, -15, 9, packing.strategy)
     data = c.compress(raw) + c.flush(zlib.Z_SYNC_FLUSH)
     return Band(data, zlib.adler32(raw), len(raw))

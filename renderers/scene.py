@@ -96,7 +96,7 @@ def _placements(game: Game) -> list[Move]:
     """The placements open now, while a setup is in progress."""
     if game.pos.extra.get("phase") != "setup" or game.result is not None:
         return []
-    return [m for m, _ in game.legal_actions() if m.flag == "place"]
+    return [m for m in game.legal_move_list() if m.flag == "place"]
 
 
 def scene(game: Game, lay: Layout) -> Scene:
@@ -236,7 +236,7 @@ def badge(game: Game, pending: str) -> str:
     Tquarchess teleport and entry). '' when nothing is pending."""
     if not pending:
         return ""
-    flags = {m.flag for m, _ in game.legal_actions()}
+    flags = {m.flag for m in game.legal_move_list()}
     words = [w for f, w in (("teleport", "teleport"), ("drop", "resurrect")) if f in flags]
     head = pending.split(":", 1)[0]
     if not words:

@@ -59,6 +59,7 @@ from storage.repository import (
     StoreUnavailableError,
     WriteTx,
 )
+from storage.settings import SettingChange
 from storage.sqlite import (
     CHECKPOINT_EVERY,
     DB_ENV_VAR,
@@ -141,6 +142,7 @@ __all__ = [
     "ResultText",
     "Roll",
     "SchemaError",
+    "SettingChange",
     "Shards",
     "SnapshotRow",
     "SqliteRepository",

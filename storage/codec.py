@@ -16,7 +16,7 @@ GAME_COLUMNS = (
     "commitment, start_rolls, log_count, roll_count, board_channel_id, board_message_id, "
     "request_id, created_at, updated_at, time_days, clock_side, turn_started_ms, deadline_ms, "
     "reminder_ms, computer, computer_level, thinking_seq, thinking_until_ms, rated, finish_order, "
-    "log_head"
+    "log_head, takeback_offer, takeback_seq"
 )
 GAME_NAMES = tuple(name.strip() for name in GAME_COLUMNS.split(","))
 ACTION_COLUMNS = (

@@ -591,6 +591,55 @@ _CHAIN: list[str] = [
 ]
 
 
+# Version 10 (issue 27): per-server settings, per-user preferences, and takeback requests.
+# - ``guild_settings``: one row per server, its settings as a JSON object (only the ones a
+#   moderator set; the rest are the operator's defaults, ``bot.service.settings``);
+# - ``settings_log``: every change, append-only: who changed which setting, from what to
+#   what, and when (``old``/``new`` are JSON values, NULL for "the default");
+# - ``user_prefs``: one row per user, their board preferences as a JSON object;
+# - ``games.takeback_offer``/``takeback_seq``: a standing takeback request (the side that
+#   asked, and the log length it was asked at: a request is stale once the log grew).
+_SETTINGS: list[str] = [
+    "ALTER TABLE games ADD COLUMN takeback_offer TEXT CHECK (takeback_offer IN ('white', 'black'))",
+    "ALTER TABLE games ADD COLUMN takeback_seq INTEGER",
+    """
+    CREATE TABLE guild_settings (
+        guild_id    INTEGER PRIMARY KEY,
+        settings    TEXT NOT NULL DEFAULT '{}',        -- JSON object: the settings changed
+        updated_by  INTEGER,
+        updated_at  TEXT NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE settings_log (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id    INTEGER NOT NULL,
+        actor_id    INTEGER NOT NULL,
+        name        TEXT NOT NULL,
+        old         TEXT,                              -- JSON value; NULL: the default
+        new         TEXT,
+        created_at  TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX settings_log_by_guild ON settings_log (guild_id, id)",
+    """
+    CREATE TRIGGER settings_log_no_update BEFORE UPDATE ON settings_log
+    BEGIN SELECT RAISE(ABORT, 'the settings log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER settings_log_no_delete BEFORE DELETE ON settings_log
+    BEGIN SELECT RAISE(ABORT, 'the settings log is append-only'); END
+    """,
+    """
+    CREATE TABLE user_prefs (
+        user_id     INTEGER PRIMARY KEY,
+        prefs       TEXT NOT NULL DEFAULT '{}',        -- JSON object
+        updated_at  TEXT NOT NULL
+    )
+    """,
+]
+
+
 MIGRATIONS: list[list[str]] = [
     _V1,
     _V2,
@@ -601,5 +650,6 @@ MIGRATIONS: list[list[str]] = [
     _RATINGS,
     _OUTBOX,
     _CHAIN,
+    _SETTINGS,
 ]
 LATEST_VERSION = len(MIGRATIONS)

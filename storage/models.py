@@ -116,6 +116,10 @@ class GameRow:
     rated: bool = False
     finish_order: int | None = None
     log_head: str | None = None  # the digest of the log's last entry (storage.chain)
+    # A standing takeback request (issue 27): the side that asked, and the log length it
+    # was asked at (stale once the log has grown).
+    takeback_offer: Colour | None = None
+    takeback_seq: int | None = None
 
     @property
     def is_live(self) -> bool:
@@ -174,6 +178,8 @@ class GameChanges:
     thinking_seq: int | None = _UNSET
     thinking_until_ms: int | None = _UNSET
     location_id: int = _UNSET  # a moderator moved the game (``relocate``, issue 24)
+    takeback_offer: Colour | None = _UNSET  # a takeback request (issue 27)
+    takeback_seq: int | None = _UNSET
 
     def items(self) -> list[tuple[str, Any]]:
         """The ``(column, value)`` pairs to set, in field order."""

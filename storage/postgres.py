@@ -104,8 +104,10 @@ from storage.repository import (
     StoreLostError,
     StoreOpenError,
 )
+from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
+from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], str]
@@ -339,9 +341,14 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
+
+    COLUMNS_SQL = (
+        "SELECT column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+    )
 
     _lock_game = ""  # '' outside a transaction; ' FOR NO KEY UPDATE' inside one
 
@@ -403,14 +410,14 @@ class _Reads(RatingReads, OutboxReads):
         found = await self.snapshot(game_id)
         return found, await self.actions(game_id, after=found.seq if found else 0)
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (``games_active_recent``)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """Active games' ids, the most recently changed first (``games_active_recent``)."""
         records = await self._q.fetch(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "SELECT id FROM games WHERE status = 'active' "
             "ORDER BY updated_at DESC, id DESC LIMIT $1",
             max(0, int(limit)),
         )
-        return [game_from_values(r) for r in records]
+        return [int(r[0]) for r in records]
 
     async def _game_where(self, where: str, *params: Any, lock: str = "") -> GameRow | None:
         record = await self._q.fetchrow(
@@ -499,7 +506,7 @@ class _Reads(RatingReads, OutboxReads):
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, OutboxWrites, _Reads):
+class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, _Reads):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,
@@ -910,11 +917,13 @@ class PgRepository(_Reads):
         return int(record["n"]) == 0
 
     async def after_import(self) -> None:
-        """New games get ids after the copied ones."""
-        await self._q.execute(
-            "SELECT setval(pg_get_serial_sequence('games', 'id'), "
-            "GREATEST((SELECT MAX(id) FROM games), 1), (SELECT MAX(id) FROM games) IS NOT NULL)"
-        )
+        """New games, posts owed and settings log entries get ids after the copied ones."""
+        for table in ("games", "outbox", "settings_log"):
+            await self._q.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"GREATEST((SELECT MAX(id) FROM {table}), 1), "
+                f"(SELECT MAX(id) FROM {table}) IS NOT NULL)"
+            )
 
     async def replace_board_message(
         self,

@@ -29,8 +29,9 @@ FOR UPDATE SKIP LOCKED`` in ``claim_due``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from storage.models import (
     ActionRow,
@@ -48,6 +49,7 @@ from storage.models import (
     SnapshotRow,
 )
 from storage.outbox import NewPost, OutboxRow
+from storage.settings import SettingChange
 
 
 class StorageError(Exception):
@@ -153,7 +155,30 @@ class OutboxReadsProtocol(Protocol):
     async def outbox_failures(self, game_ids: list[int]) -> list[OutboxRow]: ...
 
 
-class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
+class SettingsReadsProtocol(Protocol):
+    """Per-server settings and per-user preferences (issue 27, ``storage.settings``), on
+    the repository and inside a transaction."""
+
+    async def guild_settings(self, guild_id: int) -> dict[str, Any] | None: ...
+
+    async def settings_log(self, guild_id: int, limit: int = 20) -> list[SettingChange]: ...
+
+    async def user_prefs(self, user_id: int) -> dict[str, Any] | None: ...
+
+
+class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, SettingsReadsProtocol, Protocol):
+    async def save_guild_settings(
+        self,
+        guild_id: int,
+        settings: dict[str, Any],
+        actor_id: int,
+        changes: Sequence[tuple[str, Any, Any]],
+    ) -> None:
+        """Store a server's settings and log each ``(name, old, new)`` change."""
+        ...
+
+    async def save_user_prefs(self, user_id: int, prefs: dict[str, Any]) -> None: ...
+
     async def owe(self, post: NewPost, now_ms: int) -> int:
         """Owe a message (``storage.outbox``) in this transaction; the row's id."""
         ...
@@ -236,7 +261,7 @@ class WriteTx(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
     ) -> None: ...
 
 
-class Repository(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
+class Repository(RatingReadsProtocol, OutboxReadsProtocol, SettingsReadsProtocol, Protocol):
     def write(self, *, durable: bool = True) -> AbstractAsyncContextManager[WriteTx]:
         """One write transaction. ``durable=False`` is for writes whose loss in a power
         cut (not a process crash) harms nothing: remembered board messages, snapshots. Their
@@ -261,8 +286,10 @@ class Repository(RatingReadsProtocol, OutboxReadsProtocol, Protocol):
         entries after it; without a snapshot, the whole log."""
         ...
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (indexed)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """The ids of active games, the most recently changed first (indexed): only the
+        ids, so that the warm-up after a restart reads each row as it comes to it and
+        never builds thousands of rows at once on the event loop."""
         ...
 
     async def get_player(self, player_id: int) -> PlayerRow | None: ...

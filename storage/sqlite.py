@@ -98,6 +98,7 @@ from storage.repository import (
     StoreOpenError,
     StoreUnavailableError,
 )
+from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import (
     check_tables,
     migration_failed,
@@ -105,6 +106,7 @@ from storage.sqlite_faults import (
     store_error,
 )
 from storage.standings import RatingReads, RatingWrites
+from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +202,10 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads(RatingReads, OutboxReads):
+class _Reads(RatingReads, OutboxReads, SettingsReads, VerbatimRows):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
+
+    COLUMNS_SQL = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
@@ -288,15 +292,15 @@ class _Reads(RatingReads, OutboxReads):
         found = await self.snapshot(game_id)
         return found, await self.actions(game_id, after=found.seq if found else 0)
 
-    async def recent_live_games(self, limit: int) -> list[GameRow]:
-        """Active games, the most recently changed first (the warm-up after a restart)."""
+    async def recent_live_game_ids(self, limit: int) -> list[int]:
+        """Active games' ids, the most recently changed first (the warm-up after a restart)."""
         rows = await _fetchall(
             self._conn,
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'active' "
+            "SELECT id FROM games WHERE status = 'active' "
             "ORDER BY updated_at DESC, id DESC LIMIT ?",
             (max(0, int(limit)),),
         )
-        return [game_from_values(r) for r in rows]
+        return [int(r[0]) for r in rows]
 
     async def last_seq(self, game_id: int) -> int:
         """The number of entries in the game's log (0 for none)."""
@@ -357,7 +361,7 @@ class _Reads(RatingReads, OutboxReads):
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(RatingWrites, OutboxWrites, _Reads):
+class SqliteWriteTx(RatingWrites, OutboxWrites, SettingsWrites, _Reads):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
@@ -573,6 +577,8 @@ def _import_values(game: GameRow) -> tuple[Any, ...]:
         1 if game.rated else 0,
         game.finish_order,
         None,  # log_head: the log's trigger keeps it as the entries are copied
+        game.takeback_offer,
+        game.takeback_seq,
     )
 
 

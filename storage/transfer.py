@@ -1,8 +1,11 @@
 """Copying every row of one store into another, empty one (``chessgarden migrate-store``,
 issue 16): players, then games with their ids, seeds, commitments and start rolls, each
 with its whole action log in order, then the ratings and rating changes (issue 15: a
-projection of the finished games, copied as they are). Snapshots are a cache and are not
-copied: the target takes new ones as games go on. Either store may be SQLite or PostgreSQL.
+projection of the finished games, copied as they are), then, row for row with their ids,
+the posts the bot owes or owed (``outbox``: a post not yet delivered is delivered from
+the target) and the servers' settings, their log and the users' preferences (issue 27).
+Snapshots are a cache and are not copied: the target takes new ones as games go on.
+Either store may be SQLite or PostgreSQL.
 
 Each entry keeps its chained digest (issue 24, ``storage.chain``) as stored: the copy never
 recomputes one, so it never vouches for a log changed before the copy (the caller's
@@ -23,6 +26,38 @@ from storage.models import GameQuery
 from storage.repository import StorageError
 
 ALL = 2**62  # no limit on a listing
+# Tables copied row for row, ids included, after the games they may name.
+VERBATIM = ("outbox", "guild_settings", "settings_log", "user_prefs")
+
+
+class VerbatimRows:
+    """Reading and writing whole tables of ``VERBATIM`` as they are (both stores: their
+    ``_rows`` takes ``?`` marks)."""
+
+    # The store's catalogue query for a table's columns (``?``: the table), in order.
+    COLUMNS_SQL: str
+
+    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        raise NotImplementedError
+
+    async def table_rows(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The columns of ``table`` and every row, in the order of its key."""
+        if table not in VERBATIM:
+            raise ValueError(f"{table} is not copied row for row")
+        columns = [str(r[0]) for r in await self._rows(self.COLUMNS_SQL, (table,))]
+        rows = await self._rows(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1")
+        return columns, [tuple(r) for r in rows]
+
+    async def insert_rows(
+        self, table: str, columns: list[str], rows: list[tuple[Any, ...]]
+    ) -> None:
+        """Insert ``rows`` into ``table`` as they are (in a write transaction)."""
+        if table not in VERBATIM or not all(c.isidentifier() for c in columns):
+            raise ValueError(f"cannot insert into {table} row for row")
+        marks = ", ".join("?" for _ in columns)
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+        for row in rows:
+            await self._rows(sql, row)
 
 
 class TargetNotEmpty(StorageError):
@@ -70,5 +105,10 @@ async def copy_store(
     if ratings or changes:
         async with target.write() as tx:
             await tx.replace_all_ratings(ratings, changes)
+    for table in VERBATIM:
+        columns, rows = await source.table_rows(table)
+        if rows:
+            async with target.write() as tx:
+                await tx.insert_rows(table, columns, rows)
     await target.after_import()
     return CopyCounts(len(players), len(games), actions, rolls)

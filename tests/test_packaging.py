@@ -31,6 +31,7 @@ import sys
 import tarfile
 import time
 import tomllib
+import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -417,7 +418,7 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
             stdin="quit\n",
         )
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
-        assert "The computer is thinking" in done.stdout, done.stdout[-2000:]
+        assert "The computer (level 1) is thinking" in done.stdout, done.stdout[-2000:]
     db = Path(env["CHESSGARDEN_DB"])
     with sqlite3.connect(db) as conn:
         played = dict(conn.execute("SELECT variant, log_count FROM games").fetchall())
@@ -428,6 +429,34 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
     done = run([chessgarden, "render", names[0], "-o", outside / "board.png"], cwd=outside, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (outside / "board.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+    # The game's web page (issue 28): served by the image's own `chessgarden web`, at the
+    # address `chessgarden link` prints, with its board image.
+    server = subprocess.Popen(
+        [chessgarden, "web", "--host", "127.0.0.1", "--port", "0"],
+        cwd=outside,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        said = server.stdout.readline()
+        assert said.startswith("serving game pages on http://"), said + server.stderr.read()
+        base = said.split()[4]
+        link_env = {**env, "CHESSGARDEN_PUBLIC_URL": base}
+        done = run([chessgarden, "link", "1"], cwd=outside, env=link_env)
+        assert done.returncode == 0 and done.stdout.startswith(base + "/g/1-"), done.stderr
+        with urllib.request.urlopen(done.stdout.strip(), timeout=30) as page:
+            html = page.read().decode()
+        image = re.search(r'<img[^>]+src="([^"]+)"', html)
+        assert image, html[:2000]
+        with urllib.request.urlopen(base + image.group(1), timeout=30) as picture:
+            assert picture.read().startswith(b"\x89PNG\r\n\x1a\n")
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
 
     # A sweep of the deadlines on the image's store.
     done = run([chessgarden, "sweep"], cwd=outside, env=env)

@@ -43,8 +43,10 @@ class Game:
         self.tokens: list[Token] = []  # actions and turn rolls, for the record
         self._result: Result | None = None
         self.ended_by_players = False
-        # The legal actions of this ply with their texts, once a front end asked.
-        self._legal: tuple[list[Move], list[str]] | None = None
+        # The legal actions of this ply, once asked for, and their texts once a front end
+        # asked for those (None until then: formatting them, check marks included, costs
+        # several times what generating them does).
+        self._legal: tuple[list[Move], list[str] | None] | None = None
         if fen is None:
             self.pos = rules.initial_position(self.options, self._roll)
         else:
@@ -101,6 +103,14 @@ class Game:
         moves, texts = self._legal_pairs()
         return list(zip(moves, texts, strict=True))
 
+    def legal_move_list(self) -> list[Move]:
+        """The legal actions now as engine moves, in ``legal_moves`` order, without their
+        texts: for what needs only the moves (``describe``, the picture), which then
+        does not pay for formatting every text."""
+        if self.result is not None:
+            return []
+        return list(self._legal_only())
+
     def play(self, text: str) -> str:
         """Play one action written in notation; return it as recorded.
 
@@ -118,8 +128,8 @@ class Game:
         if r is not None and r is not _PENDING:
             raise self._refused(text)
         rules, pos = self.rules, self.pos
-        if self._legal is not None:
-            moves, texts = self._legal
+        if self._legal is not None and self._legal[1] is not None:
+            moves, texts = self._legal[0], self._legal[1]
             try:
                 move = rules.parse(pos, text, moves, texts)
             except IllegalMove as err:
@@ -252,11 +262,18 @@ class Game:
         self.rolls.append(pair)
         return value
 
-    def _legal_pairs(self) -> tuple[list[Move], list[str]]:
+    def _legal_only(self) -> list[Move]:
         if self._legal is None:
-            moves = self.rules.legal_moves(self.pos)
-            self._legal = (moves, self.rules.format_moves(self.pos, moves))
-        return self._legal
+            self._legal = (self.rules.legal_moves(self.pos), None)
+        return self._legal[0]
+
+    def _legal_pairs(self) -> tuple[list[Move], list[str]]:
+        moves = self._legal_only()
+        texts = self._legal[1] if self._legal is not None else None
+        if texts is None:
+            texts = self.rules.format_moves(self.pos, moves)
+            self._legal = (moves, texts)
+        return moves, texts
 
     def _apply(self, move: Move, san: str, mark: bool = False) -> str:
         """Make ``move``; ``san`` is its text, without its check mark when ``mark``."""

@@ -93,7 +93,7 @@ def describe(game: Game) -> Status:
             short=clip(short),
             lines=(headline,),
         )
-    moves = [m for m, _ in game.legal_actions()]
+    moves = game.legal_move_list()
     facts = rules.turn_facts(pos, moves)
     check = game.checked_king() >= 0
     who = game.turn.capitalize()

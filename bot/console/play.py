@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -115,7 +116,7 @@ class Session:
         self.days: int | None = None
         self.computer: str | None = None  # the computer's side, in a game against it
         self.computer_level: int | None = None
-        self.legal: tuple[str, ...] = ()
+        self.legal: Sequence[str] = ()  # Outcome.legal: each text written when read
         self.lost: Counter[tuple[str, str]] = Counter()
         self.legend_due = False  # the legend goes under the next board printed
         self.warned_images = False

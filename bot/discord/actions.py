@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.discord import challenges, flows
+from bot.discord import challenges, flows, takebacks
 from bot.discord.answers import Interaction
 
 Action = Callable[..., Awaitable[None]]
@@ -54,5 +54,8 @@ def registry() -> dict[str, Action]:
         "reroll": _reroll,
         "flip": _flip,
         "rematch": _rematch,
+        "takeback": takebacks.ask,
+        "accept_takeback": takebacks.accept,
+        "decline_takeback": takebacks.decline,
         **{name: _command(name) for name in flows.PLAYER_COMMANDS},
     }

@@ -16,6 +16,7 @@ import aiohttp
 import discord
 
 from bot.discord import timestamps
+from bot.links import game_page_url
 from bot.options import OptionsError as OptionsError
 from bot.options import options_text
 from bot.options import parse_options as parse_options
@@ -568,7 +569,20 @@ def history_post(history: History) -> Post:
     embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
-    return Post(embed=embed, files=[file])
+    watch = watch_button(view.id)
+    buttons = None
+    if watch is not None:
+        buttons = discord.ui.View(timeout=None)
+        buttons.add_item(watch)
+    return Post(embed=embed, files=[file], view=buttons)
+
+
+def watch_button(game_id: int) -> discord.ui.Button[Any] | None:
+    """A link to the game's web page (issue 28), when this process serves the pages."""
+    url = game_page_url(game_id)
+    if url is None:
+        return None
+    return discord.ui.Button(label="Watch", style=discord.ButtonStyle.link, url=url)
 
 
 def games_embed(

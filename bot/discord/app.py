@@ -14,7 +14,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -289,6 +289,13 @@ class ChessGardenBot(commands.Bot):
         # if the answer fails, or the process dies first, the worker posts it.
         if isinstance(service, GameService):  # (some tools build the bot without one)
             service.hold_boards_ms = HOLD_BOARDS_MS
+            # the environment's limits are the defaults of every server's /settings
+            defaults = service.server_settings.defaults
+            service.server_settings.defaults = replace(
+                defaults,
+                max_challenges=settings.max_challenges,
+                threads_per_hour=settings.threads_per_hour,
+            )
         self.scheduler = Scheduler(service)
         # The computer's moves (issue 14): thought in worker processes. Started in
         # setup_hook: it resumes games waiting for the computer.
@@ -309,6 +316,11 @@ class ChessGardenBot(commands.Bot):
         self.actions = actions.registry()  # what each button's action does (bot.discord.actions)
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
+        # Interactions come only after this hook: the warm-up's drawings (started with
+        # the service, in the background, as the bot logged in) are done first, so that
+        # no player's first board after a restart waits for tiles to be drawn (issue 26).
+        if isinstance(self.service, GameService):
+            await self.service.drawings_ready()
         try:  # a store that cannot answer now must not keep the bot from starting
             await self.computer_runner.start()
         except Exception:

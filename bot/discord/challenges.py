@@ -65,6 +65,20 @@ async def challenge(
         return False
     service = answers.service_of(interaction)
     here = answers.location_of(interaction)
+    settings = await service.server_settings.of_guild(interaction.guild_id)  # (issue 27)
+    parent = getattr(interaction.channel, "parent_id", None)  # a thread's channel
+    if not settings.allows_games_in(here, parent):
+        where = ", ".join(f"<#{c}>" for c in settings.channels)
+        await answers.refuse(
+            interaction, f"Games may start only in {where} on this server; use /play there."
+        )
+        return False
+    if want_thread and not settings.threads:
+        await answers.refuse(
+            interaction,
+            "This server does not use game threads; leave thread off to play here.",
+        )
+        return False
     kwargs: dict[str, Any] = dict(
         challenger_id=interaction.user.id,
         variant=variant,
@@ -102,6 +116,15 @@ async def challenge(
         return sent is not None
 
     why = f" (this channel already has game {busy[0].id})" if busy else ""
+    if not settings.threads:
+        await answers.refuse(
+            interaction,
+            f"This channel already has game {busy[0].id}, and this server does not use game "
+            "threads: finish that game first, or play in another channel."
+            if busy
+            else "This server does not use game threads; leave thread off to play here.",
+        )
+        return False
     home = threads.thread_home(interaction.channel)
     if isinstance(home, str):
         first = (
@@ -123,17 +146,20 @@ async def challenge(
             f"I need {adapter.permission_words(missing)} there.",
         )
         return False
-    waiting = await _open_challenges(interaction) if computer is None else ""
+    waiting = (
+        await _open_challenges(interaction, settings.max_challenges) if computer is None else ""
+    )
     if waiting:
         await answers.refuse(interaction, waiting)
         return False
     budget: threads.ThreadBudget = interaction.client.thread_budget
-    wait = budget.wait_for(home.parent.id)
+    wait = budget.wait_for(home.parent.id, settings.threads_per_hour)
     if wait:
         minutes = max(1, round(wait / 60))
         await answers.refuse(
             interaction,
-            f"{home.parent.mention} has had {budget.per_hour} new game threads in the last hour, "
+            f"{home.parent.mention} has had {settings.threads_per_hour} new game threads in "
+            "the last hour, "
             f"the most I make{why}. The next can start in about {minutes} minutes; "
             "meanwhile, finish a game or play in an existing thread.",
         )
@@ -224,11 +250,11 @@ def _first_post(interaction: Interaction, outcome: Outcome) -> Post:
     return flows.board_post(interaction, outcome, show_commitment=True)
 
 
-async def _open_challenges(interaction: Interaction) -> str:
-    """Before a thread is made for it: would the challenge be over the user's limit? The
-    service decides again when it records the challenge; this only spares an empty thread."""
+async def _open_challenges(interaction: Interaction, limit: int) -> str:
+    """Before a thread is made for it: would the challenge be over the user's limit (the
+    server's, ``/settings``)? The service decides again when it records the challenge;
+    this only spares an empty thread."""
     service = answers.service_of(interaction)
-    limit = service.max_open_challenges
     games = await service.list_games(
         player_id=interaction.user.id, statuses=("challenge",), limit=100
     )

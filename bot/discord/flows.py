@@ -424,7 +424,9 @@ async def show_board(
     """The board for anyone: players see their own side, spectators the side to act.
 
     ``flip`` turns it round; ``from_side`` is the side the caller was looking from. A public
-    board (``/board``) pings the side to act only when a player asked for it.
+    board (``/board``) pings the side to act only when a player asked for it. A private one
+    (``ephemeral``) is drawn in the caller's ``/prefs`` theme, and from the side they chose
+    unless they asked for a side (issue 27).
     """
     if await refuse_outside_server(interaction):
         return
@@ -434,11 +436,20 @@ async def show_board(
     async def work() -> Post:
         try:
             side = from_side
-            if flip and side is None:  # the side the caller would see, turned round
+            theme: str | None = None
+            if ephemeral:
+                prefs = await service.server_settings.prefs(interaction.user.id)
+                theme = prefs.theme or "classic"
+                if prefs.orientation == "white" and side is None and not flip:
+                    side = "white"
+            mover = ephemeral and side is None and not flip and prefs.orientation == "mover"
+            if (flip and side is None) or mover:  # the side the caller would see
                 view = await service.view(
                     location_id=location_id, game_id=game_id, **seen(interaction)
                 )
-                side = view.colour_of(interaction.user.id) or default_orientation(view)
+                side = default_orientation(view)
+                if not mover:
+                    side = view.colour_of(interaction.user.id) or side
             if flip and side is not None:
                 side = "black" if side == "white" else "white"
             outcome = await service.board(
@@ -446,6 +457,7 @@ async def show_board(
                 game_id=game_id,
                 orientation=side,
                 user_id=interaction.user.id,
+                theme=theme,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:

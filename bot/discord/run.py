@@ -45,10 +45,12 @@ def add_subcommands(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "commands",
-        help="print every slash command with its options",
-        description="Print every slash command and option, read from the bot's command tree.",
+        help="print the /help guide, with a line per slash command",
+        description="Print the text of /help: the guide, then one line per slash command, "
+        "read from the bot's command tree (nothing connects to Discord).",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--json", action="store_true", help="every command and option, as JSON")
+    p.add_argument("--options", action="store_true", help="every command with its options")
     p.set_defaults(func=print_commands)
 
 
@@ -72,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import discord
 
+    from bot.web.cli import WebSettingsError
     from storage import StoreOpenError
 
     metrics_error: type[Exception] = _NoError
@@ -86,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except metrics_error as error:  # the port is taken, say: one line; the store is closed
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except WebSettingsError as error:  # CHESSGARDEN_WEB: a bad address, or the port is taken
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
     except discord.LoginFailure:
@@ -114,6 +120,7 @@ async def _serve(settings: Settings) -> None:
     gracefully: the bot's ``shutdown_steps``, then the store (``bot.discord.shutdown``)."""
     from bot.discord.app import make_bot, open_service
     from bot.discord.shutdown import Deadline, Step, run_step
+    from bot.web.cli import start_from_env
 
     signals = StopSignals()
     signals.install()
@@ -121,8 +128,10 @@ async def _serve(settings: Settings) -> None:
     # ends the process at once (StoreOpenError), without a login attempt.
     service = await open_service(settings)
     metrics = None
+    web = None
     deadline: Deadline | None = None
     try:
+        web = await start_from_env(service, settings.db_path)  # CHESSGARDEN_WEB: game pages
         if settings.metrics_port is not None:
             from bot.discord.metrics import Metrics
 
@@ -130,8 +139,10 @@ async def _serve(settings: Settings) -> None:
             metrics.watch_service(service)
             await metrics.serve(settings.metrics_host, settings.metrics_port)
             metrics.start_lag_probe()
-        # Live games warm up in the background, the most recent first, while the bot
-        # logs in; then the collector's policy keeps full collections off the loop.
+        # The warm-up starts now, in the background: the renderer's tiles and empty
+        # boards, which the bot's setup_hook waits for before it accepts interactions;
+        # then the live games, the most recent first, behind the players' requests; then
+        # the collector's policy keeps full collections off the loop.
         service.start_warm_up()
         async with make_bot(service, settings) as bot:
             bot.metrics = metrics
@@ -142,6 +153,8 @@ async def _serve(settings: Settings) -> None:
             await bot.close()
     finally:
         deadline = deadline or Deadline()
+        if web is not None:
+            await run_step(Step("the web pages", web.stop, 2.0, "closed"), deadline)
         if metrics is not None:
             await run_step(Step("the metrics endpoint", metrics.stop, 1.0, "closed"), deadline)
         await run_step(Step("the store", service.close, 5.0, "closed"), deadline)
@@ -216,6 +229,21 @@ def _option_row(param: Any) -> dict[str, Any]:
     }
 
 
+def help_text() -> str:
+    """The text of /help (``bot.discord.help``), from the bot's command tree."""
+
+    async def build() -> str:
+        from bot.discord.app import ChessGardenBot
+        from bot.discord.help import help_pages
+        from bot.discord.help import help_text as text_of
+
+        bot = ChessGardenBot(cast(Any, None), Settings())
+        await bot.load_cogs()
+        return text_of(help_pages(bot.tree))
+
+    return asyncio.run(build())
+
+
 def command_table() -> list[dict[str, Any]]:
     """Every slash command of the bot, from its command tree (cogs loaded, nothing started)."""
 
@@ -267,9 +295,10 @@ def format_commands(rows: list[dict[str, Any]]) -> str:
 
 
 def print_commands(args: argparse.Namespace) -> int:
-    rows = command_table()
     if getattr(args, "json", False):
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(command_table(), indent=2))
+    elif getattr(args, "options", False):
+        print(format_commands(command_table()))
     else:
-        print(format_commands(rows))
+        print(help_text())
     return EXIT_OK

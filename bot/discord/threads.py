@@ -66,10 +66,11 @@ class ThreadBudget:
             made.popleft()
         return made
 
-    def wait_for(self, channel_id: int) -> float:
-        """Seconds until a new thread is allowed in this channel (0: now)."""
+    def wait_for(self, channel_id: int, per_hour: int | None = None) -> float:
+        """Seconds until a new thread is allowed in this channel (0: now); ``per_hour``:
+        the server's own limit (``/settings``, issue 27), else this budget's."""
         made = self._recent(channel_id)
-        if len(made) < self.per_hour:
+        if len(made) < (self.per_hour if per_hour is None else per_hour):
             return 0.0
         return max(1.0, HOUR - (self._clock() - made[0]))
 

@@ -10,6 +10,7 @@ Custom ids (at most 100 characters, all well under)::
     cg:accept:<game>          cg:decline:<game>
     cg:reroll:<game>:<ply>    cg:draw:<game>        cg:resign:<game>     cg:flip:<game>:<w|b>
     cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>    cg:rematch:<game>
+    cg:takeback:<game>        cg:tb-yes:<game>      cg:tb-no:<game>      cg:help:<page>:<prev|next>
 
 Every button's ``callback`` runs its ``run`` inside ``answers.guarded``: whatever breaks,
 the presser gets a private answer and the log gets the traceback with the game id
@@ -26,8 +27,9 @@ from typing import Any, Self
 import discord
 
 from bot.discord import answers
-from bot.discord.adapter import Post
-from bot.service import GameView, ServiceError, is_person
+from bot.discord.adapter import Post, watch_button
+from bot.discord.help import HelpPageButton
+from bot.service import GameView, ServiceError, is_person, may_offer_takeback
 
 Interaction = discord.Interaction[Any]
 Button = discord.ui.Button[Any]
@@ -192,6 +194,29 @@ class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
     ACTION = "rematch"
 
 
+class TakebackButton(_GameButton, template=r"cg:takeback:" + GAME):
+    """Ask to take back your last move (issue 27); shown while no die has been rolled
+    since the last move (``may_offer_takeback``; the service decides on the press)."""
+
+    PREFIX = "takeback"
+    LABEL = "Takeback"
+    EMOJI = "↩️"
+    ACTION = "takeback"
+
+
+class AcceptTakebackButton(_GameButton, template=r"cg:tb-yes:" + GAME):
+    PREFIX = "tb-yes"
+    LABEL = "Accept takeback"
+    STYLE = discord.ButtonStyle.success
+    ACTION = "accept_takeback"
+
+
+class DeclineTakebackButton(_GameButton, template=r"cg:tb-no:" + GAME):
+    PREFIX = "tb-no"
+    LABEL = "Decline takeback"
+    ACTION = "decline_takeback"
+
+
 class RerollButton(
     _Guarded,
     discord.ui.DynamicItem[Button],
@@ -263,6 +288,10 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmResignButton,
     FlipButton,
     RematchButton,
+    TakebackButton,
+    AcceptTakebackButton,
+    DeclineTakebackButton,
+    HelpPageButton,
 )
 
 
@@ -292,8 +321,21 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
                 view.add_item(DeclineDrawButton(game.id))
         else:
             view.add_item(DrawButton(game.id))
+        if may_offer_takeback(game):
+            view.add_item(TakebackButton(game.id))
         view.add_item(ResignButton(game.id))
     view.add_item(FlipButton(game.id, side))
+    watch = watch_button(game.id)  # the game's web page, when CHESSGARDEN_WEB serves one
+    if watch is not None:
+        view.add_item(watch)
+    return view
+
+
+def takeback_view(game_id: int) -> discord.ui.View:
+    """Under a takeback request: the opponent accepts or declines (the asker may withdraw)."""
+    view = GardenView()
+    view.add_item(AcceptTakebackButton(game_id))
+    view.add_item(DeclineTakebackButton(game_id))
     return view
 
 

@@ -15,8 +15,9 @@ Opening and closing::
     service = GameService(repository, renderer=..., dice_renderer=..., label=..., rng=...,
                           seed_factory=..., max_open_challenges=3, cpu_workers=2,
                           cache_size=4096, snapshots=True)
-    service.start_warm_up(gc_policy=True)  # after a restart: background task (issue 12)
-    await service.warm_up(limit=None) -> list[int]  # the same, awaited; ids warmed, in order
+    service.start_warm_up(gc_policy=True)  # after a restart: background task (issues 12, 26)
+    await service.drawings_ready()  # its drawings done (the bot waits before interactions)
+    await service.warm_up(limit=None) -> list[int]  # the games, awaited; ids warmed, in order
     await service.idle()   # wait for background work (warm-up, snapshots) and write them
     await service.close()  # also writes the snapshots still pending
 
@@ -38,10 +39,13 @@ Opening and closing::
     #                (bot.service.snapshots; the log stays the truth).
     # checkpoint_every: seconds between the store's background WAL checkpoints (None:
     #                SQLite's own, inside commits; storage.sqlite).
-    # start_warm_up: live games rebuilt into the cache, the most recently played first,
-    #                in worker threads (the renderer's sprites first); then, with
+    # start_warm_up: on a background thread of its own, never the players' (issue 26):
+    #                the renderer's tiles and empty boards (renderers.board.warm), then
+    #                live games rebuilt into the cache, the most recently played first,
+    #                each in a quiet moment (players' requests first); then, with
     #                gc_policy, gc.freeze() and no automatic full collections
-    #                (bot.service.gcpolicy). `chessgarden run` starts it.
+    #                (bot.service.gcpolicy). `chessgarden run` starts it before the bot
+    #                logs in; the bot's setup_hook waits for drawings_ready().
 
 Addressing a game: every per-game method takes ``location_id=`` (the channel or thread
 id; it finds the live game there, or for looking the last game there) or ``game_id=``.
@@ -96,6 +100,16 @@ Commands (keyword-only; all return ``Outcome``)::
         # move not taken back yet, only while no die has been rolled since it (its own
         # rolls included), else InvalidState saying so. Logged as an 'undo' entry (text
         # "undo <move>"); rebuilds, the record and verify skip the move taken back.
+    request_takeback(*, user_id, location_id=None, game_id=None, request_id=None,
+                     render=False, viewer=None)
+    accept_takeback(*, user_id, location_id=None, game_id=None, request_id=None,
+                    render=False, viewer=None)
+    decline_takeback(*, user_id, location_id=None, game_id=None, viewer=None)
+        # A takeback by agreement (issue 27): the asker's last move and any reply are
+        # taken back (one 'undo' entry each, as undo logs them) once the opponent accepts,
+        # while no die has been rolled since that move. The computer answers at once:
+        # agrees at levels 1 and 2, NotAllowed at 3. decline also withdraws one's own.
+
     abort(*, user_id, moderator: bool, location_id=None, game_id=None, reason=None,
           viewer=None)
         # moderator=True is required; works on a challenge or an active game, but a
@@ -228,11 +242,12 @@ Result types (``bot.service.results``)::
 
     Outcome(game: GameView, messages: tuple[str, ...], image: bytes | None,
             recorded: str | None, rolls: tuple[(sides, value), ...], repeated: bool,
-            legal: tuple[str, ...], dice_image: bytes | None, status: variants.Status | None,
+            legal: Sequence[str], dice_image: bytes | None, status: variants.Status | None,
             ratings: tuple[RatingChange, ...])
         .next_user_id -> int | None   .dice -> tuple[int, ...] | None   .game_over -> bool
         .text -> the messages joined by newlines
-        # legal: the legal actions for the side now to act ('' tuple unless active);
+        # legal: the legal actions for the side now to act (empty unless active), a sequence
+        #   equal to their tuple that writes each text only when read (live.LegalActions);
         # dice_image: the dice showing, drawn with the board when render=True;
         # status: the position in words (variants.describe, C1), computed with legal.
     TextBoard(game: GameView, status: variants.Status, board: str, orientation)
@@ -298,6 +313,15 @@ the call returns; a retried request id applies once; two racing commands never a
 two actions for one turn (pass ``expected_ply`` from buttons to make that strict for
 multi-action turns such as ``reroll``); replays, verification and drawing run off the
 event loop.
+
+Settings (issue 27): ``service.server_settings`` (``bot.service.settings.ServerSettings``)::
+
+    await of_guild(guild_id) -> GuildSettings      # days, threads, rated, channels, ...
+    await change(guild_id=, actor_id=, values={name: value}, reset=(), add_channels=(),
+                 remove_channels=()) -> SettingsChanged   # stored and logged, one entry each
+    await log(guild_id, limit=20) -> list[storage.SettingChange]
+    await prefs(user_id) -> UserPrefs; await set_prefs(user_id=, theme=, orientation=)
+        # a game's boards are drawn in its challenger's theme (board(theme=) overrides).
 """
 
 from __future__ import annotations
@@ -355,6 +379,8 @@ from bot.service.results import (
 )
 from bot.service.scheduler import Notifier, Scheduler
 from bot.service.service import GameService, render_board, render_dice
+from bot.service.settings import GuildSettings, ServerSettings, SettingDefaults, UserPrefs
+from bot.service.takeback import may_offer_takeback
 
 __all__ = [
     "COMPUTER_ID",
@@ -370,6 +396,11 @@ __all__ = [
     "DiceExpressionError",
     "DiceResult",
     "GameService",
+    "GuildSettings",
+    "ServerSettings",
+    "SettingDefaults",
+    "UserPrefs",
+    "may_offer_takeback",
     "GameSummary",
     "GameView",
     "History",

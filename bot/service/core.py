@@ -14,6 +14,7 @@ import random
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Self, TypeVar
 
@@ -79,6 +80,13 @@ VERIFIED_KEPT = 512  # finished games whose verification is kept in memory
 SNAPSHOT_FLUSH_DELAY = 0.5  # seconds: snapshots due meanwhile are written in one transaction
 WARM_GAP_WAIT = 0.2  # seconds the warm-up waits, per game, for a moment when no one acts
 WARM_GAP_POLL = 0.002
+# Seconds without a player's action before the warm-up starts a game (the tail of a
+# request, its answer sent after the game's lock is released, goes first too).
+WARM_QUIET = 0.02
+DRAWING_WAIT = 60.0  # seconds the bot waits at most for the warm-up's drawings
+# True in the warm-up and in the tasks it starts (their snapshots): their work off the
+# loop goes to the background thread, never to the threads that serve players.
+_IN_BACKGROUND: ContextVar[bool] = ContextVar("chessgarden_in_background", default=False)
 
 log = logging.getLogger(__name__)
 # The computer opponent's player id (issue 14): no platform user has it (Discord ids are
@@ -169,6 +177,9 @@ class ServiceCore(Settling, Timekeeping):
     # The Discord bot sets it (issue 24): a person's board is an outbox row held this
     # long while their interaction's answer carries it (``Outcome.owed``).
     hold_boards_ms: int | None = None
+    # The theme of a game's boards, from its challenger's preferences (issue 27; set by
+    # ``GameService``); ``None``: every board is drawn in the classic theme.
+    board_theme: Callable[[int | None], Awaitable[str | None]] | None = None
 
     def __init__(
         self,
@@ -220,6 +231,8 @@ class ServiceCore(Settling, Timekeeping):
         self._background: set[asyncio.Task[Any]] = set()
         self.gc_policy: GcPolicy | None = None
         self.warming: asyncio.Task[list[int]] | None = None
+        self._drawn: asyncio.Event | None = None  # set once the warm-up's drawings are done
+        self._served_at = float("-inf")  # (loop time) when a player's lock was last released
         # The outbox (issue 24, bot.service.outbox): transactions that owed a post, and
         # who is told once they commit.
         self._owed_in: set[int] = set()
@@ -276,7 +289,10 @@ class ServiceCore(Settling, Timekeeping):
         return task
 
     async def _cpu(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Rebuilds, legal lists, images: in a worker thread (see ``bot.service.workers``)."""
+        """Rebuilds, legal lists, images: in a worker thread (see ``bot.service.workers``);
+        the warm-up's on the background thread, so that players never wait behind it."""
+        if _IN_BACKGROUND.get():
+            return await self._workers.background(function, *args, **kwargs)
         return await self._workers.thread(function, *args, **kwargs)
 
     async def _in_process(self, function: Callable[..., T], *args: Any) -> T:
@@ -393,6 +409,8 @@ class ServiceCore(Settling, Timekeeping):
             entry.users -= 1
             if entry.users == 0 and table.get(key) is entry:
                 del table[key]
+            if not _IN_BACKGROUND.get():  # a player was served: the warm-up waits
+                self._served_at = asyncio.get_running_loop().time()
 
     # ----- finding a game ---------------------------------------------------
 
@@ -581,81 +599,138 @@ class ServiceCore(Settling, Timekeeping):
                 if live is not None:
                     live.snapshot_seq = 0
 
-    # ----- warming up after a restart (issue 12) -------------------------------
+    # ----- warming up after a restart (issues 12 and 26) -------------------------------
+    #
+    # Players first: everything the warm-up computes runs on the background thread
+    # (``_IN_BACKGROUND``), never on the threads that draw players' boards; it starts
+    # each game only in a quiet moment (no player served for ``WARM_QUIET``, waiting up
+    # to ``WARM_GAP_WAIT``), and rests after each game as long as it took; it reads the
+    # games' ids, then each row as it comes to it (no thousands of rows built on the
+    # loop at once). A player whose game is not warm yet is served at once, on the
+    # players' threads: one snapshot restore, as at any other time.
 
     async def warm_up(self, limit: int | None = None) -> list[int]:
         """Rebuild live games into the cache, the most recently played first, until
         ``limit`` (default: the cache's size) or the cache is full; returns their ids in
         the order warmed. Games that players reach first are already there (or being
-        built for them, under their lock) and are skipped. Rebuilds run in worker
-        threads from snapshots; a game without one gets its first snapshot."""
+        built for them, under their lock) and are skipped. Rebuilds run on the background
+        thread from snapshots; a game without one gets its first snapshot."""
+        token = _IN_BACKGROUND.set(True)
+        try:
+            return await self._warm_games(limit)
+        finally:
+            _IN_BACKGROUND.reset(token)
+
+    async def _warm_games(self, limit: int | None) -> list[int]:
         wanted = self._cache_size if limit is None else max(0, min(limit, self._cache_size))
-        rows = await self.repo.recent_live_games(wanted)
+        ids = await self.repo.recent_live_game_ids(wanted)
         warmed: list[int] = []
-        for row in rows:
+        loop = asyncio.get_running_loop()
+        took = 0.0
+        for game_id in ids:
             if len(self._cache) >= self._cache_size:
                 break
-            if row.id in self._cache:
+            if game_id in self._cache:
                 continue
+            # At most half the time: after each game, a rest as long as it took.
+            await asyncio.sleep(took)
             await self._players_first()
-            async with self._lock(self._game_locks, row.id):
-                if row.id in self._cache:
+            began = loop.time()
+            async with self._lock(self._game_locks, game_id):
+                if game_id in self._cache:
                     continue
                 try:
+                    row = await self.repo.get_game(game_id)
+                    if row is None or row.status != "active":
+                        continue  # ended (or gone) since the ids were read
                     live = await self._fresh(self.repo, row, remember=False)
                 except Exception as error:  # a game that cannot be rebuilt stays cold
-                    log.warning("game %s not warmed up: %s", row.id, error)
+                    log.warning("game %s not warmed up: %s", game_id, error)
                     continue
-                if live is None or row.id in self._cache:
+                if live is None or game_id in self._cache:
                     continue
-                self._cache[row.id] = live
+                self._cache[game_id] = live
                 # Behind the games players have touched meanwhile, and behind the more
                 # recent ones warmed before it: it is the first to go if space runs out.
-                self._cache.move_to_end(row.id, last=False)
-                warmed.append(row.id)
+                self._cache.move_to_end(game_id, last=False)
+                warmed.append(game_id)
+            took = loop.time() - began
         return warmed
 
     async def _players_first(self) -> None:
-        """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on: the warm-up's
-        rebuilds share the worker threads and the interpreter lock with players' actions,
-        which come first. Under a steady stream the warm-up still goes on, more slowly."""
+        """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on and none was
+        for ``WARM_QUIET`` seconds: the warm-up's rebuilds share the interpreter lock
+        with players' requests (and the answers sent after them), which come first.
+        Under a steady stream the warm-up still goes on, more slowly."""
         loop = asyncio.get_running_loop()
         until = loop.time() + WARM_GAP_WAIT
-        while self._game_locks and loop.time() < until:
+        while loop.time() < until:
+            if not self._game_locks and loop.time() - self._served_at >= WARM_QUIET:
+                return
             await asyncio.sleep(WARM_GAP_POLL)
 
     async def _warm_drawing(self) -> None:
-        """Draw one board and one set of dice per variant in a worker thread: the
-        renderer's modules are imported and its sprites and empty boards drawn before the
-        first player needs them (after a restart, these first draws cost seconds)."""
-        if self._renderer is None and self._dice_renderer is None:
+        """On the background thread: every tile, empty board and start position the
+        renderer can show for each variant (``renderers.board.warm``, for the service's
+        own renderer), and one board and one set of dice per variant (the renderer's
+        modules imported, its fonts loaded). The bot waits for it before it accepts
+        interactions (``drawings_ready``): after a restart, no player's first board
+        draws tiles."""
+        renderer, dice_renderer = self._renderer, self._dice_renderer
+        if renderer is None and dice_renderer is None:
             return
 
         def draw_each() -> None:
+            warm_tiles: Callable[[str], object] | None = None
+            if renderer is render_board:
+                try:
+                    from renderers.board import warm as warm_tiles
+                except ImportError:  # the first board will say what is wrong
+                    warm_tiles = None
             for key in variants.names():
+                if warm_tiles is not None:
+                    warm_tiles(key)
                 game = variants.new_game(key, seed=0)
-                if self._renderer is not None:
-                    self._renderer(game, "white")
-                    self._renderer(game, "black")
-                if self._dice_renderer is not None and game.dice:
-                    self._dice_renderer(key, tuple(game.dice))
+                if renderer is not None:
+                    renderer(game, "white")
+                    renderer(game, "black")
+                if dice_renderer is not None and game.dice:
+                    dice_renderer(key, tuple(game.dice))
 
         try:
-            await self._cpu(draw_each)
+            await self._workers.background(draw_each)
         except Exception as error:  # the first real board will say what is wrong
             log.warning("could not warm up the renderer: %s", error)
 
+    async def drawings_ready(self, timeout: float = DRAWING_WAIT) -> None:
+        """Wait until the warm-up's drawings are done, if a warm-up was started (the
+        bot calls it before it accepts interactions); at most ``timeout`` seconds, after
+        which the bot goes on (its first boards then draw what is missing)."""
+        if self._drawn is None:
+            return
+        try:
+            await asyncio.wait_for(self._drawn.wait(), timeout)
+        except TimeoutError:
+            log.warning("the renderer's warm-up took over %.0f s; going on without it", timeout)
+
     def start_warm_up(self, *, gc_policy: bool = True) -> asyncio.Task[list[int]]:
-        """``warm_up`` in the background (after a restart); then, if ``gc_policy``,
-        freeze what is warm and keep full collections off the loop (``GcPolicy``)."""
+        """The warm-up in the background (after a restart): the drawings
+        (``drawings_ready`` says when they are done), then ``warm_up``; then, if
+        ``gc_policy``, freeze what is warm and keep full collections off the loop
+        (``GcPolicy``)."""
 
         if gc_policy:
             self.gc_policy = self.gc_policy or GcPolicy()
             self.gc_policy.hold()
+        drawn = self._drawn = asyncio.Event()
 
         async def warm() -> list[int]:
+            _IN_BACKGROUND.set(True)  # this task's own context, and that of its snapshots
             try:
-                await self._warm_drawing()
+                try:
+                    await self._warm_drawing()
+                finally:
+                    drawn.set()
                 warmed = await self.warm_up()
             except Exception as error:  # the games then warm up as players reach them
                 log.warning("the warm-up stopped: %s", error)
@@ -968,13 +1043,20 @@ class ServiceCore(Settling, Timekeeping):
         *,
         render: bool,
         orientation: str | None = None,
+        theme: str | None = None,
     ) -> Shown:
         """The legal actions and, if ``render``, the board and dice images: one hop to a
-        worker thread. Call with the game's lock held (the thread reads the engine game)."""
+        worker thread. Call with the game's lock held (the thread reads the engine game).
+        ``theme``: the board's; by default the theme of the player who made the game
+        (``board_theme``, issue 27)."""
         active = view.status == "active"
         if not active and not render:  # an ended game: its status is one line, no moves
             return Shown(status=variants.describe(live.game))
         side = orientation or view.turn or "white"
+        if theme is None and render and self.board_theme is not None:
+            theme = await self.board_theme(view.challenger_id)
+        if theme == "classic":
+            theme = None
         return await self._cpu(
             show,
             live.game,
@@ -985,4 +1067,5 @@ class ServiceCore(Settling, Timekeeping):
             self._renderer if render else None,
             self._dice_renderer if render else None,
             render,
+            theme,
         )

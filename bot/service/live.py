@@ -3,10 +3,11 @@ errors, building result views, and drawing the board through one function."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 import variants
 from bot.service.clock import from_ms, timeout_end
@@ -16,8 +17,9 @@ from storage import ActionRow, GameRow, ResultText, Roll
 from storage.chain import head_of
 from variants.dice import ScriptedDice, VerifiableDice
 
-Renderer = Callable[[Any, str], bytes]
-"""(game, orientation 'white'|'black') -> PNG bytes."""
+Renderer = Callable[..., bytes]
+"""(game, orientation 'white'|'black') -> PNG bytes; called with a third argument, the
+theme (``renderers.THEMES``), only for a theme other than the classic one (issue 27)."""
 
 DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 """(variant key, dice showing) -> PNG bytes."""
@@ -25,13 +27,13 @@ DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 END_KINDS = ("resign", "draw_accept")
 
 
-def render_board(game: Any, orientation: str = "white") -> bytes:
+def render_board(game: Any, orientation: str = "white", theme: str = "classic") -> bytes:
     """The one place the service draws a board: ``renderers.render_png``."""
     try:
         from renderers import render_png
     except ImportError as error:
         raise RenderUnavailable("the board renderer is not available") from error
-    return bytes(render_png(game, orientation=orientation))
+    return bytes(render_png(game, orientation=orientation, theme=theme))
 
 
 def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:
@@ -54,6 +56,109 @@ def render_dice(variant: str, dice: tuple[int, ...]) -> bytes:
         raise RenderUnavailable("the dice renderer is not available") from error
     sides = dice_sides(int(getattr(variants.rules(variant), "dice_sides", 0)), dice)
     return bytes(render_dice_png(dice, sides))
+
+
+class LegalActions(Sequence[str]):
+    """The legal actions of one position, in the engine's order and notation, with each
+    text formatted only when it is read (``Outcome.legal``).
+
+    Formatting every legal action, check marks included, costs several times what
+    generating them does, and a front end rarely reads them all: the Discord board asks
+    only whether ``reroll`` is among them. So the moves are generated with the outcome
+    (cheap) and the texts are written when asked for: ``in`` formats only the actions the
+    text can name (``Notation.candidates``: the same reading ``Game.play`` relies on), one
+    index formats one action, and anything that reads the whole list (iterating, ``==``)
+    formats them all, once. It equals the tuple of the same texts, and hashes like it.
+
+    It keeps a copy of the position, so it says the same after the game moves on, and it
+    may be read from any thread.
+    """
+
+    __slots__ = ("_groups", "_lock", "_moves", "_pos", "_rules", "_texts")
+
+    def __init__(self, game: Any) -> None:
+        """The legal actions of ``game`` now (none once it is over)."""
+        moves = game.legal_move_list()
+        self._rules = game.rules
+        self._pos = game.pos.copy()
+        self._moves: tuple[Any, ...] = tuple(moves)
+        self._texts: tuple[str, ...] | None = None
+        self._groups: dict[int, list[Any]] | None = None
+        self._lock = threading.Lock()
+
+    def _all(self) -> tuple[str, ...]:
+        texts = self._texts
+        if texts is None:
+            with self._lock:
+                texts = self._texts
+                if texts is None:
+                    texts = tuple(self._rules.format_moves(self._pos, self._moves))
+                    self._texts = texts
+        return texts
+
+    def _text(self, index: int) -> str:
+        """The text of one action, as ``format_moves`` writes it (disambiguated against
+        the actions to the same square)."""
+        texts = self._texts
+        if texts is not None:
+            return texts[index]
+        with self._lock:
+            groups = self._groups
+            if groups is None:
+                groups = {}
+                for m in self._moves:
+                    groups.setdefault(m.to, []).append(m)
+                self._groups = groups
+            move = self._moves[index]
+            return str(self._rules.format_move(self._pos, move, groups[move.to]))
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return self._all()[index]
+        if not -len(self._moves) <= index < len(self._moves):
+            raise IndexError("legal action index out of range")
+        return self._text(index % len(self._moves))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __contains__(self, text: object) -> bool:
+        if self._texts is not None:
+            return text in self._texts
+        if not isinstance(text, str):
+            return False
+        named = self._rules.candidates(text, self._moves)
+        return any(self._text(i) == text for i, hit in enumerate(named) if hit)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            return self._all() == other._all()
+        if isinstance(other, tuple):
+            return self._all() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+def legal_actions(game: Any) -> Sequence[str]:
+    """The legal actions of ``game`` now, their texts written when read (``LegalActions``);
+    none once it is over."""
+    if game.result is not None:
+        return ()
+    return LegalActions(game)
 
 
 @dataclass

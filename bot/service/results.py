@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -101,7 +102,8 @@ class Outcome:
     - ``recorded``: the action as recorded (``act`` only), e.g. ``Bg5/T%3``;
     - ``rolls``: the ``(sides, value)`` rolls this command drew, already stored;
     - ``repeated``: a retried request id; this is the original result, nothing new applied;
-    - ``legal``: the legal actions for the side now to act (empty unless the game is active);
+    - ``legal``: the legal actions for the side now to act (empty unless the game is active),
+      a sequence that writes each text when it is read (``live.LegalActions``);
     - ``dice_image``: PNG bytes of the dice showing, drawn with the board (``None`` when
       no board was drawn, no dice show, or no dice renderer is configured);
     - ``status``: the position in words (``variants.describe``, contract C1): who acts,
@@ -121,7 +123,7 @@ class Outcome:
     recorded: str | None = None
     rolls: tuple[Roll, ...] = ()
     repeated: bool = False
-    legal: tuple[str, ...] = ()
+    legal: Sequence[str] = ()
     dice_image: bytes | None = None
     status: Status | None = None
     ratings: tuple[RatingChange, ...] = ()

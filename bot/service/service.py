@@ -68,6 +68,7 @@ from bot.service.rating_log import (
 )
 from bot.service.relocate import Relocation
 from bot.service.results import DeadlineEvent, Outcome, RatingChange
+from bot.service.settings import ServerSettings, SettingDefaults
 from bot.service.standings import Standings
 from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
@@ -103,6 +104,11 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         self.deadlines = Deadlines(self)  # timeouts, reminders, expiries (issue 13)
         self.computer = Computer(self, self)  # the computer opponent (issue 14)
         self.computer_draw = ComputerDraw(self.computer)
+        # per-server settings and per-user board preferences (issue 27)
+        self.server_settings = ServerSettings(
+            self.repo, self._write, SettingDefaults(max_challenges=self.max_open_challenges)
+        )
+        self.board_theme = self.server_settings.board_theme  # a game's boards (issue 27)
 
     # ----- the computer: the computer component's -------------------------------
 
@@ -280,12 +286,13 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         if not isinstance(rated, bool):
             raise InvalidInput("rated must be true or false")
         now_ms = self._now_ms()
+        limit = await self.server_settings.chosen(guild_id, "max_challenges")  # issue 27
         try:
             async with self._lock(self._location_locks, location_id), self._write() as tx:
                 repeated = await self._game_by_request_or_free(tx, request_id, location_id)
                 if repeated is not None:
                     return repeated
-                await self._check_challenge_limit(tx, challenger_id)
+                await self._check_challenge_limit(tx, challenger_id, limit)
                 await tx.upsert_player(challenger_id)
                 if opponent_id is not None:
                     await tx.upsert_player(opponent_id)
@@ -319,9 +326,12 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         )
         return Outcome(make_view(row, None), messages)
 
-    async def _check_challenge_limit(self, tx: WriteTx, challenger_id: int) -> None:
-        """Inside the transaction, so racing challenges (even from two processes) count."""
-        limit = self.max_open_challenges
+    async def _check_challenge_limit(
+        self, tx: WriteTx, challenger_id: int, limit: int | None = None
+    ) -> None:
+        """Inside the transaction, so racing challenges (even from two processes) count.
+        ``limit``: the server's (``server_settings``), else ``max_open_challenges``."""
+        limit = self.max_open_challenges if limit is None else limit
         open_ones = await tx.list_games(
             GameQuery(challenger_id=challenger_id, statuses=("challenge",), limit=limit)
         )

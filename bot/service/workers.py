@@ -10,6 +10,13 @@
   process would have to pickle (a 600-ply game: 250-330 kB, 13-20 ms to unpickle, in C
   code that holds the interpreter lock all along: a worse block than the replay saved).
 
+Players first (issue 26): the warm-up after a restart (its rebuilds, its snapshots, the
+renderer's tiles and empty boards) runs on a thread of its own (``Workers.background``),
+never on the threads that serve players. A player's request never queues behind
+warm-up work: at most it shares the interpreter with one piece of it at a time (the
+service starts each piece only when no player is being served, up to a short wait;
+``bot.service.core``).
+
 Worker processes heal (issue 24):
 
 - A dead worker breaks its whole pool (``concurrent.futures`` stops the others). The
@@ -39,7 +46,7 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -48,7 +55,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import variants
 from bot.service.errors import RenderUnavailable, ServiceError
-from bot.service.live import DiceRenderer, Renderer
+from bot.service.live import DiceRenderer, Renderer, legal_actions
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +71,16 @@ _POOL_FAILURES = (BrokenProcessPool, OSError, NotImplementedError)
 P = ParamSpec("P")
 T = TypeVar("T")
 
+# The names of the threads: those that serve players, and the warm-up's one.
+PLAYER_THREADS = "chessgarden-cpu"
+BACKGROUND_THREAD = "chessgarden-warm"
+
 
 @dataclass(frozen=True)
 class Shown:
     """What ``_present`` computed off the loop for an outcome."""
 
-    legal: tuple[str, ...] = ()
+    legal: Sequence[str] = ()  # ``live.LegalActions``: each text written when read
     image: bytes | None = None
     dice_image: bytes | None = None
     failure: ServiceError | None = None  # why the board image is missing, if asked for
@@ -89,8 +100,10 @@ class Workers:
     ) -> None:
         self.count = max(1, count)
         self._threads = ThreadPoolExecutor(
-            max_workers=self.count, thread_name_prefix="chessgarden-cpu"
+            max_workers=self.count, thread_name_prefix=PLAYER_THREADS
         )
+        # One thread, for work no player waits for (the warm-up): one piece at a time.
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix=BACKGROUND_THREAD)
         self.backoff_s = backoff_s
         self.backoff_cap_s = backoff_cap_s
         self.restarts = 0  # pools started in place of one that failed (read by /metrics)
@@ -111,6 +124,14 @@ class Workers:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             self._threads, functools.partial(function, *args, **kwargs)
+        )
+
+    async def background(self, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``function(*args, **kwargs)`` on the background thread: work no player waits
+        for (the warm-up), never on the threads that serve players."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._background, functools.partial(function, *args, **kwargs)
         )
 
     async def process(self, function: Callable[..., T], *args: Any) -> T:
@@ -187,6 +208,7 @@ class Workers:
             self._closed = True
             pool, self._pool = self._pool, None
         self._threads.shutdown(wait=False, cancel_futures=True)
+        self._background.shutdown(wait=False, cancel_futures=True)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -326,10 +348,12 @@ def show(
     renderer: Renderer | None,
     dice_renderer: DiceRenderer | None,
     render: bool,
+    theme: str | None = None,
 ) -> Shown:
-    """Runs in a worker thread: the legal list, the status in words, the board and the
-    dice images."""
-    legal = tuple(game.legal_moves()) if active else ()
+    """Runs in a worker thread: the legal list (its texts written when read), the status
+    in words, the board and the dice images. ``theme``: the board's, if not the classic
+    one (issue 27)."""
+    legal = legal_actions(game) if active else ()
     status = variants.describe(game)
     image = dice_image = None
     failure: ServiceError | None = None
@@ -338,7 +362,7 @@ def show(
             failure = RenderUnavailable("this service draws no images")
         else:
             try:
-                image = renderer(game, side)
+                image = renderer(game, side) if theme is None else renderer(game, side, theme)
             except ServiceError as error:
                 failure = error
             except Exception as error:

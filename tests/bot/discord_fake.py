@@ -363,6 +363,7 @@ class RecordingWebhookAdapter(AsyncWebhookAdapter):
                 (json.loads(p["value"]) for p in multipart if p["name"] == "payload_json"), None
             )
         names = [f.filename or "file" for f in files or []]
+        self.discord.keep_uploads(files)
         return self.discord.handle("webhook", route, body, names, params or {})
 
 
@@ -377,6 +378,7 @@ class FakeDiscord:
         self.application_id = application_id
         self._state_of = state_of  # the bot's ConnectionState (for permissions and events)
         self.requests: list[Request] = []
+        self.uploads: list[tuple[str, bytes]] = []  # every file sent: (name, bytes)
         self.rules: list[Rule] = []
         self.messages: dict[int, StoredMessage] = {}
         self.interactions: dict[int, InteractionState] = {}
@@ -444,7 +446,15 @@ class FakeDiscord:
         if form is not None:
             body = next((json.loads(p["value"]) for p in form if p["name"] == "payload_json"), body)
         names = [f.filename or "file" for f in files or []]
+        self.keep_uploads(files)
         return self.handle("bot", route, body, names, dict(kwargs.get("params") or {}))
+
+    def keep_uploads(self, files: Sequence[discord.File] | None) -> None:
+        """Keep the bytes of every file sent (``uploads``: (file name, bytes), in order)."""
+        for file in files or []:
+            where = file.fp.tell()
+            self.uploads.append((file.filename or "file", file.fp.read()))
+            file.fp.seek(where)
 
     # ----- dispatch ------------------------------------------------------------------
 

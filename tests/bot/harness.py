@@ -160,6 +160,7 @@ class World:
         self.everyone_role = self.guild_id
         self.bot_role = snowflake()
         self.mod_role = snowflake()
+        self.admin_role = snowflake()  # Manage Server (/settings, issue 27)
         self.people: dict[str, Person] = {}
         self.channels: dict[str, int] = {}
         self.exchanges: list[Exchange] = []
@@ -167,6 +168,7 @@ class World:
         self._command_ids: dict[str, int] = {}
         self._roles: list[dict[str, Any]] = []
         self._dm_channels: dict[int, int] = {}
+        self.open_service: Any = None  # opens the service again (``restart(service=True)``)
 
     # ----- opening -----------------------------------------------------------------------
 
@@ -180,31 +182,38 @@ class World:
         settings: Settings | None = None,
         defer_after: float | None = None,
         clock: Any = None,
+        target: str | None = None,
     ) -> World:
+        """``target``: the store (an SQLite path or a PostgreSQL URL; default a file in
+        ``tmp_path``)."""
         holder: list[World] = []
 
-        def renderer(game: Any, orientation: str) -> bytes:
+        def renderer(game: Any, orientation: str, theme: str = "classic") -> bytes:
             if holder and holder[0].render_delay:
                 time.sleep(holder[0].render_delay)
             if real_images:
                 from renderers import render_png
 
-                return bytes(render_png(game, orientation=orientation))
+                return bytes(render_png(game, orientation=orientation, theme=theme))
             return PNG
 
         seeds = itertools.count()
         settings = settings or Settings()
-        service = await GameService.open(
-            str(tmp_path / "harness.sqlite3"),
-            renderer=renderer,
-            label=service_label,
-            rng=random.Random(seed),
-            seed_factory=lambda: f"harness-seed-{seed}-{next(seeds)}",
-            max_open_challenges=settings.max_challenges,
-            challenge_hours=settings.challenge_hours,
-            shards=settings.shards,
-            clock=clock,  # a bot.service.ManualClock: days pass in a moment (issue 13)
-        )
+
+        async def open_service() -> GameService:
+            return await GameService.open(
+                target or str(tmp_path / "harness.sqlite3"),
+                renderer=renderer,
+                label=service_label,
+                rng=random.Random(seed),
+                seed_factory=lambda: f"harness-seed-{seed}-{next(seeds)}",
+                max_open_challenges=settings.max_challenges,
+                challenge_hours=settings.challenge_hours,
+                shards=settings.shards,
+                clock=clock,  # a bot.service.ManualClock: days pass in a moment (issue 13)
+            )
+
+        service = await open_service()
         bot = make_bot(service, settings)  # sharded with settings.shard_count (issue 16)
         if defer_after is not None:
             bot.defer_after = defer_after
@@ -212,6 +221,7 @@ class World:
             bot_id=snowflake(), application_id=snowflake(), state_of=lambda: bot._connection
         )
         world = cls(bot, fake, service)
+        world.open_service = open_service
         holder.append(world)
         bot.http.request = fake.bot_request  # type: ignore[method-assign]
         async_context.set(world.adapter)
@@ -237,6 +247,7 @@ class World:
             role_payload(self.everyone_role, "@everyone", EVERYONE_PERMS.value, 0),
             role_payload(self.bot_role, "Chess Garden", BOT_PERMS.value, 1),
             role_payload(self.mod_role, "Moderator", P(manage_messages=True).value, 2),
+            role_payload(self.admin_role, "Admin", P(manage_guild=True).value, 3),
         ]
         deny_threads = P(create_public_threads=True, send_messages_in_threads=True).value
         specs = [
@@ -294,9 +305,9 @@ class World:
 
     # ----- people and places -------------------------------------------------------------------
 
-    def user(self, name: str, *, moderator: bool = False) -> Person:
+    def user(self, name: str, *, moderator: bool = False, admin: bool = False) -> Person:
         if name not in self.people:
-            roles = (self.mod_role,) if moderator else ()
+            roles = ((self.mod_role,) if moderator else ()) + ((self.admin_role,) if admin else ())
             self.people[name] = Person(snowflake(), name, roles)
         return self.people[name]
 
@@ -585,9 +596,13 @@ class World:
         """Move Discord's clock on: interaction tokens older than 15 minutes stop working."""
         self.discord.clock_offset += seconds
 
-    async def restart(self) -> None:
-        """Stop the bot and start a new one on the same database and the same Discord."""
+    async def restart(self, *, service: bool = False) -> None:
+        """Stop the bot and start a new one on the same database and the same Discord;
+        ``service``: a new game service too, opened again on the same store."""
         await self.bot.close()
+        if service:
+            await self.service.close()
+            self.service = await self.open_service()
         bot = make_bot(self.service, self.bot.settings)
         bot.defer_after = self.bot.defer_after
         self.bot = bot

@@ -29,7 +29,7 @@ from bot.discord.views import DYNAMIC_ITEMS
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
     "history", "rules", "games", "verify", "roll", "abort", "extend", "relocate", "leaderboard",
-    "profile",
+    "profile", "help", "settings", "prefs",
 }  # fmt: skip
 
 
@@ -153,7 +153,8 @@ def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> Non
         for option in row["options"]:
             assert 0 < len(option["description"]) <= 100, (row["name"], option["name"])
             assert "…" not in option["description"]
-    args = parse("commands")
+    assert by_name["settings"]["default_permissions"] == ["manage_guild"]
+    args = parse("commands", "--options")
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "/play - " in text and "    notation (string, required, autocomplete)" in text

@@ -28,6 +28,9 @@ def examples() -> list[tuple[type[Any], tuple[Any, ...], dict[str, Any]]]:
     for cls in views.DYNAMIC_ITEMS:
         if cls is views.RerollButton:
             cases.append((cls, (GAME_ID, 41), {"game_id": GAME_ID, "ply": 41}))
+        elif cls is views.HelpPageButton:  # a help page, not a game (issue 27)
+            cases.append((cls, (3, "next"), {"page": 3}))
+            cases.append((cls, (1, "prev"), {"page": 1}))
         elif cls is views.FlipButton:
             cases.append((cls, (GAME_ID, "black"), {"game_id": GAME_ID, "side": "black"}))
             cases.append((cls, (GAME_ID, "w"), {"game_id": GAME_ID, "side": "white"}))

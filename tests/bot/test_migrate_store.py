@@ -229,3 +229,44 @@ async def test_the_chain_is_copied_as_it_is_and_a_changed_log_is_caught(
     assert raw(str(tmp_path / "copy.sqlite3"), f"SELECT digest FROM actions WHERE game_id = {gid} "
                f"AND seq = {seq}") == raw(source, f"SELECT digest FROM actions WHERE "
                                                f"game_id = {gid} AND seq = {seq}")  # fmt: skip
+
+
+async def test_owed_posts_settings_and_preferences_move_with_the_games(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A post not yet delivered is still owed in the copy, and the servers' settings,
+    their log and the users' preferences arrive as they were; new rows number after."""
+    from storage.outbox import NewPost
+
+    source = str(tmp_path / "owed.sqlite3")
+    repo = await open_repository(source)
+    try:
+        async with repo.write() as tx:
+            await tx.save_guild_settings(
+                77, {"threads": False}, W, [("threads", None, False), ("days", None, 3)]
+            )
+            await tx.save_user_prefs(W, {"theme": "high-contrast"})
+            await tx.owe(NewPost(channel_id=555, kind="board", guild_id=77), 1_000)
+            await tx.owe(NewPost(channel_id=556, kind="reminder", guild_id=77), 2_000)
+    finally:
+        await repo.close()
+    assert await migrate(source, pg_url, out=io.StringIO()) == 0
+    for table in ("outbox", "guild_settings", "settings_log", "user_prefs"):
+        query = f"SELECT * FROM {table} ORDER BY 1"
+        copied = [tuple(r) for r in raw(pg_url, query)]
+        assert copied == raw(source, query) and copied, table
+    copy = await open_repository(pg_url)
+    try:
+        assert await copy.guild_settings(77) == {"threads": False}
+        assert await copy.user_prefs(W) == {"theme": "high-contrast"}
+        async with copy.write() as tx:
+            owed = await tx.claim_outbox(10_000, 60_000, 10)
+            assert sorted(r.channel_id for r in owed) == [555, 556]
+            new = await tx.owe(NewPost(channel_id=557, kind="board"), 3_000)
+            await tx.save_guild_settings(77, {}, W, [("threads", False, None)])
+        assert new > max(r.id for r in owed)
+        log = await copy.settings_log(77)
+        assert [c.name for c in log] == ["threads", "days", "threads"]
+        assert log[0].id > log[1].id
+    finally:
+        await copy.close()

@@ -346,6 +346,47 @@ def test_banded_png_is_exactly_the_composed_picture(key: str) -> None:
         game.play(rng.choice(game.legal_moves()))
 
 
+@pytest.mark.parametrize("key", variants.names())
+def test_reused_bands_make_the_same_picture_as_a_fresh_render(
+    key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A played game drawn ply after ply as the bot draws it (facing the side to act, so
+    the board turns every turn), each picture from the bands earlier pictures left: the
+    same bytes as drawing it with nothing reused, and the same pixels as composing it
+    (render_image). And most bands were reused, not compressed again."""
+    import random
+
+    from renderers import board
+
+    compressed = [0]
+    compress = board.compress_scanlines
+
+    def counting(raw: bytes, packing: object) -> object:
+        compressed[0] += 1
+        return compress(raw, packing)  # type: ignore[arg-type]
+
+    board.clear_caches()
+    monkeypatch.setattr(board, "compress_scanlines", counting)
+    game = variants.new_game(key, seed=26)
+    rng = random.Random(26)
+    shots: list[tuple[variants.Game, str, bytes]] = []
+    bands = 0
+    for _ in range(24):
+        if game.result is not None:
+            break
+        game.play(rng.choice(game.legal_moves()))
+        side = game.turn
+        shots.append((game.copy(), side, render_png(game, size=SIZE, orientation=side)))
+        art = board_art(game.rules, "classic", SIZE, side == "black")
+        bands += len(art._specs(scene(game, art.lay)))
+    assert len(shots) >= 10
+    assert compressed[0] < 0.6 * bands  # the rest were the bands of earlier pictures
+    for shot, side, png in shots:
+        board.clear_caches()  # nothing reused: every band compressed afresh
+        assert render_png(shot, size=SIZE, orientation=side) == png
+        assert decode(png).tobytes() == render_image(shot, size=SIZE, orientation=side).tobytes()
+
+
 def test_warm_draws_every_tile_a_game_needs() -> None:
     from renderers.board import warm
 

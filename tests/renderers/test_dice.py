@@ -1,16 +1,19 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from renderers import dice, prebuilt
 from renderers.dice import (
     MAX_PIP_DICE,
     PER_ROW,
     draw_die,
     render_dice,
     render_dice_png,
+    to_png,
     value_badge,
 )
 from renderers.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
@@ -233,3 +236,67 @@ def test_thumbnail_numerals_read_at_discord_thumbnail_width(sides: int) -> None:
         face = small.crop((x0, gap, x0 + size, gap + size)).convert("RGBA")
         box = _ink_box(face, dark=120)
         assert box is not None and box[3] - box[1] >= 12
+
+
+# ----- the roll PNGs kept (issue 26) ------------------------------------------------
+
+
+ROLLS: list[tuple[tuple[int, ...], int | tuple[int, ...]]] = [
+    ((1, 2), 4),
+    ((2, 1), 4),  # the same faces the other way round: another picture
+    ((4, 4), 4),
+    ((3,), 4),
+    ((3,), 6),
+    ((6, 5), 6),
+    ((2, 7), (6, 8)),
+]
+
+
+@pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=["classic", "high-contrast"])
+def test_a_kept_roll_is_the_png_drawn_afresh(theme: Theme) -> None:
+    """Every roll, from memory, from the render cache on disk and drawn anew, is the
+    same PNG, byte for byte, as quantising and encoding its picture now."""
+    fresh = {roll: to_png(render_dice(*roll, theme=theme)) for roll in ROLLS}
+    assert len(set(fresh.values())) == len(ROLLS)  # every roll looks different
+    dice._kept_dice_png.cache_clear()
+    first = {roll: render_dice_png(*roll, theme=theme) for roll in ROLLS}
+    misses = dice._kept_dice_png.cache_info().misses
+    again = {roll: render_dice_png(*roll, theme=theme) for roll in ROLLS}
+    assert dice._kept_dice_png.cache_info().misses == misses  # all from memory
+    dice._kept_dice_png.cache_clear()
+    from_disk = {roll: render_dice_png(*roll, theme=theme) for roll in ROLLS}
+    assert first == again == from_disk == fresh
+
+
+def test_a_damaged_kept_roll_is_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(prebuilt.ENV, str(tmp_path))
+    prebuilt.reset()
+    dice._kept_dice_png.cache_clear()
+    want = to_png(render_dice((2, 3), 4))
+    assert render_dice_png((2, 3), 4) == want
+    (path,) = [p for p in tmp_path.glob("render-*/dice_png-*.bin")]
+    key = ((2, 3), 4, 96, CLASSIC)
+    assert prebuilt.load_bytes("dice_png", key) == want  # the file read back below
+    for damaged in (b"not a png", path.read_bytes()[:-4]):
+        if damaged == b"not a png":
+            prebuilt.save_bytes("dice_png", key, damaged)  # whole, but no PNG
+            assert prebuilt.load_bytes("dice_png", key) == damaged
+        else:
+            path.write_bytes(damaged)
+        dice._kept_dice_png.cache_clear()
+        assert render_dice_png((2, 3), 4) == want
+    prebuilt.reset()
+
+
+def test_wrong_rolls_are_refused_every_time_and_big_rolls_are_not_kept() -> None:
+    dice._kept_dice_png.cache_clear()
+    for _ in range(2):
+        with pytest.raises(ValueError, match="shows 1..4"):
+            render_dice_png((2, 5), 4)
+        with pytest.raises(ValueError, match="side counts"):
+            render_dice_png((2, 3), (4,))
+    big = tuple(range(1, 7)) * 2
+    assert render_dice_png(big, 6) == to_png(render_dice(big, 6))
+    assert dice._kept_dice_png.cache_info().currsize == 0

@@ -13,9 +13,12 @@ from renderers.png import (
     Packing,
     assemble,
     compress_band,
+    compress_scanlines,
+    filter_column,
     filtered,
     filtered_up,
     unfiltered,
+    up_differences,
 )
 
 
@@ -71,3 +74,32 @@ def test_bands_of_either_packing_make_one_valid_png(packings: tuple[Packing, ...
 def test_runs_really_uses_run_length_coding() -> None:
     assert RUNS.up and RUNS.strategy == zlib.Z_RLE
     assert not DEFLATE.up and DEFLATE.strategy == zlib.Z_DEFAULT_STRATEGY
+
+
+def test_a_band_pasted_from_pieces_differences_is_the_band_filtered() -> None:
+    """The Up differences of whole-height pieces, pasted side by side over a background's
+    differences, are the scanlines of the band pasted from the pieces and then filtered:
+    what board.py's rows of squares rely on. Checked on random pieces at random places,
+    overlapping the background's own columns and each other's neighbours."""
+    rng = random.Random(7)
+    for seed in range(20):
+        width, height = 53, 11
+        back = Image.frombytes("L", (width, height), _pixels(width, height, 100 + seed))
+        drawn = back.copy()
+        lines = filter_column(width, height, up_differences(back))
+        for _ in range(rng.randrange(1, 5)):
+            w = rng.randrange(1, 12)
+            piece = Image.frombytes("L", (w, height), _pixels(w, height, rng.randrange(10**6)))
+            x = rng.randrange(0, width - w + 1)
+            drawn.paste(piece, (x, 0))
+            lines.paste(up_differences(piece), (x + 1, 0))
+        want = filtered_up(drawn.tobytes(), width)
+        assert lines.tobytes() == want
+        assert compress_scanlines(want, RUNS) == compress_band(drawn.tobytes(), width, RUNS)
+
+
+def test_up_differences_reads_palette_indices_not_colours() -> None:
+    pal = Image.new("P", (3, 2))
+    pal.putpalette([255, 255, 255, 0, 0, 0] + [0] * 762)
+    pal.putdata([1, 0, 1, 0, 1, 1])
+    assert up_differences(pal).tobytes() == bytes([1, 0, 1, 255, 1, 0])

@@ -29,6 +29,7 @@ def forget_drawings() -> None:
     sprites.clear_cache()
     for fn in (panels.crisp_icon, panels.plain_icon, panels.crisp_die, dice._die, dice._badge):
         fn.cache_clear()
+    dice._kept_dice_png.cache_clear()
     prebuilt.reset()
 
 
@@ -223,7 +224,7 @@ def test_a_fresh_process_with_the_cache_draws_no_sprite_or_board(cache: Path) ->
             setattr(mod, name, wrapped)
         counting(sprites, "_compose", "compose")
         counting(emptyboard, "empty_board", "empty board")
-        counting(board, "compress_band", "compress")
+        counting(board, "compress_scanlines", "compress")
         counting(dice, "_centred_text", "die")
         for key in variants.names():
             game = variants.new_game(key, seed=0)

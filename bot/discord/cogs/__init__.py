@@ -1,5 +1,5 @@
 """The bot's cogs: games (play and act), info (rules, history, games, verify), dice (/roll),
-standings (leaderboard, profile).
+standings (leaderboard, profile), help (/help), settings (/settings, /prefs).
 
 Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads it with
 ``load_extension``.
@@ -12,4 +12,6 @@ EXTENSIONS = (
     "bot.discord.cogs.info",
     "bot.discord.cogs.dice",
     "bot.discord.cogs.standings",
+    "bot.discord.cogs.help",
+    "bot.discord.cogs.settings",
 )

@@ -89,9 +89,9 @@ class GameCog(commands.Cog, name="Games"):
         colour="The side you play (default: random, drawn when the challenge is accepted)",
         thread="Play in a new thread (made anyway when this channel already has a game)",
         options="Variant options, e.g. free_play or name=value, separated by commas",
-        days="Time per move (default 3 days), or no time limit; a late player loses on time",
+        days="Time per move (default: the server's, 3 days), or none; a late player loses",
         computer="Play the computer instead, at this level (unrated, no time limit)",
-        rated="Whether the game counts for ratings (default: rated); see /leaderboard",
+        rated="Whether the game counts for ratings (default: the server's, rated)",
     )
     @app_commands.choices(variant=variant_choices(), colour=COLOUR_CHOICES)
     @app_commands.choices(days=DAYS_CHOICES, computer=COMPUTER_CHOICES)
@@ -104,13 +104,19 @@ class GameCog(commands.Cog, name="Games"):
         colour: str = "random",
         thread: bool = False,
         options: app_commands.Range[str, 1, MAX_OPTIONS_TEXT] | None = None,
-        days: int = DEFAULT_DAYS,
+        days: int | None = None,
         computer: int | None = None,
-        rated: bool = True,
+        rated: bool | None = None,
     ) -> None:
         # everything that needs no request is checked first, and refused privately
         if await answers.refuse_outside_server(interaction):
             return
+        if days is None or rated is None:  # the server's defaults (/settings, issue 27)
+            here = await answers.service_of(interaction).server_settings.of_guild(
+                interaction.guild_id
+            )
+            days = here.days if days is None else days
+            rated = here.rated if rated is None else rated
         try:
             parsed = adapter.parse_options(options)
             rules = variants.rules(variant)
@@ -199,10 +205,15 @@ class GameCog(commands.Cog, name="Games"):
     # ----- other player commands ---------------------------------------------------
 
     @app_commands.command(name="board", description="Show this channel's game board")
-    @app_commands.describe(flip="Show it from the other side (you see your own side by default)")
+    @app_commands.describe(
+        flip="Show it from the other side (you see your own side by default)",
+        private="Show it only to you, in your /prefs theme and orientation",
+    )
     @app_commands.guild_only()
-    async def board(self, interaction: Interaction, flip: bool = False) -> None:
-        await flows.show_board(interaction, flip=flip)
+    async def board(
+        self, interaction: Interaction, flip: bool = False, private: bool = False
+    ) -> None:
+        await flows.show_board(interaction, flip=flip, ephemeral=private)
 
     @app_commands.command(name="resign", description="Resign your game in this channel")
     @app_commands.guild_only()

@@ -1,0 +1,243 @@
+"""/settings for a server's moderators and /prefs for everyone (issue 27).
+
+``/settings`` needs Manage Server (checked here: ``default_permissions`` only hides the
+command); without options it shows the settings in force and the latest changes. Each
+change is stored and logged by the service (``bot.service.settings``). The settings take
+effect where the bot reads them: /play's defaults and the channels where games may start,
+threads, the thread and challenge limits (``bot.discord.challenges``).
+
+``/prefs`` sets a user's board theme and orientation, for the boards only they see and
+the boards of the games they start.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord import adapter, answers
+from bot.discord.adapter import Post
+from bot.discord.cogs.game import DAYS_CHOICES
+from bot.service import GuildSettings, ServiceError, UserPrefs
+from bot.service.settings import MAX_CHALLENGES_LIMIT, MAX_THREADS_LIMIT
+from storage import SettingChange
+
+if TYPE_CHECKING:
+    from bot.discord.app import ChessGardenBot
+
+Interaction = discord.Interaction[Any]
+Choice = app_commands.Choice
+GameChannel = discord.TextChannel | discord.ForumChannel
+RECENT_CHANGES = 5
+
+# The service's names, in words.
+LABELS = {
+    "days": "Days per move (default)",
+    "threads": "Game threads",
+    "rated": "Rated (default)",
+    "channels": "Channels where games may start",
+    "tournament_role": "Role that may run tournaments",
+    "max_challenges": "Open challenges per user",
+    "threads_per_hour": "New game threads per channel per hour",
+    "web_list": "Live games listed on the web",
+}
+RESET_CHOICES = [Choice(name=label, value=name) for name, label in LABELS.items()]
+THEME_CHOICES = [
+    Choice(name="classic", value="classic"),
+    Choice(name="high-contrast", value="high-contrast"),
+]
+ORIENTATION_CHOICES = [
+    Choice(name="White at the bottom", value="white"),
+    Choice(name="the side to act at the bottom", value="mover"),
+]
+NOT_MODERATOR = "Only members with Manage Server can see or change this server's settings."
+
+
+def is_server_moderator(interaction: Interaction) -> bool:
+    """Manage Server (Manage Guild): the right to change how the bot works here."""
+    return bool(interaction.permissions.manage_guild)
+
+
+def value_words(name: str, value: Any, defaults: GuildSettings | None = None) -> str:
+    """A setting's value in words (``None``: the default, from ``defaults``)."""
+    if value is None:
+        if defaults is None or getattr(defaults, name) is None:
+            return "not set" if name == "tournament_role" else "the default"
+        return f"{value_words(name, getattr(defaults, name))} (default)"
+    if name == "days":
+        return "no time limit" if value == 0 else f"{value} day{'s' if value != 1 else ''}"
+    if name in ("threads", "rated", "web_list"):
+        return "on" if value else "off"
+    if name == "channels":
+        return ", ".join(f"<#{c}>" for c in value) if value else "anywhere"
+    if name == "tournament_role":
+        return f"<@&{value}>"
+    return str(value)
+
+
+def settings_embed(
+    settings: GuildSettings,
+    changes: tuple[tuple[str, Any, Any], ...],
+    log: list[SettingChange],
+    defaults: GuildSettings,
+) -> discord.Embed:
+    """The settings in force, what was just changed, and the latest changes."""
+
+    def change(name: str, old: Any, new: Any) -> str:
+        return f"{value_words(name, old, defaults)} → {value_words(name, new, defaults)}"
+
+    said = "\n".join(f"{LABELS[name]}: {change(name, old, new)}" for name, old, new in changes)
+    embed = discord.Embed(
+        title="This server's settings",
+        description=said or "Change them with the options of /settings.",
+        colour=adapter.COLOUR_CHALLENGE,
+    )
+    for name, label in LABELS.items():
+        value = getattr(settings, name)
+        if name == "tournament_role" and value is None:
+            words = "not set"
+        else:
+            words = value_words(name, value)
+        default = "" if name in settings.chosen else " (default)"
+        embed.add_field(name=label, value=adapter.clip(words + default, 1024), inline=True)
+    if log:
+        lines = [
+            f"{entry.created_at[:16].replace('T', ' ')} · <@{entry.actor_id}> · "
+            f"{LABELS.get(entry.name, entry.name)}: {change(entry.name, entry.old, entry.new)}"
+            for entry in log
+        ]
+        embed.add_field(
+            name="Latest changes", value=adapter.clip("\n".join(lines), 1024), inline=False
+        )
+    return adapter.fit(embed)
+
+
+def prefs_embed(prefs: UserPrefs, changed: bool) -> discord.Embed:
+    theme = prefs.theme or "classic"
+    side = {"white": "White at the bottom", "mover": "the side to act at the bottom"}.get(
+        prefs.orientation or "", "your own side at the bottom (the default)"
+    )
+    lead = "Saved." if changed else "Your board preferences:"
+    return discord.Embed(
+        description=f"{lead}\nTheme: {theme}.\nBoards shown only to you: {side}.\n"
+        "The boards of the games you start are drawn in your theme.",
+        colour=adapter.COLOUR_CHALLENGE,
+    )
+
+
+class SettingsCog(commands.Cog, name="Settings"):
+    """Per-server settings and per-user preferences."""
+
+    def __init__(self, bot: ChessGardenBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(
+        name="settings", description="Moderators: this server's game settings (show or change)"
+    )
+    @app_commands.describe(
+        days="Days per move of a challenge that does not choose (or no time limit)",
+        threads="Whether games may get threads of their own",
+        rated="Whether challenges are rated unless they say otherwise",
+        allow_channel="Add a channel where games may start (none listed: anywhere)",
+        disallow_channel="Remove a channel from those where games may start",
+        tournament_role="The role that may run tournaments",
+        challenges_per_user="Open challenges one user may have at once",
+        threads_per_hour="New game threads per channel in any hour",
+        web_list="List this server's live games on its web page (off: reachable by link only)",
+        reset="Return one setting to the bot's default",
+    )
+    @app_commands.choices(days=DAYS_CHOICES)
+    @app_commands.choices(reset=RESET_CHOICES)
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    async def settings(
+        self,
+        interaction: Interaction,
+        days: int | None = None,
+        threads: bool | None = None,
+        rated: bool | None = None,
+        allow_channel: GameChannel | None = None,
+        disallow_channel: GameChannel | None = None,
+        tournament_role: discord.Role | None = None,
+        challenges_per_user: app_commands.Range[int, 1, MAX_CHALLENGES_LIMIT] | None = None,
+        threads_per_hour: app_commands.Range[int, 1, MAX_THREADS_LIMIT] | None = None,
+        web_list: bool | None = None,
+        reset: str | None = None,
+    ) -> None:
+        if await answers.refuse_outside_server(interaction):
+            return
+        if not is_server_moderator(interaction):
+            await answers.refuse(interaction, NOT_MODERATOR)
+            return
+        guild_id = interaction.guild_id
+        assert guild_id is not None
+        values = {
+            name: value
+            for name, value in (
+                ("days", days),
+                ("threads", threads),
+                ("rated", rated),
+                ("tournament_role", tournament_role.id if tournament_role else None),
+                ("max_challenges", challenges_per_user),
+                ("threads_per_hour", threads_per_hour),
+                ("web_list", web_list),
+            )
+            if value is not None
+        }
+        store = answers.service_of(interaction).server_settings
+
+        async def work() -> Post:
+            changes: tuple[tuple[str, Any, Any], ...] = ()
+            try:
+                if values or reset or allow_channel or disallow_channel:
+                    changed = await store.change(
+                        guild_id=guild_id,
+                        actor_id=interaction.user.id,
+                        values=values,
+                        reset=(reset,) if reset else (),
+                        add_channels=(allow_channel.id,) if allow_channel else (),
+                        remove_channels=(disallow_channel.id,) if disallow_channel else (),
+                    )
+                    changes = changed.changes
+                current = await store.of_guild(guild_id)
+                log = await store.log(guild_id, RECENT_CHANGES)
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            defaults = await store.of_guild(None)
+            return Post(embed=settings_embed(current, changes, log, defaults), ephemeral=True)
+
+        await answers.answer(interaction, work())
+
+    @app_commands.command(
+        name="prefs", description="Your board theme and orientation (show or change)"
+    )
+    @app_commands.describe(
+        theme="classic, or high-contrast (easier to tell the squares and pieces apart)",
+        orientation="Which side is at the bottom of the boards shown only to you",
+    )
+    @app_commands.choices(theme=THEME_CHOICES, orientation=ORIENTATION_CHOICES)
+    async def prefs(
+        self, interaction: Interaction, theme: str | None = None, orientation: str | None = None
+    ) -> None:
+        store = answers.service_of(interaction).server_settings
+
+        async def work() -> Post:
+            try:
+                if theme or orientation:
+                    prefs = await store.set_prefs(
+                        user_id=interaction.user.id, theme=theme, orientation=orientation
+                    )
+                else:
+                    prefs = await store.prefs(interaction.user.id)
+            except ServiceError as error:
+                return await answers.refusal(interaction, error)
+            return Post(embed=prefs_embed(prefs, bool(theme or orientation)), ephemeral=True)
+
+        await answers.answer(interaction, work())
+
+
+async def setup(bot: ChessGardenBot) -> None:
+    await bot.add_cog(SettingsCog(bot))

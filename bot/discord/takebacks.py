@@ -1,0 +1,124 @@
+"""Takebacks on Discord (issue 27): the board's Takeback button asks, and a public message
+with Accept/Decline buttons pings the opponent; accepting posts the board as it was
+before the moves taken back (``GameService.accept_takeback``). Against the computer the
+answer comes at once: the new board at levels 1 and 2, a private refusal at level 3.
+
+The service decides everything (who may ask, whether a die has been rolled since); this
+module only turns its outcomes into posts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.discord import adapter, flows, views
+from bot.discord.adapter import Post
+from bot.discord.answers import (
+    Interaction,
+    Sent,
+    refusal,
+    refuse_outside_server,
+    request_id,
+    seen,
+    service_of,
+)
+from bot.service import Outcome, ServiceError
+
+
+def request_post(outcome: Outcome, asker_id: int) -> Post:
+    """The public request: the opponent is pinged, with Accept and Decline buttons."""
+    view = outcome.game
+    opponent = view.black_id if view.white_id == asker_id else view.white_id
+    embed = discord.Embed(
+        title=f"{view.variant_title} · game {view.id}: takeback?",
+        description="\n".join(outcome.messages),
+        colour=adapter.COLOUR_CHALLENGE,
+    )
+    content = f"{adapter.mention(opponent)}, {adapter.mention(asker_id)} asks for a takeback."
+    return Post(
+        embed=embed,
+        content=content,
+        ping=(opponent,) if opponent is not None else (),
+        view=views.takeback_view(view.id),
+        note="Your takeback request is posted below.",
+        failure=f"Your takeback request in game {view.id} is recorded, but I could not post it.",
+    )
+
+
+async def ask(interaction: Interaction, game_id: int, **_: Any) -> None:
+    """The Takeback button: ask the opponent (or the computer, which answers at once)."""
+    if await refuse_outside_server(interaction):
+        return
+    service = service_of(interaction)
+
+    async def work() -> Post:
+        try:
+            outcome = await service.request_takeback(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                render=True,
+                **seen(interaction, from_button=True),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        if outcome.image is None:  # a person answers later
+            return request_post(outcome, interaction.user.id)
+        return flows.board_post(interaction, outcome)  # the computer agreed: the new board
+
+    await flows.publish(interaction, work())
+
+
+async def accept(interaction: Interaction, game_id: int, **_: Any) -> None:
+    """Accept takeback: the moves are taken back and the board posted anew."""
+    if await refuse_outside_server(interaction):
+        return
+    service = service_of(interaction)
+
+    async def work() -> Post:
+        try:
+            outcome = await service.accept_takeback(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                request_id=request_id(interaction),
+                render=True,
+                **seen(interaction, from_button=True),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        interaction.extras["game_id"] = outcome.game.id
+        return flows.board_post(interaction, outcome)
+
+    _post, sent = await flows.publish(interaction, work())
+    if sent is not None and interaction.message is not None:  # the request is answered
+        request = Sent(interaction.message.channel.id, interaction.message.id)
+        answered = discord.Embed(
+            description=f"Takeback accepted by {adapter.mention(interaction.user.id)}; "
+            "the board is below.",
+            colour=adapter.COLOUR_CLOSED,
+        )
+        await flows.retire(interaction, request, embed=answered)
+
+
+async def decline(interaction: Interaction, game_id: int, **_: Any) -> None:
+    """Decline takeback (or the asker's withdrawal): the request turns into the notice."""
+    if await refuse_outside_server(interaction):
+        return
+    service = service_of(interaction)
+
+    async def work() -> Post:
+        try:
+            outcome = await service.decline_takeback(
+                user_id=interaction.user.id,
+                game_id=game_id,
+                **seen(interaction, from_button=True),
+            )
+        except ServiceError as error:
+            return await refusal(interaction, error)
+        # an empty view: the buttons come off the request
+        return Post(embed=adapter.closed_embed(outcome), view=views.GardenView(), replace=True)
+
+    await flows.publish(interaction, work())

@@ -1,0 +1,202 @@
+"""Live pages: server-sent events, fanned out per game (issue 28).
+
+The service tells the hub of each committed change (``add_row_listener``). The hub reads
+the game once (``GameStates``), turns it into one event, and every open page of that
+game is woken to send the same bytes: the work per move does not grow with the watchers,
+only the writes do. A watcher that falls behind skips to the newest event (each event
+holds the whole move list). Connections are bounded per game, per address and in total.
+
+A web server in another process than the one that moves (``chessgarden web`` beside a
+console game) sees no commits: ``poll_s`` then makes the hub look at the watched games'
+state every few seconds (one read per watched game, never one per watcher).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.service import ServiceError
+
+log = logging.getLogger(__name__)
+
+KEEP_ALIVE_S = 25.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    per_game: int = 1024  # open live pages of one game
+    per_address: int = 64  # open live pages from one address
+    total: int = 8192  # open live pages in all
+
+
+class Busy(Exception):
+    """Too many live pages already; one line saying which bound."""
+
+
+class Channel:
+    """The newest event of one game, and one shared wake-up for its watchers: a publish
+    costs one future, however many pages wait on it."""
+
+    def __init__(self) -> None:
+        self.watchers = 0
+        self.version = 0
+        self.full = b""  # the whole state: a watcher's first event, or after it skipped one
+        self.delta = b""  # only what changed since the version before
+        self.mark = ""  # the state version the payload shows
+        self._next: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def publish(self, full: bytes, delta: bytes, mark: str) -> None:
+        if mark == self.mark:
+            return
+        self.mark = mark
+        self.full, self.delta = full, delta
+        self.version += 1
+        self.poke()
+
+    def poke(self) -> None:
+        """Wake every watcher (a publish, or a keep-alive with nothing new)."""
+        woken, self._next = self._next, asyncio.get_running_loop().create_future()
+        woken.set_result(None)
+
+    def payload_after(self, seen: int) -> bytes:
+        """What a watcher that has seen version ``seen`` needs now."""
+        return self.delta if seen and seen == self.version - 1 else self.full
+
+    async def wait(self) -> None:
+        await asyncio.shield(self._next)
+
+
+class Hub:
+    """The games being watched and their channels."""
+
+    def __init__(
+        self,
+        build: Callable[[int], Any],
+        limits: Limits | None = None,
+        *,
+        poll_s: float | None = None,
+    ) -> None:
+        # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event
+        self._build = build
+        self.limits = limits or Limits()
+        self.channels: dict[int, Channel] = {}
+        self.total = 0
+        self._addresses: dict[str, int] = {}
+        self._refreshing: dict[int, asyncio.Task[None]] = {}
+        self._again: set[int] = set()
+        self._poll_s = poll_s
+        self._poller: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self.keep_alive_s = KEEP_ALIVE_S
+        self.commits_seen = 0
+        self.closed = False
+
+    # ----- the service's hook ---------------------------------------------------
+
+    def row_committed(self, row: Any) -> None:
+        """``GameService.add_row_listener``'s listener: runs inside the service's command,
+        after its commit, so it only notes the game and returns (it never raises)."""
+        try:
+            game_id = int(row.id)
+            if game_id in self.channels and not self.closed:
+                self.commits_seen += 1
+                self.refresh(game_id)
+        except Exception:  # a listener must never break the command that called it
+            log.exception("the web hub could not take a commit")
+
+    def refresh(self, game_id: int) -> None:
+        """Read the game again and publish the event, once at a time per game (a commit
+        during a read reads again after it)."""
+        if game_id in self._refreshing:
+            self._again.add(game_id)
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(game_id))
+        self._refreshing[game_id] = task
+
+    async def _refresh(self, game_id: int) -> None:
+        try:
+            while True:
+                self._again.discard(game_id)
+                channel = self.channels.get(game_id)
+                if channel is None:
+                    return
+                try:
+                    full, delta, mark = await self._build(game_id)
+                except ServiceError as error:
+                    log.warning("game %s: no live event (%s)", game_id, error)
+                    return
+                channel.publish(full, delta, mark)
+                if game_id not in self._again:
+                    return
+        except Exception:
+            log.exception("game %s: the live event failed", game_id)
+        finally:
+            self._refreshing.pop(game_id, None)
+
+    # ----- watchers -------------------------------------------------------------
+
+    def join(self, game_id: int, address: str) -> Channel:
+        """A new live page of ``game_id``; ``Busy`` past a bound."""
+        limits = self.limits
+        if self.total >= limits.total:
+            raise Busy("this server has too many live pages open; try again later")
+        if self._addresses.get(address, 0) >= limits.per_address:
+            raise Busy("too many live pages are open from your address")
+        channel = self.channels.get(game_id)
+        if channel is not None and channel.watchers >= limits.per_game:
+            raise Busy("this game has too many live pages open; reload it later")
+        if channel is None:
+            channel = self.channels[game_id] = Channel()
+        channel.watchers += 1
+        self.total += 1
+        self._addresses[address] = self._addresses.get(address, 0) + 1
+        return channel
+
+    def leave(self, game_id: int, address: str, channel: Channel) -> None:
+        channel.watchers -= 1
+        self.total -= 1
+        left = self._addresses.get(address, 1) - 1
+        if left > 0:
+            self._addresses[address] = left
+        else:
+            self._addresses.pop(address, None)
+        if channel.watchers <= 0 and self.channels.get(game_id) is channel:
+            del self.channels[game_id]
+
+    # ----- another process's moves ------------------------------------------------
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._keeper is None:
+            self._keeper = loop.create_task(self._keep_alive())
+        if self._poll_s is not None and self._poller is None:
+            self._poller = loop.create_task(self._poll())
+
+    async def stop(self) -> None:
+        self.closed = True
+        tasks = list(self._refreshing.values())
+        for task in (self._poller, self._keeper):
+            if task is not None:
+                tasks.append(task)
+        self._poller = self._keeper = None
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _keep_alive(self) -> None:
+        """Every open page gets a comment now and then, so that proxies keep it open."""
+        while True:
+            await asyncio.sleep(self.keep_alive_s)
+            for channel in list(self.channels.values()):
+                channel.poke()
+
+    async def _poll(self) -> None:
+        assert self._poll_s is not None
+        while True:
+            await asyncio.sleep(self._poll_s)
+            for game_id in list(self.channels):
+                self.refresh(game_id)

@@ -1,0 +1,241 @@
+"""What a game page shows, read through ``GameService``'s public calls and kept per
+stored state of the game: one reading serves every page, image and live event until the
+game changes (its chain head or status moves on)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.links import Links
+from bot.service import (
+    COMPUTER_ID,
+    GameService,
+    GameView,
+    ServiceError,
+    VerifyReport,
+    is_person,
+    render_board,
+)
+from bot.web.timeline import Builder, Step, Timeline, extend_timeline, game_at
+
+log = logging.getLogger(__name__)
+
+KEPT_STATES = 512  # game states kept in memory
+KEPT_IMAGES = 2048  # board images kept in memory (about 20 KB each)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GameState:
+    """One stored state of a game, as its page shows it."""
+
+    view: GameView
+    record: str
+    timeline: Timeline | None  # None: a challenge, or a record that would not replay
+    white: str
+    black: str
+    result_line: str
+    clock_line: str
+    verdict: Verdict | None  # the server's own check, once the game is over
+    version: str  # changes whenever anything shown changes
+
+    @property
+    def status_line(self) -> str:
+        if self.view.status == "challenge":
+            return "A challenge: the game has not started yet."
+        if self.view.is_over:
+            return self.result_line
+        if self.timeline is None:
+            return ""
+        return self.timeline.steps[-1].headline
+
+
+def _name(view: GameView, user_id: int | None, side: str, stored: dict[int, str]) -> str:
+    if user_id is None:
+        return "nobody yet"
+    if user_id == COMPUTER_ID:
+        level = f" (level {view.computer_level})" if view.computer_level else ""
+        return f"the computer{level}"
+    if not is_person(user_id):
+        return side.capitalize()
+    return stored.get(user_id) or f"player {user_id}"
+
+
+def result_line(view: GameView) -> str:
+    reason = f" ({view.result_reason})" if view.result_reason else ""
+    if view.status == "aborted":
+        return f"Aborted{reason}."
+    if view.status in ("declined", "cancelled"):
+        return f"The challenge was {view.status}."
+    if view.status != "finished":
+        return ""
+    if view.winner is None:
+        return f"Drawn{reason}, {view.result or '1/2-1/2'}."
+    return f"{view.winner.capitalize()} won{reason}, {view.result}."
+
+
+def clock_line(view: GameView, now: datetime | None = None) -> str:
+    if view.time_days is None:
+        return "No time limit."
+    per = f"{view.time_days} day{'s' if view.time_days != 1 else ''} per move"
+    if view.deadline is None or view.is_over or view.turn is None:
+        return per + "."
+    when = view.deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{per}; {view.turn} must act by {when}."
+
+
+def event_payload(state: GameState, links: Links, first: int | None = None) -> str:
+    """The live update a page receives (server-sent events): the whole move list, or
+    with ``first`` only the steps from there on (the page keeps the ones before)."""
+    data = page_data(state, links)
+    if first is not None:
+        data["first"] = first
+        data["steps"] = data["steps"][first:]
+    return json.dumps(data, separators=(",", ":"))
+
+
+def step_image(links: Links, game_id: int, step: Step) -> str:
+    return f"{links.game_path(game_id)}/board/{step.index}.png?v={step.digest}"
+
+
+def page_data(state: GameState, links: Links) -> dict[str, Any]:
+    view = state.view
+    steps = state.timeline.steps if state.timeline else ()
+    return {
+        "v": state.version,
+        "last": len(steps) - 1,
+        "over": view.is_over,
+        "status": state.status_line,
+        "clock": state.clock_line,
+        "steps": [
+            {
+                "i": s.index,
+                "side": s.side,
+                "dice": list(s.dice) if s.dice else None,
+                "text": s.text,
+                "head": s.headline,
+                "img": step_image(links, view.id, s),
+            }
+            for s in steps
+        ],
+    }
+
+
+class GameStates:
+    """Reads games through the service and keeps what it read; draws board images in a
+    worker thread and keeps them too."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self._states: OrderedDict[int, GameState] = OrderedDict()
+        self._images: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
+        self._loading: dict[int, asyncio.Future[GameState]] = {}
+        self._names: dict[int, str] = {}
+        self._builders: OrderedDict[int, Builder] = OrderedDict()
+
+    async def state(self, game_id: int) -> GameState:
+        """The game as stored now. Raises ``ServiceError`` (``NotFound``) as the service
+        does. Calls at the same moment share one reading."""
+        running = self._loading.get(game_id)
+        if running is None:
+            running = asyncio.ensure_future(self._read(game_id))
+            self._loading[game_id] = running
+            running.add_done_callback(lambda _: self._loading.pop(game_id, None))
+        return await asyncio.shield(running)
+
+    async def _read(self, game_id: int) -> GameState:
+        view = await self.service.view(game_id=game_id)
+        kept = self._states.get(game_id)
+        if kept is not None and (kept.view.chain_head, kept.view.status, kept.view.deadline) == (
+            view.chain_head,
+            view.status,
+            view.deadline,
+        ):
+            self._states.move_to_end(game_id)
+            return kept
+        history = await self.service.history(game_id=game_id)
+        view = history.game
+        timeline = None
+        if history.record:
+            kept_builder = self._builders.pop(game_id, None)  # used by this reading alone
+            try:
+                timeline, builder = await asyncio.to_thread(
+                    extend_timeline, kept_builder, history.record
+                )
+                self._builders[game_id] = builder
+                while len(self._builders) > KEPT_STATES:
+                    self._builders.popitem(last=False)
+            except ValueError:
+                log.warning("game %s: its record does not replay for the web page", game_id)
+        verdict = None
+        if view.is_over and view.seed is not None:
+            verdict = await self._verdict(game_id)
+        names = await self._player_names(view)
+        state = GameState(
+            view=view,
+            record=history.record,
+            timeline=timeline,
+            white=_name(view, view.white_id, "white", names),
+            black=_name(view, view.black_id, "black", names),
+            result_line=result_line(view),
+            clock_line=clock_line(view),
+            verdict=verdict,
+            version=f"{view.chain_head or ''}:{view.status}:{len(history.entries)}",
+        )
+        self._states[game_id] = state
+        self._states.move_to_end(game_id)
+        while len(self._states) > KEPT_STATES:
+            self._states.popitem(last=False)
+        return state
+
+    async def _verdict(self, game_id: int) -> Verdict:
+        try:
+            report: VerifyReport = await self.service.verify(game_id=game_id)
+        except ServiceError as error:
+            return Verdict(False, (str(error),))
+        if report.ok:
+            return Verdict(True, report.messages)
+        return Verdict(False, report.problems or report.messages)
+
+    async def _player_names(self, view: GameView) -> dict[int, str]:
+        """The names the service stores for the players (``profile``), when it has one."""
+        for user_id in (view.white_id, view.black_id):
+            if user_id is None or not is_person(user_id) or user_id in self._names:
+                continue
+            try:
+                name = (await self.service.profile(user_id=user_id)).name
+            except ServiceError:
+                name = None
+            if name:
+                self._names[user_id] = name
+        return self._names
+
+    async def image(self, state: GameState, index: int) -> bytes:
+        """The board after step ``index`` (PNG), drawn once per version of that step."""
+        assert state.timeline is not None
+        step = state.timeline.steps[index]
+        key = (state.view.id, index, step.digest)
+        kept = self._images.get(key)
+        if kept is not None:
+            self._images.move_to_end(key)
+            return kept
+        png = await asyncio.to_thread(_draw, state.record, index)
+        self._images[key] = png
+        while len(self._images) > KEPT_IMAGES:
+            self._images.popitem(last=False)
+        return png
+
+
+def _draw(record: str, index: int) -> bytes:
+    return render_board(game_at(record, index), "white")
