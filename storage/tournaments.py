@@ -339,7 +339,14 @@ def log_from_row(row: Any) -> TournamentLogRow:
 
 
 # Columns a caller may change with ``update_tournament`` / ``update_player``.
-TOURNAMENT_CHANGES = ("status", "rounds", "current_round", "winner_id", "settings")
+TOURNAMENT_CHANGES = (
+    "status",
+    "rounds",
+    "current_round",
+    "winner_id",
+    "settings",
+    "starts_ms",
+)
 PLAYER_CHANGES = ("status", "rating", "seed_no", "out_from", "timeouts", "name")
 
 
