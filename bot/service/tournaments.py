@@ -303,7 +303,8 @@ class Tournaments(TournamentLife):
                 row.id,
                 "create",
                 actor_id=user_id,
-                detail=f"{variant} {format}, {rounds} rounds, {days} days per move, "
+                detail=f"{variant} {format}, {rounds} rounds, {days} day{'s' if days != 1 else ''} "
+                "per move, "
                 f"{'rated' if rated else 'unrated'}, starts {iso(when)}",
             )
         self.core._announce_due(row.starts_ms)  # the scheduler wakes for the start

@@ -5,6 +5,7 @@ bye, the final post with the winner, and ``check`` agreeing with every stored ro
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 from datetime import UTC, datetime, timedelta
@@ -146,7 +147,20 @@ async def test_registration_refuses_bad_input_and_changes_nothing(store_target: 
         await svc.close()
 
 
-async def test_a_whole_swiss_runs_by_itself(store_target: str) -> None:
+async def cli(
+    capsys: pytest.CaptureFixture[str], action: str, tid: int, target: str
+) -> tuple[int, str]:
+    """``chessgarden tournament ACTION ID --db TARGET`` (in a thread: it runs its own loop)."""
+    from bot import cli as entry
+
+    capsys.readouterr()
+    code = await asyncio.to_thread(entry.main, ["tournament", action, str(tid), "--db", target])
+    return code, capsys.readouterr().out
+
+
+async def test_a_whole_swiss_runs_by_itself(
+    store_target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     clock = ManualClock(START)
     svc = await open_service(store_target, clock)
     scheduler = Scheduler(svc)
@@ -247,6 +261,11 @@ async def test_a_whole_swiss_runs_by_itself(store_target: str) -> None:
             "finish",
         ]
         assert await svc.tournaments.check(tournament_id=tid) == []
+        code, shown = await cli(capsys, "show", tid, store_target)
+        assert code == 0 and "Final standings:" in shown and "Round 3 (done" in shown
+        assert f"won by {final.winner.player.name}" in shown and "bye: " in shown
+        code, said = await cli(capsys, "check", tid, store_target)
+        assert code == 0 and "all 3 stored round(s) follow" in said
         # A tampered result is noticed: the pairing after it no longer follows.
         raw(
             store_target,
@@ -256,14 +275,14 @@ async def test_a_whole_swiss_runs_by_itself(store_target: str) -> None:
         )
         problems = await svc.tournaments.check(tournament_id=tid)
         assert any("round 1, board 1: the result stored is 0-1" in p for p in problems)
+        code, said = await cli(capsys, "check", tid, store_target)
+        assert code == 1 and "the result stored is 0-1" in said
     finally:
         await svc.close()
 
 
 async def test_two_services_pair_a_round_once(store_target: str) -> None:
     """Two processes' schedulers (two services on one store) due at the same moment."""
-    import asyncio
-
     clock = ManualClock(START)
     one = await open_service(store_target, clock, "a")
     two = await open_service(store_target, clock, "b")
