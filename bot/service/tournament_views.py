@@ -132,7 +132,9 @@ class TournamentViews:
 
     # ----- looking ---------------------------------------------------------------------
 
-    async def info(self, *, guild_id: int, tournament_id: int | None = None) -> TournamentInfo:
+    async def info(
+        self, *, guild_id: int | None, tournament_id: int | None = None
+    ) -> TournamentInfo:
         row = await self.find(guild_id, tournament_id, live=False)
         players = await self.core.repo.tournament_players(row.id)
         rounds = await self.core.repo.tournament_rounds(row.id)
@@ -168,13 +170,13 @@ class TournamentViews:
         return TournamentInfo(row, tuple(players), tuple(rounds), tuple(lines))
 
     async def log(
-        self, *, guild_id: int, tournament_id: int | None = None
+        self, *, guild_id: int | None, tournament_id: int | None = None
     ) -> list[TournamentLogRow]:
         row = await self.find(guild_id, tournament_id, live=False)
         return await self.core.repo.tournament_log(row.id)
 
     async def pairings(
-        self, *, guild_id: int, tournament_id: int | None = None, round_no: int | None = None
+        self, *, guild_id: int | None, tournament_id: int | None = None, round_no: int | None = None
     ) -> RoundPairings:
         row = await self.find(guild_id, tournament_id, live=False)
         return await self.round_pairings(row, round_no)

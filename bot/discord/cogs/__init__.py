@@ -1,5 +1,6 @@
 """The bot's cogs: games (play and act), info (rules, history, games, verify), dice (/roll),
-standings (leaderboard, profile), help (/help), settings (/settings, /prefs).
+standings (leaderboard, profile), help (/help), settings (/settings, /prefs), tournament
+(/tournament, issue 30).
 
 Each module has ``async def setup(bot)`` so ``ChessGardenBot.setup_hook`` loads it with
 ``load_extension``.
@@ -14,4 +15,5 @@ EXTENSIONS = (
     "bot.discord.cogs.standings",
     "bot.discord.cogs.help",
     "bot.discord.cogs.settings",
+    "bot.discord.cogs.tournament",
 )
