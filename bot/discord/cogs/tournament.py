@@ -1,6 +1,6 @@
 """/tournament (issue 30): Swiss and round-robin tournaments on a server.
 
-- ``create variant format rounds days rated starts [name]``, ``start``, ``remove``,
+- ``create variant format rounds days rated starts [title]``, ``start``, ``remove``,
   ``cancel``: for moderators (Manage Messages) and the server's tournament role
   (``/settings tournament_role``);
 - ``join``, ``leave`` (before the start), ``withdraw`` (after it), ``pairings [round]``,
@@ -76,7 +76,7 @@ class TournamentCog(
         days="Days per move of every game",
         rated="Whether the games count for ratings",
         starts="When registration closes and round 1 starts: 2h, 3d, or 2030-05-01 18:00 (UTC)",
-        name="The tournament's name (default: the variant and the format)",
+        title="The tournament's name (default: the variant and the format)",
     )
     @app_commands.choices(variant=variant_choices(), format=FORMAT_CHOICES)
     @app_commands.choices(days=TIMED_DAYS)
@@ -89,7 +89,7 @@ class TournamentCog(
         days: int,
         rated: bool,
         starts: app_commands.Range[str, 1, 60],
-        name: app_commands.Range[str, 1, 80] | None = None,
+        title: app_commands.Range[str, 1, 80] | None = None,
     ) -> None:
         if await answers.refuse_outside_server(interaction):
             return
@@ -126,7 +126,7 @@ class TournamentCog(
                     days=days,
                     rated=rated,
                     starts=starts,
-                    name=name,
+                    name=title,
                 )
                 info = await service.tournaments.info(
                     guild_id=guild_id, tournament_id=news.tournament.id
