@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bot.service.clock import from_ms, iso
 from bot.service.core import ServiceCore, check_id
@@ -19,7 +20,10 @@ from bot.service.tournament_life import is_placeholder
 from bot.service.tournament_pairing import board_end, check_rounds, field, played_rounds
 from bot.tournament import Format, Player
 from bot.tournament.standings import TIEBREAK_TITLES, TIEBREAKS, Standing, standings
-from renderers.tournament import StandingsTable
+
+if TYPE_CHECKING:
+    from renderers.tournament import StandingsTable
+
 from storage.tournaments import (
     LIVE_TOURNAMENT,
     BoardRow,
