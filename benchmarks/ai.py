@@ -5,6 +5,9 @@
                             [--journal FILE] [--jobs N] [--clock wall|cpu]
     python benchmarks/ai.py --report --journal FILE [same selection and conditions]
     python benchmarks/ai.py --compare-chance [--depth 2]
+    python benchmarks/ai.py --wait [--wait-moves 20] [--reps 3] [--baseline COMMIT] [--variants ...]
+    python benchmarks/ai.py --overrun [--budget 2.0] [--reps 3] [--baseline COMMIT]
+    python benchmarks/ai.py --agreement 1.88 [--budget 2.0]
 
 Matches: level 3 against each opponent, ``--games`` games per variant and opponent
 (default 40, the issue's minimum), level 3 White in the even games and Black in the odd
@@ -36,6 +39,23 @@ same depth on fixed positions of the dice variants (``CHANCE_VARIANTS``), interl
 nodes, CPU time, the median of the per-position ratios to expectimax, and whether the
 values and the chosen actions agree (pruning must never change them).
 
+``--overrun`` checks that ``engine.choose`` given ``--budget`` ends within it (replay and a
+variant's first tables included), on fixed positions, ours against the baseline.
+
+``--wait`` measures what the player waits for (issue 26): the wall time of each level-3
+move from the human's ``act`` returning to the computer's board drawn and told, through a
+live ``GameService`` and ``ComputerRunner``, per variant (p50, p95 against the 2 s
+promise, max), with the baseline commit's (today's budget handling; by default where this
+branch left main) in the same run, interleaved, and the median ratio over repetitions;
+also each arm's search time and completed depth, and ours from the search's end to the
+board told (what ``bot.service.computer.AFTER_SEARCH_S`` keeps back). See
+``benchmarks/ai_wait.py``. The engine-level figures per variant are the matches' move
+times with ``--clock wall``.
+
+Level 3 against the old budget: ``--agreement 1.88`` (the same choices on fixed positions,
+CPU clock), or a match, ``--opponents ai:3@2.0 --budget 1.88`` (an AI player may have a
+budget of its own, ``engine.players``).
+
 Figures depend on the machine: run it on a quiet one.
 """
 
@@ -60,6 +80,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
 
 import engine  # noqa: E402
 import variants  # noqa: E402
@@ -585,6 +606,13 @@ def run_speed(args: argparse.Namespace) -> None:
             )
 
 
+def run_wait(args: argparse.Namespace) -> None:
+    """What the player waits for, ours against the baseline (``benchmarks/ai_wait.py``)."""
+    import ai_wait
+
+    ai_wait.run(ROOT, args.baseline, args.variants, args.wait_moves, args.reps, args.seed)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=40)
@@ -610,7 +638,24 @@ def main() -> None:
     parser.add_argument(
         "--speed", action="store_true", help="search CPU time to a fixed depth vs --baseline"
     )
-    parser.add_argument("--baseline", default="main", help="the commit --speed compares with")
+    parser.add_argument(
+        "--baseline",
+        help="the commit --speed (default main) and --wait (default: where this branch "
+        "left main) compare with",
+    )
+    parser.add_argument(
+        "--wait", action="store_true", help="what the player waits for a level-3 move"
+    )
+    parser.add_argument("--wait-moves", type=int, default=20, help="computer moves per run")
+    parser.add_argument(
+        "--overrun", action="store_true", help="does engine.choose end within its budget?"
+    )
+    parser.add_argument(
+        "--agreement",
+        type=float,
+        metavar="SECONDS",
+        help="level 3 at SECONDS against --budget on fixed positions: the same choices?",
+    )
     parser.add_argument(
         "--compare-chance", "--chance", dest="chance", action="store_true",
         help="Star2 and Star1 against plain expectimax on fixed positions",
@@ -630,7 +675,21 @@ def main() -> None:
         run_chance(args)
         return
     if args.speed:
+        args.baseline = args.baseline or "main"
         run_speed(args)
+        return
+    if args.wait:
+        run_wait(args)
+        return
+    if args.agreement:
+        import ai_wait
+
+        ai_wait.agreement(args.variants, args.agreement, args.budget)
+        return
+    if args.overrun:
+        import ai_wait
+
+        ai_wait.overrun(ROOT, args.baseline, args.variants, args.budget, args.reps)
         return
     if args.report:
         report(matching(read_journal(Path(args.journal)), conditions(args)), args)

@@ -24,6 +24,7 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.discord.run", ("run", "commands")),
     ("bot.console.sweep", ("sweep",)),
     ("bot.console.selfplay", ("selfplay",)),
+    ("bot.console.analyse", ("analyse",)),
     ("bot.console.ratings", ("leaderboard", "profile", "ratings")),
     ("bot.console.migrate_store", ("migrate-store",)),
     ("bot.console.backup", ("backup",)),

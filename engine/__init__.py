@@ -33,6 +33,7 @@ from .search import Clock, Search, Settings
 
 DEFAULT_BUDGET_S = 2.0
 RESERVE = 0.04  # of the budget, kept for what follows the search (80 ms of 2 s)
+MIN_SEARCH_S = 0.05  # the search's least time, when setting up took nearly all the budget
 # The chance-node method, chosen by measurement (``benchmarks/ai.py --compare-chance``,
 # depth 2, fixed positions, CPU time as a fraction of plain expectimax's, same values
 # and choices): Guardener Star2 x0.05 (Star1 x0.57; expectimax hit the 60 s cap on 5
@@ -125,15 +126,20 @@ def choose_for_game(
     chance: str | None = None,
 ) -> Choice:
     """Choose the action for the side to act in ``game`` (which is not changed).
-    ``clock`` (seconds, monotonic) defaults to ``time.perf_counter``. The search
-    stops ``RESERVE`` of the budget early, so that the whole call (setting up,
-    writing the action out, a busy machine's delays) stays within ``budget_s``."""
+    ``clock`` (seconds, monotonic) defaults to ``time.perf_counter``. The search gets
+    what the setting up (a variant's tables, on its first search here) left of the
+    budget, less ``RESERVE`` of it, so that the whole call (writing the action out, a
+    busy machine's delays included) stays within ``budget_s``."""
     clock = clock or time.perf_counter
     start = clock()
     settings = settings_for(level, budget_s, chance, game.variant)
-    settings = replace(settings, budget_s=settings.budget_s * (1.0 - RESERVE))
+    # A variant's first search in this process builds its tables (0.1-0.4 s): that, like
+    # the rest of the setting up, is paid out of the budget (the search's own clock only
+    # starts with it).
     dom = domain(game.variant)
     root = dom.root(game)
+    left = settings.budget_s * (1.0 - RESERVE) - (clock() - start)
+    settings = replace(settings, budget_s=max(MIN_SEARCH_S, left))
     search = Search(dom, settings, clock=clock, rng=random.Random(seed))
     report = search.run(root)
     # Only the chosen action is written out (the canonical text of the legal list).

@@ -6,7 +6,8 @@
 - ``random`` picks a legal action uniformly.
 - ``greedy`` takes the most valuable capture (a King counts most; the values are
   the search's derived ones, ``engine.values``), otherwise a random action.
-- ``ai:LEVEL`` is ``engine.choose_for_game`` at that level.
+- ``ai:LEVEL`` is ``engine.choose_for_game`` at that level; ``ai:LEVEL@SECONDS`` the
+  same with a budget of its own (to set two budgets against each other).
 
 A game that reaches ``max_plies`` actions without a result is scored a draw, and
 ``Played.capped`` says so. The dice and every player's choices are seeded, so a
@@ -28,8 +29,9 @@ DEFAULT_MAX_PLIES = 400
 
 @dataclass(frozen=True)
 class Player:
-    name: str  # 'random' | 'greedy' | 'ai:N'
+    name: str  # 'random' | 'greedy' | 'ai:N' | 'ai:N@SECONDS'
     level: int | None = None  # the AI's level
+    budget_s: float | None = None  # the AI's own budget (None: the game's)
 
     @property
     def is_ai(self) -> bool:
@@ -58,21 +60,34 @@ class Played:
 
 
 def parse(text: str) -> Player:
-    """``random``, ``greedy`` or ``ai:LEVEL`` (LEVEL 1, 2 or 3)."""
+    """``random``, ``greedy`` or ``ai:LEVEL`` (LEVEL 1, 2 or 3), optionally with a budget
+    of its own in seconds: ``ai:3@2.0``."""
     word = text.strip().lower()
     if word in ("random", "greedy"):
         return Player(word)
     if word.startswith("ai:"):
         from . import LEVELS
 
+        level_text, at, budget_text = word[3:].partition("@")
+        budget: float | None = None
+        if at:
+            try:
+                budget = float(budget_text)
+            except ValueError:
+                budget = -1.0
+            if not budget > 0:
+                raise ValueError(f"the budget in {text!r} must be a positive number of seconds")
         try:
-            number = int(word[3:])
+            number = int(level_text)
         except ValueError:
             number = -1
         if number in LEVELS:
-            return Player(f"ai:{number}", number)
-        raise ValueError(f"there is no AI level {word[3:]!r}; choose ai:1, ai:2 or ai:3")
-    raise ValueError(f"unknown player {text!r}; choose random, greedy or ai:LEVEL (1-3)")
+            name = f"ai:{number}" + (f"@{budget:g}" if budget is not None else "")
+            return Player(name, number, budget)
+        raise ValueError(f"there is no AI level {level_text!r}; choose ai:1, ai:2 or ai:3")
+    raise ValueError(
+        f"unknown player {text!r}; choose random, greedy or ai:LEVEL (1-3), or ai:LEVEL@SECONDS"
+    )
 
 
 def greedy_action(game: variants.Game, rng: random.Random) -> str:
@@ -128,7 +143,7 @@ def play_game(
             choice = choose_for_game(
                 game,
                 player.level,
-                budget_s=budget_s,
+                budget_s=player.budget_s or budget_s,
                 seed=rngs[side].randrange(2**32),
                 clock=search_clock,
             )

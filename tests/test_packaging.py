@@ -408,6 +408,15 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
     assert done.returncode == 0, done.stderr[-3000:]
     names = json.loads(done.stdout)["variants"]
 
+    # The message catalogues ship as .po and compile from the installed copy (issue 27).
+    speak = (
+        "from bot import i18n; print(i18n.available(), i18n.gettext('de', 'Resign'), "
+        "i18n.pgettext('de', 'command name', 'play'))"
+    )
+    done = run([venv / "bin" / "python", "-c", speak], cwd=outside, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["('de',", "'en')", "Aufgeben", "spielen"], done.stdout
+
     # A computer move in every variant (the computer plays White, so it moves first).
     chessgarden = venv / "bin" / "chessgarden"
     for variant in names:

@@ -20,6 +20,7 @@ written so that it runs as shown (``bot.console.words.program``).
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -313,6 +314,12 @@ class Session:
                 return 0
             try:
                 await self.handle(line)
+            except asyncio.CancelledError:  # Ctrl-C while it worked (the computer thinking)
+                # asyncio.run cancels this task on Ctrl-C; an action being stored is either
+                # in or out, and the game is resumed as the store has it.
+                self.say("")
+                await self.leave()
+                return 130
             except IllegalAction as error:
                 self.refused(error, line)
             except TimeUp as error:  # the side to act ran out of time: the game ends on time

@@ -18,31 +18,31 @@ Action = Callable[..., Awaitable[None]]
 
 
 def _command(name: str) -> Action:
-    async def run(interaction: Interaction, game_id: int, **_: Any) -> None:
+    async def run(interaction: Interaction, game_id: int, **_params: Any) -> None:
         await flows.player_command(interaction, name, game_id=game_id, from_button=True)
 
     return run
 
 
-async def _accept(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def _accept(interaction: Interaction, game_id: int, **_params: Any) -> None:
     await flows.accept(interaction, game_id=game_id, from_button=True)
 
 
-async def _decline(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def _decline(interaction: Interaction, game_id: int, **_params: Any) -> None:
     await flows.decline(interaction, game_id, from_button=True)
 
 
-async def _reroll(interaction: Interaction, game_id: int, *, ply: int, **_: Any) -> None:
+async def _reroll(interaction: Interaction, game_id: int, *, ply: int, **_params: Any) -> None:
     await flows.act(interaction, "reroll", game_id=game_id, expected_ply=ply, from_button=True)
 
 
-async def _flip(interaction: Interaction, game_id: int, *, side: str, **_: Any) -> None:
+async def _flip(interaction: Interaction, game_id: int, *, side: str, **_params: Any) -> None:
     await flows.show_board(
         interaction, game_id=game_id, flip=True, ephemeral=True, from_side=side, from_button=True
     )
 
 
-async def _rematch(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def _rematch(interaction: Interaction, game_id: int, **_params: Any) -> None:
     await challenges.rematch(interaction, game_id)
 
 

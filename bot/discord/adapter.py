@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from bot import i18n
 from bot.discord import timestamps
+from bot.discord.translate import N_, _, colour_word
 from bot.links import game_page_url
 from bot.options import OptionsError as OptionsError
 from bot.options import options_text
@@ -60,20 +62,20 @@ def mention(user_id: int | None) -> str:
     that names no person (the computer, a console seat: ``bot.service.is_person``) is
     named in words, never as a mention."""
     if user_id == COMPUTER_ID:
-        return "the computer"
+        return _("the computer")
     if user_id is None:
-        return "anyone"
-    return f"<@{user_id}>" if is_person(user_id) else f"player {user_id}"
+        return _("anyone")
+    return f"<@{user_id}>" if is_person(user_id) else _("player {id}", id=user_id)
 
 
-THINKING = "The computer is thinking…"
+THINKING = N_("The computer is thinking…")
 
 
 def computer_words(view: GameView | GameSummary) -> str:
     """``the computer (level 2)`` in a game against it, else ``''``."""
     if view.computer is None:
         return ""
-    return f"the computer (level {view.computer_level})"
+    return _("the computer (level {level})", level=view.computer_level)
 
 
 def clip(text: str, limit: int) -> str:
@@ -148,18 +150,20 @@ def legal_hint(legal: Sequence[str], count: int = LEGAL_HINT_COUNT) -> str:
     if not legal:
         return ""
     shown = ", ".join(legal[:count])
-    more = f", … ({len(legal)} in all)" if len(legal) > count else ""
-    return f"Legal now: {shown}{more}."
+    if len(legal) > count:
+        return _("Legal now: {actions}, … ({n} in all).", actions=shown, n=len(legal))
+    return _("Legal now: {actions}.", actions=shown)
 
 
 def error_text(error: ServiceError | ValueError, legal: Sequence[str] = ()) -> str:
     """The one-line error, plus what would have been legal when that helps."""
-    text = str(error) or "that did not work"
+    said = getattr(error, "said", None)  # a sentence the service lets us translate
+    text = i18n.render(None, said) if said is not None else str(error) or _("that did not work")
     text = text[0].upper() + text[1:]
     if not text.endswith((".", "!", "?")):
         text += "."
     hint = legal_hint(legal)
-    if hint and "legal now" not in text.lower():  # the engine's messages often list them already
+    if hint and "legal now" not in text.lower():  # the engine's (English) messages list them
         text = f"{text}\n{hint}"
     return clip(text, MAX_CONTENT)
 
@@ -171,11 +175,12 @@ def refusal_text(refusal: Refusal) -> str:
     text = refusal.message[:1].upper() + refusal.message[1:]
     typed = refusal.text if len(refusal.text) <= 40 else refusal.text[:37] + "..."
     if typed and refusal.cause != "game-over":
-        text += f" (you typed `{typed.replace('`', '')}`)"
+        text += " " + _("(you typed `{typed}`)", typed=typed.replace("`", ""))
     if not text.endswith((".", "!", "?")):
         text += "."
     if refusal.closest:
-        text += "\nClosest legal: " + ", ".join(f"`{action}`" for action in refusal.closest) + "."
+        closest = ", ".join(f"`{action}`" for action in refusal.closest)
+        text += "\n" + _("Closest legal: {actions}.", actions=closest)
     return clip(text, MAX_CONTENT)
 
 
@@ -185,25 +190,30 @@ def error_embed(text: str) -> discord.Embed:
 
 # ----- Discord's refusals, in words ----------------------------------------------------
 
+# Discord's own names of its permissions (as its settings show them in each language)
 PERMISSION_NAMES = {
-    "view_channel": "View Channel",
-    "send_messages": "Send Messages",
-    "send_messages_in_threads": "Send Messages in Threads",
-    "create_public_threads": "Create Public Threads",
-    "embed_links": "Embed Links",
-    "attach_files": "Attach Files",
-    "read_message_history": "Read Message History",
-    "manage_threads": "Manage Threads",
-    "manage_messages": "Manage Messages",
+    "view_channel": N_("View Channel"),
+    "send_messages": N_("Send Messages"),
+    "send_messages_in_threads": N_("Send Messages in Threads"),
+    "create_public_threads": N_("Create Public Threads"),
+    "embed_links": N_("Embed Links"),
+    "attach_files": N_("Attach Files"),
+    "read_message_history": N_("Read Message History"),
+    "manage_threads": N_("Manage Threads"),
+    "manage_messages": N_("Manage Messages"),
+    "manage_guild": N_("Manage Server"),
 }
 
 
 def permission_words(names: Sequence[str]) -> str:
     """``["create_public_threads", "embed_links"]`` -> "Create Public Threads and Embed Links"."""
-    words = [PERMISSION_NAMES.get(n, n.replace("_", " ").title()) for n in names]
+    words = [
+        _(PERMISSION_NAMES[n]) if n in PERMISSION_NAMES else n.replace("_", " ").title()
+        for n in names
+    ]
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return _("{first} and {last}", first=", ".join(words[:-1]), last=words[-1])
 
 
 def missing_permissions(perms: discord.Permissions, needed: Sequence[str]) -> list[str]:
@@ -211,39 +221,51 @@ def missing_permissions(perms: discord.Permissions, needed: Sequence[str]) -> li
 
 
 def discord_error_text(
-    error: discord.HTTPException, *, doing: str = "do that", missing: Sequence[str] = ()
+    error: discord.HTTPException, *, doing: str | None = None, missing: Sequence[str] = ()
 ) -> str:
     """A plain sentence for a request Discord refused; never Discord's own API text.
 
-    ``doing`` completes "I can't ...", e.g. "post in that thread"; ``missing`` names the
+    ``doing`` completes "I can't ...", e.g. "post in that thread" (said in the reader's
+    language: the caller passes it translated, ``_("post here")``); ``missing`` names the
     permissions the bot lacks there, when the caller could work them out.
     """
+    doing = doing or _("do that")
     code = getattr(error, "code", 0)
     status = getattr(error, "status", 0)
     if code == 50001:
-        return f"I can't {doing}: I can't see that channel (I need View Channel there)."
+        return _(
+            "I can't {doing}: I can't see that channel (I need View Channel there).", doing=doing
+        )
     if status == 403 or code == 50013:
         need = permission_words(missing)
         if need:
-            return f"I can't {doing}: I need {need}."
-        return f"I can't {doing}: Discord says I lack a permission there; check my role."
-    if code == 50083:
-        return f"I can't {doing}: that thread is archived."
-    if code == 10003:
-        return f"I can't {doing}: that channel no longer exists."
-    if code == 10008:
-        return f"I can't {doing}: that message no longer exists."
-    if code in (10062, 10015, 50027):
-        return f"I can't {doing}: Discord says this interaction has expired; try again."
-    if code == 40005 or status == 413:
-        return f"I can't {doing}: the file is too large for Discord."
-    if status == 429:
-        return f"I can't {doing} right now: Discord asked me to slow down. Try again in a minute."
-    if status >= 500:
-        return (
-            f"I can't {doing} right now: Discord had a problem on its side. Try again in a moment."
+            return _("I can't {doing}: I need {permissions}.", doing=doing, permissions=need)
+        return _(
+            "I can't {doing}: Discord says I lack a permission there; check my role.", doing=doing
         )
-    return f"I can't {doing}: Discord refused the request."
+    if code == 50083:
+        return _("I can't {doing}: that thread is archived.", doing=doing)
+    if code == 10003:
+        return _("I can't {doing}: that channel no longer exists.", doing=doing)
+    if code == 10008:
+        return _("I can't {doing}: that message no longer exists.", doing=doing)
+    if code in (10062, 10015, 50027):
+        return _(
+            "I can't {doing}: Discord says this interaction has expired; try again.", doing=doing
+        )
+    if code == 40005 or status == 413:
+        return _("I can't {doing}: the file is too large for Discord.", doing=doing)
+    if status == 429:
+        return _(
+            "I can't {doing} right now: Discord asked me to slow down. Try again in a minute.",
+            doing=doing,
+        )
+    if status >= 500:
+        return _(
+            "I can't {doing} right now: Discord had a problem on its side. Try again in a moment.",
+            doing=doing,
+        )
+    return _("I can't {doing}: Discord refused the request.", doing=doing)
 
 
 # A request that failed: Discord refused it, or no answer came (a timeout, a reset
@@ -260,23 +282,23 @@ def failure_cause(error: BaseException, missing: Sequence[str] = ()) -> str:
     """Why a request failed, as a clause: "Discord had a problem on its side"."""
     if not isinstance(error, discord.HTTPException):
         if isinstance(error, TimeoutError):
-            return "Discord did not answer in time"
-        return "the connection to Discord failed"
+            return _("Discord did not answer in time")
+        return _("the connection to Discord failed")
     code = getattr(error, "code", 0)
     status = getattr(error, "status", 0)
     if code == 50001:
-        return "I can't see that channel (I need View Channel there)"
+        return _("I can't see that channel (I need View Channel there)")
     if status == 403 or code == 50013:
         if missing:
-            return f"I need {permission_words(missing)} there"
-        return "Discord says I lack a permission there"
+            return _("I need {permissions} there", permissions=permission_words(missing))
+        return _("Discord says I lack a permission there")
     if status == 404 or code in (10003, 10008):
-        return "it no longer exists"
+        return _("it no longer exists")
     if status == 429:
-        return "Discord asked me to slow down"
+        return _("Discord asked me to slow down")
     if status >= 500:
-        return "Discord had a problem on its side"
-    return "Discord refused the request"
+        return _("Discord had a problem on its side")
+    return _("Discord refused the request")
 
 
 # ----- dice -----------------------------------------------------------------------
@@ -318,12 +340,14 @@ class Post:
     view: discord.ui.View | None = None
     ephemeral: bool = False
     ping: tuple[int, ...] = ()
-    note: str = "Done: posted below."
+    # said in the language of whoever the post answers (made while their locale is current)
+    note: str = field(default_factory=lambda: _("Done: posted below."))
     game_id: int | None = None
     is_board: bool = False  # a board (or challenge) whose buttons a newer one replaces
     game_over: bool = False  # the game has ended: its thread may be archived after this
     replace: bool = False  # a button's answer that replaces the message the button was on
-    failure: str = "I could not post that."  # said privately if Discord refuses the post
+    # said privately if Discord refuses the post
+    failure: str = field(default_factory=lambda: _("I could not post that."))
     owed: int | None = None  # the outbox row this board settles (``Outcome.owed``, issue 24)
 
     def kwargs(self) -> dict[str, Any]:
@@ -353,10 +377,30 @@ def status_colour(view: GameView) -> discord.Colour:
     return COLOUR_CLOSED
 
 
+STATUS_WORDS = {
+    "challenge": N_("challenge"),
+    "active": N_("active"),
+    "finished": N_("finished"),
+    "aborted": N_("aborted"),
+    "declined": N_("declined"),
+    "cancelled": N_("cancelled"),
+    "expired": N_("expired"),
+}
+
+
+def status_word(status: str) -> str:
+    """A game's status in the reader's words (a status the table lacks: as stored)."""
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
+
 def result_line(view: GameView) -> str:
     if view.status != "finished":
-        return view.status
-    outcome = "draw" if view.winner is None else f"{view.winner} wins"
+        return status_word(view.status)
+    if view.winner is None:
+        outcome = _("draw")
+    else:
+        outcome = _("{colour} wins", colour=colour_word(view.winner))
+    # the reason comes from the rules, in English (docs/translating.md: not yet translated)
     return f"{view.result} · {outcome} ({view.result_reason})"
 
 
@@ -364,7 +408,9 @@ def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
     if not commitment:  # a challenge: no seed is drawn before acceptance
         return
     embed.add_field(
-        name="Dice commitment (SHA-256 of the secret seed)", value=f"`{commitment}`", inline=False
+        name=_("Dice commitment (SHA-256 of the secret seed)"),
+        value=f"`{commitment}`",
+        inline=False,
     )
 
 
@@ -387,43 +433,58 @@ def board_embed(
 ) -> discord.Embed:
     """The embed of a board message: what happened, who plays, whose move, dice, the
     status in words (``variants.describe``: what the dice allow, what is pending), result."""
-    description = "\n".join(messages) or f"Game {view.id}."
+    description = "\n".join(i18n.render_all(None, messages)) or _("Game {game}.", game=view.id)
     embed = discord.Embed(
-        title=f"{view.variant_title} · game {view.id}",
+        title=game_title(view),
         description=clip(description, MAX_EMBED_TEXT),
         colour=status_colour(view),
     )
-    embed.add_field(name="White", value=mention(view.white_id), inline=True)
-    embed.add_field(name="Black", value=mention(view.black_id), inline=True)
+    embed.add_field(name=_("White"), value=mention(view.white_id), inline=True)
+    embed.add_field(name=_("Black"), value=mention(view.black_id), inline=True)
     if view.status == "active":
         embed.add_field(
-            name="To move", value=f"{view.turn} {mention(view.to_move_id)}", inline=True
+            name=_("To move"),
+            value=f"{colour_word(view.turn)} {mention(view.to_move_id)}",
+            inline=True,
         )
         if view.dice:
-            embed.add_field(name="Dice", value=dice_text(view.dice), inline=True)
+            embed.add_field(name=_("Dice"), value=dice_text(view.dice), inline=True)
         if view.draw_offer:
-            embed.add_field(name="Draw offer", value=f"from {view.draw_offer}", inline=True)
+            embed.add_field(
+                name=_("Draw offer"),
+                value=_("from {colour}", colour=colour_word(view.draw_offer)),
+                inline=True,
+            )
         if status is not None and status.lines:
-            embed.add_field(name=STATUS_FIELD, value=status_text(status), inline=False)
+            embed.add_field(name=_(STATUS_FIELD), value=status_text(status), inline=False)
         add_clock(embed, view)
     else:
-        embed.add_field(name="Result", value=result_line(view), inline=True)
+        embed.add_field(name=_("Result"), value=result_line(view), inline=True)
     if view.last_move:
-        embed.add_field(name="Last move", value=view.last_move, inline=True)
+        embed.add_field(name=_("Last move"), value=view.last_move, inline=True)
     if view.options:
-        embed.add_field(name="Options", value=options_text(view.options), inline=True)
+        embed.add_field(name=_("Options"), value=options_text(view.options), inline=True)
     if show_commitment or view.seed is None:
         _add_commitment(embed, view.commitment)
     if view.seed is not None:
-        embed.add_field(name="Dice seed, revealed", value=f"`{view.seed}`", inline=False)
+        embed.add_field(name=_("Dice seed, revealed"), value=f"`{view.seed}`", inline=False)
     if image:
         embed.set_image(url=f"attachment://{BOARD_FILE}")
     if dice_image:
         embed.set_thumbnail(url=f"attachment://{DICE_FILE}")
-    side = f" · {orientation} at the bottom" if orientation else ""
-    hint = " · /move to play, /verify after the end" if view.status == "active" else ""
-    embed.set_footer(text=f"ply {view.ply}{chain_tag(view)}{side}{hint}")
+    parts = [_("ply {ply}", ply=view.ply) + chain_tag(view)]
+    if orientation:
+        parts.append(_("{colour} at the bottom", colour=colour_word(orientation)))
+    if view.status == "active":
+        parts.append(_("/move to play, /verify after the end"))
+    embed.set_footer(text=" · ".join(parts))
     return embed
+
+
+def game_title(view: GameView, what: str | None = None) -> str:
+    """``Tquarchess · game 12``, or with ``what`` first: ``History · Tquarchess · game 12``."""
+    title = _("{variant} · game {game}", variant=view.variant_title, game=view.id)
+    return f"{what} · {title}" if what else title
 
 
 def chain_tag(view: GameView) -> str:
@@ -431,10 +492,10 @@ def chain_tag(view: GameView) -> str:
     keeps the posted board can later check that the history up to it was not rewritten
     (``/verify chain:``). Empty for a challenge, which has no chain yet."""
     short = short_head(view.chain_head)
-    return f" · chain {short}" if short else ""
+    return " · " + _("chain {head}", head=short) if short else ""
 
 
-STATUS_FIELD = "Now"
+STATUS_FIELD = N_("Now")
 
 
 def status_text(status: Status, limit: int = MAX_FIELD_TEXT) -> str:
@@ -465,16 +526,22 @@ def turn_prompt(
     if view.status == "active" and view.computer is not None and view.turn == view.computer:
         # The computer's turn: a short sign that it is thinking; nobody is pinged (its
         # move is posted like a player's, pinging the player, when it comes).
-        return f"{THINKING} (level {view.computer_level})", ()
+        return f"{_(THINKING)} " + _("(level {level})", level=view.computer_level), ()
     if view.status == "active" and view.to_move_id is not None:
-        dice = f" Dice: {dice_text(view.dice)}." if view.dice else ""
-        line = f"{mention(view.to_move_id)}, your move ({view.turn}).{dice}"
+        line = _(
+            "{player}, your move ({colour}).",
+            player=mention(view.to_move_id),
+            colour=colour_word(view.turn),
+        )
+        if view.dice:
+            line += " " + _("Dice: {dice}.", dice=dice_text(view.dice))
         ping = [view.to_move_id]
         offered_to = view.black_id if view.draw_offer == "white" else view.white_id
         if view.draw_offer is not None and is_person(offered_to):  # the computer answers at once
-            offer = (
-                f"{mention(offered_to)}, {view.draw_offer} offers a draw: "
-                "Accept draw or Decline draw below."
+            offer = _(
+                "{player}, {colour} offers a draw: Accept draw or Decline draw below.",
+                player=mention(offered_to),
+                colour=colour_word(view.draw_offer),
             )
             line = offer if offered_to == view.to_move_id else f"{offer}\n{line}"
             ping.append(offered_to)  # type: ignore[arg-type]
@@ -483,7 +550,11 @@ def turn_prompt(
         if view.opponent_id is None or not is_person(view.opponent_id):
             return None, ()
         return (
-            f"{mention(view.opponent_id)}, you are challenged by {mention(view.challenger_id)}.",
+            _(
+                "{player}, you are challenged by {challenger}.",
+                player=mention(view.opponent_id),
+                challenger=mention(view.challenger_id),
+            ),
             (view.opponent_id,),
         )
     if view.status == "finished":
@@ -497,26 +568,36 @@ def turn_prompt(
         if not players:
             return None, ()
         return (
-            f"{' '.join(mention(p) for p in players)}: game {view.id} is over, "
-            f"{result_line(view)}.",
+            _(
+                "{players}: game {game} is over, {result}.",
+                players=" ".join(mention(p) for p in players),
+                game=view.id,
+                result=result_line(view),
+            ),
             tuple(players),
         )
     return None, ()
 
 
+def outcome_text(outcome: Outcome) -> str:
+    """The service's lines, each in the reader's language where the service says it as
+    ``bot.i18n.Said`` (the rest is the service's English: docs/translating.md)."""
+    return "\n".join(i18n.render_all(None, outcome.messages))
+
+
 def challenge_embed(outcome: Outcome) -> discord.Embed:
     view = outcome.game
     embed = discord.Embed(
-        title=f"Challenge · {view.variant_title} · game {view.id}",
-        description=clip(outcome.text, MAX_EMBED_TEXT),
+        title=game_title(view, _("Challenge")),
+        description=clip(outcome_text(outcome), MAX_EMBED_TEXT),
         colour=COLOUR_CHALLENGE,
     )
-    embed.add_field(name="Challenger", value=mention(view.challenger_id), inline=True)
-    embed.add_field(name="Opponent", value=mention(view.opponent_id), inline=True)
-    embed.add_field(name="Options", value=options_text(view.options), inline=True)
+    embed.add_field(name=_("Challenger"), value=mention(view.challenger_id), inline=True)
+    embed.add_field(name=_("Opponent"), value=mention(view.opponent_id), inline=True)
+    embed.add_field(name=_("Options"), value=options_text(view.options), inline=True)
     add_clock(embed, view)
     _add_commitment(embed, view.commitment)
-    embed.set_footer(text="Accept or Decline below; the challenger's Decline cancels it.")
+    embed.set_footer(text=_("Accept or Decline below; the challenger's Decline cancels it."))
     return embed
 
 
@@ -524,8 +605,8 @@ def closed_embed(outcome: Outcome) -> discord.Embed:
     """A challenge that was declined, cancelled or aborted, or any plain status change."""
     view = outcome.game
     return discord.Embed(
-        title=f"{view.variant_title} · game {view.id}",
-        description=clip(outcome.text, MAX_EMBED_TEXT),
+        title=game_title(view),
+        description=clip(outcome_text(outcome), MAX_EMBED_TEXT),
         colour=status_colour(view),
     )
 
@@ -536,16 +617,24 @@ def closed_embed(outcome: Outcome) -> discord.Embed:
 def history_text(history: History) -> str:
     """A readable log: one line per entry, with the rolls."""
     view = history.game
+    commitment = view.commitment or _("none yet (drawn when the challenge is accepted)")
     lines = [
-        f"{view.variant_title}, game {view.id}: white {view.white_id}, black {view.black_id}",
-        f"status: {result_line(view)}",
-        f"dice commitment: {view.commitment or 'none yet (drawn when the challenge is accepted)'}",
+        _(
+            "{variant}, game {game}: white {white}, black {black}",
+            variant=view.variant_title,
+            game=view.id,
+            white=view.white_id,
+            black=view.black_id,
+        ),
+        _("status: {status}", status=result_line(view)),
+        _("dice commitment: {commitment}", commitment=commitment),
     ]
     if view.seed is not None:
-        lines.append(f"dice seed: {view.seed}")
+        lines.append(_("dice seed: {seed}", seed=view.seed))
     lines += timestamps.history_clock_lines(view)
     if history.start_rolls:
-        lines.append("start rolls: " + " ".join(f"d{s}={v}" for s, v in history.start_rolls))
+        rolls = " ".join(f"d{s}={v}" for s, v in history.start_rolls)
+        lines.append(_("start rolls: {rolls}", rolls=rolls))
     for entry in history.entries:
         rolls = " ".join(f"d{s}={v}" for s, v in entry.rolls)
         lines.append(
@@ -557,16 +646,16 @@ def history_text(history: History) -> str:
 def history_post(history: History) -> Post:
     view = history.game
     moves = [e.text for e in history.entries if e.kind == "move"]
-    shown = " ".join(moves) or "(no moves yet)"
+    shown = " ".join(moves) or _("(no moves yet)")
     embed = discord.Embed(
-        title=f"History · {view.variant_title} · game {view.id}",
+        title=game_title(view, _("History")),
         description=clip(f"```\n{clip(shown, MAX_EMBED_TEXT - 200)}\n```", MAX_EMBED_TEXT),
         colour=status_colour(view),
     )
-    embed.add_field(name="Status", value=result_line(view), inline=True)
-    embed.add_field(name="Moves", value=str(len(moves)), inline=True)
+    embed.add_field(name=_("Status"), value=result_line(view), inline=True)
+    embed.add_field(name=_("Moves"), value=str(len(moves)), inline=True)
     add_clock(embed, view)
-    embed.set_footer(text="The attached record replays the game exactly (variants.replay).")
+    embed.set_footer(text=_("The attached record replays the game exactly (variants.replay)."))
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
     watch = watch_button(view.id)
@@ -582,7 +671,7 @@ def watch_button(game_id: int) -> discord.ui.Button[Any] | None:
     url = game_page_url(game_id)
     if url is None:
         return None
-    return discord.ui.Button(label="Watch", style=discord.ButtonStyle.link, url=url)
+    return discord.ui.Button(label=_("Watch"), style=discord.ButtonStyle.link, url=url)
 
 
 def games_embed(
@@ -591,10 +680,10 @@ def games_embed(
     failures: Mapping[int, PostFailure] | None = None,
 ) -> discord.Embed:
     """A game list; ``failures``: the games the bot cannot post for, and why (issue 24)."""
-    title = "Games in progress" if guild_id is not None else "Your games in progress"
+    title = _("Games in progress") if guild_id is not None else _("Your games in progress")
     embed = discord.Embed(title=title, colour=COLOUR_ACTIVE)
     if not games:
-        embed.description = "No games or open challenges here. Start one with /play."
+        embed.description = _("No games or open challenges here. Start one with /play.")
         return embed
     lines = []
     for game in games:
@@ -605,15 +694,28 @@ def games_embed(
             else f"<#{game.location_id}>"
         )
         if game.status == "challenge":
-            who = f"{mention(game.challenger_id)} challenges {mention(game.opponent_id)}"
+            who = _(
+                "{challenger} challenges {opponent}",
+                challenger=mention(game.challenger_id),
+                opponent=mention(game.opponent_id),
+            )
         else:
-            who = f"{mention(game.white_id)} (white) vs {mention(game.black_id)} (black)"
+            who = _(
+                "{white} (white) vs {black} (black)",
+                white=mention(game.white_id),
+                black=mention(game.black_id),
+            )
         clock = timestamps.summary_clock(game)
         failure = (failures or {}).get(game.id)
-        stuck = f"\n  ⚠ {failure.line}; a moderator can /relocate it" if failure else ""
+        stuck = (
+            "\n  ⚠ " + _("{problem}; a moderator can /relocate it", problem=failure.line)
+            if failure
+            else ""
+        )
+        jump = _("jump")
         lines.append(
-            f"**{game.id}** · {game.variant} · {game.status} · {who}{clock} · [jump]({where})"
-            + stuck
+            f"**{game.id}** · {game.variant} · {status_word(game.status)} · {who}{clock} · "
+            f"[{jump}]({where})" + stuck
         )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed
@@ -621,27 +723,38 @@ def games_embed(
 
 def verify_embed(report: VerifyReport) -> discord.Embed:
     embed = discord.Embed(
-        title=f"Dice check · game {report.game_id}",
+        title=_("Dice check · game {game}", game=report.game_id),
         description=clip("\n".join(report.messages), MAX_EMBED_TEXT) or None,
         colour=COLOUR_ACTIVE if report.ok else COLOUR_ERROR,
     )
     embed.add_field(
-        name="Verdict", value="all rolls check out" if report.ok else "MISMATCH", inline=True
+        name=_("Verdict"),
+        value=_("all rolls check out") if report.ok else _("MISMATCH"),
+        inline=True,
     )
     embed.add_field(
-        name="Seed matches commitment", value="yes" if report.seed_matches else "no", inline=True
+        name=_("Seed matches commitment"),
+        value=_("yes") if report.seed_matches else _("no"),
+        inline=True,
     )
-    embed.add_field(name="Rolls checked", value=str(report.rolls_checked), inline=True)
-    embed.add_field(name="Commitment", value=f"`{report.commitment}`", inline=False)
-    embed.add_field(name="Seed", value=f"`{report.seed}`", inline=False)
+    embed.add_field(name=_("Rolls checked"), value=str(report.rolls_checked), inline=True)
+    embed.add_field(name=_("Commitment"), value=f"`{report.commitment}`", inline=False)
+    embed.add_field(name=_("Seed"), value=f"`{report.seed}`", inline=False)
     if report.mismatches:
         text = "\n".join(
-            f"roll {m.index + 1} ({m.where}, d{m.sides}): stored {m.stored}, expected {m.expected}"
+            _(
+                "roll {number} ({where}, d{sides}): stored {stored}, expected {expected}",
+                number=m.index + 1,
+                where=m.where,
+                sides=m.sides,
+                stored=m.stored,
+                expected=m.expected,
+            )
             for m in report.mismatches[:10]
         )
-        embed.add_field(name="Mismatches", value=clip(text, MAX_FIELD_TEXT), inline=False)
+        embed.add_field(name=_("Mismatches"), value=clip(text, MAX_FIELD_TEXT), inline=False)
     if report.replay_error:
         embed.add_field(
-            name="Replay", value=clip(report.replay_error, MAX_FIELD_TEXT), inline=False
+            name=_("Replay"), value=clip(report.replay_error, MAX_FIELD_TEXT), inline=False
         )
     return embed

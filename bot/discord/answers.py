@@ -27,8 +27,9 @@ from typing import Any
 
 import discord
 
-from bot.discord import adapter, threads
+from bot.discord import adapter, threads, translate
 from bot.discord.adapter import Post
+from bot.discord.translate import N_, _
 from bot.service import GameService, IllegalAction, ServiceError, Viewer
 
 log = logging.getLogger(__name__)
@@ -135,8 +136,10 @@ def defer_after(interaction: Interaction) -> float:
 
 
 def stamp(interaction: Interaction) -> None:
-    """Note when the bot started on this interaction: Discord's 3 seconds count from there."""
+    """Note when the bot started on this interaction: Discord's 3 seconds count from there;
+    and speak the asker's language from here on (``translate.use``)."""
     interaction.extras.setdefault("cg_started", time.monotonic())
+    translate.use(interaction)
 
 
 def time_left(interaction: Interaction) -> float:
@@ -151,7 +154,7 @@ async def answer(
 ) -> tuple[Post | None, Sent | None]:
     """Run ``work``; send its post as the response if it is quick, else defer privately first."""
     task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=time_left(interaction))
+    done, _pending = await asyncio.wait({task}, timeout=time_left(interaction))
     if not done and not interaction.response.is_done():
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)
@@ -197,11 +200,10 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
         if landed is not None:  # Discord made the response; only its answer was lost
             return landed
         log.warning("could not post for game %s: %r", post.game_id, error)
-        where = "post here"
         why = (
-            adapter.discord_error_text(error, doing=where)
+            adapter.discord_error_text(error, doing=_("post here"))
             if isinstance(error, discord.HTTPException)
-            else "Discord did not answer in time."
+            else _("Discord did not answer in time.")
         )
         try:
             await _deliver(interaction, error_post(f"{post.failure} {why}"))
@@ -258,7 +260,7 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
 
 # ----- where games are played -------------------------------------------------------------
 
-OUTSIDE_SERVER = "Games are played in a server's channels; use /play there."
+OUTSIDE_SERVER = N_("Games are played in a server's channels; use /play there.")
 
 
 async def refuse_outside_server(interaction: Interaction) -> bool:
@@ -268,7 +270,7 @@ async def refuse_outside_server(interaction: Interaction) -> bool:
     if interaction.guild_id is not None:
         return False
     stamp(interaction)
-    await refuse(interaction, OUTSIDE_SERVER)
+    await refuse(interaction, _(OUTSIDE_SERVER))
     return True
 
 
@@ -290,6 +292,7 @@ async def guarded(
 
 async def report_failure(interaction: Interaction, error: BaseException, *, what: str) -> None:
     """Log the traceback with the game id; tell only the person who pressed or typed."""
+    translate.use(interaction)  # (a view's item may fail before anything set the locale)
     game_id = interaction.extras.get("game_id")
     if game_id is None and interaction.channel_id is not None:
         try:  # a command names no game: the one here, if any, for the log
@@ -308,10 +311,11 @@ async def report_failure(interaction: Interaction, error: BaseException, *, what
         exc_info=error,
     )
     if isinstance(error, discord.HTTPException):
-        text = adapter.discord_error_text(error, doing="finish that")
+        text = adapter.discord_error_text(error, doing=_("finish that"))
     else:
-        where = f" /board shows where game {game_id} stands." if game_id is not None else ""
-        text = f"Something went wrong on my side, and I have logged it.{where}"
+        text = _("Something went wrong on my side, and I have logged it.")
+        if game_id is not None:
+            text += " " + _("/board shows where game {game} stands.", game=game_id)
     try:
         await _deliver(interaction, error_post(text))
     except discord.HTTPException as again:

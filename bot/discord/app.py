@@ -27,6 +27,7 @@ from bot.discord.cogs import EXTENSIONS
 from bot.discord.delivery import Delivery
 from bot.discord.shutdown import Deadline, Step, run_steps, tasks_named
 from bot.discord.threads import ThreadBudget
+from bot.discord.translate import GardenTranslator, _
 from bot.discord.views import DYNAMIC_ITEMS
 from bot.service import ComputerRunner, GameService, Scheduler, health
 from storage import Shards
@@ -218,21 +219,27 @@ class GardenTree(app_commands.CommandTree[Any]):
         if interaction.guild_id is None and getattr(command, "guild_only", False):
             # Before the options are read: a server's channel named in a DM cannot be
             # resolved, and the refusal must be about the DM (answers.refuse_outside_server).
-            await answers.refuse(interaction, answers.OUTSIDE_SERVER)
+            await answers.refuse(interaction, _(answers.OUTSIDE_SERVER))
             return False
         return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
+        answers.stamp(interaction)  # (the locale, if the check did not run)
         if isinstance(error, app_commands.MissingPermissions):
-            text = f"You need {permission_words(error.missing_permissions)} for that."
+            need = permission_words(error.missing_permissions)
+            text = _("You need {permissions} for that.", permissions=need)
         elif isinstance(error, app_commands.NoPrivateMessage):
-            text = "That works only in a server."
+            text = _("That works only in a server.")
         elif isinstance(error, app_commands.CheckFailure):
-            text = "You cannot use that here."
+            text = _("You cannot use that here.")
         elif isinstance(error, app_commands.TransformerError):
-            text = f"I could not read {str(error.value)[:50]!r} as {error.type.name}."
+            text = _(
+                "I could not read {value} as {kind}.",
+                value=repr(str(error.value)[:50]),
+                kind=error.type.name,
+            )
         else:
             cause = error.original if isinstance(error, app_commands.CommandInvokeError) else error
             name = interaction.command.qualified_name if interaction.command else "?"
@@ -314,6 +321,9 @@ class ChessGardenBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.actions = actions.registry()  # what each button's action does (bot.discord.actions)
+        await self.tree.set_translator(
+            GardenTranslator()
+        )  # the commands in every catalogued language
         self.add_dynamic_items(*DYNAMIC_ITEMS)  # buttons work after a restart
         await self.load_cogs()
         # Interactions come only after this hook: the warm-up's drawings (started with

@@ -26,6 +26,7 @@ import discord
 from bot.discord import adapter, answers, flows, threads, views
 from bot.discord.adapter import Post
 from bot.discord.answers import Interaction, Sent
+from bot.discord.translate import _
 from bot.service import Outcome, ServiceError
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,9 @@ def challenge_post(outcome: Outcome) -> Post:
         view=views.challenge_view(outcome.game.id),
         game_id=outcome.game.id,
         is_board=True,
-        failure=f"Game {outcome.game.id} is recorded, but I could not post the challenge.",
+        failure=_(
+            "Game {game} is recorded, but I could not post the challenge.", game=outcome.game.id
+        ),
     )
 
 
@@ -70,13 +73,17 @@ async def challenge(
     if not settings.allows_games_in(here, parent):
         where = ", ".join(f"<#{c}>" for c in settings.channels)
         await answers.refuse(
-            interaction, f"Games may start only in {where} on this server; use /play there."
+            interaction,
+            _(
+                "Games may start only in {channels} on this server; use /play there.",
+                channels=where,
+            ),
         )
         return False
     if want_thread and not settings.threads:
         await answers.refuse(
             interaction,
-            "This server does not use game threads; leave thread off to play here.",
+            _("This server does not use game threads; leave thread off to play here."),
         )
         return False
     kwargs: dict[str, Any] = dict(
@@ -115,26 +122,35 @@ async def challenge(
             await flows.remember_board(interaction, post.game_id, sent)
         return sent is not None
 
-    why = f" (this channel already has game {busy[0].id})" if busy else ""
+    why = " " + _("(this channel already has game {game})", game=busy[0].id) if busy else ""
     if not settings.threads:
         await answers.refuse(
             interaction,
-            f"This channel already has game {busy[0].id}, and this server does not use game "
-            "threads: finish that game first, or play in another channel."
+            _(
+                "This channel already has game {game}, and this server does not use game "
+                "threads: finish that game first, or play in another channel.",
+                game=busy[0].id,
+            )
             if busy
-            else "This server does not use game threads; leave thread off to play here.",
+            else _("This server does not use game threads; leave thread off to play here."),
         )
         return False
     home = threads.thread_home(interaction.channel)
     if isinstance(home, str):
-        first = (
-            f"This channel already has game {busy[0].id}, and" if busy else "I can't make a thread:"
-        )
         await answers.refuse(
             interaction,
-            f"{first} {home[0].lower() + home[1:]}. Finish that game first, or use /play in a text channel."
+            _(
+                "This channel already has game {game}, and {reason}. Finish that game first, "
+                "or use /play in a text channel.",
+                game=busy[0].id,
+                reason=home,
+            )
             if busy
-            else f"{home}. Play here without a thread, or use /play in a text channel.",
+            else _(
+                "I can't make a thread here: {reason}. Play here without a thread, or use "
+                "/play in a text channel.",
+                reason=home,
+            ),
         )
         return False
     perms = threads.bot_permissions(interaction, home.parent)
@@ -142,8 +158,12 @@ async def challenge(
     if missing:
         await answers.refuse(
             interaction,
-            f"I can't make a game thread in {home.parent.mention}{why}: "
-            f"I need {adapter.permission_words(missing)} there.",
+            _(
+                "I can't make a game thread in {channel}{why}: I need {permissions} there.",
+                channel=home.parent.mention,
+                why=why,
+                permissions=adapter.permission_words(missing),
+            ),
         )
         return False
     waiting = (
@@ -158,10 +178,15 @@ async def challenge(
         minutes = max(1, round(wait / 60))
         await answers.refuse(
             interaction,
-            f"{home.parent.mention} has had {settings.threads_per_hour} new game threads in "
-            "the last hour, "
-            f"the most I make{why}. The next can start in about {minutes} minutes; "
-            "meanwhile, finish a game or play in an existing thread.",
+            _(
+                "{channel} has had {count} new game threads in the last hour, the most I "
+                "make{why}. The next can start in about {minutes} minutes; meanwhile, finish "
+                "a game or play in an existing thread.",
+                channel=home.parent.mention,
+                count=settings.threads_per_hour,
+                why=why,
+                minutes=minutes,
+            ),
         )
         return False
 
@@ -170,17 +195,21 @@ async def challenge(
             thread = await threads.open_thread(
                 home,
                 name,
-                starter=f"{name}. The challenge follows.",
+                starter=_("{name}. The challenge follows.", name=name),
                 reason=f"Chess Garden game for {interaction.user}",
             )
         except adapter.REQUEST_FAILURES as error:
             return answers.error_post(
-                f"I can't make a thread in {home.parent.mention}: {adapter.failure_cause(error)}."
+                _(
+                    "I can't make a thread in {channel}: {cause}.",
+                    channel=home.parent.mention,
+                    cause=adapter.failure_cause(error),
+                )
             )
         budget.spend(home.parent.id)
         return await _challenge_in(interaction, thread, kwargs, why)
 
-    post, _ = await answers.answer(interaction, thread_work())
+    post, _sent = await answers.answer(interaction, thread_work())
     return post is not None and not post.ephemeral
 
 
@@ -194,7 +223,7 @@ async def _challenge_in(
         outcome = await _start(service, thread.id, {**kwargs, "hold": True} if computer else kwargs)
     except ServiceError as error:
         done = await threads.discard(thread)
-        return answers.error_post(f"{adapter.error_text(error)} (I {done}.)")
+        return answers.error_post(f"{adapter.error_text(error)} ({done}.)")
     except Exception:
         await threads.discard(thread)
         raise
@@ -217,7 +246,12 @@ async def _challenge_in(
         cause = adapter.failure_cause(error, missing)
         log.warning("game %s: its first post in thread %s failed: %r", game_id, thread.id, error)
         return answers.error_post(
-            f"I can't post in the new thread: {cause}, so I {withdrawn} and {done}."
+            _(
+                "I can't post in the new thread: {cause}, so {withdrawn}, and {done}.",
+                cause=cause,
+                withdrawn=withdrawn,
+                done=done,
+            )
         )
     except Exception:
         await _withdraw(interaction, game_id, computer=computer)
@@ -226,12 +260,24 @@ async def _challenge_in(
     if computer:  # the game is visible now: the computer may move
         await service.release_computer(game_id=game_id)
     await flows.remember_board(interaction, game_id, Sent(thread.id, message.id))
-    what = "the game" if outcome.game.computer is not None else "the challenge"
-    note = discord.Embed(
-        description=f"Game {game_id}: {what} is in {thread.mention}{why}.",
-        colour=adapter.COLOUR_CHALLENGE,
+    if outcome.game.computer is not None:
+        said = _(
+            "Game {game}: the game is in {thread}{why}.",
+            game=game_id,
+            thread=thread.mention,
+            why=why,
+        )
+    else:
+        said = _(
+            "Game {game}: the challenge is in {thread}{why}.",
+            game=game_id,
+            thread=thread.mention,
+            why=why,
+        )
+    note = discord.Embed(description=said, colour=adapter.COLOUR_CHALLENGE)
+    return Post(
+        embed=note, note=_("Game {game} is in {thread}.", game=game_id, thread=thread.mention)
     )
-    return Post(embed=note, note=f"Game {game_id} is in {thread.mention}.")
 
 
 async def _start(service: Any, location_id: int, kwargs: dict[str, Any]) -> Outcome:
@@ -262,25 +308,35 @@ async def _open_challenges(interaction: Interaction, limit: int) -> str:
     if len(mine) < limit:
         return ""
     ids = ", ".join(str(i) for i in mine)
-    return (
-        f"You already have {len(mine)} open challenges (games {ids}); at most {limit} may "
-        "wait at once. Cancel one with its Decline button, or wait for an answer."
+    return _(
+        "You already have {count} open challenges (games {games}); at most {limit} may "
+        "wait at once. Cancel one with its Decline button, or wait for an answer.",
+        count=len(mine),
+        games=ids,
+        limit=limit,
     )
 
 
 async def _withdraw(interaction: Interaction, game_id: int, *, computer: bool) -> str:
     """Take back the game whose first post failed; what happened, in words."""
-    what = "the game" if computer else "the challenge"
     try:
         await answers.service_of(interaction).withdraw(
             user_id=interaction.user.id,
             game_id=game_id,
-            reason="its first post in a new thread failed",
+            reason="its first post in a new thread failed",  # (the game's log: English)
         )
-        return f"withdrew {what}"
+        return _("I withdrew the game") if computer else _("I withdrew the challenge")
     except ServiceError as error:
         log.error("could not withdraw game %s: %s", game_id, error)
-        return f"could not withdraw {what} (game {game_id}; a moderator can /abort it)"
+        if computer:
+            return _(
+                "I could not withdraw the game (game {game}; a moderator can /abort it)",
+                game=game_id,
+            )
+        return _(
+            "I could not withdraw the challenge (game {game}; a moderator can /abort it)",
+            game=game_id,
+        )
 
 
 async def rematch(interaction: Interaction, game_id: int) -> None:
@@ -296,11 +352,11 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
     mine = view.colour_of(interaction.user.id)
     if mine is None:
         await answers.refuse(
-            interaction, f"Only the players of game {view.id} can ask for a rematch."
+            interaction, _("Only the players of game {game} can ask for a rematch.", game=view.id)
         )
         return
     if view.status != "finished":
-        await answers.refuse(interaction, f"Game {view.id} is not finished.")
+        await answers.refuse(interaction, _("Game {game} is not finished.", game=view.id))
         return
     opponent = view.black_id if mine == "white" else view.white_id
     colour = "black" if mine == "white" else "white"
@@ -313,7 +369,7 @@ async def rematch(interaction: Interaction, game_id: int) -> None:
         days=view.time_days,  # the same time control
         rated=view.rated,  # and rated if the first game was
         want_thread=False,
-        name=f"{view.variant_title}: rematch of game {view.id}",
+        name=_("{variant}: rematch of game {game}", variant=view.variant_title, game=view.id),
     )
     if made and interaction.message is not None:  # one rematch per board
         board = Sent(interaction.message.channel.id, interaction.message.id)

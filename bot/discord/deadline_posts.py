@@ -22,8 +22,9 @@ import discord
 
 from bot.discord import adapter, standings_embeds, timestamps, views
 from bot.discord.adapter import Post
+from bot.discord.timestamps import days_text
+from bot.discord.translate import _, colour_word
 from bot.service import DeadlineEvent, GameView
-from bot.service.clock import days_text
 
 
 def reminder_post(event: DeadlineEvent) -> Post | None:
@@ -36,17 +37,25 @@ def reminder_post(event: DeadlineEvent) -> Post | None:
     if event.board_message is not None and view.guild_id is not None:
         channel_id, message_id = event.board_message
         link = f"https://discord.com/channels/{view.guild_id}/{channel_id}/{message_id}"
-        board = f" [The board.]({link})"
+        board = " [" + _("The board.") + f"]({link})"
     content = (
-        f"{adapter.mention(view.to_move_id)}, your move in game {view.id} ({view.turn}): "
-        f"your time runs out {timestamps.runs_out(view.deadline)}.{board}"
+        _(
+            "{player}, your move in game {game} ({colour}): your time runs out {when}.",
+            player=adapter.mention(view.to_move_id),
+            game=view.id,
+            colour=colour_word(view.turn),
+            when=timestamps.runs_out(view.deadline),
+        )
+        + board
     )
     embed = discord.Embed(
-        title=f"{view.variant_title} · game {view.id}",
-        description=(
-            f"{str(view.turn).capitalize()} must act {timestamps.runs_out(view.deadline)} "
-            f"({days_text(view.time_days)}). If no move comes in time, the game is lost "
-            "on time."
+        title=adapter.game_title(view),
+        description=_(
+            "{colour} must act {when} ({control}). If no move comes in time, the game is "
+            "lost on time.",
+            colour=colour_word(view.turn).capitalize(),
+            when=timestamps.runs_out(view.deadline),
+            control=days_text(view.time_days),
         ),
         colour=adapter.COLOUR_ACTIVE,
     )
@@ -69,7 +78,16 @@ def timeout_post(event: DeadlineEvent) -> Post:
     )
     standings_embeds.add_rating_changes(embed, event.ratings)
     players = " ".join(adapter.mention(p) for p in event.ping)
-    content = f"{players}: game {view.id} is over, {_outcome_words(view)}." if players else None
+    content = (
+        _(
+            "{players}: game {game} is over, {result}.",
+            players=players,
+            game=view.id,
+            result=_outcome_words(view),
+        )
+        if players
+        else None
+    )
     buttons = views.board_view(view, (), "white") if view.status == "finished" else None
     return Post(
         embed=embed,
@@ -87,11 +105,13 @@ def expired_embed(event: DeadlineEvent) -> discord.Embed:
     """What the challenge message says once nobody accepted it in time."""
     view = event.game
     return discord.Embed(
-        title=f"Challenge expired · {view.variant_title} · game {view.id}",
-        description=(
-            f"{adapter.mention(view.challenger_id)}'s challenge expired: "
-            f"{event.messages[0].removeprefix('the challenge expired: ')} "
-            "Start a new one with /play."
+        title=adapter.game_title(view, _("Challenge expired")),
+        description=_(
+            "{player}'s challenge expired: {why} Start a new one with /play.",
+            player=adapter.mention(view.challenger_id),
+            why=event.messages[0].removeprefix(
+                "the challenge expired: "
+            ),  # (English: the service's)
         ),
         colour=adapter.COLOUR_CLOSED,
     )
@@ -99,5 +119,5 @@ def expired_embed(event: DeadlineEvent) -> discord.Embed:
 
 def _outcome_words(view: GameView) -> str:
     if view.status == "aborted":
-        return f"aborted with no result ({view.result_reason})"
+        return _("aborted with no result ({reason})", reason=view.result_reason)
     return adapter.result_line(view)

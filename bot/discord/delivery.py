@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 import discord
 
-from bot.discord import adapter, threads, tournament_posts
+from bot.discord import adapter, threads, tournament_posts, translate
 from bot.discord.adapter import Post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
@@ -283,6 +283,10 @@ class Delivery:
 
     async def _send(self, owed: Owed) -> discord.Message | None:
         row = owed.row
+        # no interaction to ask: the post speaks the server's language (its community
+        # setting), else English; the worker's task keeps it until the next row
+        guild = self.bot.get_guild(row.guild_id) if row.guild_id is not None else None
+        translate.use_locale(guild.preferred_locale if guild is not None else None)
         if row.kind == "expired":
             return await self._edit_expired(owed)
         if row.kind == "retire":

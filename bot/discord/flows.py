@@ -32,6 +32,7 @@ from bot.discord.answers import (
     seen,
     service_of,
 )
+from bot.discord.translate import _
 from bot.service import DrawAnswer, GameView, Outcome, ServiceError
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ def board_message(
         game_id=view.id,
         is_board=not ephemeral,
         game_over=view.is_over,
-        failure=f"Game {view.id} is updated, but I could not post its board.",
+        failure=_("Game {game} is updated, but I could not post its board.", game=view.id),
         owed=None if ephemeral else outcome.owed,
     )
 
@@ -240,10 +241,11 @@ async def act(
             return await refusal(interaction, error, location_id=location_id, game_id=game_id)
         interaction.extras["game_id"] = outcome.game.id
         post = board_post(interaction, outcome)
-        post.note = f"Played {outcome.recorded or text}; the board follows."
-        post.failure = (
-            f"Your action in game {outcome.game.id} is played, but I could not show its "
-            "board here; I am posting it in the channel instead."
+        post.note = _("Played {action}; the board follows.", action=outcome.recorded or text)
+        post.failure = _(
+            "Your action in game {game} is played, but I could not show its board here; "
+            "I am posting it in the channel instead.",
+            game=outcome.game.id,
         )
         return post
 
@@ -298,11 +300,15 @@ async def player_command(
 def computer_draw_text(answer: DrawAnswer) -> str:
     game = answer.outcome.game
     if answer.accepted:
-        return (
-            f"The computer accepts your draw offer: game {game.id} is drawn, and its final "
-            "board is posted here."
+        return _(
+            "The computer accepts your draw offer: game {game} is drawn, and its final "
+            "board is posted here.",
+            game=game.id,
         )
-    return f"The computer declines your draw offer; game {game.id} goes on, and it is your move."
+    return _(
+        "The computer declines your draw offer; game {game} goes on, and it is your move.",
+        game=game.id,
+    )
 
 
 async def offer_computer_draw(interaction: Interaction, game_id: int, *, from_button: bool) -> None:
@@ -376,7 +382,13 @@ async def accept(
         view = await service.view(game_id=post.game_id)
         closed = adapter.closed_embed(
             Outcome(
-                view, (f"Accepted by {adapter.mention(interaction.user.id)}; the board is below.",)
+                view,
+                (
+                    _(
+                        "Accepted by {player}; the board is below.",
+                        player=adapter.mention(interaction.user.id),
+                    ),
+                ),
             )
         )
         await retire(interaction, previous, embed=closed, game_id=post.game_id)
@@ -471,8 +483,11 @@ async def show_board(
         failure = (await service.post_failures([outcome.game.id])).get(outcome.game.id)
         if failure is not None:  # the bot's own posts there are refused (issue 24)
             post.embed.add_field(
-                name="Cannot post",
-                value=f"{failure.line}. A moderator can move the game with /relocate.",
+                name=_("Cannot post"),
+                value=_(
+                    "{problem}. A moderator can move the game with /relocate.",
+                    problem=failure.line,
+                ),
                 inline=False,
             )
         return post

@@ -12,42 +12,48 @@ from collections.abc import Sequence
 import discord
 
 from bot.discord.adapter import MAX_EMBED_TEXT, MAX_FIELD_TEXT, clip, fit, mention
+from bot.discord.translate import N_, _, colour_word, ngettext
 from bot.service import Leaderboard, Profile, RatingChange, Standing
 from bot.service.rating_log import RATING_LINE, shown_rating, signed
 
 COLOUR_RATINGS = discord.Colour.teal()
-PROVISIONAL_NOTE = "? provisional: rating deviation above 110 (few games, or long ago)"
-RATING_FIELD = "Rating changes"
-SCORE_WORDS = {1.0: "won", 0.5: "drew", 0.0: "lost"}
+PROVISIONAL_NOTE = N_("? provisional: rating deviation above 110 (few games, or long ago)")
+RATING_FIELD = N_("Rating changes")
+SCORE_WORDS = {1.0: N_("won"), 0.5: N_("drew"), 0.0: N_("lost")}
 
 
 def _where(scope: int | None) -> str:
-    return "this server" if scope is not None else "global"
+    return _("this server") if scope is not None else _("global")
+
+
+def _games(count: int) -> str:
+    return ngettext("{n} game", "{n} games", count)
 
 
 def standing_line(s: Standing) -> str:
     return (
         f"**{s.rank}.** {mention(s.player_id)} **{shown_rating(s.rating, s.rd)}** · "
-        f"{s.games} game{'s' if s.games != 1 else ''} ({s.wins}/{s.draws}/{s.losses})"
+        f"{_games(s.games)} ({s.wins}/{s.draws}/{s.losses})"
     )
 
 
 def leaderboard_embed(board: Leaderboard) -> discord.Embed:
     embed = discord.Embed(
-        title=f"Leaderboard · {board.variant_title} · {_where(board.scope)}",
+        title=_("Leaderboard") + f" · {board.variant_title} · {_where(board.scope)}",
         colour=COLOUR_RATINGS,
     )
     if not board.top:
-        embed.description = (
-            f"Nobody has finished a rated game of {board.variant_title} here yet. "
-            "Start one with /play (games are rated unless you choose rated: False)."
+        embed.description = _(
+            "Nobody has finished a rated game of {variant} here yet. Start one with /play "
+            "(games are rated unless you choose rated: False).",
+            variant=board.variant_title,
         )
         return embed
     lines = [standing_line(s) for s in board.top]
     if board.own is not None:
         lines += ["…", standing_line(board.own)]
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
-    embed.set_footer(text=f"Glicko-2 · games (won/drawn/lost) · {PROVISIONAL_NOTE}")
+    embed.set_footer(text="Glicko-2 · " + _("games (won/drawn/lost)") + f" · {_(PROVISIONAL_NOTE)}")
     return fit(embed)
 
 
@@ -59,25 +65,35 @@ def _jump(guild_id: int | None, board: tuple[int, int] | None, location_id: int)
 
 
 def profile_embed(profile: Profile, name: str) -> discord.Embed:
+    where = _where(profile.scope)
     embed = discord.Embed(
-        title=clip(f"Profile · {name}", 256),
-        description=f"{mention(profile.user_id)}'s ratings ({_where(profile.scope)})",
+        title=clip(_("Profile") + f" · {name}", 256),
+        description=_("{player}'s ratings ({where})", player=mention(profile.user_id), where=where),
         colour=COLOUR_RATINGS,
     )
     if not profile.records:
-        embed.description = (
-            f"{mention(profile.user_id)} has no rated games ({_where(profile.scope)}) yet."
+        embed.description = _(
+            "{player} has no rated games ({where}) yet.",
+            player=mention(profile.user_id),
+            where=where,
         )
     for record in profile.records[:20]:
         s = record.standing
         lines = [
-            f"rank {s.rank} · {s.games} game{'s' if s.games != 1 else ''}: "
-            f"{s.wins} won, {s.draws} drawn, {s.losses} lost"
+            _("rank {rank}", rank=s.rank)
+            + f" · {_games(s.games)}: "
+            + _("{won} won, {drawn} drawn, {lost} lost", won=s.wins, drawn=s.draws, lost=s.losses)
         ]
         for r in record.recent:
+            score = _(SCORE_WORDS[r.score]) if r.score in SCORE_WORDS else "?"
             lines.append(
-                f"game {r.game_id}: {SCORE_WORDS.get(r.score, '?')} vs {mention(r.opponent_id)} "
-                f"({signed(r.after - r.before)})"
+                _(
+                    "game {game}: {score} vs {opponent} ({change})",
+                    game=r.game_id,
+                    score=score,
+                    opponent=mention(r.opponent_id),
+                    change=signed(r.after - r.before),
+                )
             )
         embed.add_field(
             name=clip(
@@ -91,14 +107,18 @@ def profile_embed(profile: Profile, name: str) -> discord.Embed:
         for game, board in zip(profile.current, profile.boards, strict=True):
             other = game.black_id if game.white_id == profile.user_id else game.white_id
             home = game.guild_id if game.guild_id is not None else profile.scope
+            opponent = _("vs {opponent}", opponent=mention(other))
+            jump = _("jump")
             lines.append(
-                f"**{game.id}** · {game.variant} vs {mention(other)} · "
-                f"[jump]({_jump(home, board, game.location_id)})"
+                f"**{game.id}** · {game.variant} {opponent} · "
+                f"[{jump}]({_jump(home, board, game.location_id)})"
             )
         embed.add_field(
-            name="Playing now", value=clip("\n".join(lines), MAX_FIELD_TEXT), inline=False
+            name=_("Playing now"), value=clip("\n".join(lines), MAX_FIELD_TEXT), inline=False
         )
-    embed.set_footer(text=f"Glicko-2 · rating ± 2·RD · last 5 rated results · {PROVISIONAL_NOTE}")
+    embed.set_footer(
+        text="Glicko-2 · " + _("rating ± 2·RD · last 5 rated results") + f" · {_(PROVISIONAL_NOTE)}"
+    )
     return fit(embed)
 
 
@@ -109,11 +129,14 @@ def add_rating_changes(embed: discord.Embed, changes: Sequence[RatingChange]) ->
         return
     scope = changes[0].scope
     lines = [
-        f"{c.colour} {mention(c.player_id)}: {shown_rating(c.after, c.rd)} ({signed(c.delta)})"
+        f"{colour_word(c.colour)} {mention(c.player_id)}: {shown_rating(c.after, c.rd)} "
+        f"({signed(c.delta)})"
         for c in changes
         if c.scope == scope
     ]
-    embed.add_field(name=f"{RATING_FIELD} ({_where(scope)})", value="\n".join(lines), inline=False)
+    embed.add_field(
+        name=f"{_(RATING_FIELD)} ({_where(scope)})", value="\n".join(lines), inline=False
+    )
 
 
 def without_rating_line(messages: Sequence[str], changes: Sequence[RatingChange]) -> list[str]:

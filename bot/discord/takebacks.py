@@ -24,6 +24,7 @@ from bot.discord.answers import (
     seen,
     service_of,
 )
+from bot.discord.translate import _
 from bot.service import Outcome, ServiceError
 
 
@@ -32,22 +33,29 @@ def request_post(outcome: Outcome, asker_id: int) -> Post:
     view = outcome.game
     opponent = view.black_id if view.white_id == asker_id else view.white_id
     embed = discord.Embed(
-        title=f"{view.variant_title} · game {view.id}: takeback?",
-        description="\n".join(outcome.messages),
+        title=_("{title}: takeback?", title=adapter.game_title(view)),
+        description=adapter.outcome_text(outcome),
         colour=adapter.COLOUR_CHALLENGE,
     )
-    content = f"{adapter.mention(opponent)}, {adapter.mention(asker_id)} asks for a takeback."
+    content = _(
+        "{player}, {asker} asks for a takeback.",
+        player=adapter.mention(opponent),
+        asker=adapter.mention(asker_id),
+    )
     return Post(
         embed=embed,
         content=content,
         ping=(opponent,) if opponent is not None else (),
         view=views.takeback_view(view.id),
-        note="Your takeback request is posted below.",
-        failure=f"Your takeback request in game {view.id} is recorded, but I could not post it.",
+        note=_("Your takeback request is posted below."),
+        failure=_(
+            "Your takeback request in game {game} is recorded, but I could not post it.",
+            game=view.id,
+        ),
     )
 
 
-async def ask(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def ask(interaction: Interaction, game_id: int, **_params: Any) -> None:
     """The Takeback button: ask the opponent (or the computer, which answers at once)."""
     if await refuse_outside_server(interaction):
         return
@@ -72,7 +80,7 @@ async def ask(interaction: Interaction, game_id: int, **_: Any) -> None:
     await flows.publish(interaction, work())
 
 
-async def accept(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def accept(interaction: Interaction, game_id: int, **_params: Any) -> None:
     """Accept takeback: the moves are taken back and the board posted anew."""
     if await refuse_outside_server(interaction):
         return
@@ -96,14 +104,16 @@ async def accept(interaction: Interaction, game_id: int, **_: Any) -> None:
     if sent is not None and interaction.message is not None:  # the request is answered
         request = Sent(interaction.message.channel.id, interaction.message.id)
         answered = discord.Embed(
-            description=f"Takeback accepted by {adapter.mention(interaction.user.id)}; "
-            "the board is below.",
+            description=_(
+                "Takeback accepted by {player}; the board is below.",
+                player=adapter.mention(interaction.user.id),
+            ),
             colour=adapter.COLOUR_CLOSED,
         )
         await flows.retire(interaction, request, embed=answered)
 
 
-async def decline(interaction: Interaction, game_id: int, **_: Any) -> None:
+async def decline(interaction: Interaction, game_id: int, **_params: Any) -> None:
     """Decline takeback (or the asker's withdrawal): the request turns into the notice."""
     if await refuse_outside_server(interaction):
         return

@@ -24,6 +24,7 @@ import aiohttp
 import discord
 
 from bot.discord import adapter
+from bot.discord.translate import _
 
 log = logging.getLogger(__name__)
 # What a request to Discord can fail with: a refusal or 5xx, no answer, a dropped connection.
@@ -91,17 +92,18 @@ class Home:
 
 
 def thread_home(channel: Any) -> Home | str:
-    """Where a new game thread goes from ``channel``, or one sentence saying why nowhere."""
+    """Where a new game thread goes from ``channel``, or a clause saying why nowhere (the
+    caller makes it a sentence: "I can't make a thread here: ...")."""
     target = getattr(channel, "parent", None) if is_thread(channel) else channel
     if target is None:
-        return "I can't find the channel this thread belongs to; use /play in a text channel."
+        return _("I can't find the channel this thread belongs to")
     if isinstance(target, discord.ForumChannel):
         return Home(target, "forum")
     if isinstance(target, discord.TextChannel):
         return Home(target, "news" if target.is_news() else "thread")
     if isinstance(target, discord.VoiceChannel | discord.StageChannel):
-        return "Voice-channel chats cannot have threads"
-    return "I can't make a thread here; use /play in a text channel"
+        return _("voice-channel chats cannot have threads")
+    return _("this kind of channel cannot have threads")
 
 
 def bot_permissions(interaction: discord.Interaction[Any], place: Any) -> discord.Permissions:
@@ -118,7 +120,13 @@ def bot_permissions(interaction: discord.Interaction[Any], place: Any) -> discor
 
 
 def thread_name(title: str, first: str, second: str | None) -> str:
-    return adapter.clip(f"{title}: {first} vs {second or 'open challenge'}", 100)
+    name = _(
+        "{title}: {first} vs {second}",
+        title=title,
+        first=first,
+        second=second or _("open challenge"),
+    )
+    return adapter.clip(name, 100)
 
 
 async def open_thread(home: Home, name: str, *, starter: str, reason: str) -> discord.Thread:
@@ -145,18 +153,25 @@ async def open_thread(home: Home, name: str, *, starter: str, reason: str) -> di
 
 
 async def discard(thread: discord.Thread) -> str:
-    """Remove a thread the bot made and could not use. Returns what happened, in words."""
+    """Remove a thread the bot made and could not use. Returns what happened, as a clause
+    ("I deleted the thread")."""
     try:
         await thread.delete(reason="Chess Garden: the game could not start here")
-        return "deleted the thread"
+        return _("I deleted the thread")
     except REQUEST_FAILURES as error:
         log.info("could not delete thread %s: %s", thread.id, error)
     try:
         await thread.edit(archived=True, reason="Chess Garden: the game could not start here")
-        return f"archived the empty thread {thread.mention} (deleting it needs Manage Threads)"
+        return _(
+            "I archived the empty thread {thread} (deleting it needs Manage Threads)",
+            thread=thread.mention,
+        )
     except REQUEST_FAILURES as error:
         log.warning("could not archive thread %s: %s", thread.id, error)
-    return f"could not remove the empty thread {thread.mention}; a moderator may delete it"
+    return _(
+        "I could not remove the empty thread {thread}; a moderator may delete it",
+        thread=thread.mention,
+    )
 
 
 def owned_thread(channel: Any, bot_id: int | None) -> bool:

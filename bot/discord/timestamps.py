@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.discord.translate import _, colour_word, ngettext
 from bot.service import GameSummary, GameView
-from bot.service.clock import days_text
+
+
+def days_text(days: int | None) -> str:
+    """The time control in words: ``3 days per move``, or ``no time limit``."""
+    if not days:
+        return _("no time limit")
+    return ngettext("{n} day per move", "{n} days per move", days)
 
 
 def stamp(when: datetime, style: str = "R") -> str:
@@ -27,16 +34,16 @@ def clock_field(view: GameView) -> tuple[str, str] | None:
     ``None`` for a game that is over or was never timed (games before time controls)."""
     if view.status == "active":
         if view.deadline is None:
-            return "Time", days_text(None)
-        return (
-            "Time",
-            f"{view.turn} must act {runs_out(view.deadline)}\n{days_text(view.time_days)}",
+            return _("Time"), days_text(None)
+        act = _(
+            "{colour} must act {when}", colour=colour_word(view.turn), when=runs_out(view.deadline)
         )
+        return _("Time"), f"{act}\n{days_text(view.time_days)}"
     if view.status == "challenge":
         lines = [days_text(view.time_days)]
         if view.deadline is not None:
-            lines.append(f"the challenge expires {stamp(view.deadline)}")
-        return "Time", "\n".join(lines)
+            lines.append(_("the challenge expires {when}", when=stamp(view.deadline)))
+        return _("Time"), "\n".join(lines)
     return None
 
 
@@ -45,16 +52,22 @@ def summary_clock(game: GameSummary) -> str:
     if game.deadline is None:
         return ""
     if game.status == "challenge":
-        return f" · expires {stamp(game.deadline)}"
-    side = f"{game.clock_side} " if game.clock_side else ""
-    return f" · {side}must act {stamp(game.deadline)}"
+        return " · " + _("expires {when}", when=stamp(game.deadline))
+    if game.clock_side:
+        side = colour_word(game.clock_side)
+        return " · " + _("{colour} must act {when}", colour=side, when=stamp(game.deadline))
+    return " · " + _("must act {when}", when=stamp(game.deadline))
 
 
 def history_clock_lines(view: GameView) -> list[str]:
     """Plain lines for the attached record (a text file shows no Discord timestamps)."""
-    lines = [f"time control: {days_text(view.time_days)}"]
+    lines = [_("time control: {control}", control=days_text(view.time_days))]
     if view.deadline is not None:
         when = view.deadline.strftime("%Y-%m-%d %H:%M UTC")
-        what = "the challenge expires" if view.status == "challenge" else f"{view.turn} must act by"
-        lines.append(f"{what}: {when}")
+        if view.status == "challenge":
+            lines.append(_("the challenge expires: {when}", when=when))
+        else:
+            lines.append(
+                _("{colour} must act by: {when}", colour=colour_word(view.turn), when=when)
+            )
     return lines

@@ -26,9 +26,10 @@ from typing import Any, Self
 
 import discord
 
-from bot.discord import answers
+from bot.discord import adapter, answers
 from bot.discord.adapter import Post, watch_button
 from bot.discord.help import HelpPageButton
+from bot.discord.translate import N_, _
 from bot.service import GameView, ServiceError, is_person, may_offer_takeback
 
 Interaction = discord.Interaction[Any]
@@ -77,7 +78,7 @@ class _GameButton(_Guarded, discord.ui.DynamicItem[Button], template=r"cg:never:
     """Base: a button for one game. Subclasses set ``PREFIX``, ``LABEL``, ``STYLE``."""
 
     PREFIX = "never"
-    LABEL = "?"
+    LABEL = "?"  # (a base class: never shown)
     STYLE = discord.ButtonStyle.secondary
     EMOJI: str | None = None
 
@@ -85,7 +86,7 @@ class _GameButton(_Guarded, discord.ui.DynamicItem[Button], template=r"cg:never:
         self.game_id = game_id
         super().__init__(
             discord.ui.Button(
-                label=self.LABEL,
+                label=_(self.LABEL),  # in the reader's language (a board's locale)
                 style=self.STYLE,
                 emoji=self.EMOJI,
                 custom_id=f"cg:{self.PREFIX}:{game_id}",
@@ -108,7 +109,7 @@ class _CommandButton(_GameButton, template=r"cg:never:" + GAME):
 
 class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
     PREFIX = "accept"
-    LABEL = "Accept"
+    LABEL = N_("Accept")
     STYLE = discord.ButtonStyle.success
 
     ACTION = "accept"
@@ -116,7 +117,7 @@ class AcceptButton(_GameButton, template=r"cg:accept:" + GAME):
 
 class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
     PREFIX = "decline"
-    LABEL = "Decline"
+    LABEL = N_("Decline")
     STYLE = discord.ButtonStyle.danger
 
     ACTION = "decline"
@@ -124,21 +125,21 @@ class DeclineButton(_GameButton, template=r"cg:decline:" + GAME):
 
 class DrawButton(_CommandButton, template=r"cg:draw:" + GAME):
     PREFIX = "draw"
-    LABEL = "Offer draw"
+    LABEL = N_("Offer draw")
     EMOJI = "🤝"
     ACTION = "offer_draw"
 
 
 class AcceptDrawButton(_CommandButton, template=r"cg:draw-yes:" + GAME):
     PREFIX = "draw-yes"
-    LABEL = "Accept draw"
+    LABEL = N_("Accept draw")
     STYLE = discord.ButtonStyle.success
     ACTION = "accept_draw"
 
 
 class DeclineDrawButton(_CommandButton, template=r"cg:draw-no:" + GAME):
     PREFIX = "draw-no"
-    LABEL = "Decline draw"
+    LABEL = N_("Decline draw")
     ACTION = "decline_draw"
 
 
@@ -149,7 +150,7 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
     """
 
     PREFIX = "resign"
-    LABEL = "Resign"
+    LABEL = N_("Resign")
     STYLE = discord.ButtonStyle.danger
     EMOJI = "🏳️"
 
@@ -162,15 +163,21 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
             await answers.deliver(interaction, await answers.refusal(interaction, error))
             return
         if game.colour_of(interaction.user.id) is None:
-            await answers.refuse(interaction, f"Only the players of game {game.id} can resign it.")
+            await answers.refuse(
+                interaction, _("Only the players of game {game} can resign it.", game=game.id)
+            )
             return
         if game.status != "active":
-            await answers.refuse(interaction, f"Game {game.id} is not in play ({game.status}).")
+            status = adapter.status_word(game.status)
+            await answers.refuse(
+                interaction,
+                _("Game {game} is not in play ({status}).", game=game.id, status=status),
+            )
             return
         view = GardenView()
         view.add_item(ConfirmResignButton(self.game_id))
         question = discord.Embed(
-            description=f"Resign game {game.id}? This cannot be undone.",
+            description=_("Resign game {game}? This cannot be undone.", game=game.id),
             colour=discord.Colour.red(),
         )
         await answers.deliver(interaction, Post(embed=question, view=view, ephemeral=True))
@@ -178,7 +185,7 @@ class ResignButton(_GameButton, template=r"cg:resign:" + GAME):
 
 class ConfirmResignButton(_CommandButton, template=r"cg:resign-yes:" + GAME):
     PREFIX = "resign-yes"
-    LABEL = "Yes, resign"
+    LABEL = N_("Yes, resign")
     STYLE = discord.ButtonStyle.danger
     ACTION = "resign"
 
@@ -187,7 +194,7 @@ class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
     """On a finished game's board: challenge the same opponent, colours swapped."""
 
     PREFIX = "rematch"
-    LABEL = "Rematch"
+    LABEL = N_("Rematch")
     STYLE = discord.ButtonStyle.primary
     EMOJI = "🔁"
 
@@ -199,21 +206,21 @@ class TakebackButton(_GameButton, template=r"cg:takeback:" + GAME):
     since the last move (``may_offer_takeback``; the service decides on the press)."""
 
     PREFIX = "takeback"
-    LABEL = "Takeback"
+    LABEL = N_("Takeback")
     EMOJI = "↩️"
     ACTION = "takeback"
 
 
 class AcceptTakebackButton(_GameButton, template=r"cg:tb-yes:" + GAME):
     PREFIX = "tb-yes"
-    LABEL = "Accept takeback"
+    LABEL = N_("Accept takeback")
     STYLE = discord.ButtonStyle.success
     ACTION = "accept_takeback"
 
 
 class DeclineTakebackButton(_GameButton, template=r"cg:tb-no:" + GAME):
     PREFIX = "tb-no"
-    LABEL = "Decline takeback"
+    LABEL = N_("Decline takeback")
     ACTION = "decline_takeback"
 
 
@@ -229,7 +236,7 @@ class RerollButton(
         self.ply = ply
         super().__init__(
             discord.ui.Button(
-                label="Re-roll",
+                label=_("Re-roll"),
                 style=discord.ButtonStyle.primary,
                 emoji="🎲",
                 custom_id=f"cg:reroll:{game_id}:{ply}",
@@ -258,7 +265,7 @@ class FlipButton(
         self.side = "white" if side in ("w", "white") else "black"
         super().__init__(
             discord.ui.Button(
-                label="Flip",
+                label=_("Flip"),
                 style=discord.ButtonStyle.secondary,
                 emoji="🔄",
                 custom_id=f"cg:flip:{game_id}:{self.side[0]}",

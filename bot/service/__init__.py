@@ -151,10 +151,12 @@ The computer opponent (issue 14, C13; ``bot.service.computer``)::
         # The computer is the player COMPUTER_ID (3); labels name it "the computer".
     computer_move(*, game_id, render=False, budget_s=None) -> Outcome | None
         # claims the computer's turn in the database, searches in a worker process
-        # (engine.choose, computer_budget_s = 2 s by default) and plays through act as
+        # (engine.choose) and plays through act as
         # COMPUTER_ID with expected_ply (logged, verifiable). None: not its turn, or the
         # game moved on meanwhile. ComputerBusy(.until_ms): another claim holds (a claim
-        # lasts think_lease_s = 30 s; a dead thinker's runs out).
+        # lasts think_lease_s = 30 s; a dead thinker's runs out). computer_budget_s (2 s)
+        # is the player's whole wait, from the claim to the board: the search gets it
+        # less what was spent before it and AFTER_SEARCH_S for the move's commit and board.
     computer_turns() -> tuple[int, ...]       # active games where the computer is to act
     add_computer_listener(fn) / remove_computer_listener(fn)   # fn(game_id), sync
     ComputerRunner(service, notifier=None, *, render=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.i18n import said
 from bot.service.errors import NotFound
 from storage import GameRow
 
@@ -50,8 +51,8 @@ def can_see(row: GameRow, viewer: Viewer | None) -> bool:
 def hidden(game_id: int | None) -> NotFound:
     """The error for a game that does not exist or is not visible: the same words."""
     if game_id is None:
-        return NotFound("there is no game or challenge here")
-    return NotFound(f"there is no game {game_id} here")
+        return NotFound(said("there is no game or challenge here"))
+    return NotFound(said("there is no game {game} here", game=game_id))
 
 
 def check_visible(row: GameRow, viewer: Viewer | None, *, by_id: bool) -> GameRow:

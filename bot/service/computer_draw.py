@@ -17,6 +17,7 @@ to change under the search. If the game moved on while the computer thought
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 from bot.service.access import Viewer
@@ -73,6 +74,7 @@ class ComputerDraw:
         viewer: Viewer | None = None,
     ) -> DrawAnswer:
         """The player offers the computer a draw; the computer answers at once."""
+        began = time.monotonic()  # the answer comes within the computer's promise too
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
         row = await self.core._find(location_id, game_id, live_only=True, viewer=viewer)
@@ -90,7 +92,12 @@ class ComputerDraw:
             turn, seen = str(live.game.turn), row.log_count
         assert row.computer is not None and row.computer_level is not None
         choice = await self.core._in_process(
-            think, record, row.computer_level, self.computer.budget_s, row.id * 1_000_003 + seen
+            think,
+            record,
+            row.computer_level,
+            self.computer.budget_s,
+            row.id * 1_000_003 + seen,
+            began,
         )
         # the search scores the position for the side to move; the computer's is the same
         # on its turn, minus that on the player's

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Self, TypeVar
 
 import variants
+from bot.i18n import said
 from bot.service.access import Viewer, can_see, hidden
 from bot.service.clock import DEFAULT_CHALLENGE_HOURS, Clock, store_clock
 from bot.service.errors import (
@@ -761,11 +762,14 @@ class ServiceCore(Settling, Timekeeping):
 
     def _check_mover(self, row: GameRow, user_id: int, colour: str) -> None:
         if user_id not in (row.white_id, row.black_id):
-            raise NotAllowed("you are not playing in this game")
+            raise NotAllowed(said("you are not playing in this game"))
         mover = row.white_id if colour == "white" else row.black_id
         if user_id != mover:
             who = self._label(mover) if mover is not None else colour
-            raise NotAllowed(f"it is {colour}'s turn ({who}), not yours")
+            # (Said: a front end may say it in the reader's language, bot.i18n)
+            if colour == "white":
+                raise NotAllowed(said("it is white's turn ({player}), not yours", player=who))
+            raise NotAllowed(said("it is black's turn ({player}), not yours", player=who))
 
     def _colour_of(self, row: GameRow, user_id: int, live: Live) -> str:
         if row.white_id == user_id and row.black_id == user_id:
@@ -774,7 +778,7 @@ class ServiceCore(Settling, Timekeeping):
             return "white"
         if row.black_id == user_id:
             return "black"
-        raise NotAllowed("only the players of this game can do that")
+        raise NotAllowed(said("only the players of this game can do that"))
 
     async def _player_command(
         self,

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.i18n import Said
+
 if TYPE_CHECKING:
     from variants import Refusal
 
@@ -46,6 +48,8 @@ class ServiceError(Exception):
     """Base class. ``str(error)`` is a one-line message fit to show the user."""
 
     def __init__(self, message: str) -> None:
+        # a ``bot.i18n.Said`` message keeps its id and values: a front end may translate it
+        self.said = message if isinstance(message, Said) else None
         message = " ".join(str(message).split())  # always one line
         super().__init__(message)
         self.message = message

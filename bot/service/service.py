@@ -25,6 +25,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
 from bot.service.computer import Computer
@@ -88,6 +89,13 @@ from variants.dice import seed_commitment
 __all__ = ["GameService", "render_board", "render_dice"]
 
 
+def played(colour: str, move: str) -> str:
+    """The answer's headline, "White played e4.": ``Said``, so that a front end may say it
+    in the reader's language (``bot.i18n``); the console prints it as it is."""
+    side = said("White") if colour == "white" else said("Black")
+    return said("{colour} played {move}.", colour=side, move=move)
+
+
 @translate_store_faults
 class GameService(Owing, TakeBack, Withdrawal, Relocation):
     """Game sessions over a repository. The API is documented in ``bot.service``.
@@ -116,7 +124,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
 
     @property
     def computer_budget_s(self) -> float:
-        """The computer's search time per move (``engine.choose``'s budget)."""
+        """The computer's time per move as the player waits for it, from claiming its
+        turn to its board (the search gets the rest: ``bot.service.computer``)."""
         return self.computer.budget_s
 
     @computer_budget_s.setter
@@ -595,7 +604,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                     raise
                 settled = await self._settle_entry(
                     entry,
-                    (f"{colour.capitalize()} played {entry.text}.",),
+                    (played(colour, entry.text),),
                     "Your move was not played",
                     render=render,
                     orientation=orientation,
@@ -608,7 +617,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             self._announce_row(row)
             self._snapshot_soon(row, live)
             view = make_view(row, live)
-            messages = [f"{colour.capitalize()} played {recorded}."]
+            messages = [played(colour, recorded)]
             messages += self._status_lines(row, view)
             messages += rating_lines(rated, self._label)
             shown = await self._present(live, view, render=render, orientation=orientation)

@@ -95,6 +95,7 @@ class Person:
     id: int
     name: str
     roles: tuple[int, ...] = ()
+    locale: str = "en-GB"  # the person's Discord language, sent with each interaction
 
     @property
     def mention(self) -> str:
@@ -162,6 +163,7 @@ class World:
         self.mod_role = snowflake()
         self.admin_role = snowflake()  # Manage Server (/settings, issue 27)
         self.people: dict[str, Person] = {}
+        self.guild_locale = "en-US"  # the server's language, sent with each interaction
         self.channels: dict[str, int] = {}
         self.exchanges: list[Exchange] = []
         self.render_delay = 0.0
@@ -305,10 +307,12 @@ class World:
 
     # ----- people and places -------------------------------------------------------------------
 
-    def user(self, name: str, *, moderator: bool = False, admin: bool = False) -> Person:
+    def user(
+        self, name: str, *, moderator: bool = False, admin: bool = False, locale: str = "en-GB"
+    ) -> Person:
         if name not in self.people:
             roles = ((self.mod_role,) if moderator else ()) + ((self.admin_role,) if admin else ())
-            self.people[name] = Person(snowflake(), name, roles)
+            self.people[name] = Person(snowflake(), name, roles, locale)
         return self.people[name]
 
     @property
@@ -351,7 +355,7 @@ class World:
             "type": kind,
             "token": f"token-{interaction_id}",
             "version": 1,
-            "locale": "en-GB",
+            "locale": person.locale,
             "entitlements": [],
             "attachment_size_limit": 25 * 1024 * 1024,
         }
@@ -375,8 +379,8 @@ class World:
         member = self._member(person)
         payload.update(
             guild_id=str(self.guild_id),
-            guild={"id": str(self.guild_id), "locale": "en-US", "features": []},
-            guild_locale="en-US",
+            guild={"id": str(self.guild_id), "locale": self.guild_locale, "features": []},
+            guild_locale=self.guild_locale,
             channel=dict(raw),
             channel_id=str(channel_id),
             member=member_payload(

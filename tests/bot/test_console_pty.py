@@ -220,3 +220,22 @@ def test_a_reader_that_stops_early_in_a_shell_pipeline() -> None:
         )
         assert len(done.stdout.splitlines()) == lines
         assert done.stderr == "", done.stderr
+
+
+def test_ctrl_c_while_the_computer_thinks_prints_the_resume_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "i.sqlite3")
+    child = spawn("play", "kings_guard", "--vs", "ai:3", "--db", db)
+    try:
+        opening(child)
+        first = answer(child, "moves").split()[0]
+        child.sendline(first)
+        child.expect_exact("The computer (level 3) is thinking...")  # a 2 s search
+        child.sendintr()  # Ctrl-C while it thinks
+        child.expect(pexpect.EOF)
+        tail = str(child.before).replace("\r\n", "\n")
+        assert re.search(r"Game 1 is stored\. Resume it with: .+ play --game 1", tail), tail
+        assert "Traceback" not in tail
+        child.wait()
+        assert child.exitstatus == 130
+    finally:
+        finish(child)

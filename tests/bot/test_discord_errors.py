@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this 
 from discord_payloads import snowflake  # noqa: E402
 from harness import World, assert_no_orphans, latest_board, start_game  # noqa: E402
 
+from bot.discord import help as help_module  # noqa: E402
 from bot.discord import views  # noqa: E402
+from bot.discord.help import HelpPageButton  # noqa: E402
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 THREADS = "POST /channels/{channel_id}/threads"
@@ -227,11 +229,32 @@ BUTTON_FAILS = {
     views.ConfirmResignButton: "resign",
     views.FlipButton: "board",
     views.RematchButton: "view",
+    views.TakebackButton: "request_takeback",
+    views.AcceptTakebackButton: "accept_takeback",
+    views.DeclineTakebackButton: "decline_takeback",
 }
 
 
 def test_every_button_type_is_covered() -> None:
-    assert set(BUTTON_FAILS) == set(views.DYNAMIC_ITEMS)
+    # The help's page buttons call no service: their failure is the page itself, below.
+    assert set(BUTTON_FAILS) | {HelpPageButton} == set(views.DYNAMIC_ITEMS)
+
+
+async def test_an_injected_exception_in_a_help_page_button(
+    world: World, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = world.user("alice")
+    shown = await world.command(alice, "help")
+    message = shown.private[0]
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(help_module, "help_pages", broken)
+    with caplog.at_level(logging.ERROR):
+        pressed = await world.press(alice, message, "Next")
+    assert "Something went wrong on my side" in plain(pressed.only_private().text)
+    assert "HelpPageButton" in caplog.text and "injected failure" in caplog.text
 
 
 @pytest.mark.parametrize("cls", list(BUTTON_FAILS), ids=lambda c: c.__name__)

@@ -142,7 +142,7 @@ async def test_with_manage_threads_the_thread_is_deleted(world: World) -> None:
         alice, "play", variant="guardener", computer=2, colour="black", thread=True
     )
     text = refused.only_private().text
-    assert "I withdrew the game and deleted the thread" in text and one_sentence(text)
+    assert "I withdrew the game, and I deleted the thread" in text and one_sentence(text)
     assert world.threads() == []
     assert await world.service.list_games(statuses=LIVE) == ()
     assert world.bot.computer_runner.moves == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -396,3 +397,69 @@ async def test_no_offer_nothing_to_answer(service: GameService) -> None:
     )
     assert await service.computer_move(game_id=out.game.id) is None  # Alice's turn, no offer
     assert (await service.history(game_id=out.game.id)).entries == ()
+
+
+# ----- the computer's promise: the search's share of a move's time (issue 26) ---------
+
+
+def test_the_search_gets_the_promise_less_what_surrounds_it() -> None:
+    from bot.service.computer import AFTER_SEARCH_S, MIN_SEARCH_S, search_budget
+
+    assert 0 < AFTER_SEARCH_S < 0.5 and 0 < MIN_SEARCH_S < 2.0 - AFTER_SEARCH_S
+    assert search_budget(2.0) == pytest.approx(2.0 - AFTER_SEARCH_S)
+    assert search_budget(2.0, 0.5) == pytest.approx(1.5 - AFTER_SEARCH_S)
+    assert search_budget(2.0, 5.0) == MIN_SEARCH_S  # late: still a short search
+    assert search_budget(0.05, 1.0) == 0.05  # a budget under the least: the search's whole
+
+
+def test_the_worker_pays_for_the_time_before_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the worker, the time since the move began (its claim, a wait for a free worker,
+    the engine's import) comes out of the search's budget, with ``AFTER_SEARCH_S``; the
+    choice comes back in the service's own class, with the time the worker finished."""
+    import engine
+    from bot.service import computer
+
+    budgets: list[float] = []
+    real = engine.choose
+
+    def choose(record: str, level: int, budget_s: float, seed: int) -> engine.Choice:
+        budgets.append(budget_s)
+        return real(record, 1, 0.05, seed)  # the budget is what is under test
+
+    monkeypatch.setattr(engine, "choose", choose)
+    game = variants.new_game("kings_guard", seed=1)
+    late = computer.think(game.record(), 3, 2.0, 7, time.monotonic() - 0.7)
+    now = computer.think(game.record(), 3, 2.0, 7)
+    assert budgets[0] <= 2.0 - computer.AFTER_SEARCH_S - 0.7
+    assert budgets[0] < budgets[1] <= 2.0 - computer.AFTER_SEARCH_S
+    assert isinstance(late, computer.Thought) and late.action in game.legal_moves()
+    assert late.ended <= now.ended <= time.monotonic()
+
+
+async def test_moves_and_draw_answers_start_the_promise_when_they_begin(
+    service: GameService,
+) -> None:
+    """``computer_move`` and ``offer_draw_to_computer`` give the worker the whole budget
+    and the moment they began, before the claim or the reading of the game."""
+    from bot.service import computer
+
+    calls: list[tuple[object, tuple[object, ...], float, float]] = []
+    original = service._in_process
+
+    async def spy(function: object, *args: object) -> object:
+        calls.append((function, args, began, time.monotonic()))
+        return await original(function, *args)  # type: ignore[arg-type]
+
+    service._in_process = spy  # type: ignore[method-assign,assignment]
+    service.computer_budget_s = 1.5  # level 1: one iteration, at once
+    out = await service.play_computer(
+        user_id=ALICE, location_id=44, variant="kings_guard", level=1, colour="black"
+    )
+    began = time.monotonic()
+    assert await service.computer_move(game_id=out.game.id) is not None
+    began = time.monotonic()
+    await service.offer_draw_to_computer(user_id=ALICE, game_id=out.game.id)
+    assert len(calls) == 2
+    for function, args, before, at in calls:
+        assert function is computer.think and args[2] == 1.5
+        assert isinstance(args[4], float) and before <= args[4] <= at

@@ -148,3 +148,20 @@ def test_levels_are_ordered() -> None:
     one, two, three = (engine.LEVELS[n] for n in (1, 2, 3))
     assert one.max_depth < two.max_depth < three.max_depth
     assert one.noise > two.noise > three.noise == 0
+
+
+def test_setting_up_counts_in_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A variant's first search in a process builds its tables before the search starts:
+    that time comes out of the budget, so the whole call still ends within it."""
+    game = unfinished("kings_guard", 10, 3)
+    clock = FakeClock(0.005)  # slow nodes: the search would use its whole budget
+    real = engine.domain
+
+    def slow_domain(key: str) -> VariantDomain:
+        clock.now += 0.6  # the tables of a variant new to this process
+        return real(key)
+
+    monkeypatch.setattr(engine, "domain", slow_domain)
+    choice = engine.choose_for_game(game, 3, budget_s=1.0, seed=1, clock=clock)
+    assert choice.action in game.legal_moves()
+    assert choice.time_s <= 1.0, choice.time_s

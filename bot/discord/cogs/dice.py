@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.discord import adapter, answers
 from bot.discord.adapter import Post
+from bot.discord.translate import _
 from bot.service import DiceExpressionError, roll_dice
 from bot.service.dice_expr import DieRoller
 
@@ -44,7 +45,7 @@ class DiceCog(commands.Cog, name="Dice"):
             description=adapter.clip(result.breakdown, adapter.MAX_EMBED_TEXT),
             colour=adapter.COLOUR_CHALLENGE,
         )
-        embed.set_footer(text=f"rolled for {interaction.user.display_name}")
+        embed.set_footer(text=_("rolled for {name}", name=interaction.user.display_name))
         await answers.deliver(interaction, Post(embed=embed))
 
 

@@ -18,6 +18,7 @@ from discord.ext import commands
 import variants
 from bot.discord import adapter, answers, challenges, flows, threads
 from bot.discord.adapter import Post
+from bot.discord.translate import _
 from bot.service import ServiceError
 from bot.service.clock import MAX_DAYS, MIN_DAYS
 
@@ -125,23 +126,29 @@ class GameCog(commands.Cog, name="Games"):
             allowed = ""
             if variant in variants.names():
                 names = variants.rules(variant).option_names
-                allowed = f" Options for {variant}: {', '.join(names) or 'none'}."
+                allowed = " " + _(
+                    "Options for {variant}: {options}.",
+                    variant=variant,
+                    options=", ".join(names) or _("none"),
+                )
             await answers.refuse(interaction, adapter.error_text(error) + allowed)
             return
         if computer is not None and opponent is not None:
             await answers.refuse(
                 interaction,
-                "Choose an opponent or the computer, not both: leave opponent empty to play "
-                "the computer.",
+                _(
+                    "Choose an opponent or the computer, not both: leave opponent empty to play "
+                    "the computer."
+                ),
             )
             return
         if opponent is not None and opponent.bot:
             await answers.refuse(
-                interaction, "Bots cannot play; challenge a person, or leave it open."
+                interaction, _("Bots cannot play; challenge a person, or leave it open.")
             )
             return
         if opponent is not None and opponent.id == interaction.user.id:
-            await answers.refuse(interaction, "You cannot challenge yourself.")
+            await answers.refuse(interaction, _("You cannot challenge yourself."))
             return
         await challenges.challenge(
             interaction,
@@ -155,7 +162,7 @@ class GameCog(commands.Cog, name="Games"):
             name=threads.thread_name(
                 rules.title,
                 interaction.user.display_name,
-                "the computer"
+                _("the computer")
                 if computer is not None
                 else opponent.display_name
                 if opponent is not None
@@ -229,7 +236,7 @@ class GameCog(commands.Cog, name="Games"):
     async def draw(self, interaction: Interaction, action: str = "offer") -> None:
         name = DRAW_COMMANDS.get(action)
         if name is None:
-            await answers.refuse(interaction, "Choose offer, accept or decline.")
+            await answers.refuse(interaction, _("Choose offer, accept or decline."))
             return
         await flows.player_command(interaction, name)
 
@@ -263,7 +270,9 @@ class GameCog(commands.Cog, name="Games"):
         if await answers.refuse_outside_server(interaction):
             return
         if not is_moderator(interaction):
-            await answers.refuse(interaction, "Only members with Manage Messages can abort a game.")
+            await answers.refuse(
+                interaction, _("Only members with Manage Messages can abort a game.")
+            )
             return
         service = answers.service_of(interaction)
 
@@ -301,7 +310,7 @@ class GameCog(commands.Cog, name="Games"):
             return
         if not is_moderator(interaction):
             await answers.refuse(
-                interaction, "Only members with Manage Messages can extend a game's clock."
+                interaction, _("Only members with Manage Messages can extend a game's clock.")
             )
             return
         service = answers.service_of(interaction)
@@ -323,7 +332,11 @@ class GameCog(commands.Cog, name="Games"):
             adapter.add_clock(embed, outcome.game)
             # the player whose clock it is hears of it; nobody else is pinged
             who = outcome.game.to_move_id
-            content = f"{adapter.mention(who)}, your clock was extended." if who else None
+            content = (
+                _("{player}, your clock was extended.", player=adapter.mention(who))
+                if who
+                else None
+            )
             return Post(embed=embed, content=content, ping=(who,) if who else ())
 
         await answers.answer(interaction, work())
@@ -351,7 +364,9 @@ class GameCog(commands.Cog, name="Games"):
         if await answers.refuse_outside_server(interaction):
             return
         if not is_moderator(interaction):
-            await answers.refuse(interaction, "Only members with Manage Messages can move a game.")
+            await answers.refuse(
+                interaction, _("Only members with Manage Messages can move a game.")
+            )
             return
         service = answers.service_of(interaction)
 

@@ -11,6 +11,7 @@ from discord.ext import commands
 
 from bot.discord import answers, help
 from bot.discord.adapter import Post
+from bot.discord.translate import _
 
 if TYPE_CHECKING:
     from bot.discord.app import ChessGardenBot
@@ -35,7 +36,8 @@ class HelpCog(commands.Cog, name="Help"):
         pages = help.help_pages(self.bot.tree)
         if page > len(pages):
             await answers.refuse(
-                interaction, f"There are {len(pages)} pages of help; choose 1 to {len(pages)}."
+                interaction,
+                _("There are {pages} pages of help; choose 1 to {pages}.", pages=len(pages)),
             )
             return
         post = Post(

@@ -17,6 +17,7 @@ import variants
 from bot.discord import adapter, answers
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import GAME_NUMBER, variant_choices
+from bot.discord.translate import N_, _, command_name
 from bot.service import SeedNotRevealed, ServiceError
 from renderers.diagram import piece_diagram_png
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from bot.discord.app import ChessGardenBot
 
 Interaction = discord.Interaction[Any]
-IN_A_DM = (
+IN_A_DM = N_(
     "In a direct message there is no game here; name one: /{command} game:<number>. "
     "/games lists yours."
 )
@@ -45,23 +46,27 @@ def rules_embeds(key: str, *, image: bool) -> list[discord.Embed]:
     embeds = []
     for number, page in enumerate(pages, 1):
         first = number == 1
+        title = f"{book.title} (`{key}`)"
         embed = discord.Embed(
-            title=f"{book.title} (`{key}`)" + ("" if first else ", continued"),
+            title=title if first else _("{title}, continued", title=title),
             colour=adapter.COLOUR_CHALLENGE,
         )
         if first:
+            # the rulebook's own words come from the variant, in English (not yet translated)
             options = ", ".join(f"`{name}`" for name in rules.option_names)
             embed.description = adapter.clip(
                 f"*{book.tagline}*\n{book.summary}"
-                + (f"\nOptions for /play: {options}." if options else ""),
+                + ("\n" + _("Options for /play: {options}.", options=options) if options else ""),
                 adapter.MAX_EMBED_TEXT,
             )
             if image:
                 embed.set_image(url=f"attachment://{adapter.PIECES_FILE}")
         for name, value in page:
             embed.add_field(name=name, value=value, inline=False)
-        more = f"Page {number} of {len(pages)} · " if len(pages) > 1 else ""
-        embed.set_footer(text=f"{more}Every roll is verifiable: /verify after the game.")
+        footer = _("Every roll is verifiable: /verify after the game.")
+        if len(pages) > 1:
+            footer = _("Page {page} of {pages}", page=number, pages=len(pages)) + " · " + footer
+        embed.set_footer(text=footer)
         embeds.append(embed)
     return embeds
 
@@ -81,7 +86,11 @@ class InfoCog(commands.Cog, name="Info"):
         if variant not in variants.names():
             await answers.refuse(
                 interaction,
-                f"Unknown variant {variant!r}; choose one of: {', '.join(variants.names())}.",
+                _(
+                    "Unknown variant {variant}; choose one of: {variants}.",
+                    variant=repr(variant),
+                    variants=", ".join(variants.names()),
+                ),
             )
             return
 
@@ -96,7 +105,7 @@ class InfoCog(commands.Cog, name="Info"):
             return Post(embed=embeds[0], files=files)
 
         rest: list[discord.Embed] = []
-        _, sent = await answers.answer(interaction, work())
+        _post, sent = await answers.answer(interaction, work())
         for embed in rest:  # each further page in a message of its own
             if sent is None:  # the page before did not go out: stop there
                 break
@@ -110,7 +119,7 @@ class InfoCog(commands.Cog, name="Info"):
     )
     async def history(self, interaction: Interaction, game: GAME_NUMBER | None = None) -> None:
         if game is None and interaction.guild_id is None:
-            await answers.refuse(interaction, IN_A_DM.format(command="history"))
+            await answers.refuse(interaction, _(IN_A_DM, command=command_name("history")))
             return
         service = answers.service_of(interaction)
 
@@ -164,7 +173,7 @@ class InfoCog(commands.Cog, name="Info"):
         chain: CHAIN_HEAD | None = None,
     ) -> None:
         if game is None and interaction.guild_id is None:
-            await answers.refuse(interaction, IN_A_DM.format(command="verify"))
+            await answers.refuse(interaction, _(IN_A_DM, command=command_name("verify")))
             return
         service = answers.service_of(interaction)
 
@@ -179,8 +188,11 @@ class InfoCog(commands.Cog, name="Info"):
             except SeedNotRevealed as error:
                 return answers.error_post(
                     adapter.error_text(error)
-                    + "\nThe seed is revealed when the game ends; its SHA-256 commitment was "
-                    "posted when the game began."
+                    + "\n"
+                    + _(
+                        "The seed is revealed when the game ends; its SHA-256 commitment was "
+                        "posted when the game began."
+                    )
                 )
             except ServiceError as error:
                 return await answers.refusal(interaction, error)

@@ -21,6 +21,7 @@ from discord.ext import commands
 from bot.discord import adapter, answers
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES
+from bot.discord.translate import N_, _, ngettext
 from bot.service import GuildSettings, ServiceError, UserPrefs
 from bot.service.settings import (
     MAX_CHALLENGES_LIMIT,
@@ -38,18 +39,19 @@ Choice = app_commands.Choice
 GameChannel = discord.TextChannel | discord.ForumChannel
 RECENT_CHANGES = 5
 
-# The service's names, in words.
+# The service's names, in words (also the choices of reset:, translated by the tree's
+# translator; here, with ``_``).
 LABELS = {
-    "days": "Days per move (default)",
-    "threads": "Game threads",
-    "rated": "Rated (default)",
-    "channels": "Channels where games may start",
-    "tournament_role": "Role that may run tournaments",
-    "max_challenges": "Open challenges per user",
-    "threads_per_hour": "New game threads per channel per hour",
-    "web_list": "Live games listed on the web",
-    "max_tournaments": "Tournaments under way at once",
-    "tournament_players": "Players per tournament",
+    "days": N_("Days per move (default)"),
+    "threads": N_("Game threads"),
+    "rated": N_("Rated (default)"),
+    "channels": N_("Channels where games may start"),
+    "tournament_role": N_("Role that may run tournaments"),
+    "max_challenges": N_("Open challenges per user"),
+    "threads_per_hour": N_("New game threads per channel per hour"),
+    "web_list": N_("Live games listed on the web"),
+    "max_tournaments": N_("Tournaments under way at once"),
+    "tournament_players": N_("Players per tournament"),
 }
 RESET_CHOICES = [Choice(name=label, value=name) for name, label in LABELS.items()]
 THEME_CHOICES = [
@@ -60,7 +62,9 @@ ORIENTATION_CHOICES = [
     Choice(name="White at the bottom", value="white"),
     Choice(name="the side to act at the bottom", value="mover"),
 ]
-NOT_MODERATOR = "Only members with Manage Server can see or change this server's settings."
+NOT_MODERATOR = N_("Only members with Manage Server can see or change this server's settings.")
+THEME_WORDS = {"classic": N_("classic"), "high-contrast": N_("high-contrast")}
+SIDE_WORDS = {"white": N_("White at the bottom"), "mover": N_("the side to act at the bottom")}
 
 
 def is_server_moderator(interaction: Interaction) -> bool:
@@ -72,14 +76,14 @@ def value_words(name: str, value: Any, defaults: GuildSettings | None = None) ->
     """A setting's value in words (``None``: the default, from ``defaults``)."""
     if value is None:
         if defaults is None or getattr(defaults, name) is None:
-            return "not set" if name == "tournament_role" else "the default"
-        return f"{value_words(name, getattr(defaults, name))} (default)"
+            return _("not set") if name == "tournament_role" else _("the default")
+        return _("{value} (default)", value=value_words(name, getattr(defaults, name)))
     if name == "days":
-        return "no time limit" if value == 0 else f"{value} day{'s' if value != 1 else ''}"
+        return _("no time limit") if value == 0 else ngettext("{n} day", "{n} days", value)
     if name in ("threads", "rated", "web_list"):
-        return "on" if value else "off"
+        return _("on") if value else _("off")
     if name == "channels":
-        return ", ".join(f"<#{c}>" for c in value) if value else "anywhere"
+        return ", ".join(f"<#{c}>" for c in value) if value else _("anywhere")
     if name == "tournament_role":
         return f"<@&{value}>"
     return str(value)
@@ -96,43 +100,52 @@ def settings_embed(
     def change(name: str, old: Any, new: Any) -> str:
         return f"{value_words(name, old, defaults)} → {value_words(name, new, defaults)}"
 
-    said = "\n".join(f"{LABELS[name]}: {change(name, old, new)}" for name, old, new in changes)
+    def label(name: str) -> str:
+        return _(LABELS[name]) if name in LABELS else name
+
+    said = "\n".join(f"{label(name)}: {change(name, old, new)}" for name, old, new in changes)
     embed = discord.Embed(
-        title="This server's settings",
-        description=said or "Change them with the options of /settings.",
+        title=_("This server's settings"),
+        description=said or _("Change them with the options of /settings."),
         colour=adapter.COLOUR_CHALLENGE,
     )
-    for name, label in LABELS.items():
+    for name in LABELS:
         value = getattr(settings, name)
         if name == "tournament_role" and value is None:
-            words = "not set"
+            words = _("not set")
         else:
             words = value_words(name, value)
-        default = "" if name in settings.chosen else " (default)"
-        embed.add_field(name=label, value=adapter.clip(words + default, 1024), inline=True)
+        if name not in settings.chosen:
+            words = _("{value} (default)", value=words)
+        embed.add_field(name=label(name), value=adapter.clip(words, 1024), inline=True)
     if log:
         lines = [
             f"{entry.created_at[:16].replace('T', ' ')} · <@{entry.actor_id}> · "
-            f"{LABELS.get(entry.name, entry.name)}: {change(entry.name, entry.old, entry.new)}"
+            f"{label(entry.name)}: {change(entry.name, entry.old, entry.new)}"
             for entry in log
         ]
         embed.add_field(
-            name="Latest changes", value=adapter.clip("\n".join(lines), 1024), inline=False
+            name=_("Latest changes"), value=adapter.clip("\n".join(lines), 1024), inline=False
         )
     return adapter.fit(embed)
 
 
 def prefs_embed(prefs: UserPrefs, changed: bool) -> discord.Embed:
     theme = prefs.theme or "classic"
-    side = {"white": "White at the bottom", "mover": "the side to act at the bottom"}.get(
-        prefs.orientation or "", "your own side at the bottom (the default)"
-    )
-    lead = "Saved." if changed else "Your board preferences:"
-    return discord.Embed(
-        description=f"{lead}\nTheme: {theme}.\nBoards shown only to you: {side}.\n"
-        "The boards of the games you start are drawn in your theme.",
-        colour=adapter.COLOUR_CHALLENGE,
-    )
+    theme_words = _(THEME_WORDS[theme]) if theme in THEME_WORDS else theme
+    orientation = prefs.orientation or ""
+    if orientation in SIDE_WORDS:
+        side = _(SIDE_WORDS[orientation])
+    else:
+        side = _("your own side at the bottom (the default)")
+    lead = _("Saved.") if changed else _("Your board preferences:")
+    lines = [
+        lead,
+        _("Theme: {theme}.", theme=theme_words),
+        _("Boards shown only to you: {side}.", side=side),
+        _("The boards of the games you start are drawn in your theme."),
+    ]
+    return discord.Embed(description="\n".join(lines), colour=adapter.COLOUR_CHALLENGE)
 
 
 class SettingsCog(commands.Cog, name="Settings"):
@@ -181,7 +194,7 @@ class SettingsCog(commands.Cog, name="Settings"):
         if await answers.refuse_outside_server(interaction):
             return
         if not is_server_moderator(interaction):
-            await answers.refuse(interaction, NOT_MODERATOR)
+            await answers.refuse(interaction, _(NOT_MODERATOR))
             return
         guild_id = interaction.guild_id
         assert guild_id is not None

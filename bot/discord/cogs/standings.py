@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot.discord import answers, standings_embeds
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import variant_choices
+from bot.discord.translate import N_, _
 from bot.service import ServiceError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ SCOPE_CHOICES = [
     Choice(name="this server", value="server"),
     Choice(name="global (every server)", value="global"),
 ]
-NO_SERVER = "A direct message has no server ratings; use scope: global."
+NO_SERVER = N_("A direct message has no server ratings; use scope: global.")
 
 
 class StandingsCog(commands.Cog, name="Ratings"):
@@ -48,7 +49,7 @@ class StandingsCog(commands.Cog, name="Ratings"):
     ) -> None:
         guild_id = interaction.guild_id
         if scope == "server" and guild_id is None:
-            await answers.refuse(interaction, NO_SERVER)
+            await answers.refuse(interaction, _(NO_SERVER))
             return
         service = answers.service_of(interaction)
 
@@ -81,11 +82,11 @@ class StandingsCog(commands.Cog, name="Ratings"):
     ) -> None:
         guild_id = interaction.guild_id
         if scope == "server" and guild_id is None:
-            await answers.refuse(interaction, NO_SERVER)
+            await answers.refuse(interaction, _(NO_SERVER))
             return
         who = user or interaction.user
         if who.bot:
-            await answers.refuse(interaction, "Bots play no rated games; name a person.")
+            await answers.refuse(interaction, _("Bots play no rated games; name a person."))
             return
         service = answers.service_of(interaction)
 

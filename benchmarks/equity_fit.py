@@ -1,0 +1,277 @@
+"""Fit the equity curves of ``engine/equity.py`` and report their calibration.
+
+    python -m benchmarks.equity_fit [--variants K,...] [--games N] [--seed S] [--write]
+    python -m benchmarks.equity_fit --report      # the committed constants, held-out games
+
+For each variant: N self-play games between ``ai:1`` players (the dice and the
+players' noise seeded: game i uses seed S + i; the search runs on a frozen clock, so
+a game depends on its seed only). A game that reaches ``--max-plies`` is left out
+(it has no result). Every ``--every``-th position of a game is searched at the
+variant's analysis depth (``engine.analysis.Analyser``), giving the search's value
+for the side to act and, as the target, that side's score in the game (1, 1/2, 0).
+
+- The first two thirds of the games fit ``equity = 1 / (1 + exp(-(a * value + b)))``
+  by maximum likelihood (Newton's method; the targets may be 1/2). Values beyond
+  ``MATE_BOUND`` (a win or loss seen) are worth 1 or 0 and are not fitted.
+- The last third is held out: the expected calibration error (10 equal bins of
+  predicted equity; the positions' weighted mean of |mean prediction - mean score|),
+  the Brier score and the log loss of the fitted curve there.
+- ``--label-games`` held-out games are analysed in full (``engine.analysis``) with the
+  fitted curve: the errors of the actions that were the search's own choice measure
+  the horizon's noise, and the label thresholds are set above it (an inaccuracy at
+  its 95th percentile, at least 0.04; a mistake twice that; a blunder four times),
+  and the mean luck per roll is printed (the accounting's bias, see the module).
+
+``--write`` stores the constants in ``engine/equity_fit.json``; ``--report`` fits
+nothing and reports the stored constants on the held-out games (the same seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import variants
+from engine import players
+from engine.analysis import Analyser, analyse
+from engine.domain import Node
+from engine.equity import TABLE_PATH, Fit, fit_for, read_table
+from engine.search import MATE_BOUND
+from variants.dice import ScriptedDice
+from variants.record import parse_record
+
+BINS = 10
+
+
+@dataclass
+class Sample:
+    value: float  # the search's value for the side to act
+    score: float  # that side's score in the game
+
+
+def frozen() -> float:
+    return 0.0
+
+
+def self_play(key: str, seed: int, max_plies: int) -> players.Played:
+    ai = players.parse("ai:1")
+    return players.play_game(key, ai, ai, seed=seed, max_plies=max_plies, search_clock=frozen)
+
+
+def samples(key: str, record: str, every: int, depth: int) -> list[Sample]:
+    """The search's value of every ``every``-th position of the game, with its score."""
+    headers, actions, rolls = parse_record(record)
+    rules = variants.rules(key)
+    winner = variants.replay(record).result
+    assert winner is not None
+    an = Analyser(key, depth)
+    game = variants.Game(
+        rules,
+        options=json.loads(headers.get("Options", "{}")),
+        dice=ScriptedDice(rolls),
+        fen=headers.get("FEN"),
+    )
+    out = []
+    for i, text in enumerate([*actions, None]):
+        if i % every == 0 and game.result is None:
+            node = Node(game.pos.copy(), tuple(game.keys))
+            _, _, value = an.measure(node)
+            side = "white" if node.pos.turn == 0 else "black"
+            score = 0.5 if winner.winner is None else float(winner.winner == side)
+            out.append(Sample(value, score))
+        if text is not None:
+            game.play(text)
+    return out
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def fit_logistic(data: list[Sample]) -> tuple[float, float]:
+    """Maximum likelihood (a, b) of score ~ sigmoid(a * value + b), by Newton's method
+    with a little ridge on a and b (so that a one-sided set stays finite)."""
+    a, b = 2.2, 0.0
+    ridge = 1e-3
+    for _ in range(50):
+        ga = gb = 0.0
+        haa = hab = hbb = ridge
+        for s in data:
+            p = sigmoid(a * s.value + b)
+            r = p - s.score
+            w = p * (1.0 - p)
+            ga += r * s.value
+            gb += r
+            haa += w * s.value * s.value
+            hab += w * s.value
+            hbb += w
+        ga += ridge * a
+        gb += ridge * b
+        det = haa * hbb - hab * hab
+        if det <= 0:
+            break
+        da = (hbb * ga - hab * gb) / det
+        db = (haa * gb - hab * ga) / det
+        a, b = a - da, b - db
+        if abs(da) + abs(db) < 1e-9:
+            break
+    return a, b
+
+
+def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
+    """Expected calibration error (10 equal bins), Brier score and log loss."""
+    bins: list[list[tuple[float, float]]] = [[] for _ in range(BINS)]
+    brier = logloss = 0.0
+    for s in data:
+        p = fit.equity(s.value)
+        bins[min(BINS - 1, int(p * BINS))].append((p, s.score))
+        brier += (p - s.score) ** 2
+        q = min(max(p, 1e-6), 1 - 1e-6)
+        logloss -= s.score * math.log(q) + (1 - s.score) * math.log(1 - q)
+    n = max(len(data), 1)
+    ece = 0.0
+    for b in bins:
+        if b:
+            ece += len(b) / n * abs(sum(p for p, _ in b) / len(b) - sum(y for _, y in b) / len(b))
+    return {
+        "positions": len(data),
+        "ece": round(ece, 4),
+        "brier": round(brier / n, 4),
+        "log_loss": round(logloss / n, 4),
+    }
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def labels_from(
+    records: list[str], depth: int
+) -> tuple[tuple[float, float, float], dict[str, Any]]:
+    """Thresholds above the horizon's noise, and the analyses' figures."""
+    noise: list[float] = []
+    lucks: list[float] = []
+    cpu = 0.0
+    plies = 0
+    for record in records:
+        a = analyse(record, depth)
+        cpu += a.cpu_s
+        plies += len(a.turns) - 1
+        for t in a.turns:
+            if t.choice and t.best is None:  # the search's own choice
+                noise.append(t.error)
+            if t.roller is not None:
+                lucks.append(t.luck)
+    q95 = quantile(noise, 0.95)
+    base = max(0.04, round(q95 + 0.005, 2))
+    figures = {
+        "analysed_games": len(records),
+        "analysed_plies": plies,
+        "cpu_s_per_100_plies": round(100 * cpu / max(plies, 1), 1),
+        "best_move_error_mean": round(sum(noise) / max(len(noise), 1), 4),
+        "best_move_error_q95": round(q95, 4),
+        "rolls": len(lucks),
+        "mean_luck_per_roll": round(sum(lucks) / max(len(lucks), 1), 4),
+    }
+    return (base, round(2 * base, 2), round(4 * base, 2)), figures
+
+
+def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, Any]:
+    depth = stored.depth
+    t0 = time.perf_counter()
+    train: list[Sample] = []
+    test: list[Sample] = []
+    test_records: list[str] = []
+    capped = 0
+    n_train = (2 * args.games) // 3
+    for i in range(args.games):
+        played = self_play(key, args.seed + i, args.max_plies)
+        if played.capped:
+            capped += 1
+            continue
+        data = samples(key, played.record, args.every, depth)
+        if i < n_train:
+            train.extend(data)
+        else:
+            test.extend(data)
+            test_records.append(played.record)
+        print(f"  {key} game {i + 1}/{args.games}: {played.plies} plies", file=sys.stderr)
+    if args.report:
+        fit = stored
+    else:
+        fitted = [s for s in train if abs(s.value) < MATE_BOUND]
+        a, b = fit_logistic(fitted)
+        fit = Fit(slope=a, offset=b, depth=depth, labels=stored.labels, fitted=True)
+    held_out = calibration(fit, test)
+    labels, figures = labels_from(test_records[: args.label_games], depth)
+    if not args.report:
+        fit = Fit(slope=fit.slope, offset=fit.offset, depth=depth, labels=labels, fitted=True)
+    return {
+        "slope": round(fit.slope, 4),
+        "offset": round(fit.offset, 4),
+        "depth": depth,
+        "labels": list(fit.labels),
+        "games": args.games,
+        "capped_games_left_out": capped,
+        "train_games": n_train,
+        "train_positions": len(train),
+        "held_out": held_out,
+        "analysis": figures,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--variants", default=",".join(variants.names()))
+    p.add_argument("--games", type=int, default=24)
+    p.add_argument("--seed", type=int, default=1000)
+    p.add_argument("--every", type=int, default=4, help="sample every K-th position (4)")
+    p.add_argument("--max-plies", type=int, default=160)
+    p.add_argument("--label-games", type=int, default=3)
+    p.add_argument("--write", action="store_true", help="store the fit in engine/equity_fit.json")
+    p.add_argument("--report", action="store_true", help="report the stored constants only")
+    args = p.parse_args(argv)
+    table = read_table()
+    out: dict[str, Any] = {}
+    for key in args.variants.split(","):
+        stored = fit_for(key)
+        row = run_variant(key, args, stored)
+        out[key] = row
+        h = row["held_out"]
+        a = row["analysis"]
+        print(
+            f"{key:13} a={row['slope']:.3f} b={row['offset']:+.3f} depth={row['depth']} "
+            f"train={row['train_games']}g/{row['train_positions']}p "
+            f"held-out={h['positions']}p ECE={h['ece']:.4f} Brier={h['brier']:.4f} "
+            f"labels={row['labels']} luck/roll={a['mean_luck_per_roll']:+.4f} "
+            f"cpu/100 plies={a['cpu_s_per_100_plies']}s ({row['seconds']}s)",
+            flush=True,
+        )
+    if args.write and not args.report:
+        entries = table.setdefault("variants", {})
+        entries.update(out)
+        table["command"] = "python -m benchmarks.equity_fit " + " ".join(sys.argv[1:])
+        table["note"] = (
+            "Fitted by benchmarks/equity_fit.py on ai:1 self-play games; 'held_out' is the "
+            "calibration on the last third of the games."
+        )
+        Path(TABLE_PATH).write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {TABLE_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

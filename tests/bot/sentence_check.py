@@ -1,0 +1,262 @@
+"""An AST check that the Discord adapter's sentences go through the catalogue (issue 27).
+
+Two rules, over every module of ``bot/discord`` except the operator's (``OPERATOR_MODULES``):
+
+- **sinks**: what reaches a Discord message (an embed's title, description, field or
+  footer, a post's content, a note, a button's label, a refusal) holds no English word
+  that did not come through a marker: every string literal (or the fixed part of an
+  f-string) with a word of two letters or more, inside the argument, must sit inside
+  ``_()``, ``ngettext()`` or ``N_()``;
+- **sentences anywhere**: a literal that holds words (two or more in a row) sits
+  inside a marker, wherever it is, unless it is one of the places that are not the
+  reader's (``NOT_FOR_READERS``): a docstring, a log line, an exception raised for the
+  code or the log, an audit-log ``reason=``, the delivery worker's stored diagnostics.
+
+Literal parts that are not words are fine anywhere: `` · ``, ``\\n``, ``**{x}**``, mentions,
+links (``https://``, ``attachment://``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+MARKERS = {"_", "N_", "ngettext"}
+# Modules that speak to the operator on a terminal or in the log, never to a Discord user:
+# the doctor and the run command (CLI output), the metrics endpoint, the shutdown steps'
+# log lines, and the catalogue tool itself.
+OPERATOR_MODULES = {
+    "doctor.py": "chessgarden doctor: the operator's terminal",
+    "run.py": "chessgarden run/commands: the operator's terminal and log",
+    "metrics.py": "Prometheus metric names and help texts",
+    "shutdown.py": "the shutdown steps' log lines",
+    "catalogue.py": "the catalogue tool's own output",
+    "translate.py": "the translator (its words are the markers' definitions)",
+}
+# Calls whose string arguments reach a Discord message, and which arguments do.
+SINK_CALLS = {
+    "add_field": ("name", "value"),
+    "set_field_at": ("name", "value"),
+    "set_footer": ("text",),
+    "set_author": ("name",),
+    "Embed": ("title", "description"),
+    "Post": ("content", "note", "failure"),
+    "Button": ("label",),
+    "send": ("content",),
+    "send_message": ("content",),
+    "edit_message": ("content",),
+    "edit": ("content",),
+    "create_thread": ("content",),
+    "open_thread": ("starter",),
+    "refuse": (1,),  # answers.refuse(interaction, text)
+    "error_post": (0,),
+    "error_embed": (0,),
+    "HelpPage": (0, 1),
+}
+# Places whose words are not for the reader (the "sentences anywhere" rule skips them).
+NOT_FOR_READERS = {
+    "log calls": "log.debug/info/warning/error/exception: the operator's log",
+    "raise": "exceptions raised for the code (an unexpected state) or the delivery log",
+    "reason=": "Discord's audit log, read by the server's admins in Discord's own UI "
+    "(kept English: the same words as the bot's log)",
+    "Permanent/Transient/DELIVERY_CODES": "the delivery worker's stored diagnostics "
+    "(shown to moderators by /games as the service stores them: see docs/translating.md)",
+    "withdraw reason": "the game's log entry (stored; English like every log entry)",
+    "owe_now": "the outbox row's stored reason (a diagnostic for the log)",
+    "command tree": "app_commands.command/describe/Choice: the tree's strings, translated by "
+    "the Translator when the commands are synced (test_the_tree_is_in_the_catalogues)",
+    "comparisons": "a literal compared with a value is a code, not text",
+}
+# Functions whose returned words are for the log (the shutdown steps' notes).
+LOG_FUNCTIONS = {"_stop_delivery", "_stop_scheduler", "_stop_computer", "shutdown_steps"}
+TREE_CALLS = {"command", "describe", "Choice", "choices", "rename", "Group"}
+WORD = re.compile(r"[A-Za-z]{2,}")
+SENTENCE = re.compile(r"[A-Za-z']{2,}[,;:]?\s+[A-Za-z']{2,}")
+# Not words to translate: links, mentions, custom ids, and proper names.
+NOT_WORDS = re.compile(r"(https?|attachment)://\S*|<[@#&!:a-z]+[^>]*>|cg:[a-z-]+:?|Glicko-2")
+LOG_NAMES = {"debug", "info", "warning", "error", "exception", "critical"}
+DIAGNOSTICS = {"Permanent", "Transient", "owe_now", *TREE_CALLS}
+
+
+@dataclass(frozen=True)
+class Problem:
+    where: str
+    line: int
+    text: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.where}:{self.line}: {self.rule}: {self.text!r}"
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _literal_parts(node: ast.AST) -> list[tuple[int, str]]:
+    """The fixed text of a string literal or f-string (not its ``{values}``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [(node.lineno, node.value)]
+    if isinstance(node, ast.JoinedStr):
+        return [
+            (node.lineno, part.value)
+            for part in node.values
+            if isinstance(part, ast.Constant) and isinstance(part.value, str)
+        ]
+    return []
+
+
+def _words(text: str) -> bool:
+    return bool(WORD.search(NOT_WORDS.sub(" ", text)))
+
+
+def _sentence(text: str) -> bool:
+    return bool(SENTENCE.search(NOT_WORDS.sub(" ", text)))
+
+
+class _Walker(ast.NodeVisitor):
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.problems: list[Problem] = []
+        self.skip: set[int] = set()  # ids of literal nodes inside markers or exempt places
+
+    def _exempt(self, node: ast.AST) -> None:
+        for inner in ast.walk(node):
+            self.skip.add(id(inner))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _call_name(node)
+        func = node.func
+        if name in MARKERS and isinstance(func, ast.Name):
+            self._exempt(node)
+        elif isinstance(func, ast.Attribute) and name in LOG_NAMES:
+            self._exempt(node)  # log.warning(...)
+        elif name in DIAGNOSTICS:
+            self._exempt(node)
+        else:
+            for keyword in node.keywords:
+                if keyword.arg == "reason":
+                    self._exempt(keyword.value)
+            self._check_sink(node, name)
+        self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if node.exc is not None:
+            self._exempt(node.exc)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if "PERMANENT" in names:  # delivery.py: the stored diagnostics of Discord's refusals
+            self._exempt(node.value)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name in LOG_FUNCTIONS:
+            self._exempt(node)
+        for decorator in node.decorator_list:  # @app_commands.describe(...): the tree's
+            self._exempt(decorator)
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        self._exempt(node)  # `label == "prev"`: a code, not text
+        self.generic_visit(node)
+
+    def _check_sink(self, node: ast.Call, name: str) -> None:
+        wanted = SINK_CALLS.get(name)
+        if not wanted:
+            return
+        args: list[ast.AST] = []
+        for key in wanted:
+            if isinstance(key, int):
+                if key < len(node.args):
+                    args.append(node.args[key])
+            else:
+                args += [k.value for k in node.keywords if k.arg == key]
+        for arg in args:
+            for inner in self._unmarked(arg):
+                self.skip.add(id(inner))  # reported here, not again as a sentence
+                for line, text in _literal_parts(inner):
+                    if _words(text):
+                        self.problems.append(Problem(self.where, line, text, f"{name}() text"))
+
+    def _unmarked(self, node: ast.AST) -> list[ast.AST]:
+        """The literals in ``node`` that are not inside a marker call."""
+        found: list[ast.AST] = []
+
+        def visit(item: ast.AST) -> None:
+            if isinstance(item, ast.Call) and _call_name(item) in MARKERS:
+                return
+            if isinstance(item, ast.Compare):
+                return
+            if isinstance(item, ast.Constant | ast.JoinedStr):
+                found.append(item)
+                if isinstance(item, ast.Constant):
+                    return
+            for child in ast.iter_child_nodes(item):
+                visit(child)
+
+        visit(node)
+        return found
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                found.add(id(body[0].value))
+    return found
+
+
+def check_source(source: str, where: str) -> list[Problem]:
+    tree = ast.parse(source)
+    walker = _Walker(where)
+    walker.visit(tree)
+    problems = list(walker.problems)
+    docs = _docstrings(tree)
+    for node in ast.walk(tree):
+        if id(node) in walker.skip or id(node) in docs:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                walker.skip.add(id(part))  # judged with the whole f-string
+        if isinstance(node, ast.Constant | ast.JoinedStr):
+            for line, text in _literal_parts(node):
+                if _sentence(text):
+                    problems.append(Problem(where, line, text, "sentence outside the catalogue"))
+    # the marker's name must stay the marker: no local variable called "_"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+            problems.append(Problem(where, node.lineno, "_", "assigns the marker's name"))
+        if isinstance(node, ast.arg) and node.arg == "_":
+            problems.append(Problem(where, node.lineno, "_", "an argument named like the marker"))
+    return sorted(set(problems), key=lambda p: (p.line, p.text))
+
+
+def adapter_files(root: Path) -> list[Path]:
+    """The modules of ``bot/discord`` that speak to Discord's users."""
+    paths = sorted((root / "bot/discord").rglob("*.py"))
+    return [p for p in paths if p.name not in OPERATOR_MODULES]
+
+
+def check_tree(root: Path) -> list[Problem]:
+    problems: list[Problem] = []
+    for path in adapter_files(root):
+        where = path.relative_to(root).as_posix()
+        problems += check_source(path.read_text(encoding="utf-8"), where)
+    return problems
