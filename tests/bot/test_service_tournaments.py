@@ -304,3 +304,46 @@ async def test_two_services_pair_a_round_once(store_target: str) -> None:
     finally:
         await one.close()
         await two.close()
+
+
+async def test_a_round_robin_removal_forfeits_and_a_cancel_aborts(store_target: str) -> None:
+    """A moderator removes a player (logged): their round-robin games to come are
+    forfeits won by the opponent, with no game; a cancel aborts the games in play."""
+    clock = ManualClock(START)
+    svc = await open_service(store_target, clock)
+    try:
+        tid = await create(svc, format="round-robin", rounds=1)
+        for user in PLAYERS[:4]:
+            await svc.tournaments.join(guild_id=GUILD, user_id=user)
+        with pytest.raises(ServiceError, match="only moderators"):
+            await svc.tournaments.remove(guild_id=GUILD, user_id=101, may_run=False, player_id=102)
+        await svc.tournaments.start(guild_id=GUILD, user_id=MOD, may_run=True)
+        out = PLAYERS[0]
+        await svc.tournaments.remove(
+            guild_id=GUILD, user_id=MOD, may_run=True, player_id=out, reason="left the server"
+        )
+        with pytest.raises(ServiceError, match="is not playing"):
+            await svc.tournaments.remove(guild_id=GUILD, user_id=MOD, may_run=True, player_id=out)
+        for game_id in await live_games(svc, tid):  # round 1 is played out
+            view = await svc.view(game_id=game_id)
+            await svc.resign(game_id=game_id, user_id=view.white_id)
+        await svc.run_due()
+        second = [b for b in await svc.repo.tournament_boards(tid) if b.round == 2]
+        forfeits = [b for b in second if out in (b.white_id, b.black_id)]
+        assert len(forfeits) == 1 and forfeits[0].game_id is None
+        assert forfeits[0].forfeit and forfeits[0].ending == "forfeit"
+        assert forfeits[0].result == ("0-1" if forfeits[0].white_id == out else "1-0")
+        assert len(await live_games(svc, tid)) == 1
+        news = await svc.tournaments.cancel(
+            guild_id=GUILD, user_id=MOD, may_run=True, reason="the server closes"
+        )
+        assert news.tournament.status == "cancelled" and not await live_games(svc, tid)
+        log = await svc.repo.tournament_log(tid)
+        assert [(e.action, e.actor_id) for e in log if e.action in ("remove", "cancel")] == [
+            ("remove", MOD),
+            ("cancel", MOD),
+        ]
+        assert next(e for e in log if e.action == "remove").detail == "left the server"
+        assert await svc.tournaments.check(tournament_id=tid) == []
+    finally:
+        await svc.close()
