@@ -1,6 +1,6 @@
 """Board-image benchmark: Chess Garden's ``render_png`` against python-chess + cairosvg.
 
-    python benchmarks/render.py [--positions N] [--step K] [--reps R] [--size PX]
+    python benchmarks/render.py [--positions N] [--step K] [--reps R] [--size PX] [--no-legend]
     python benchmarks/render.py --startup [--runs N]
 
 Not a test. The baseline needs the test extra (``pip install -e '.[test]'``).
@@ -27,7 +27,9 @@ for every variant and every position):
   choices), every ``K``-th ply, in game order. When a game ends its final position is
   included and the next seed's game follows, so the sequence holds openings,
   middlegames, finished games and, for Jepps Random, setup steps.
-- **Ours.** ``render_png(game, size=PX)`` as the bot calls it (facing the side to move).
+- **Ours.** ``render_png(game, size=PX)`` as the bot calls it (facing the side to move),
+  with the legend strip of the pieces a newcomer will not know (issue 27) unless
+  ``--no-legend``: a fixed band the baseline has no counterpart for.
   ``renderers.warm(variant)`` is called once before the first repetition (every tile,
   die and piece icon the variant can show, drawn ahead, as a bot that has run a while
   has them in its caches), and its cost is printed. Before each repetition every cache
@@ -92,8 +94,8 @@ import variants  # noqa: E402
 from renderers import board as board_module  # noqa: E402
 from renderers import (
     prebuilt,  # noqa: E402
-    render_png,  # noqa: E402
 )
+from renderers import render_png as _render_png  # noqa: E402
 
 DEFAULT_GC = gc.get_threshold()
 TIME_TARGET = 0.10
@@ -383,6 +385,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the whole sequence")
     ap.add_argument("--size", type=int, default=800, help="image width in pixels")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--no-legend",
+        dest="legend",
+        action="store_false",
+        help="our pictures without the legend strip under the board",
+    )
     ap.add_argument("--startup", action="store_true", help="the first drawings after a restart")
     ap.add_argument("--runs", type=int, default=7, help="--startup: processes of each kind")
     ap.add_argument(
@@ -407,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     size = args.size
+    legend = getattr(args, "legend", True)
+    render_png = functools.partial(_render_png, legend=legend)
     keys = variants.names()
     # The first render of each variant with nothing cached, before warm().
     first: dict[str, float] = {}
@@ -417,7 +427,7 @@ def run(args: argparse.Namespace) -> int:
     warm_ms: dict[str, float] = {}
     for key in keys:
         t = time.perf_counter()
-        board_module.warm(key, size=size)
+        board_module.warm(key, size=size, legend=legend)
         warm_ms[key] = (time.perf_counter() - t) * 1000
 
     cases: list[Case] = []

@@ -29,8 +29,8 @@ FRONT_ENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bot.console.migrate_store", ("migrate-store",)),
     ("bot.console.backup", ("backup",)),
     ("bot.discord.doctor", ("doctor",)),
-    ("bot.console.tournament", ("tournament",)),
     ("bot.web.cli", ("web", "link", "verify-record")),
+    ("bot.console.tournament", ("tournament",)),
 )
 CORE_COMMANDS = ("variants", "rules", "moves")
 

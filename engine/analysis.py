@@ -154,6 +154,21 @@ class Analysis:
     def dumps(self) -> str:
         return json.dumps(self.as_json())
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Analysis:
+        """The analysis ``as_json`` wrote (a kept analysis, issue 29)."""
+        turns = tuple(
+            Turn(**{**t, "rolled": tuple(int(v) for v in t["rolled"])}) for t in data["turns"]
+        )
+        white, black = (PlayerTotals(**p) for p in data["players"])
+        fields = {k: v for k, v in data.items() if k not in ("turns", "players")}
+        return cls(**fields, turns=turns, players=(white, black))
+
+    @classmethod
+    def loads(cls, text: str) -> Analysis:
+        """The analysis ``dumps`` wrote."""
+        return cls.from_json(json.loads(text))
+
 
 # ----- the walk ---------------------------------------------------------------------
 

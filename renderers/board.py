@@ -1,13 +1,14 @@
 """Board pictures of any variant, composed from cached palette-mode layers.
 
-    render_png(game, *, size=800, orientation=None, theme="classic") -> bytes
-    warm(variant_key, *, size=800, themes=("classic",)) -> int
+    render_png(game, *, size=800, orientation=None, theme="classic", legend=True) -> bytes
+    warm(variant_key, *, size=800, themes=("classic",), legend=True) -> int
 
 Layers, each drawn once and cached:
 
-- the empty board per (variant, theme, size, orientation): squares, holes left as
-  background, terraces shaded and labelled, Tquads outlined and numbered, coordinates
-  (``emptyboard.py``);
+- the empty board per (variant, theme, size, orientation, legend or not): squares, holes
+  left as background, terraces shaded and labelled, Tquads outlined and named,
+  coordinates (``emptyboard.py``), and the legend strip of the pieces a newcomer will
+  not know (``legend.py``; ``legend=False`` leaves it out);
 - piece sprites per (piece, colour, size) (``sprites.py``, flattened in ``panels.py``);
 - square tiles: one square's background with its highlight and its piece. Squares
   whose empty background looks the same (every light square of a plain board) share a
@@ -16,7 +17,7 @@ Layers, each drawn once and cached:
   variant can show before the first picture is asked for;
 - the status strip and the player bars, keyed by what they say;
 - compressed bands (``png.py``): the strip, each bar, each screen row of squares and
-  the static rows, keyed by what they show. ``render_png`` compresses only the bands no
+  the static rows (the file letters, the legend, the padding), keyed by what they show. ``render_png`` compresses only the bands no
   earlier picture had, and never composes the whole picture. A new row of squares is not
   drawn either: its Up-filtered scanlines are the empty row's with each tile's Up
   differences pasted over its square (``png.up_differences``, cached beside the tiles),
@@ -49,8 +50,9 @@ from variants.geometry import Geometry
 
 from . import prebuilt
 from .dice import value_badge
-from .emptyboard import base_key, board_base, is_terrace
-from .layout import Box, Layout, layout
+from .emptyboard import base_key, board_base
+from .layout import Box, Layout, layout, legend_rows
+from .legend import Entry, legend_entries
 from .palette import colours, palette_image, to_palette
 from .panels import crisp_icon, draw_side, draw_status, warm_pieces
 from .png import (
@@ -136,16 +138,18 @@ class BoardArt:
         theme: Theme,
         size: int,
         flipped: bool,
+        outlined: bool = False,
+        legend: tuple[Entry, ...] = (),
     ) -> None:
         self.theme = theme
-        self.lay: Layout = layout(geometry, size, flipped)
-        self.palette = palette_image(theme, any(is_terrace(z) for z in zones))
+        self.lay: Layout = layout(geometry, size, flipped, legend_rows(len(legend)))
+        self.palette = palette_image(theme, bool(zones) and not outlined)
         self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
         # squares whose empty background is the same share tiles (``cls``), drawn on
         # their class's empty square in RGB (``class_back``)
-        self.base_key = prebuilt.digest(base_key(self.lay, zones, theme))
+        self.base_key = prebuilt.digest(base_key(self.lay, zones, theme, outlined, legend))
         self.p, self.cls, self.class_back = board_base(
-            self.lay, zones, theme, self.palette, self.base_key
+            self.lay, zones, theme, self.palette, self.base_key, outlined, legend
         )
         lay = self.lay
         self.class_box: list[Box] = [(0, 0, 0, 0)] * len(self.class_back)
@@ -175,7 +179,8 @@ class BoardArt:
         _, _, _, y_files = lay.file_band
         self.static = {
             "files": (lay.board[3], y_files),
-            "pad": (lay.bottom_bar[3], lay.height),
+            "legend": (lay.legend[1], lay.legend[3]),
+            "pad": (lay.legend[3], lay.height),
         }
 
     def quantize(self, im: Image.Image) -> Image.Image:
@@ -361,6 +366,7 @@ class BoardArt:
         scanlines, packing)."""
         w = self.lay.width
         y0, y1 = self.static["files"]
+        l0, l1 = self.static["legend"]
         p0, p1 = self.static["pad"]
         specs: list[tuple[Hashable, Callable[[], bytes], Packing]] = [
             (
@@ -376,6 +382,9 @@ class BoardArt:
         specs.append(
             (("side", sc.bottom), _lines(lambda: self.side_bar(sc.bottom), PACK_BAR), PACK_BAR)
         )
+        if l1 > l0:  # the legend strip: drawn with the empty board, compressed once
+            legend = _lines(lambda: self.p.crop((0, l0, w, l1)), PACK_STATIC)
+            specs.append((("legend",), legend, PACK_STATIC))
         if p1 > p0:
             pad = _lines(lambda: self.p.crop((0, p0, w, p1)), PACK_STATIC)
             specs.append((("pad",), pad, PACK_STATIC))
@@ -426,15 +435,19 @@ def _lines(draw: Callable[[], Image.Image], packing: Packing) -> Callable[[], by
 _ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()
 
 
-def board_art(rules: Variant, theme: Theme | str, size: int, flipped: bool) -> BoardArt:
-    """The cached layers for a variant's rules object."""
+def board_art(
+    rules: Variant, theme: Theme | str, size: int, flipped: bool, legend: bool = True
+) -> BoardArt:
+    """The cached layers for a variant's rules object (``legend``: with the legend strip
+    of the pieces a newcomer will not know, when the variant has any)."""
     th = get_theme(theme)
-    key = (rules.key, th, size, flipped)
+    key = (rules.key, th, size, flipped, legend)
     art = _ARTS.get(key)
     if art is None:
         zones = {str(k): tuple(v) for k, v in rules.zones().items()}
-        art = BoardArt(rules.geometry, zones, th, size, flipped)
-        twin = _ARTS.get((rules.key, th, size, not flipped))
+        entries = legend_entries(rules) if legend else ()
+        art = BoardArt(rules.geometry, zones, th, size, flipped, rules.zones_outlined, entries)
+        twin = _ARTS.get((rules.key, th, size, not flipped, legend))
         if twin is not None and (twin.lay.width, twin.plte) == (art.lay.width, art.plte):
             art.words = twin.words  # the same strip and bars, whichever way the board faces
         _ARTS[key] = art
@@ -481,6 +494,7 @@ def warm(
     size: int = 800,
     themes: Iterable[Theme | str] = ("classic",),
     orientations: Iterable[str] = ("white", "black"),
+    legend: bool = True,
 ) -> int:
     """Draw every tile ``variant_key`` can show at ``size``, and the dice and pieces its
     status strip and player bars can show, and encode the rows and bars of its start
@@ -501,7 +515,7 @@ def warm(
         for orientation in orientations:
             if orientation not in ("white", "black"):
                 raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
-            art = board_art(rules, theme, size, orientation == "black")
+            art = board_art(rules, theme, size, orientation == "black", legend)
             n += art.warm(keys) + art.warm_start(start)
             lay = art.lay
             n += warm_pieces(
@@ -540,10 +554,16 @@ def is_flipped(game: Game, orientation: str | None) -> bool:
 
 
 def render_image(
-    game: Game, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+    game: Game,
+    *,
+    size: int = 800,
+    orientation: str | None = None,
+    theme: Theme | str = "classic",
+    legend: bool = True,
 ) -> Image.Image:
-    """The picture of ``game`` as a palette-mode ('P') image."""
-    art = board_art(game.rules, theme, size, is_flipped(game, orientation))
+    """The picture of ``game`` as a palette-mode ('P') image (``legend`` as for
+    ``render_png``)."""
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend)
     frame = art.new_frame()
     art.paint(frame, scene(game, art.lay))
     return frame
@@ -557,12 +577,20 @@ def encode_png(image: Image.Image) -> bytes:
 
 
 def render_png(
-    game: Game, *, size: int = 800, orientation: str | None = None, theme: Theme | str = "classic"
+    game: Game,
+    *,
+    size: int = 800,
+    orientation: str | None = None,
+    theme: Theme | str = "classic",
+    legend: bool = True,
 ) -> bytes:
     """A palette-mode PNG of ``game``, ``size`` pixels wide.
 
     ``orientation`` is 'white' (White at the bottom), 'black', or None for the side
-    to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``.
+    to move. ``theme`` is 'classic', 'high-contrast' or a ``Theme``. ``legend``: a strip
+    under the board names the pieces a newcomer will not know (the variant's
+    ``legend_kinds``: Stone Garden's, the Guardener, the Tquarc), each with its sprite
+    and a few words of how it moves; False leaves it out (a player who knows them).
     """
-    art = board_art(game.rules, theme, size, is_flipped(game, orientation))
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend)
     return art.encode(scene(game, art.lay), keep=not game.moves)

@@ -1,7 +1,11 @@
 """Command-line pictures: ``chessgarden render`` and ``chessgarden gif``.
 
-    chessgarden render VARIANT [--moves M ...] [--seed N] [--flip] [--theme T] [--size N] -o FILE.png
-    chessgarden gif RECORD_FILE [--size N] [--theme T] [--flip] -o FILE.gif
+    chessgarden render VARIANT [--moves M ...] [--seed N] [--flip] [--theme T] [--size N]
+                       [--no-legend] -o FILE.png
+    chessgarden gif RECORD_FILE [--size N] [--theme T] [--flip] [--no-legend] -o FILE.gif
+
+``--no-legend`` leaves out the strip under the board that names the pieces a newcomer
+will not know (Stone Garden's, the Guardener, the Tquarc).
 
 A GIF is at most ``MAX_GIF_SIZE`` px wide and replays at most ``MAX_FRAMES`` - 1 actions
 (issue 9: a 1,000-ply GIF used to peak at 895 MiB, and ``--size`` had no bound).
@@ -49,6 +53,7 @@ def add_subcommands(subparsers: Any) -> None:
     render.add_argument(
         "--size", type=int, default=800, help=f"image width in pixels ({MIN_SIZE}..{MAX_SIZE})"
     )
+    _legend_flag(render)
     render.add_argument("-o", "--output", required=True, help="the PNG file to write")
     render.set_defaults(func=run_render)
 
@@ -67,8 +72,19 @@ def add_subcommands(subparsers: Any) -> None:
         help=f"image width in pixels ({MIN_SIZE}..{MAX_GIF_SIZE}); a game of at most "
         f"{MAX_FRAMES - 1} actions",
     )
+    _legend_flag(gif)
     gif.add_argument("-o", "--output", required=True, help="the GIF file to write")
     gif.set_defaults(func=run_gif)
+
+
+def _legend_flag(parser: Any) -> None:
+    parser.add_argument(
+        "--no-legend",
+        dest="legend",
+        action="store_false",
+        help="leave out the strip under the board that names the pieces a newcomer will "
+        "not know (Stone Garden's, the Guardener, the Tquarc)",
+    )
 
 
 def _fail(message: str) -> int:
@@ -99,6 +115,7 @@ def run_render(args: argparse.Namespace) -> int:
             size=args.size,
             orientation="black" if args.flip else "white",
             theme=args.theme,
+            legend=getattr(args, "legend", True),
         )
     except ValueError as e:
         return _fail(str(e))
@@ -124,6 +141,7 @@ def run_gif(args: argparse.Namespace) -> int:
             size=args.size,
             theme=args.theme,
             orientation="black" if args.flip else "white",
+            legend=getattr(args, "legend", True),
         )
     except (ValueError, KeyError) as e:
         return _fail(f"{args.record} does not replay: {e}")

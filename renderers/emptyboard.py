@@ -1,7 +1,12 @@
 """The empty board of a picture: squares, holes left as background, terraces shaded and
-labelled, Tquads outlined and numbered, coordinates; drawn once per (variant, theme,
-size, orientation) by ``board.BoardArt``, and kept in the render cache on disk
-(``prebuilt.py``) so that a restarted bot does not draw it again.
+labelled, Tquads outlined and named in a tab (T1-T4), coordinates, and the legend strip
+(``legend.py``); drawn once per (variant, theme, size, orientation, legend or not) by
+``board.BoardArt``, and kept in the render cache on disk (``prebuilt.py``) so that a
+restarted bot does not draw it again.
+
+A variant's zones are terraces (squares of their own: shaded, the label beside them)
+unless the variant says they are outlined (``Facts.zones_outlined``: areas of ordinary
+squares, like the Tquads).
 """
 
 from __future__ import annotations
@@ -13,12 +18,20 @@ from PIL import Image, ImageDraw
 from . import prebuilt
 from .dice import bundled_font, flat_text
 from .layout import Layout
+from .legend import Entry, draw_legend
 from .palette import colours, over, to_palette
 from .themes import RGB, Theme
 
 
-def base_key(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Hashable:
-    """What the empty board is drawn from, for the render cache's keys."""
+def base_key(
+    lay: Layout,
+    zones: dict[str, tuple[int, ...]],
+    theme: Theme,
+    outlined: bool = False,
+    legend: tuple[Entry, ...] = (),
+) -> Hashable:
+    """What the empty board is drawn from, for the render cache's keys (the legend's
+    words come from the variant, whose source the cache's fingerprint does not cover)."""
     g = lay.geometry
     return (
         g.files,
@@ -32,6 +45,9 @@ def base_key(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Ha
         lay.flipped,
         tuple(sorted(zones.items())),
         theme,
+        outlined,
+        tuple((e.sprite, e.name, e.brief) for e in legend),
+        lay.legend,
     )
 
 
@@ -41,6 +57,8 @@ def board_base(
     theme: Theme,
     palette: Image.Image,
     key: Hashable,
+    outlined: bool = False,
+    legend: tuple[Entry, ...] = (),
 ) -> tuple[Image.Image, list[int], list[Image.Image]]:
     """The empty board in palette mode, each square's background class, and each class's
     empty square in RGB: read from the render cache (``prebuilt.py``) when kept there."""
@@ -59,7 +77,7 @@ def board_base(
             p = Image.frombytes("P", indices.size, indices.tobytes())
             p.putpalette(palette.getpalette() or [])
             return p, cls, backs
-    rgb = empty_board(lay, zones, theme)
+    rgb = empty_board(lay, zones, theme, outlined, legend)
     p = to_palette(rgb, palette)
     looks: dict[bytes, int] = {}
     cls = [looks.setdefault(rgb.crop(box).tobytes(), len(looks)) for box in lay.cells]
@@ -73,11 +91,17 @@ def board_base(
     return p, cls, backs
 
 
-def empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) -> Image.Image:
+def empty_board(
+    lay: Layout,
+    zones: dict[str, tuple[int, ...]],
+    theme: Theme,
+    outlined: bool = False,
+    legend: tuple[Entry, ...] = (),
+) -> Image.Image:
     g, c = lay.geometry, colours(theme)
     im = Image.new("RGB", (lay.width, lay.height), c.page)
     d = ImageDraw.Draw(im)
-    terraces = {s for label, squares in zones.items() if is_terrace(label) for s in squares}
+    terraces = set() if outlined else {s for squares in zones.values() for s in squares}
     for s in g.squares:
         base = c.dark if g.dark[s] else c.light
         if s in terraces:
@@ -85,16 +109,14 @@ def empty_board(lay: Layout, zones: dict[str, tuple[int, ...]], theme: Theme) ->
         x0, y0, x1, y1 = lay.cells[s]
         d.rectangle([x0, y0, x1 - 1, y1 - 1], fill=base)
     for label, squares in zones.items():
-        if is_terrace(label):
-            _terrace_label(im, lay, label, squares, theme)
-        else:
+        if outlined:
             _outline_zone(im, lay, label, squares, zones, theme)
+        else:
+            _terrace_label(im, lay, label, squares, theme)
     _coordinates(im, lay, theme)
+    if legend:
+        draw_legend(im, lay, legend, theme)
     return im
-
-
-def is_terrace(label: str) -> bool:
-    return label.startswith("T")
 
 
 def _by_cell(lay: Layout) -> dict[tuple[int, int], int]:
@@ -164,7 +186,7 @@ def _outline_zone(
     zones: dict[str, tuple[int, ...]],
     theme: Theme,
 ) -> None:
-    """A line round the zone's edge, and its number in a tab at its outermost corner."""
+    """A line round the zone's edge, and its label (T1) in a tab at its outermost corner."""
     d = ImageDraw.Draw(im)
     sq, c = lay.sq, colours(theme)
     lw = max(2, round(sq * 0.05))
@@ -187,18 +209,19 @@ def _outline_zone(
     col, row = max(inside, key=lambda cr: (cr[0] - mx) ** 2 + (cr[1] - my) ** 2)
     x0, y0, x1, y1 = lay.cell_at(col, row)
     t = max(9, round(sq * 0.3))
+    font = bundled_font(max(7, round(t * 0.8)))
+    tw = max(t, round(font.getlength(label) + t * 0.4))
     left = col < mx
     top = row < my
-    tx = x0 if left else x1 - t
+    tx = x0 if left else x1 - tw
     ty = y0 if top else y1 - t
-    d.rectangle([tx, ty, tx + t - 1, ty + t - 1], fill=c.zone_line)
-    number = "".join(ch for ch in label if ch.isdigit()) or label[:2]
+    d.rectangle([tx, ty, tx + tw - 1, ty + t - 1], fill=c.zone_line)
     flat_text(
         im,
-        (tx + t / 2, ty + t / 2),
-        number,
+        (tx + tw / 2, ty + t / 2),
+        label,
         fill=_ink(c.zone_line),
-        font=bundled_font(max(7, round(t * 0.8))),
+        font=font,
         anchor="mm",
     )
 

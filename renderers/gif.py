@@ -89,11 +89,14 @@ def replay_games(record: str) -> Iterator[variants.Game]:
         yield game
 
 
-def _art(record: str, size: int, theme: Theme | str, orientation: str) -> BoardArt:
+def _art(
+    record: str, size: int, theme: Theme | str, orientation: str, legend: bool = True
+) -> BoardArt:
     if orientation not in ("white", "black"):
         raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
     headers, _, _ = variants.parse_record(record)
-    return board_art(variants.rules(headers["Variant"]), theme, size, orientation == "black")
+    rules = variants.rules(headers["Variant"])
+    return board_art(rules, theme, size, orientation == "black", legend)
 
 
 def render_frames(
@@ -102,12 +105,14 @@ def render_frames(
     size: int = 480,
     theme: Theme | str = "classic",
     orientation: str = "white",
+    legend: bool = True,
 ) -> Iterator[tuple[Image.Image, int]]:
     """Each frame of the replay (palette mode) and how many squares it repainted.
 
-    The frame is one working image repainted in place: copy it to keep it.
+    The frame is one working image repainted in place: copy it to keep it. ``legend``
+    as for ``render_png``.
     """
-    art = _art(record, size, theme, orientation)
+    art = _art(record, size, theme, orientation, legend)
     frame = art.new_frame()
     prev: Scene | None = None
     for game in replay_games(record):
@@ -124,8 +129,10 @@ def render_gif(
     theme: Theme | str = "classic",
     orientation: str = "white",
     frame_ms: int = FRAME_MS,
+    legend: bool = True,
 ) -> bytes:
-    """An animated GIF replaying the game ``record`` describes, ``size`` pixels wide.
+    """An animated GIF replaying the game ``record`` describes, ``size`` pixels wide
+    (``legend`` as for ``render_png``).
 
     Raises ValueError for a width outside ``MIN_SIZE``..``MAX_GIF_SIZE``, a game longer
     than ``MAX_FRAMES`` - 1 actions, or a record that does not replay (a ``variants``
@@ -134,7 +141,7 @@ def render_gif(
     n = check_gif(record, size)
     if not 20 <= frame_ms <= 60_000:
         raise ValueError(f"frame time must be 20..60000 ms, not {frame_ms}")
-    art = _art(record, size, theme, orientation)
+    art = _art(record, size, theme, orientation, legend)
     flat = list(art.palette.getpalette() or [])
     clear = len(flat) // 3  # one past the board's palette: transparent
     if clear >= 256:
@@ -142,7 +149,7 @@ def render_gif(
     out = io.BytesIO()
     out.write(_gif_header(art.lay.width, art.lay.height, flat + [255, 0, 255]))
     before: bytes | None = None
-    frames = render_frames(record, size=size, theme=theme, orientation=orientation)
+    frames = render_frames(record, size=size, theme=theme, orientation=orientation, legend=legend)
     for i, (frame, _) in enumerate(frames):
         ms = max(frame_ms, LAST_FRAME_MS) if i == n - 1 else frame_ms
         now = frame.tobytes()

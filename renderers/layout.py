@@ -6,21 +6,24 @@ The picture, top to bottom:
   teleport or resurrection on offer, and the dice showing as numerals;
 - the far player's bar: their name, pieces waiting or still to place, pieces lost;
 - the board, with rank labels in a band on its left and file labels in a band below it;
-- the near player's bar.
+- the near player's bar;
+- the legend strip, when the picture has one (``legend.py``): the pieces a newcomer will
+  not know, in ``LEGEND_COLUMNS`` columns of rows ``LEGEND_ROW`` image widths tall.
 
 The image is exactly ``size`` pixels wide; the square is the largest whole number of
 pixels for which the board plus the rank-label band plus a small right-hand pad fit in
 that width::
 
     sq     = size // (files + COORD + PAD)     (COORD, PAD below; rounded down to int)
-    height = strip + 2 * bar + ranks * sq + coord + pad
+    height = strip + 2 * bar + ranks * sq + coord + legend + pad
 
 with ``coord = round(COORD * sq)`` and ``pad = round(PAD * sq)``. The strip and the bars
 are measured in image widths, not squares, so that their words read the same on a
 10-file board as on an 8-file one: ``strip = max(MIN_BAND, round(STRIP * size))`` and
 ``bar = max(MIN_BAND, round(BAR * size))``. At 800 px the strip is 88 px, which Discord
 shows on a phone (about 400 px wide) as 44 px: two lines of words and dice whose
-numerals stand 20 px tall.
+numerals stand 20 px tall. The legend, too, is measured in image widths:
+``legend = rows * round(LEGEND_ROW * size) + 2 * round(LEGEND_PAD * size)`` (0 without one).
 
 Orientation lives here and only here: ``screen_cell`` maps a square to its
 (column, row) on screen, and ``screen_facing`` turns a board facing into a picture one.
@@ -38,6 +41,9 @@ PAD = 0.12  # the margin right of the board and below the bottom bar
 STRIP = 0.11  # the status strip, in image widths
 BAR = 0.072  # each player's bar, in image widths
 MIN_BAND = 28  # the least height in pixels of the strip and the bars
+LEGEND_ROW = 0.08  # one row of the legend strip, in image widths
+LEGEND_PAD = 0.014  # the legend's margin above and below its rows, in image widths
+LEGEND_COLUMNS = 2
 
 MIN_SIZE = 160
 MAX_SIZE = 4000
@@ -78,6 +84,7 @@ class Layout:
     strip: Box  # the status strip
     top_bar: Box  # the far player's bar
     bottom_bar: Box  # the near player's bar
+    legend: Box  # the legend strip below it (no height when the picture has none)
     board: Box  # the box of squares (holes included)
     rank_band: Box  # left of the board
     file_band: Box  # below the board
@@ -102,19 +109,34 @@ def square_px(geometry: Geometry, size: int) -> int:
     return int(size // (geometry.width + COORD + PAD))
 
 
+def legend_rows(entries: int) -> int:
+    """How many rows a legend of ``entries`` pieces takes."""
+    return -(-entries // LEGEND_COLUMNS)
+
+
+def legend_px(size: int, rows: int) -> int:
+    """The height of a legend of ``rows`` rows in a ``size``-pixel-wide picture."""
+    if rows <= 0:
+        return 0
+    return rows * round(LEGEND_ROW * size) + 2 * round(LEGEND_PAD * size)
+
+
 @lru_cache(maxsize=64)
-def layout(geometry: Geometry, size: int, flipped: bool) -> Layout:
-    """The layout of a ``size``-pixel-wide picture of ``geometry``."""
+def layout(geometry: Geometry, size: int, flipped: bool, legend_rows: int = 0) -> Layout:
+    """The layout of a ``size``-pixel-wide picture of ``geometry``, with a legend strip of
+    ``legend_rows`` rows (0: none)."""
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"image size must be {MIN_SIZE}..{MAX_SIZE} px, not {size}")
     sq = square_px(geometry, size)
     strip_h, bar_h = max(MIN_BAND, round(STRIP * size)), max(MIN_BAND, round(BAR * size))
     coord, pad = round(COORD * sq), round(PAD * sq)
+    legend_h = legend_px(size, legend_rows)
     bw, bh = geometry.width * sq, geometry.height * sq
     x0 = coord
     y0 = strip_h + bar_h
     board = (x0, y0, x0 + bw, y0 + bh)
-    height = strip_h + 2 * bar_h + bh + coord + pad
+    height = strip_h + 2 * bar_h + bh + coord + legend_h + pad
+    bar_end = board[3] + coord + bar_h
     cells: list[Box] = []
     for s in range(geometry.size):
         col, row = screen_cell(geometry, s, flipped)
@@ -129,7 +151,8 @@ def layout(geometry: Geometry, size: int, flipped: bool) -> Layout:
         height=height,
         strip=(0, 0, size, strip_h),
         top_bar=(0, strip_h, size, strip_h + bar_h),
-        bottom_bar=(0, board[3] + coord, size, board[3] + coord + bar_h),
+        bottom_bar=(0, board[3] + coord, size, bar_end),
+        legend=(0, bar_end, size, bar_end + legend_h),
         board=board,
         rank_band=(0, y0, x0, board[3]),
         file_band=(x0, board[3], board[2], board[3] + coord),

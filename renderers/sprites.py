@@ -410,33 +410,33 @@ def _policeman(p: _Pen) -> None:
 
 
 def _raven(p: _Pen) -> None:
-    """A raven seen from above, beak pointing up (its facing), wedge tail behind."""
+    """A raven seen from above, flying the way she faces (up): a big head with a long
+    beak in the opposite colour at the front, wings swept back into an arrowhead, a short
+    tail. The outline is a chevron pointing her way, so that her facing reads at a glance
+    even where the piece is small (at 400 px the old bird, head and tail alike, read as a
+    four-armed cross)."""
     wing: list[Point] = [
-        (44, 36),
-        (30, 32),
-        (16, 35),
-        (5, 42),
-        (12, 46),
-        (3, 51),
-        (12, 53),
-        (5, 59),
-        (15, 60),
-        (10, 66),
-        (21, 64),
-        (32, 61),
-        (45, 58),
+        (45, 29),
+        (3, 82),
+        (12, 80),
+        (15, 87),
+        (22, 76),
+        (27, 82),
+        (33, 70),
+        (46, 56),
     ]
     p.poly(wing)
     p.poly(_mirror(wing))
-    p.ellipse(38, 27, 62, 74)
-    p.circle(50, 24, 10.5)
-    p.poly([(42.5, 19), (57.5, 19), (50, 1)])
-    p.poly([(43, 68), (57, 68), (63, 84), (50, 96), (37, 84)])
-    p.circle(44.5, 23, 2.6, layer="detail")
-    p.circle(55.5, 23, 2.6, layer="detail")
-    p.line(_curve((40, 41), (28, 40), (14, 45), 6), width=2.5)
-    p.line(_curve((60, 41), (72, 40), (86, 45), 6), width=2.5)
-    p.line([(50, 76), (50, 88)], width=2.5)
+    p.ellipse(39, 26, 61, 76)
+    p.circle(50, 25, 12.5)
+    p.poly([(41, 20), (59, 20), (50, 1)])
+    p.poly([(44.5, 70), (55.5, 70), (61, 94), (50, 89), (39, 94)])
+    # the beak in the opposite colour: the front of the bird at a glance
+    p.poly([(43.5, 17), (56.5, 17), (50, 2.5)], layer="accent")
+    p.circle(44, 25, 2.8, layer="detail")
+    p.circle(56, 25, 2.8, layer="detail")
+    p.line([(41, 39), (14, 74)], width=2.5)
+    p.line([(59, 39), (86, 74)], width=2.5)
 
 
 _DRAW: dict[str, Callable[[_Pen], None]] = {

@@ -735,6 +735,24 @@ _TOURNAMENTS: list[str] = [
     """,
 ]
 
+# Version 12 (issue 29): analyses of finished games, kept by the digest of the log they
+# analysed (``storage.analyses``): one row per (log head, search depth), the result as
+# JSON. A cache: a row may be dropped at any time and is computed again.
+_ANALYSES: list[str] = [
+    """
+    CREATE TABLE analyses (
+        digest      TEXT NOT NULL,                     -- the game's log head when analysed
+        depth       INTEGER NOT NULL CHECK (depth >= 1),
+        game_id     INTEGER NOT NULL REFERENCES games (id),
+        result      TEXT NOT NULL,                     -- JSON (engine.analysis.Analysis)
+        cpu_ms      INTEGER NOT NULL DEFAULT 0,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (digest, depth)
+    )
+    """,
+    "CREATE INDEX analyses_by_game ON analyses (game_id)",
+]
+
 
 MIGRATIONS: list[list[str]] = [
     _V1,
@@ -748,5 +766,6 @@ MIGRATIONS: list[list[str]] = [
     _CHAIN,
     _SETTINGS,
     _TOURNAMENTS,
+    _ANALYSES,
 ]
 LATEST_VERSION = len(MIGRATIONS)

@@ -560,6 +560,22 @@ _TOURNAMENTS: list[str] = [
     """,
 ]
 
+# Version 12 (issue 29; see storage/migrations.py): analyses kept by log head and depth.
+_ANALYSES: list[str] = [
+    """
+    CREATE TABLE analyses (
+        digest      TEXT NOT NULL,
+        depth       INTEGER NOT NULL CHECK (depth >= 1),
+        game_id     BIGINT NOT NULL REFERENCES games (id),
+        result      TEXT NOT NULL,
+        cpu_ms      BIGINT NOT NULL DEFAULT 0,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (digest, depth)
+    )
+    """,
+    "CREATE INDEX analyses_by_game ON analyses (game_id)",
+]
+
 
 PG_MIGRATIONS: list[list[str]] = [
     _V1,
@@ -573,5 +589,6 @@ PG_MIGRATIONS: list[list[str]] = [
     _CHAIN,
     _SETTINGS,
     _TOURNAMENTS,
+    _ANALYSES,
 ]
 PG_LATEST_VERSION = len(PG_MIGRATIONS)

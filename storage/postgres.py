@@ -54,6 +54,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from storage.analyses import AnalysisReads, AnalysisWrites
 from storage.chain import (
     ENTRY_COLUMNS,
     FILL_GAMES,
@@ -342,7 +343,7 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads, TournamentReads, VerbatimRows):
+class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, TournamentReads, VerbatimRows):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
@@ -507,7 +508,9 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, TournamentReads, VerbatimR
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, TournamentWrites, _Reads):
+class PgWriteTx(
+    RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, TournamentWrites, _Reads
+):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,

@@ -174,6 +174,14 @@ class SettingsReadsProtocol(Protocol):
     async def user_prefs(self, user_id: int) -> dict[str, Any] | None: ...
 
 
+class AnalysisReadsProtocol(Protocol):
+    """Kept analyses of finished games (issue 29, ``storage.analyses``)."""
+
+    async def stored_analysis(self, digest: str, depth: int) -> str | None: ...
+
+    async def analyses_of_game(self, game_id: int) -> int: ...
+
+
 class TournamentReadsProtocol(Protocol):
     """Tournament reads (issue 30, ``storage.tournaments``), on the repository and inside a
     transaction."""
@@ -276,9 +284,17 @@ class WriteTx(
     RatingReadsProtocol,
     OutboxReadsProtocol,
     SettingsReadsProtocol,
+    AnalysisReadsProtocol,
     TournamentWritesProtocol,
     Protocol,
 ):
+    async def save_analysis(
+        self, game_id: int, digest: str, depth: int, result: str, cpu_ms: int
+    ) -> None:
+        """Keep an analysis (JSON) of the log whose head is ``digest`` (once per head and
+        depth: a second one for the same is ignored)."""
+        ...
+
     async def save_guild_settings(
         self,
         guild_id: int,
@@ -377,6 +393,7 @@ class Repository(
     RatingReadsProtocol,
     OutboxReadsProtocol,
     SettingsReadsProtocol,
+    AnalysisReadsProtocol,
     TournamentReadsProtocol,
     Protocol,
 ):

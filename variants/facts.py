@@ -92,6 +92,17 @@ class Facts:
     dice_rolled: ClassVar[str] = ""
     # A die is rolled at the start of every turn, so no move can ever be taken back.
     rolls_every_turn: ClassVar[bool] = False
+    # The pieces a newcomer will not know, by kind, in the order a picture's legend lists
+    # them (each with its sprite, its name and its piece type's ``brief``). () for a
+    # variant of chess pieces only.
+    legend_kinds: ClassVar[tuple[str, ...]] = ()
+    # What the labelled groups of special squares (``zones``) are called, for a heading
+    # ("Terraces", "Tquads"); "" says "Special squares".
+    zone_names: ClassVar[str] = ""
+    # The zones are areas of ordinary squares, drawn outlined with their label in a tab
+    # (Tquads), rather than squares of their own, shaded, with the label beside them
+    # (terraces).
+    zones_outlined: ClassVar[bool] = False
 
     # ----- time (RULES.md section 7) -------------------------------------------
 

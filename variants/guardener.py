@@ -79,6 +79,7 @@ GUARDENER = PieceType(
     (F, D),
     words="moves or captures one square diagonally, or leaps to the second square "
     "orthogonally, over anything between (so it keeps to one colour of squares)",
+    brief="1 diagonally, or leaps 2 straight",
 )
 
 # It stands on both squares until its first move (reading: both count as occupied).
@@ -161,6 +162,8 @@ class Guardener(ChessLike):
     dice_sides = DIE
     dice_rolled = "at the start of every turn (two d4)"
     rolls_every_turn = True
+    legend_kinds = ("G",)
+    zone_names = "Terraces"
     fifty_move_rule = False
     repetition_draw = False
     free_moves = False  # the dice decide which pieces may move

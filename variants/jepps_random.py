@@ -19,7 +19,7 @@ from .base import ALL_SQUARES, Chance, Roller
 from .chess import FIDE_PIECES, ChessLike
 from .facts import SearchHints
 from .geometry import BLACK, STANDARD, WHITE
-from .position import Move, Position, other, piece, with_side
+from .position import NOTE, Move, Position, other, piece, with_side
 from .record import ROMAN, Token, numbered
 from .refusal import Blocked
 from .status import TurnFacts
@@ -50,6 +50,8 @@ FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
 
 MIRROR = "Mirror"
 REVERSE = "Reverse"
+# Where a position notes the mixed mediator dice (a note for the words, not state).
+MEDIATOR_ROLL = NOTE + "mediator_roll"
 _PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 
 
@@ -93,12 +95,15 @@ class JeppsRandom(ChessLike):
     face_names: ClassVar[dict[int, str]] = FACE_NAMES
     free_face: ClassVar[int] = FREE_FACE  # the face that offers any piece
     mediator_answers: ClassVar[tuple[str, str]] = (MIRROR, REVERSE)  # both even; both odd
+    mediator_roll: ClassVar[str] = MEDIATOR_ROLL  # the note of the mixed mediator dice
     placement_text: ClassVar[re.Pattern[str]] = _PLACEMENT  # a placement, e.g. Na1
 
     # extra: 'phase' 'setup'|'play'; 'free' bool; 'stock' (white, black) strings of
     # kinds still to place; 'mediator' ''|'pending'|'random'|'mirror'|'reverse';
     # 'relocate' (white, black): King may still relocate; 'auto': forced placements
-    # made after the last action, for the record.
+    # made after the last action, for the record. A note (``position.NOTE``), not
+    # state: 'note_mediator_roll', the mixed mediator dice that sent Black to set up
+    # with the dice, for the words.
 
     def check_options(self, options: dict[str, Any]) -> dict[str, Any]:
         opts = super().check_options(options)
@@ -256,6 +261,7 @@ class JeppsRandom(ChessLike):
             if a % 2 != b % 2:
                 # One odd, one even: Black randomizes; roll for a8 straight away.
                 pos.extra["mediator"] = "random"
+                pos.extra[MEDIATOR_ROLL] = (a, b)
                 pos.dice = None
                 self.advance(pos)
                 return self.start_turn(pos, roll)
@@ -394,6 +400,7 @@ class JeppsRandom(ChessLike):
                 a, b = new.dice
                 if a % 2 != b % 2:
                     new.extra["mediator"] = "random"
+                    new.extra[MEDIATOR_ROLL] = (a, b)
                     new.dice = None
                     self.advance(new)
                     self.start_turn(new, roll)

@@ -107,6 +107,8 @@ class PieceType:
     is_royal: bool = False
     facing_relative: bool = field(default=False)  # rotates with its own facing (the Raven)
     words: str = ""  # how it moves, in the players' words: "The Knight <words>."
+    # the same in a few words, for a picture's legend: "ahead or diagonally back, 1 or 2"
+    brief: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,9 @@ from .geometry import BLACK, WHITE
 if TYPE_CHECKING:
     from .tables import Layout
 
+# ``Position.extra`` entries named with this prefix are notes for the words, not state.
+NOTE = "note_"
+
 # Squares a Zobrist row covers (the largest box: Guardener's 10x10 is 100).
 ZOBRIST_SQUARES = 128
 
@@ -108,7 +111,10 @@ class Position:
 
     ``castling`` holds the squares of rooks that may still castle.
     ``extra`` holds variant state as plain values (ints, strings, tuples);
-    ``copy`` copies it shallowly, so values stored there must be immutable.
+    ``copy`` copies it shallowly, so values stored there must be immutable. An
+    entry whose name starts with ``NOTE`` is a note for the words (the dice that
+    decided something earlier), not state: it decides nothing, and ``key`` leaves
+    it out.
     The bitboards (``occ``, ``bb``, ``zkey``) exist once a variant's layout is
     attached (``Layout.attach``); every position a variant returns has them.
     """
@@ -264,7 +270,7 @@ class Position:
             self.castling,
             self.ep,
             self.dice,
-            tuple(sorted(self.extra.items())),
+            tuple(sorted(item for item in self.extra.items() if not item[0].startswith(NOTE))),
         )
 
 

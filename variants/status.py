@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .game import Game
 
-SHORT_LIMIT = 40  # the image's status strip holds this many characters
+# The image's status strip holds this many characters (its words shrink to fit; at 40 a
+# Guardener caption in words, "Knight, or a capture by a pawn, King or Guardener", was cut).
+SHORT_LIMIT = 60
 SEPARATOR = " · "
 ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
 
@@ -32,7 +34,7 @@ class Status:
     pending: str  # '' or e.g. "Double x2: teleport to T3 or resurrect the Guardener"
     check: bool  # the actor's King is in check
     headline: str  # one line: "White to move [2 4]: Knight or Rook may move or capture"
-    short: str  # <= 40 characters, without the dice values: "Knight or Rook · castle"
+    short: str  # <= SHORT_LIMIT characters, without the dice values: "Knight or Rook"
     lines: tuple[str, ...]  # the full explanation, one fact per line, headline first
 
 

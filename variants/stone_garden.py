@@ -176,6 +176,7 @@ HORSE = PieceType(
     (Leap(((1, 2), (-1, 2))),),
     words="leaps two squares forward and one to the side (a knight that only goes forward), "
     "over anything between; on the last rank it must promote",
+    brief="a Knight's leap, forward only",
 )
 OX = PieceType(
     "O",
@@ -186,6 +187,7 @@ OX = PieceType(
     "moves or captures on the third square or on either square beside the third (a T); it "
     "also captures, but never moves, on the first square, and on the second when the first "
     "is empty",
+    brief="3 straight, or beside the 3rd",
 )
 INDEX = PieceType(
     "I",
@@ -196,6 +198,7 @@ INDEX = PieceType(
     "squares that way are empty it moves or captures on the third, or one square straight on "
     "from the second (either way); it also captures, but never moves, on the first diagonal "
     "square, and on the second when the first is empty",
+    brief="the Ox turned 45°",
 )
 POLICEMAN = PieceType(
     "PO",
@@ -206,6 +209,7 @@ POLICEMAN = PieceType(
     f"{POLICEMAN_MIDDLE_STEPS} squares straight on, all empty, and moves or captures one "
     "square further, straight on or diagonally; it may also step one square orthogonally "
     "without capturing",
+    brief="a long bent run; steps 1",
 )
 # Frame offsets are (right, ahead) of her facing: 1 or 2 ahead, 1 or 2 diagonally back, 1 aside.
 RAVEN = PieceType(
@@ -216,6 +220,7 @@ RAVEN = PieceType(
     facing_relative=True,
     words="faces one way: she leaps one or two squares straight ahead, one or two squares "
     "diagonally backward, or steps one square sideways, moving and capturing alike",
+    brief="1-2 ahead, 1-2 back aslant, 1 aside",
 )
 # Not a piece type of its own: the King's moves while its state is '+'.
 PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
@@ -259,6 +264,7 @@ class StoneGarden(ChessLike):
     # cheaper made for their squares only (64 against 209 microseconds a position).
     search = SearchHints(mating=True, narrow_noisy=True, pawn_like=("H",))
     extra_sprites = ("KP",)  # the promoted King
+    legend_kinds = ("O", "I", "PO", "RA", "H")  # every piece but the King is new
     # Facts of the rules above, read by the words too (``words.stone_garden``).
     raven: ClassVar[PieceType] = RAVEN
     no_turn_moves: ClassVar[int] = NO_TURN_MOVES  # no Raven turns in her side's first moves

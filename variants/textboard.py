@@ -118,7 +118,7 @@ def _legend(
             v = shown[0]
             out.append(
                 f"{t.letter}{v}: a Tquarc and the die value it shows ({v}: it would teleport "
-                f"to Tquad {v})."
+                f"to Tquad T{v})."
             )
         elif t.facing_relative:
             faces = ", ".join(f"{t.letter}{s} facing {_FACING_WORDS.get(s, s)}" for s in shown)
@@ -132,7 +132,8 @@ def _legend(
             )
     if rows or blocks:
         zones = [f"{label}" for label in rows.values()] + blocks
-        out.append("Special squares: " + "; ".join(zones) + ".")
+        heading = rules.zone_names or "Special squares"
+        out.append(f"{heading}: " + "; ".join(zones) + ".")
     return [w for line in out for w in textwrap.wrap(line, WIDTH, subsequent_indent="  ")]
 
 

@@ -30,6 +30,7 @@ TQUARC = PieceType(
     words="leaps to the first square of its colour orthogonally (two squares away), or to "
     "the first or second square of its colour diagonally (one or two squares away), "
     "capturing as it moves; it keeps to one colour of squares",
+    brief="leaps on its colour; value = Tquad",
 )
 
 TQUARC_DIE = 4
@@ -111,6 +112,11 @@ class Tquarchess(ChessLike):
     # may become a Tquarc, by colour.
     knight_resurrection_squares: ClassVar[dict[int, tuple[str, ...]]] = KNIGHT_RESURRECTION_SQUARES
     returns_from_lost = ("T",)  # a Tquarc resurrected by a pawn or a Knight
+    legend_kinds = ("T",)
+    # The Tquads are named T1-T4, on the text board as in the picture (where the badge
+    # of a teleport says "T3"); Q would read as the Queen's letter.
+    zone_names = "Tquads"
+    zones_outlined = True
     # The search: checkmate wins; a Tquarc waiting to enter or to be resurrected counts.
     search = SearchHints(mating=True, reserve_kind="T")
 
@@ -138,7 +144,7 @@ class Tquarchess(ChessLike):
             self._king2_mid.append(lines)
 
     def zones(self) -> dict[str, tuple[int, ...]]:
-        return {f"Q{n}": tuple(sorted(sq)) for n, sq in self.quads.items()}
+        return {f"T{n}": tuple(sorted(sq)) for n, sq in self.quads.items()}
 
     # ----- state -------------------------------------------------------------
     # extra: 'hand' (w, b): Tquarc waiting to enter; 'gates' (w, b): original

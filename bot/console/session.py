@@ -3,7 +3,7 @@
 
     chessgarden play VARIANT [--db PATH] [--seed N] [--days N] [--option NAME[=VALUE] ...]
                              [--no-board] [--orientation white|black|mover]
-                             [--images DIR [--size PX]]
+                             [--images DIR [--size PX] [--no-legend]]
     chessgarden play VARIANT --vs ai:LEVEL [--colour white|black] [...]
                                                           play against the computer
     chessgarden play --game ID [--db PATH] [...]          resume a stored game
@@ -144,6 +144,13 @@ def add_subcommands(subparsers: Any) -> None:
         default=None,
         metavar="PX",
         help=f"the width of the --images PNGs in pixels, {SIZES[0]} to {SIZES[1]} (default 800)",
+    )
+    play.add_argument(
+        "--no-legend",
+        dest="legend",
+        action="store_false",
+        help="--images without the strip under the board that names the pieces a newcomer "
+        "will not know (Stone Garden's, the Guardener, the Tquarc)",
     )
     play.add_argument(
         "--vs",
@@ -359,7 +366,11 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         )
         return 2
     size = getattr(args, "size", None)
+    legend = getattr(args, "legend", True)
     renderer: dict[str, Any] = {}
+    if not legend and getattr(args, "images", None) is None:
+        print("error: --no-legend is about the --images PNGs: add --images DIR", file=sys.stderr)
+        return 2
     if size is not None:
         if getattr(args, "images", None) is None:
             print(
@@ -371,7 +382,8 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
                 f"error: --size takes {SIZES[0]} to {SIZES[1]} pixels, not {size}", file=sys.stderr
             )
             return 2
-        renderer["renderer"] = sized_renderer(size)
+    if size is not None or not legend:
+        renderer["renderer"] = sized_renderer(size, legend=legend)
     service = await _open(args.db, **renderer)
     if service is None:
         return 1
@@ -400,16 +412,18 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         await service.close()
 
 
-def sized_renderer(size: int) -> Callable[[Any, str], bytes]:
-    """The service's board renderer at ``size`` pixels (``--size``); Pillow is loaded
-    only when the first board is drawn."""
+def sized_renderer(size: int | None, *, legend: bool = True) -> Callable[[Any, str], bytes]:
+    """The service's board renderer at ``size`` pixels (``--size``; None: the renderer's
+    own), with the legend strip or without it (``--no-legend``); Pillow is loaded only
+    when the first board is drawn."""
+    sized: dict[str, Any] = {} if size is None else {"size": size}
 
     def render(game: Any, orientation: str = "white") -> bytes:
         try:
             from renderers import render_png
         except ImportError as error:
             raise RenderUnavailable("the board renderer is not available") from error
-        return bytes(render_png(game, size=size, orientation=orientation))
+        return bytes(render_png(game, orientation=orientation, legend=legend, **sized))
 
     return render
 

@@ -166,7 +166,8 @@ def as_text(sim: Simulation) -> str:
         lines.append("  ".join(cells).rstrip())
     winner = sim.standings[0]
     lines.append("")
-    lines.append(f"Winner: {winner.player.label} with {_points(winner.points)} points.")
+    noun = "point" if winner.points == 1 else "points"
+    lines.append(f"Winner: {winner.player.label} with {_points(winner.points)} {noun}.")
     return "\n".join(lines) + "\n"
 
 

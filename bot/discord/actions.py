@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.discord import challenges, flows, takebacks
+from bot.discord import analysis, challenges, flows, takebacks
 from bot.discord.answers import Interaction
 
 Action = Callable[..., Awaitable[None]]
@@ -42,6 +42,10 @@ async def _flip(interaction: Interaction, game_id: int, *, side: str, **_params:
     )
 
 
+async def _analyse(interaction: Interaction, game_id: int, **_params: Any) -> None:
+    await analysis.analyse(interaction, game_id, from_button=True)
+
+
 async def _rematch(interaction: Interaction, game_id: int, **_params: Any) -> None:
     await challenges.rematch(interaction, game_id)
 
@@ -54,6 +58,7 @@ def registry() -> dict[str, Action]:
         "reroll": _reroll,
         "flip": _flip,
         "rematch": _rematch,
+        "analyse": _analyse,
         "takeback": takebacks.ask,
         "accept_takeback": takebacks.accept,
         "decline_takeback": takebacks.decline,

@@ -30,6 +30,7 @@ from bot.discord.threads import ThreadBudget
 from bot.discord.translate import GardenTranslator, _
 from bot.discord.views import DYNAMIC_ITEMS
 from bot.service import ComputerRunner, GameService, Scheduler, health
+from bot.service.analysis import DEFAULT_MAX_RUNNING as DEFAULT_MAX_ANALYSES
 from storage import Shards
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ SHARDS_VAR = "CHESSGARDEN_SHARDS"
 SHARD_IDS_VAR = "CHESSGARDEN_SHARD_IDS"
 METRICS_PORT_VAR = "CHESSGARDEN_METRICS_PORT"
 METRICS_HOST_VAR = "CHESSGARDEN_METRICS_HOST"
+MAX_ANALYSES_VAR = "CHESSGARDEN_MAX_ANALYSES"
 DEFAULT_METRICS_HOST = "127.0.0.1"
 DEFAULT_MAX_CHALLENGES = 3
 DEFAULT_THREADS_PER_HOUR = 10
@@ -83,7 +85,9 @@ class Settings:
     - ``metrics_port``/``metrics_host``: ``CHESSGARDEN_METRICS_PORT`` (serve ``/metrics`` in
       Prometheus text format on this port; unset: no endpoint) and
       ``CHESSGARDEN_METRICS_HOST`` (the address it listens on, default 127.0.0.1: this
-      machine only) (``bot.discord.metrics``).
+      machine only) (``bot.discord.metrics``);
+    - ``max_analyses``: ``CHESSGARDEN_MAX_ANALYSES``, game analyses (/analyse) run at once,
+      each in a worker process; the rest wait in order (1).
 
     The token never appears in a repr (so not in a log line or a traceback's locals either).
     """
@@ -99,6 +103,7 @@ class Settings:
     shard_ids: tuple[int, ...] | None = None
     metrics_port: int | None = None
     metrics_host: str = DEFAULT_METRICS_HOST
+    max_analyses: int = DEFAULT_MAX_ANALYSES
 
     @property
     def shards(self) -> Shards | None:
@@ -128,6 +133,7 @@ class Settings:
             max_challenges=_count(env, MAX_CHALLENGES_VAR, DEFAULT_MAX_CHALLENGES),
             threads_per_hour=_count(env, THREADS_VAR, DEFAULT_THREADS_PER_HOUR),
             challenge_hours=_count(env, CHALLENGE_HOURS_VAR, DEFAULT_CHALLENGE_HOURS),
+            max_analyses=_count(env, MAX_ANALYSES_VAR, DEFAULT_MAX_ANALYSES),
             **_shards(env),
             **_metrics(env),
         )
@@ -296,6 +302,7 @@ class ChessGardenBot(commands.Bot):
         # if the answer fails, or the process dies first, the worker posts it.
         if isinstance(service, GameService):  # (some tools build the bot without one)
             service.hold_boards_ms = HOLD_BOARDS_MS
+            service.max_analyses = settings.max_analyses  # /analyse at once (issue 29)
             # the environment's limits are the defaults of every server's /settings
             defaults = service.server_settings.defaults
             service.server_settings.defaults = replace(

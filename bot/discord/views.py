@@ -11,6 +11,7 @@ Custom ids (at most 100 characters, all well under)::
     cg:reroll:<game>:<ply>    cg:draw:<game>        cg:resign:<game>     cg:flip:<game>:<w|b>
     cg:resign-yes:<game>      cg:draw-yes:<game>    cg:draw-no:<game>    cg:rematch:<game>
     cg:takeback:<game>        cg:tb-yes:<game>      cg:tb-no:<game>      cg:help:<page>:<prev|next>
+    cg:analyse:<game>
 
 Every button's ``callback`` runs its ``run`` inside ``answers.guarded``: whatever breaks,
 the presser gets a private answer and the log gets the traceback with the game id
@@ -201,6 +202,15 @@ class RematchButton(_GameButton, template=r"cg:rematch:" + GAME):
     ACTION = "rematch"
 
 
+class AnalyseButton(_GameButton, template=r"cg:analyse:" + GAME):
+    """On a finished rated game's final board: its errors and luck (issue 29), as /analyse."""
+
+    PREFIX = "analyse"
+    LABEL = "Analyse"
+    EMOJI = "🔎"
+    ACTION = "analyse"
+
+
 class TakebackButton(_GameButton, template=r"cg:takeback:" + GAME):
     """Ask to take back your last move (issue 27); shown while no die has been rolled
     since the last move (``may_offer_takeback``; the service decides on the press)."""
@@ -295,6 +305,7 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     ConfirmResignButton,
     FlipButton,
     RematchButton,
+    AnalyseButton,
     TakebackButton,
     AcceptTakebackButton,
     DeclineTakebackButton,
@@ -313,11 +324,13 @@ def board_view(game: GameView, legal: Sequence[str], side: str) -> discord.ui.Vi
     """Buttons under a board: Re-roll when the side to act may, draw, resign, flip.
 
     Whether a re-roll is allowed is the engine's word: ``reroll`` among the legal actions.
-    A finished game's board offers a Rematch.
+    A finished game's board offers a Rematch, and a rated one an Analyse.
     """
     view = GardenView()
     if game.status == "finished":
         view.add_item(RematchButton(game.id))
+        if game.rated:
+            view.add_item(AnalyseButton(game.id))
     if game.status == "active":
         if "reroll" in legal:
             view.add_item(RerollButton(game.id, game.ply))

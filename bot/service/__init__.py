@@ -208,6 +208,20 @@ Looking (anyone who can see the game)::
         # InvalidState for a game that never started. Runs in a worker process; kept
         # per game until the stored game changes (see bot.service.looking).
 
+Analyses (issue 29; ``bot.service.analysis``, the engine's ``engine.analysis``)::
+
+    analyse(*, location_id=None, game_id=None, viewer=None, depth=None, progress=None,
+            render=True, names=None) -> AnalysisReport
+        # a game that is over (InvalidState while it is played, or without moves): each
+        # action's error and each roll's luck (report.analysis, an engine Analysis), run
+        # in a worker process once per log head and depth and kept in the store
+        # (report.cached on a later call, even after a restart). At most max_analyses
+        # (default 1) run at once; the rest wait in order. progress(AnalysisProgress(
+        # game_id, state 'queued'|'running'|'done', position, done, total)) on the loop.
+        # report.image: the graph (renderers.graph) when render; report.boards: actions
+        # played -> (channel id, message id) of the board posted then; report.last_board.
+    max_analyses  # settable: analyses at once
+
 Ratings (issue 15; Glicko-2 in ``bot.service.ratings``, the rules in
 ``bot.service.rating_log``)::
 
@@ -329,6 +343,7 @@ Settings (issue 27): ``service.server_settings`` (``bot.service.settings.ServerS
 from __future__ import annotations
 
 from bot.service.access import Viewer
+from bot.service.analysis import AnalysisProgress, AnalysisReport
 from bot.service.clock import Clock, ManualClock, SystemClock
 from bot.service.computer import ComputerBusy, ComputerNotifier, ComputerRunner
 from bot.service.computer_draw import DrawAnswer
@@ -385,6 +400,8 @@ from bot.service.settings import GuildSettings, ServerSettings, SettingDefaults,
 from bot.service.takeback import may_offer_takeback
 
 __all__ = [
+    "AnalysisProgress",
+    "AnalysisReport",
     "COMPUTER_ID",
     "RESERVED_IDS",
     "DrawAnswer",

@@ -27,6 +27,7 @@ from typing import Any
 
 from bot.i18n import said
 from bot.service.access import Viewer
+from bot.service.analysis import Analyses, AnalysisReport, Listener
 from bot.service.clock import HOUR_MS, check_days, days_text, turn_clock
 from bot.service.computer import Computer
 from bot.service.computer_draw import ComputerDraw, DrawAnswer
@@ -105,7 +106,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
     ``Relocation``, over ``ServiceCore``). The parts with their own state or worker are
     components, each given what it needs, and the service hands their calls on:
     ``standings`` (ratings), ``deadlines`` (timeouts, reminders, expiries), ``computer``
-    (the opponent; it plays through this service's own commands) and ``computer_draw``."""
+    (the opponent; it plays through this service's own commands), ``computer_draw`` and
+    ``analyses`` (errors and luck of finished games)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -118,6 +120,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             self.repo, self._write, SettingDefaults(max_challenges=self.max_open_challenges)
         )
         self.board_theme = self.server_settings.board_theme  # a game's boards (issue 27)
+        self.analyses = Analyses(self)  # errors and luck of finished games (issue 29)
         self.tournaments = Tournaments(self, self.server_settings)  # tournaments (issue 30)
 
     # ----- the computer: the computer component's -------------------------------
@@ -201,6 +204,38 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             request_id=request_id,
             render=render,
             viewer=viewer,
+        )
+
+    # ----- analyses: the analysis component's ----------------------------------
+
+    @property
+    def max_analyses(self) -> int:
+        """Analyses run at once; the rest wait in order (``bot.service.analysis``)."""
+        return self.analyses.max_running
+
+    @max_analyses.setter
+    def max_analyses(self, count: int) -> None:
+        self.analyses.max_running = count
+
+    async def analyse(
+        self,
+        *,
+        location_id: int | None = None,
+        game_id: int | None = None,
+        viewer: Viewer | None = None,
+        depth: int | None = None,
+        progress: Listener | None = None,
+        render: bool = True,
+        names: tuple[str, str] | None = None,
+    ) -> AnalysisReport:
+        return await self.analyses.analyse(
+            location_id=location_id,
+            game_id=game_id,
+            viewer=viewer,
+            depth=depth,
+            progress=progress,
+            render=render,
+            names=names,
         )
 
     # ----- deadlines: the deadline component's ---------------------------------

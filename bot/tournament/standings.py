@@ -99,10 +99,12 @@ def standings(
         for pid in members:
             keys[pid].append(scores[pid])
     order = sorted(players, key=lambda p: ([-x for x in keys[p.id]], -p.rating, p.id))
-    rows = []
-    for p in order:
+    rows: list[Standing] = []
+    ahead = 0
+    for k, p in enumerate(order):
         key = keys[p.id]
-        ahead = sum(1 for q in players if keys[q.id] > key)
+        if k and key != keys[order[k - 1].id]:
+            ahead = k  # everyone listed so far is strictly ahead
         line = lines[p.id]
         played = [points for _, points, was_played in line.rounds if was_played]
         rows.append(

@@ -32,13 +32,23 @@ is paired on the complete graph with the breaches counted in a tier above everyt
 else (repeats first, then second byes, then colours): as few breaches as possible,
 named in ``Pairings.compromises``.
 
-**Speed.** The full graph of 500 players has 125,000 edges. A pairing that keeps the
-hard rules and whose largest score difference is ``k`` uses no edge with a larger
-difference (any one such edge costs more than every smaller difference together), so
-the graph first holds only the edges up to the widest gap between neighbouring score
-groups, and widens (doubling) only when that has no complete pairing. If the bye
-then falls on someone other than the lowest-ranked player allowed one, the lower
-ones are checked on the full graph. Either way the answer is the full graph's.
+**Speed.** networkx's matching is pure Python: on the complete graph of 500 players
+(125,000 edges) it takes minutes. So a round is first paired on a graph of candidates:
+the pairs whose rating cost (tier 4) is at most ``FIRST_WINDOW`` squared, that is the
+partners within that many places of the ideal one in a score group, and across
+groups the bottom of one group with the top of each group below. That pairing is
+kept when the bye is on the lowest-ranked player allowed one and the score
+differences reach ``score_floor``, which no pairing of the complete graph can beat:
+it is then the complete graph's best in tiers 1 to 3, and its rating order is the
+best among the candidates. Otherwise the window doubles. Fields of at most
+``SMALL_FIELD`` players (the complete graph is cheap there), and windows that reach
+the whole field, are paired on the complete graph of allowed pairs (``_exact``), the
+best in every tier. Each player's
+best weight is also taken off their edges before matching (``_weights``): it changes
+no complete pairing's rank but lets most pairs be found without search.
+
+The pairings are a function of the players and the results, given this module's
+constants and networkx's algorithm; ``tournament check`` re-pairs with the same.
 """
 
 from __future__ import annotations
@@ -62,8 +72,8 @@ from bot.tournament.model import (
 )
 
 BYE = -1  # the bye node
-SMALL_FIELD = 64  # fields this small go to the complete graph when the floor is not met
-SMALL_PART = 40  # the floor counts unpairable players exactly in end parts this small
+SMALL_FIELD = 64  # fields this small are paired on the complete graph, best in every tier
+END_PART = 40  # the floor counts crossings exactly among the top and bottom players this many
 FIRST_WINDOW = 4  # candidates: places either side of the ideal partner, to begin with
 
 
@@ -232,7 +242,9 @@ def _candidates(
     return found
 
 
-def _weights(edges: list[tuple[int, int, Cost]], pairs: int) -> list[tuple[int, int, int]]:
+def _weights(
+    edges: list[tuple[int, int, Cost]], pairs: int, head_start: bool = True
+) -> list[tuple[int, int, int]]:
     """One integer weight per edge: the tiers as digits, each in a base above the most
     the tiers below it can add up to over ``pairs`` pairs (so they count in order)."""
     if not edges:
@@ -253,6 +265,8 @@ def _weights(edges: list[tuple[int, int, Cost]], pairs: int) -> list[tuple[int, 
         value = [v * base + s[tier] for v, s in zip(value, scalars, strict=True)]
     ceiling = max(value) + 1
     weighted = [(u, v, ceiling - x) for (u, v, _), x in zip(edges, value, strict=True)]
+    if not head_start:
+        return weighted
     # A head start for the matching: every complete pairing holds each player once, so
     # taking a share of each player's best weight off their edges changes every
     # complete pairing's total alike, and leaves the best one best. Edges that are
@@ -268,13 +282,18 @@ def _weights(edges: list[tuple[int, int, Cost]], pairs: int) -> list[tuple[int, 
 
 
 def _solve(
-    entrants: list[_Entrant], max_diff: int | None, relaxed: bool, window: int | None = None
+    entrants: list[_Entrant],
+    max_diff: int | None,
+    relaxed: bool,
+    window: int | None = None,
+    head_start: bool = True,
 ) -> tuple[list[tuple[int, int]], int | None] | None:
     """The best complete pairing on the graph, as (pairs, bye index), or None."""
     n = len(entrants)
     pairs = (n + 1) // 2
     graph: nx.Graph[int] = nx.Graph()
-    graph.add_weighted_edges_from(_weights(_edges(entrants, max_diff, relaxed, window), pairs))
+    edges = _edges(entrants, max_diff, relaxed, window)
+    graph.add_weighted_edges_from(_weights(edges, pairs, head_start))
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     if len(matching) != pairs:
         return None
@@ -294,18 +313,16 @@ def _match(entrants: list[_Entrant]) -> tuple[list[tuple[int, int]], int | None,
     lowest_allowed = max(e.index for e in entrants if e.byes == fewest)
     bye_floor = lowest_allowed if n % 2 else None
     floor: list[int] | None = None  # the sharper floor, computed once if needed
-    window = FIRST_WINDOW
+    window = FIRST_WINDOW if n > SMALL_FIELD else n  # small: the complete graph at once
     while window < n:
         found = _solve(entrants, None, relaxed=False, window=window)
         if found is not None and found[1] == bye_floor:
             pairs, bye = found
             differences = _differences(entrants, pairs)
-            if differences == score_floor(entrants, bye, exact_below=0):
+            if differences == score_floor(entrants, bye, end_part=0):
                 return pairs, bye, ()
-            if n <= SMALL_FIELD:
-                break  # the complete graph is cheap here
             if floor is None:
-                floor = score_floor(entrants, bye, exact_below=SMALL_PART)
+                floor = score_floor(entrants, bye, end_part=END_PART)
             if differences == floor:
                 return pairs, bye, ()
         window *= 2
@@ -324,46 +341,58 @@ def _differences(entrants: list[_Entrant], pairs: list[tuple[int, int]]) -> list
     return sorted((d for d in found if d), reverse=True)
 
 
-def score_floor(entrants: list[_Entrant], bye: int | None, exact_below: int) -> list[int]:
-    """Score differences that every complete pairing with ``bye`` sitting out must
-    reach at least (largest first): no pairing does better, so one that reaches them
-    is optimal in the score tier.
+def score_floor(entrants: list[_Entrant], bye: int | None, end_part: int) -> list[int]:
+    """Score differences that every complete pairing with ``bye`` sitting out reaches
+    at least (largest first): a pairing that reaches them is optimal in the score tier.
 
-    Every boundary between neighbouring score groups must be crossed by as many pairs
-    as the players above it (or below it) who cannot be paired among themselves: at
-    least one when they are odd in number, and exactly as many as a maximum matching
-    of the allowed pairs among them leaves out, computed when they are fewer than
-    ``exact_below``. Each crossing costs at least the boundary's gap (a pair that
-    crosses several costs their sum, which counts for more)."""
+    A pair's difference is the sum of the gaps between neighbouring score groups that
+    it crosses, and a difference cut into smaller pieces only counts for less. So cut
+    the boundaries into three regions: the top, where the groups above a boundary hold
+    at most ``end_part`` players; the bottom, likewise from below; and the middle.
+    Each pair's difference is cut into its piece in each region, and each region's
+    pieces are bounded apart:
+
+    - the middle, boundary by boundary: one with an odd number of players above it is
+      crossed at least once, at its gap;
+    - each end exactly, by a matching over its players, given who may meet whom: a
+      pair inside the end counts its whole difference, and a player paired out of
+      the end counts the way out to the first group beyond it."""
     players = [e for e in entrants if e.index != bye]
-    needed = [0] * len(players)  # per position k: crossings below players[k]
-    for k in range(len(players) - 1):
-        if players[k].half_points != players[k + 1].half_points:
-            needed[k] = (k + 1) % 2
-    for side in (players, players[::-1]):
-        for k in range(min(exact_below, len(side)) - 1):
-            if side[k].half_points != side[k + 1].half_points:
-                spare = _unpaired(side[: k + 1])
-                at = k if side is players else len(players) - 2 - k
-                needed[at] = max(needed[at], spare)
-    found = []
-    for k, count in enumerate(needed):
-        if count:
-            gap = abs(players[k].half_points - players[k + 1].half_points)
-            found.extend([gap] * count)
-    return sorted(found, reverse=True)
-
-
-def _unpaired(group: list[_Entrant]) -> int:
-    """How many of ``group`` a maximum matching of their allowed pairs leaves out."""
-    graph: nx.Graph[int] = nx.Graph()
-    graph.add_nodes_from(range(len(group)))
-    for i, a in enumerate(group):
-        for j in range(i + 1, len(group)):
-            b = group[j]
-            if not a.met.get(b.id) and _colour_legal(a, b):
-                graph.add_edge(i, j)
-    return len(group) - 2 * len(nx.max_weight_matching(graph, maxcardinality=True))
+    n = len(players)
+    cuts = [k for k in range(n - 1) if players[k].half_points != players[k + 1].half_points]
+    gaps = {k: players[k].half_points - players[k + 1].half_points for k in cuts}
+    top = [k for k in cuts if k + 1 <= end_part]
+    bottom = [k for k in cuts if n - 1 - k <= end_part and k not in top]
+    found = [gaps[k] for k in cuts if k not in top and k not in bottom and (k + 1) % 2]
+    hp = [e.half_points for e in players]
+    for region, start, stop in (
+        (top, 0, top[-1] + 1 if top else 0),
+        (bottom, bottom[0] + 1 if bottom else n, n),
+    ):
+        if not region:
+            continue
+        # The way out of the end: to the first group below the top, or above the bottom.
+        beyond = hp[stop] if region is top else hp[start - 1]
+        out = {i: abs(hp[i] - beyond) for i in range(start, stop)}
+        pairs = {
+            (i, j): hp[i] - hp[j]
+            for i in range(start, stop)
+            for j in range(i + 1, stop)
+            if not players[i].met.get(players[j].id) and _colour_legal(players[i], players[j])
+        }
+        values = sorted({*out.values(), *pairs.values()} - {0})
+        base = n + 1  # more than any count of pieces
+        weight = {d: base**t for t, d in enumerate(values, start=1)} | {0: 0}
+        graph: nx.Graph[int] = nx.Graph()
+        for (i, j), d in pairs.items():
+            saving = weight[out[i]] + weight[out[j]] - weight[d]
+            if saving > 0:
+                graph.add_edge(i, j, weight=saving)
+        matched = nx.max_weight_matching(graph)
+        paired = {v for edge in matched for v in edge}
+        found.extend(pairs[min(i, j), max(i, j)] for i, j in matched)
+        found.extend(out[i] for i in range(start, stop) if i not in paired)
+    return sorted((d for d in found if d), reverse=True)
 
 
 def _exact(

@@ -29,7 +29,7 @@ from bot.discord.views import DYNAMIC_ITEMS
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
     "history", "rules", "games", "verify", "roll", "abort", "extend", "relocate", "leaderboard",
-    "profile", "help", "settings", "prefs", "tournament",
+    "profile", "help", "settings", "prefs", "analyse", "tournament",
 }  # fmt: skip
 # /tournament's subcommands (issue 30): `chessgarden commands` and /help list each one.
 SUBCOMMANDS = {

@@ -86,7 +86,7 @@ async def test_board_buttons_draw_flip_and_stale_ones(world: World) -> None:
     view = await world.service.view(game_id=view.id)
     assert view.status == "finished" and view.winner is None
     # the final board: Rematch and Flip only
-    assert set(world.with_buttons()[0].buttons()) == {"Rematch", "Flip"}
+    assert set(world.with_buttons()[0].buttons()) == {"Rematch", "Analyse", "Flip"}  # a rated game
 
 
 async def test_a_double_press_gets_a_private_answer(world: World) -> None:

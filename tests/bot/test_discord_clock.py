@@ -142,7 +142,7 @@ async def test_a_timeout_posts_the_end_and_takes_the_buttons_off(world: World) -
     assert f"game {view.id} is over, 1-0 · white wins (timeout)" in final.content
     assert "black ran out of time: white wins (timeout), 1-0." in final.text
     assert "board.png" in final.files and "Dice seed, revealed" in final.text
-    assert set(final.buttons()) == {"Rematch", "Flip"}
+    assert set(final.buttons()) == {"Rematch", "Analyse", "Flip"}  # a rated game
     edit = requests[1]
     assert edit.path.endswith(f"/messages/{old_board.id}")
     assert edit.body is not None and edit.body["components"] == []

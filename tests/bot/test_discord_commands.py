@@ -171,7 +171,7 @@ async def test_resign_and_draw_by_players_only(world: World) -> None:
     assert view.status == "finished" and view.winner == "white"
     assert view.seed is not None and view.seed in final.text  # the seed is revealed at the end
     assert final.pings == {alice.id}  # the player who did not resign hears of it
-    assert set(final.buttons()) == {"Rematch", "Flip"}
+    assert set(final.buttons()) == {"Rematch", "Analyse", "Flip"}  # a rated game
     assert "all rolls check out" in (await world.command(eve, "verify")).text
 
 

@@ -94,9 +94,9 @@ async def test_a_full_game_through_discord_payloads(tmp_path: Path, variant: str
         assert view.status == "finished" and view.result is not None
         (final,) = exchange.public
         assert view.seed is not None and view.seed in final.text and "Result" in final.text
-        # only the final board keeps buttons: Rematch and Flip
+        # only the final board keeps buttons: Rematch, Analyse (rated) and Flip
         assert [m.id for m in world.with_buttons()] == [final.id]
-        assert set(final.buttons()) == {"Rematch", "Flip"}
+        assert set(final.buttons()) == {"Rematch", "Analyse", "Flip"}  # a rated game
         assert len(exchange.bot_requests) <= 2  # the previous board's buttons (and a thread)
         history = await world.command(eve, "history", game=game_id)
         (record,) = history.public

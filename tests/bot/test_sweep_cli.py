@@ -40,9 +40,9 @@ def test_sweep_ends_a_console_game_two_days_later(tmp_path: Path) -> None:
     assert answers[0].splitlines()[0] == "game 1"
     # the status says the time left, after every action and on 'board'
     assert answers[0].splitlines()[-1] == "Clock: White has 1 day left (1 day per move)."
-    assert answers[1].splitlines()[0] == "e3"
+    assert answers[1].splitlines()[0] == "White played e3."
     assert answers[1].splitlines()[-1] == "Clock: Black has 1 day left (1 day per move)."
-    assert answers[2].splitlines()[0] == "e6"
+    assert answers[2].splitlines()[0] == "Black played e6."
     assert re.fullmatch(
         r"Clock: White has (23 hours \d+ minutes|1 day) left \(1 day per move\)\.",
         answers[3].splitlines()[-1],

@@ -8,7 +8,18 @@ from PIL import Image
 import variants
 from renderers import render_image, render_png
 from renderers.board import board_art
-from renderers.layout import BAR, COORD, MIN_BAND, PAD, STRIP, layout, screen_cell
+from renderers.layout import (
+    BAR,
+    COORD,
+    LEGEND_COLUMNS,
+    LEGEND_PAD,
+    LEGEND_ROW,
+    MIN_BAND,
+    PAD,
+    STRIP,
+    layout,
+    screen_cell,
+)
 from renderers.palette import over
 from renderers.scene import CHECK, LAST, NEXT, scene, sprite_key
 from renderers.themes import THEMES, get_theme
@@ -71,9 +82,15 @@ def test_image_size_follows_the_geometry(key: str, size: int) -> None:
         + round(COORD * sq)
         + round(PAD * sq)
     )
+    # the legend strip: a row per LEGEND_COLUMNS pieces a newcomer will not know
+    pieces = len(game.rules.legend_kinds)
+    rows = -(-pieces // LEGEND_COLUMNS)
+    legend = rows * round(LEGEND_ROW * size) + 2 * round(LEGEND_PAD * size) if rows else 0
     im = decode(render_png(game, size=size))
-    assert im.size == (size, height)
+    assert im.size == (size, height + legend)
     assert im.mode == "P"
+    bare = decode(render_png(game, size=size, legend=False))
+    assert bare.size == (size, height)
 
 
 def test_flip_puts_a1_in_the_other_corner() -> None:

@@ -36,13 +36,15 @@ def strip_of(im: Image.Image) -> Image.Image:
 
 
 def bars_of(im: Image.Image, game: variants.Game) -> tuple[Image.Image, Image.Image]:
-    """(top bar, bottom bar) of a picture, from the layout's documented sizes."""
+    """(top bar, bottom bar) of a picture, from the layout's documented sizes: the bottom
+    bar under the board and its file letters (a legend strip may follow it)."""
     strip = max(MIN_BAND, round(STRIP * im.width))
     bar = max(MIN_BAND, round(BAR * im.width))
     top = im.crop((0, strip, im.width, strip + bar))
     g = game.rules.geometry
-    pad = round(0.12 * (im.width // (g.width + 0.42 + 0.12)))
-    bottom = im.crop((0, im.height - pad - bar, im.width, im.height - pad))
+    sq = im.width // (g.width + 0.42 + 0.12)
+    below = strip + bar + int(g.height * sq) + round(0.42 * sq)
+    bottom = im.crop((0, below, im.width, below + bar))
     return top, bottom
 
 
@@ -72,7 +74,9 @@ def status_of(game: variants.Game) -> Status:
 
 
 def _faces(strip: Image.Image, face: tuple[int, int, int]) -> list[tuple[int, int, int, int]]:
-    """Boxes of the die faces in the right half of a strip: columns runs of face colour."""
+    """Boxes of the die faces in the right half of a strip: columns runs of face colour at
+    least half the strip tall (the words of a long caption, which may reach into the right
+    half in the same colour, stand lower)."""
     w, h = strip.size
     cols = [
         x
@@ -90,7 +94,8 @@ def _faces(strip: Image.Image, face: tuple[int, int, int]) -> list[tuple[int, in
         rows = [
             y for y in range(h) if any(strip.getpixel((x, y)) == face for x in range(x0, x1 + 1))
         ]
-        out.append((x0, min(rows), x1 + 1, max(rows) + 1))
+        if max(rows) + 1 - min(rows) >= h / 2:
+            out.append((x0, min(rows), x1 + 1, max(rows) + 1))
     return out
 
 

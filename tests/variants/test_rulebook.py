@@ -91,7 +91,7 @@ def test_stone_garden_says_how_every_piece_moves() -> None:
 def test_tquarchess_defines_a_tquad_and_the_two_square_king() -> None:
     text = all_text(variants.rulebook("tquarchess"))
     assert "A Tquad is one of four 3x3 blocks" in text
-    assert "Q3 b-d, ranks 5-7 b5-d7" in text
+    assert "T3 b-d, ranks 5-7 b5-d7" in text
     assert "Two-square King" in text and "slide two squares in a straight line" in text
     for typed, recorded in (
         ("Tb7%", "Tb7%4"),

@@ -58,13 +58,14 @@ def test_guardener_a_one_lets_pawn_king_and_guardener_capture() -> None:
     assert s.allows == (
         "Bishop may move or capture; pawn, King or Guardener may capture, pawns may cross the centre"
     )
-    assert s.short == "Bishop · P/K/G capture"
+    # the strip's caption in words, not "Bishop · P/K/G capture" (issue 27)
+    assert s.short == "Bishop, or a capture by a pawn, King or Guardener"
 
 
 def test_guardener_a_four_with_castling_open_says_so() -> None:
     s = describe(guardener(G_CASTLE, "w KQkq - 0 1 14 -"))
     assert s.allows.endswith("; the King may castle")
-    assert s.short == "Rook · P/K/G capture · castle"
+    assert s.short == "Rook or castling, or a capture by a pawn, King or Guardener"
     # A 4 without a legal castling does not promise one.
     assert "castle" not in describe(guardener(G_START, "w KQkq - 0 1 14 -")).allows
 
@@ -266,7 +267,12 @@ def test_jepps_mediator_double_may_be_rerolled() -> None:
 def test_jepps_mediator_mixed_black_randomizes() -> None:
     s = describe(jepps(WHITE_ROLLS + [1, 2, 5, 3], WHITE_CHOICES))
     assert s.headline == "Black to place a piece on a8 [5 3]: Queen or Bishop on a8"
-    assert "The mediator dice were mixed: Black sets up with the dice, from a8 to h8." in s.lines
+    # the dice it showed and what they decided, not "the mediator dice were mixed" (issue 27)
+    assert (
+        "Mediator roll [1 2]: one odd and one even, so Black sets up with the dice, from a8 "
+        "to h8, instead of copying White's rank."
+    ) in s.lines
+    assert not any("were mixed" in line for line in s.lines)
 
 
 def test_jepps_free_play_alternates() -> None:

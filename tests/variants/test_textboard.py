@@ -53,8 +53,10 @@ def test_tquarchess_values_and_tquads() -> None:
     assert lines[0] == "  a  b  c  d  e  f  g  h"
     assert lines[3] == "6 .  :  .  t1 .  :  .  :  6"
     assert lines[6] == "3 :  .  :  .  :  T3 :  .  3"
-    assert "T1: a Tquarc and the die value it shows (1: it would teleport to Tquad 1)." in text
-    assert "Special squares: Q1 e2-g4; Q2 b2-d4; Q3 b5-d7; Q4 e5-g7." in text
+    assert "T1: a Tquarc and the die value it shows (1: it would teleport to Tquad T1)." in text
+    # the Tquads are T1-T4, as in the picture; Q is the Queen's letter (issue 27)
+    assert "Tquads: T1 e2-g4; T2 b2-d4; T3 b5-d7; T4 e5-g7." in text
+    assert not any(f"Q{n}" in text for n in range(1, 5))
 
 
 KINGS_GUARD_START = """\

@@ -19,7 +19,7 @@ TAGLINE = "FIDE plus the Tquarc, a teleporting, dice-valued leaper."
 
 def sections(rules: Variant) -> tuple[Section, ...]:
     quads = tuple(
-        (f"Q{n}", f"{lo_f}-{hi_f}, ranks {lo_r}-{hi_r}", f"{lo_f}{lo_r}-{hi_f}{hi_r}")
+        (f"T{n}", f"{lo_f}-{hi_f}, ranks {lo_r}-{hi_r}", f"{lo_f}{lo_r}-{hi_f}{hi_r}")
         for n, (lo_f, hi_f, lo_r, hi_r) in QUADS.items()
     )
     return (

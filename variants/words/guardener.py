@@ -23,11 +23,11 @@ def die_pieces(rules: GuardenerRules, value: int) -> str:
 
 
 def die_short(rules: GuardenerRules, value: int) -> str:
-    """The same in short: 'P/K/G capture' for kinds that move without a die anyway (the
-    die only lets them capture), else the piece's name."""
+    """The same in short: 'a capture by a pawn, King or Guardener' for kinds that move
+    without a die anyway (the die only lets them capture), else the piece's name."""
     kinds = rules.permission[value]
     if all(k in rules.free_kinds + ("P",) for k in kinds):
-        return "/".join(kinds) + " capture"
+        return "a capture by a " + either(piece_name(rules, k) for k in kinds)
     return either(piece_name(rules, k) for k in kinds)
 
 
@@ -259,15 +259,18 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
         values = sorted(set(dice))
         movers = [die_pieces(rules, v) for v in values if v != 1]
         parts = [f"{either(movers)} may move or capture"] if movers else []
-        shorts = [either(die_short(rules, v) for v in values if v != 1)]
+        # In words, as the strip shows it: "Knight, or a capture by a pawn, King or
+        # Guardener"; "Rook or castling".
+        shorts = [die_short(rules, v) for v in values if v != 1]
         if 1 in values:
             parts.append("pawn, King or Guardener may capture, pawns may cross the centre")
-            shorts.append(die_short(rules, 1))
         if any(m.flag == "castle" for m in legal):
             parts.append("the King may castle")
-            shorts.append("castle")
+            shorts.append("castling")
         allows = "; ".join(parts)
-        short = SEPARATOR.join(s for s in shorts if s)
+        short = either(shorts)
+        if 1 in values:
+            short += (", or " if short else "") + die_short(rules, 1)
         meaning = "; ".join(f"{v} = {die_meaning(rules, v)}" for v in values)
         lines.append(f"Dice {dice_text(dice)}: {meaning}. Use either die, for one move.")
         if pos.extra["rerolled"]:

@@ -24,6 +24,7 @@ class JeppsRules(RulesView, Protocol):
     face_names: ClassVar[dict[int, str]]
     free_face: ClassVar[int]
     mediator_answers: ClassVar[tuple[str, str]]
+    mediator_roll: ClassVar[str]
     placement_text: ClassVar[re.Pattern[str]]
 
     def order(self, pos: Position, color: int) -> tuple[int, ...]: ...
@@ -111,13 +112,26 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
     if e["free"]:
         lines.append("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
     elif e["mediator"] == "random":
-        lines.append("The mediator dice were mixed: Black sets up with the dice, from a8 to h8.")
+        lines.append(mixed_mediator(rules, pos))
     return TurnFacts(
         phase="setup",
         verb=f"place a piece on {where}",
         allows=allows,
         short=short,
         lines=tuple(lines),
+    )
+
+
+def mixed_mediator(rules: JeppsRules, pos: Position) -> str:
+    """What the mediator roll decided when its dice were one odd and one even: Black
+    sets up with the dice (RULES.md section 5), in words with the dice it showed."""
+    order = rules.order(pos, pos.turn)
+    rank = f"from {rules.name(order[0])} to {rules.name(order[-1])}"
+    roll = pos.extra.get(rules.mediator_roll)  # absent in a snapshot older than the note
+    shown = f" {dice_text(roll)}" if roll else ""
+    return (
+        f"Mediator roll{shown}: one odd and one even, so Black sets up with the dice, "
+        f"{rank}, instead of copying White's rank."
     )
 
 
