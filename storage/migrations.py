@@ -640,10 +640,100 @@ _SETTINGS: list[str] = [
 ]
 
 
-# Version 11 belongs to the tournaments (another branch); this placeholder does nothing,
-# so that the analyses below are version 12 as agreed. On merging, it gives way to the
-# tournaments' migration (never ship it: a store past it would never get theirs).
-_RESERVED_11: list[str] = ["SELECT 1"]
+# Version 11 (issue 30): tournaments (``storage.tournaments``): the tournament, its players,
+# its rounds (one row per paired round: the key refuses a second pairing), its boards
+# (each a game of ``games``, or a forfeit decided without one), and its log, append-only.
+_TOURNAMENTS: list[str] = [
+    """
+    CREATE TABLE tournaments (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id       INTEGER NOT NULL,
+        channel_id     INTEGER NOT NULL,               -- where it is announced
+        name           TEXT NOT NULL,
+        variant        TEXT NOT NULL,
+        format         TEXT NOT NULL CHECK (format IN ('swiss', 'round-robin')),
+        rounds         INTEGER NOT NULL,
+        days           INTEGER NOT NULL,               -- days per move of every game
+        rated          INTEGER NOT NULL CHECK (rated IN (0, 1)),
+        starts_ms      INTEGER NOT NULL,               -- registration closes then
+        status         TEXT NOT NULL CHECK (status IN
+                           ('registration', 'running', 'finished', 'cancelled')),
+        created_by     INTEGER NOT NULL,
+        settings       TEXT NOT NULL DEFAULT '{}',     -- JSON object, fixed at creation
+        current_round  INTEGER NOT NULL DEFAULT 0,
+        winner_id      INTEGER,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX tournaments_by_status ON tournaments (status, starts_ms)",
+    "CREATE INDEX tournaments_by_guild ON tournaments (guild_id, status)",
+    """
+    CREATE TABLE tournament_players (
+        tournament_id  INTEGER NOT NULL REFERENCES tournaments (id),
+        player_id      INTEGER NOT NULL,
+        name           TEXT,
+        status         TEXT NOT NULL CHECK (status IN ('joined', 'left', 'withdrawn', 'removed')),
+        rating         REAL,                           -- fixed at the start
+        seed_no        INTEGER,                        -- starting rank (Berger number)
+        out_from       INTEGER,                        -- the first round not paired
+        timeouts       INTEGER NOT NULL DEFAULT 0,
+        joined_at      TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        PRIMARY KEY (tournament_id, player_id)
+    )
+    """,
+    """
+    CREATE TABLE tournament_rounds (
+        tournament_id  INTEGER NOT NULL REFERENCES tournaments (id),
+        number         INTEGER NOT NULL,
+        status         TEXT NOT NULL CHECK (status IN ('playing', 'done')),
+        bye_id         INTEGER,
+        bye_points     REAL NOT NULL DEFAULT 0,
+        compromises    TEXT NOT NULL DEFAULT '',
+        started_ms     INTEGER NOT NULL,
+        deadline_ms    INTEGER NOT NULL,
+        ended_ms       INTEGER,
+        PRIMARY KEY (tournament_id, number)
+    )
+    """,
+    "CREATE INDEX tournament_rounds_playing ON tournament_rounds (status, deadline_ms)",
+    """
+    CREATE TABLE tournament_games (
+        tournament_id  INTEGER NOT NULL,
+        round          INTEGER NOT NULL,
+        board          INTEGER NOT NULL,
+        white_id       INTEGER NOT NULL,
+        black_id       INTEGER NOT NULL,
+        game_id        INTEGER UNIQUE REFERENCES games (id),   -- NULL: a forfeit, no game
+        result         TEXT CHECK (result IN ('1-0', '0-1', '1/2-1/2')),
+        forfeit        INTEGER NOT NULL DEFAULT 0 CHECK (forfeit IN (0, 1)),
+        ending         TEXT,
+        PRIMARY KEY (tournament_id, round, board),
+        FOREIGN KEY (tournament_id, round) REFERENCES tournament_rounds (tournament_id, number)
+    )
+    """,
+    """
+    CREATE TABLE tournament_log (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        tournament_id  INTEGER NOT NULL,
+        actor_id       INTEGER,                        -- NULL: the bot itself
+        action         TEXT NOT NULL,
+        player_id      INTEGER,
+        detail         TEXT NOT NULL DEFAULT '',
+        created_at     TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX tournament_log_by_tournament ON tournament_log (tournament_id, id)",
+    """
+    CREATE TRIGGER tournament_log_no_update BEFORE UPDATE ON tournament_log
+    BEGIN SELECT RAISE(ABORT, 'the tournament log is append-only'); END
+    """,
+    """
+    CREATE TRIGGER tournament_log_no_delete BEFORE DELETE ON tournament_log
+    BEGIN SELECT RAISE(ABORT, 'the tournament log is append-only'); END
+    """,
+]
 
 # Version 12 (issue 29): analyses of finished games, kept by the digest of the log they
 # analysed (``storage.analyses``): one row per (log head, search depth), the result as
@@ -675,7 +765,7 @@ MIGRATIONS: list[list[str]] = [
     _OUTBOX,
     _CHAIN,
     _SETTINGS,
-    _RESERVED_11,
+    _TOURNAMENTS,
     _ANALYSES,
 ]
 LATEST_VERSION = len(MIGRATIONS)

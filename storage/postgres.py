@@ -108,6 +108,7 @@ from storage.repository import (
 from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import migration_failed
 from storage.standings import RatingReads, RatingWrites
+from storage.tournaments import TournamentReads, TournamentWrites
 from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
@@ -342,7 +343,7 @@ class _Query:
         return int(tail) if tail.isdigit() else 0
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, VerbatimRows):
+class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, TournamentReads, VerbatimRows):
     """Reads shared by the repository (the pool) and a transaction (its connection).
     The rating reads are ``storage.standings``'s SQL, the same on both stores."""
 
@@ -507,7 +508,9 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, VerbatimRow
         return [DueGame(int(r["id"]), int(r["due_ms"])) for r in records]
 
 
-class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, _Reads):
+class PgWriteTx(
+    RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, TournamentWrites, _Reads
+):
     """One transaction on one pooled connection (see the module docstring for its locks).
 
     A log entry for a game this transaction holds (its row locked by ``get_game``,
@@ -521,6 +524,8 @@ class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, _Rea
 
     _lock_game = " FOR NO KEY UPDATE"
     _claim_lock = " FOR UPDATE SKIP LOCKED"  # storage.outbox: a row one process delivers
+    _tournament_lock = " FOR UPDATE"  # storage.tournaments: a command's tournament
+    _tournament_claim_lock = " FOR UPDATE SKIP LOCKED"  # ... and one process's claim
 
     def __init__(self, conn: Any, clock: Clock) -> None:
         super().__init__(_Query(conn, first=self.flush))
@@ -552,6 +557,9 @@ class PgWriteTx(RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, _Rea
     async def _advisory(self, key: str) -> None:
         """Held until this transaction ends, by any process sharing the database."""
         await self._q.execute(_LOCK_SQL, key)
+
+    async def _tournament_advisory(self, key: str) -> None:
+        await self._advisory(key)
 
     async def live_game_at(self, location_id: int) -> GameRow | None:
         await self._advisory(f"location:{location_id}")
@@ -918,8 +926,9 @@ class PgRepository(_Reads):
         return int(record["n"]) == 0
 
     async def after_import(self) -> None:
-        """New games, posts owed and settings log entries get ids after the copied ones."""
-        for table in ("games", "outbox", "settings_log"):
+        """New games, posts owed, settings log entries, tournaments and tournament log entries
+        get ids after the copied ones."""
+        for table in ("games", "outbox", "settings_log", "tournaments", "tournament_log"):
             await self._q.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"GREATEST((SELECT MAX(id) FROM {table}), 1), "

@@ -50,6 +50,14 @@ from storage.models import (
 )
 from storage.outbox import NewPost, OutboxRow
 from storage.settings import SettingChange
+from storage.tournaments import (
+    BoardRow,
+    NewTournament,
+    RoundRow,
+    TournamentLogRow,
+    TournamentPlayerRow,
+    TournamentRow,
+)
 
 
 class StorageError(Exception):
@@ -174,11 +182,110 @@ class AnalysisReadsProtocol(Protocol):
     async def analyses_of_game(self, game_id: int) -> int: ...
 
 
+class TournamentReadsProtocol(Protocol):
+    """Tournament reads (issue 30, ``storage.tournaments``), on the repository and inside a
+    transaction."""
+
+    async def tournament(self, tournament_id: int) -> TournamentRow | None: ...
+
+    async def tournaments_of_guild(
+        self, guild_id: int, statuses: Sequence[str], limit: int = 25
+    ) -> list[TournamentRow]: ...
+
+    async def tournament_players(self, tournament_id: int) -> list[TournamentPlayerRow]: ...
+
+    async def tournament_player(
+        self, tournament_id: int, player_id: int
+    ) -> TournamentPlayerRow | None: ...
+
+    async def tournament_rounds(self, tournament_id: int) -> list[RoundRow]: ...
+
+    async def tournament_boards(self, tournament_id: int) -> list[BoardRow]: ...
+
+    async def board_of_game(self, game_id: int) -> BoardRow | None: ...
+
+    async def tournament_log(
+        self, tournament_id: int, limit: int = 1000
+    ) -> list[TournamentLogRow]: ...
+
+    async def due_tournaments(
+        self, now_ms: int, limit: int = 100, shards: Shards | None = None
+    ) -> list[int]: ...
+
+    async def next_tournament_time(self, shards: Shards | None = None) -> int | None: ...
+
+
+class TournamentWritesProtocol(TournamentReadsProtocol, Protocol):
+    """Tournament writes inside one write transaction (``storage.tournaments``)."""
+
+    async def insert_tournament(self, new: NewTournament) -> TournamentRow: ...
+
+    async def lock_guild_tournaments(self, guild_id: int) -> None: ...
+
+    async def tournament_for_update(self, tournament_id: int) -> TournamentRow | None: ...
+
+    async def claim_tournament(self, tournament_id: int, now_ms: int) -> TournamentRow | None:
+        """The tournament if something of it is due at ``now_ms``, locked for this
+        transaction (PostgreSQL: ``FOR UPDATE SKIP LOCKED``); ``None`` if not."""
+        ...
+
+    async def update_tournament(self, tournament_id: int, **changes: Any) -> TournamentRow: ...
+
+    async def join_tournament(
+        self, tournament_id: int, player_id: int, name: str | None
+    ) -> None: ...
+
+    async def update_tournament_player(
+        self, tournament_id: int, player_id: int, **changes: Any
+    ) -> None: ...
+
+    async def count_joined(self, tournament_id: int) -> int: ...
+
+    async def insert_round(
+        self,
+        tournament_id: int,
+        number: int,
+        *,
+        bye_id: int | None,
+        bye_points: float,
+        compromises: Sequence[str],
+        started_ms: int,
+        deadline_ms: int,
+    ) -> None: ...
+
+    async def close_round(self, tournament_id: int, number: int, now_ms: int) -> None: ...
+
+    async def insert_board(self, board: BoardRow) -> None: ...
+
+    async def set_board_result(
+        self,
+        tournament_id: int,
+        round_no: int,
+        board: int,
+        result: str | None,
+        forfeit: bool,
+        ending: str,
+    ) -> None: ...
+
+    async def log_tournament(
+        self,
+        tournament_id: int,
+        action: str,
+        *,
+        actor_id: int | None = None,
+        player_id: int | None = None,
+        detail: str = "",
+    ) -> None: ...
+
+    async def move_game_posts(self, game_id: int, from_channel: int, to_channel: int) -> int: ...
+
+
 class WriteTx(
     RatingReadsProtocol,
     OutboxReadsProtocol,
     SettingsReadsProtocol,
     AnalysisReadsProtocol,
+    TournamentWritesProtocol,
     Protocol,
 ):
     async def save_analysis(
@@ -287,6 +394,7 @@ class Repository(
     OutboxReadsProtocol,
     SettingsReadsProtocol,
     AnalysisReadsProtocol,
+    TournamentReadsProtocol,
     Protocol,
 ):
     def write(self, *, durable: bool = True) -> AbstractAsyncContextManager[WriteTx]:

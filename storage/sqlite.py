@@ -107,6 +107,7 @@ from storage.sqlite_faults import (
     store_error,
 )
 from storage.standings import RatingReads, RatingWrites
+from storage.tournaments import TournamentReads, TournamentWrites
 from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
@@ -203,7 +204,7 @@ async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...
     return rows[0] if rows else None
 
 
-class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, VerbatimRows):
+class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, TournamentReads, VerbatimRows):
     """Reads shared by the repository (reader connection) and a transaction (writer)."""
 
     COLUMNS_SQL = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
@@ -362,7 +363,9 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, VerbatimRow
         return [DueGame(int(r[0]), int(r[1])) for r in rows]
 
 
-class SqliteWriteTx(RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, _Reads):
+class SqliteWriteTx(
+    RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, TournamentWrites, _Reads
+):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
     def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:

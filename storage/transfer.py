@@ -3,7 +3,8 @@ issue 16): players, then games with their ids, seeds, commitments and start roll
 with its whole action log in order, then the ratings and rating changes (issue 15: a
 projection of the finished games, copied as they are), then, row for row with their ids,
 the posts the bot owes or owed (``outbox``: a post not yet delivered is delivered from
-the target) and the servers' settings, their log and the users' preferences (issue 27).
+the target), the servers' settings, their log and the users' preferences (issue 27), and
+the tournaments with their players, rounds, boards and log (issue 30).
 Snapshots are a cache and are not copied: the target takes new ones as games go on.
 Either store may be SQLite or PostgreSQL.
 
@@ -27,7 +28,17 @@ from storage.repository import StorageError
 
 ALL = 2**62  # no limit on a listing
 # Tables copied row for row, ids included, after the games they may name.
-VERBATIM = ("outbox", "guild_settings", "settings_log", "user_prefs")
+VERBATIM = (
+    "outbox",
+    "guild_settings",
+    "settings_log",
+    "user_prefs",
+    "tournaments",  # issue 30: after the games their boards name, each before its parts
+    "tournament_players",
+    "tournament_rounds",
+    "tournament_games",
+    "tournament_log",
+)
 
 
 class VerbatimRows:

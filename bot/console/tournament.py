@@ -7,7 +7,11 @@
   and byes, then the final standings with tiebreaks. A round robin's ``--rounds`` is
   its single or double cycle's length (default: single).
 
-Exit codes: 0 done, 2 a bad argument. Loads neither the service nor the database.
+- ``tournament show ID --db PATH`` and ``tournament check ID --db PATH``: a stored
+  tournament (``bot.console.tournament_store``).
+
+Exit codes: 0 done, 2 a bad argument. ``simulate`` loads neither the service nor the
+database.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ EXIT_USAGE = 2
 
 
 def add_subcommands(subparsers: Any) -> None:
-    p = subparsers.add_parser("tournament", help="tournaments: simulate one")
+    p = subparsers.add_parser(
+        "tournament", help="tournaments: simulate one, show or check a stored one"
+    )
     sub = p.add_subparsers(dest="tournament_command", metavar="ACTION")
     sub.required = True
     s = sub.add_parser(
@@ -55,6 +61,9 @@ def add_subcommands(subparsers: Any) -> None:
     )
     s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s.set_defaults(func=main_simulate)
+    from bot.console.tournament_store import add_store_subcommands
+
+    add_store_subcommands(sub)  # show and check: a stored tournament (issue 30)
 
 
 def main_simulate(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 import discord
 
-from bot.discord import adapter, threads, translate
+from bot.discord import adapter, threads, tournament_posts, translate
 from bot.discord.adapter import Post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
@@ -294,6 +294,8 @@ class Delivery:
                 row.guild_id, row.channel_id, int(row.payload["message_id"])
             )
             return None
+        if row.kind.startswith("tournament_"):  # issue 30: rounds, games' threads, the end
+            return await tournament_posts.send(self, owed)
         build = self._builder(owed)
         if build is None:
             return None
@@ -368,7 +370,8 @@ class Delivery:
         if game is None:
             return
         try:
-            if message is not None and row.kind in ("board", "timeout") and owed.current:
+            boards = ("board", "timeout", "tournament_game")
+            if message is not None and row.kind in boards and owed.current:
                 previous = await self.service.set_board_message(
                     game_id=game.id, channel_id=message.channel.id, message_id=message.id
                 )

@@ -12,7 +12,9 @@ game in a server: a console game has no channel to post in):
 - ``board`` for a person's move, accept, resignation or draw, held while their
   interaction's answer carries it (``Outcome.owed``; the Discord bot sets
   ``hold_boards_ms``);
-- ``retire``: an old board's buttons to take off, after the edit failed for now.
+- ``retire``: an old board's buttons to take off, after the edit failed for now;
+- ``tournament_round``, ``tournament_game`` (a round's game: its thread and first board),
+  ``tournament_end``, ``tournament_cancelled``: a tournament's (``bot.service.tournament_life``).
 
 A post is built when it is delivered, from the store: the log entry it announces (``seq``)
 and the game as it is then. A ``board`` whose game has moved on since is delivered without
@@ -153,7 +155,7 @@ class Owing(ServiceCore):
         if game is None:
             return Owed(row, superseded=f"game {row.game_id} no longer exists")
         current = row.seq is None or game.log_count == row.seq
-        if row.kind == "board":
+        if row.kind in ("board", "tournament_game"):  # a round's game: its first board
             return await self._owed_board(row, game, current, render)
         if row.kind in ("reminder", "timeout", "expired"):
             return await self._owed_deadline(row, game, current, render)

@@ -74,6 +74,7 @@ from bot.service.settings import ServerSettings, SettingDefaults
 from bot.service.standings import Standings
 from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
+from bot.service.tournaments import Tournaments
 from bot.service.withdraw import Withdrawal
 from storage import (
     CommitUnknownError,
@@ -120,6 +121,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         )
         self.board_theme = self.server_settings.board_theme  # a game's boards (issue 27)
         self.analyses = Analyses(self)  # errors and luck of finished games (issue 29)
+        self.tournaments = Tournaments(self, self.server_settings)  # tournaments (issue 30)
 
     # ----- the computer: the computer component's -------------------------------
 
@@ -239,12 +241,18 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
     # ----- deadlines: the deadline component's ---------------------------------
 
     async def next_due(self) -> datetime | None:
-        return await self.deadlines.next_due()
+        """The games' next deadline, or a tournament's next step (issue 30)."""
+        times = [await self.deadlines.next_due(), await self.tournaments.next_due()]
+        return min((t for t in times if t is not None), default=None)
 
     async def run_due(
         self, *, now: datetime | None = None, render: bool = False, limit: int = DUE_BATCH
     ) -> tuple[DeadlineEvent, ...]:
-        return await self.deadlines.run_due(now=now, render=render, limit=limit)
+        """The games' deadlines, then the tournaments' steps (a round whose last game has
+        just ended on time is paired in the same pass)."""
+        events = await self.deadlines.run_due(now=now, render=render, limit=limit)
+        await self.tournaments.run_due(now=now)
+        return events
 
     async def extend(
         self,

@@ -10,7 +10,9 @@ A server's moderators set (``/settings`` on Discord):
 - ``max_challenges``: open challenges per user at once;
 - ``threads_per_hour``: new game threads per channel in any hour;
 - ``web_list``: whether the server's live games are listed on its web page (issue 28;
-  off unless a moderator turns it on: a game is otherwise reachable by its link only).
+  off unless a moderator turns it on: a game is otherwise reachable by its link only);
+- ``max_tournaments``: tournaments in registration or running at once (issue 30);
+- ``tournament_players``: players a tournament takes at most (issue 30).
 
 Whatever a server has not set is the operator's default (``SettingDefaults``: the
 environment variables of ``bot.discord.app.Settings``). Every change is stored with a
@@ -38,6 +40,8 @@ CACHE_S = 30.0
 MAX_CHANNELS = 25
 MAX_CHALLENGES_LIMIT = 25
 MAX_THREADS_LIMIT = 100
+MAX_TOURNAMENTS_LIMIT = 20
+MAX_TOURNAMENT_PLAYERS_LIMIT = 500
 THEMES = ("classic", "high-contrast")
 ORIENTATIONS = ("white", "mover")
 NAMES = (
@@ -49,6 +53,8 @@ NAMES = (
     "max_challenges",
     "threads_per_hour",
     "web_list",
+    "max_tournaments",
+    "tournament_players",
 )
 
 
@@ -61,6 +67,8 @@ class SettingDefaults:
     rated: bool = True
     max_challenges: int = 3
     threads_per_hour: int = 10
+    max_tournaments: int = 3
+    tournament_players: int = 64
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,8 @@ class GuildSettings:
     max_challenges: int
     threads_per_hour: int
     web_list: bool = False
+    max_tournaments: int = 3
+    tournament_players: int = 64
     chosen: frozenset[str] = frozenset()
 
     def allows_games_in(self, *channel_ids: int | None) -> bool:
@@ -128,6 +138,8 @@ def _check_value(name: str, value: Any) -> Any:
         "days": (0, MAX_DAYS),
         "max_challenges": (1, MAX_CHALLENGES_LIMIT),
         "threads_per_hour": (1, MAX_THREADS_LIMIT),
+        "max_tournaments": (1, MAX_TOURNAMENTS_LIMIT),
+        "tournament_players": (2, MAX_TOURNAMENT_PLAYERS_LIMIT),
     }[name]
     if name == "days" and value != 0 and value < MIN_DAYS:
         raise InvalidInput(f"days must be 0 (no time limit) or {MIN_DAYS} to {MAX_DAYS}")
@@ -148,6 +160,8 @@ def settings_from(stored: Mapping[str, Any] | None, defaults: SettingDefaults) -
         max_challenges=int(stored.get("max_challenges", defaults.max_challenges)),
         threads_per_hour=int(stored.get("threads_per_hour", defaults.threads_per_hour)),
         web_list=bool(stored.get("web_list", False)),
+        max_tournaments=int(stored.get("max_tournaments", defaults.max_tournaments)),
+        tournament_players=int(stored.get("tournament_players", defaults.tournament_players)),
         chosen=frozenset(n for n in stored if n in NAMES),
     )
 

@@ -396,8 +396,7 @@ class World:
         self, name: str, options: dict[str, Any], focused: str | None = None
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Options the way Discord sends them, after checking what Discord's client would allow."""
-        command = self.bot.tree.get_command(name)
-        assert isinstance(command, app_commands.Command), f"/{name} is not a slash command"
+        command = self._slash(name)
         params = {p.display_name: p for p in command.parameters}
         unknown = set(options) - set(params)
         assert not unknown, f"/{name} has no option {unknown}"
@@ -481,13 +480,16 @@ class World:
         ``guild_id``, a channel of type 1, ``user`` instead of ``member``)."""
         channel_id = self._channel(channel)
         opts, resolved = self._command_options(name, options)
-        command = self.bot.tree.get_command(name)
+        top = name.split()[0]
+        command = self.bot.tree.get_command(top)
         if channel_id is None and getattr(command, "guild_only", False) and not stale_client:
             raise AssertionError(f"/{name} works only in servers: Discord offers it in no DM")
         payload = self._base(person, channel_id, 2)
+        if " " in name:  # a subcommand ("tournament join"): Discord nests its options
+            opts = [{"name": name.split()[1], "type": 1, "options": opts}]
         data: dict[str, Any] = {
-            "id": str(self._command_ids.setdefault(name, snowflake())),
-            "name": name,
+            "id": str(self._command_ids.setdefault(top, snowflake())),
+            "name": top,
             "type": 1,
             "options": opts,
         }
@@ -495,6 +497,16 @@ class World:
             data["resolved"] = resolved
         payload["data"] = data
         return await self.feed(payload)
+
+    def _slash(self, name: str) -> app_commands.Command[Any, ..., Any]:
+        """The command ``name`` names: ``play``, or a group's subcommand ``tournament join``."""
+        top, _, sub = name.partition(" ")
+        command = self.bot.tree.get_command(top)
+        if sub:
+            assert isinstance(command, app_commands.Group), f"/{top} has no subcommands"
+            command = command.get_command(sub)
+        assert isinstance(command, app_commands.Command), f"/{name} is not a slash command"
+        return command
 
     async def autocomplete(
         self,

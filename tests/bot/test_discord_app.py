@@ -29,8 +29,17 @@ from bot.discord.views import DYNAMIC_ITEMS
 EXPECTED_COMMANDS = {
     "play", "accept", "move", "board", "resign", "draw", "pass", "reroll",
     "history", "rules", "games", "verify", "roll", "abort", "extend", "relocate", "leaderboard",
-    "profile", "help", "settings", "prefs", "analyse",
+    "profile", "help", "settings", "prefs", "analyse", "tournament",
 }  # fmt: skip
+# /tournament's subcommands (issue 30): `chessgarden commands` and /help list each one.
+SUBCOMMANDS = {
+    f"tournament {name}"
+    for name in (
+        "create", "start", "remove", "cancel", "join", "leave", "withdraw", "pairings",
+        "standings", "info",
+    )
+}  # fmt: skip
+LEAF_COMMANDS = (EXPECTED_COMMANDS - {"tournament"}) | SUBCOMMANDS
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -127,7 +136,7 @@ def test_commands_lists_the_real_tree(capsys: pytest.CaptureFixture[str]) -> Non
     args = parse("commands", "--json")
     assert args.func(args) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {row["name"] for row in rows} == EXPECTED_COMMANDS
+    assert {row["name"] for row in rows} == LEAF_COMMANDS
     by_name = {row["name"]: row for row in rows}
     play = {o["name"]: o for o in by_name["play"]["options"]}
     assert list(play) == [

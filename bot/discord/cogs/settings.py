@@ -23,7 +23,12 @@ from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES
 from bot.discord.translate import N_, _, ngettext
 from bot.service import GuildSettings, ServiceError, UserPrefs
-from bot.service.settings import MAX_CHALLENGES_LIMIT, MAX_THREADS_LIMIT
+from bot.service.settings import (
+    MAX_CHALLENGES_LIMIT,
+    MAX_THREADS_LIMIT,
+    MAX_TOURNAMENT_PLAYERS_LIMIT,
+    MAX_TOURNAMENTS_LIMIT,
+)
 from storage import SettingChange
 
 if TYPE_CHECKING:
@@ -45,6 +50,8 @@ LABELS = {
     "max_challenges": N_("Open challenges per user"),
     "threads_per_hour": N_("New game threads per channel per hour"),
     "web_list": N_("Live games listed on the web"),
+    "max_tournaments": N_("Tournaments under way at once"),
+    "tournament_players": N_("Players per tournament"),
 }
 RESET_CHOICES = [Choice(name=label, value=name) for name, label in LABELS.items()]
 THEME_CHOICES = [
@@ -160,6 +167,8 @@ class SettingsCog(commands.Cog, name="Settings"):
         challenges_per_user="Open challenges one user may have at once",
         threads_per_hour="New game threads per channel in any hour",
         web_list="List this server's live games on its web page (off: reachable by link only)",
+        tournaments_at_once="Tournaments that may be under way at once",
+        tournament_players="Players a tournament takes at most",
         reset="Return one setting to the bot's default",
     )
     @app_commands.choices(days=DAYS_CHOICES)
@@ -178,6 +187,8 @@ class SettingsCog(commands.Cog, name="Settings"):
         challenges_per_user: app_commands.Range[int, 1, MAX_CHALLENGES_LIMIT] | None = None,
         threads_per_hour: app_commands.Range[int, 1, MAX_THREADS_LIMIT] | None = None,
         web_list: bool | None = None,
+        tournaments_at_once: app_commands.Range[int, 1, MAX_TOURNAMENTS_LIMIT] | None = None,
+        tournament_players: app_commands.Range[int, 2, MAX_TOURNAMENT_PLAYERS_LIMIT] | None = None,
         reset: str | None = None,
     ) -> None:
         if await answers.refuse_outside_server(interaction):
@@ -197,6 +208,8 @@ class SettingsCog(commands.Cog, name="Settings"):
                 ("max_challenges", challenges_per_user),
                 ("threads_per_hour", threads_per_hour),
                 ("web_list", web_list),
+                ("max_tournaments", tournaments_at_once),
+                ("tournament_players", tournament_players),
             )
             if value is not None
         }

@@ -1,0 +1,276 @@
+"""Tournaments on Discord (issue 30): the embeds of ``/tournament`` and the posts the
+service owes a tournament's channel (``bot.service.tournament_life``), delivered by the
+outbox worker (``bot.discord.delivery`` hands these rows here):
+
+- ``tournament_round``: the round's pairings, pinging its players, with its deadline;
+- ``tournament_game``: a round's game gets its own thread under the tournament's channel,
+  the game moves into it (``Tournaments.place_game``: once, whichever process is first;
+  a thread made by a slower one is removed), and its first board is posted there,
+  pinging both players;
+- ``tournament_end``: the final standings as an image and a table, with the winner's name;
+- ``tournament_cancelled``: why.
+
+Each post is sent with its row's nonce (a retry returns the first try's message). A
+thread is made before the game is placed in it: a process killed between the two leaves
+an empty thread, and the next try makes another (the game goes into that one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.discord import adapter, threads
+from bot.discord.adapter import Post
+from bot.discord.flows import board_message
+from bot.discord.timestamps import runs_out, stamp
+from bot.service import COMPUTER_ID, Owed
+from bot.service.clock import from_ms
+from bot.service.tournament_life import is_placeholder
+from bot.service.tournaments import (
+    RoundPairings,
+    TournamentInfo,
+    TournamentStandings,
+    points_text,
+)
+
+if TYPE_CHECKING:
+    from bot.discord.delivery import Delivery
+
+log = logging.getLogger(__name__)
+
+STANDINGS_FILE = "standings.png"
+COLOUR_TOURNAMENT = discord.Colour.dark_teal()
+MAX_LINES = 30  # board lines in one embed
+
+
+def _result_words(result: str | None, ending: str | None, done: bool) -> str:
+    if result is None:
+        return "not played" if done or ending else "playing"
+    how = {
+        "timeout": " on time",
+        "round deadline": " at the round's deadline",
+        "forfeit": " (forfeit)",
+    }
+    return result + how.get(ending or "", "")
+
+
+def pairings_embed(pairs: RoundPairings) -> discord.Embed:
+    t = pairs.tournament
+    lines = []
+    for b in pairs.boards[:MAX_LINES]:
+        where = f" · <#{b.location_id}>" if b.location_id is not None else ""
+        result = _result_words(b.result, b.ending, pairs.done)
+        lines.append(
+            f"**{b.board}.** {adapter.mention(b.white_id)} – {adapter.mention(b.black_id)}"
+            f" · {result}{where}"
+        )
+    if len(pairs.boards) > MAX_LINES:
+        lines.append(f"… and {len(pairs.boards) - MAX_LINES} more boards")
+    if pairs.bye_id is not None:
+        lines.append(f"Bye: {adapter.mention(pairs.bye_id)} (+{points_text(pairs.bye_points)})")
+    state = "over" if pairs.done else f"ends {runs_out(pairs.deadline)}"
+    embed = discord.Embed(
+        title=adapter.clip(f"{t.name}: round {pairs.round_no} of {t.rounds}", 256),
+        description=adapter.clip("\n".join(lines) or "No boards.", 4000),
+        colour=COLOUR_TOURNAMENT,
+    )
+    embed.set_footer(
+        text=f"Tournament {t.id} · {t.days} day(s) per move · the round {state}"[:2048]
+    )
+    if not pairs.done:
+        embed.add_field(name="Round deadline", value=runs_out(pairs.deadline), inline=False)
+    return adapter.fit(embed)
+
+
+def info_embed(info: TournamentInfo) -> discord.Embed:
+    t = info.tournament
+    embed = discord.Embed(
+        title=adapter.clip(f"Tournament {t.id}: {t.name}", 256),
+        description="\n".join(info.lines),
+        colour=COLOUR_TOURNAMENT,
+    )
+    if t.status == "registration":
+        embed.add_field(name="Starts", value=runs_out(from_ms(t.starts_ms)), inline=False)
+    joined = [adapter.mention(p.player_id) for p in info.joined]
+    embed.add_field(
+        name=f"Players ({len(joined)})",
+        value=adapter.clip(", ".join(joined) or "nobody yet", 1024),
+        inline=False,
+    )
+    return adapter.fit(embed)
+
+
+def standings_text(standing: TournamentStandings, limit: int = 20) -> str:
+    heads = " · ".join(standing.tiebreaks)
+    lines = [f"Points, then {heads}:" if heads else "Points:"]
+    for s in standing.rows[:limit]:
+        breaks = " · ".join(f"{x:g}" for x in s.tiebreaks)
+        lines.append(
+            f"**{s.rank}.** {adapter.mention(s.player.id)} {points_text(s.points)}"
+            + (f" ({breaks})" if breaks else "")
+        )
+    if len(standing.rows) > limit:
+        lines.append(f"… and {len(standing.rows) - limit} more")
+    return "\n".join(lines)
+
+
+def standings_post(standing: TournamentStandings, image: bytes | None) -> Post:
+    t = standing.tournament
+    if standing.final and standing.winner is not None:
+        w = standing.winner
+        title = f"{t.name} is over: {w.player.label} wins with {points_text(w.points)} points"
+    elif standing.final:
+        title = f"{t.name} is over"
+    else:
+        title = f"{t.name}: standings after round {standing.rounds_done}"
+    embed = discord.Embed(
+        title=adapter.clip(title, 256),
+        description=adapter.clip(standings_text(standing), 4000),
+        colour=adapter.COLOUR_OVER if standing.final else COLOUR_TOURNAMENT,
+    )
+    files = []
+    if image is not None:
+        files.append(adapter.png_file(image, STANDINGS_FILE))
+        embed.set_image(url=f"attachment://{STANDINGS_FILE}")
+    embed.set_footer(text=f"Tournament {t.id}")
+    ping = (standing.winner.player.id,) if standing.winner is not None else ()
+    content = (
+        f"Congratulations {adapter.mention(standing.winner.player.id)}!"
+        if standing.winner is not None
+        else None
+    )
+    return Post(embed=adapter.fit(embed), files=files, content=content, ping=ping)
+
+
+# ----- the outbox's rows ------------------------------------------------------------
+
+
+async def send(delivery: Delivery, owed: Owed) -> discord.Message | None:
+    """Deliver a tournament row (``Transient``/``Permanent`` as ``Delivery`` expects)."""
+    row = owed.row
+    if row.kind == "tournament_game":
+        return await _game(delivery, owed)
+    build = await _builder(delivery, owed)
+    channel = delivery.bot.get_partial_messageable(row.channel_id, guild_id=row.guild_id)
+    message: discord.Message = await delivery._request(
+        row.channel_id, lambda: channel.send(nonce=row.nonce, **build().kwargs())
+    )
+    return message
+
+
+async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
+    from bot.discord.delivery import Permanent
+
+    row = owed.row
+    tours = delivery.service.tournaments
+    tournament = await tours.tournament(tournament_id=int(row.payload["tournament"]))
+    if row.kind == "tournament_round":
+        pairs = await tours.round_pairings(tournament, int(row.payload["round"]))
+        players = sorted(
+            {p for b in pairs.boards for p in (b.white_id, b.black_id)}
+            | ({pairs.bye_id} if pairs.bye_id is not None else set())
+        )
+        content = adapter.clip(
+            f"Round {pairs.round_no} is paired: "
+            + " ".join(adapter.mention(p) for p in players)
+            + ". Your games open in their threads below.",
+            2000,
+        )
+        embed = pairings_embed(pairs)
+        return lambda: Post(embed=embed, content=content, ping=tuple(players))
+    if row.kind == "tournament_end":
+        standing = await tours.standings_of(tournament)
+        image = await tours.standings_image(standing) if standing.rows else None
+        return lambda: standings_post(standing, image)
+    if row.kind == "tournament_cancelled":
+        embed = discord.Embed(
+            title=adapter.clip(f"{tournament.name} is cancelled", 256),
+            description=adapter.clip(str(row.payload.get("reason", "")), 4000) or None,
+            colour=adapter.COLOUR_CLOSED,
+        )
+        embed.set_footer(text=f"Tournament {tournament.id}")
+        return lambda: Post(embed=embed)
+    raise Permanent(f"unknown outbox row kind {row.kind!r}")
+
+
+async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
+    """Make the game's thread (unless it has one), move the game there, post its board."""
+    from bot.discord.delivery import Permanent, classify
+
+    row = owed.row
+    service = delivery.service
+    assert row.game_id is not None
+    game = await service.repo.get_game(row.game_id)
+    board = await service.tournaments.tournament_of_game(game_id=row.game_id)
+    if game is None or board is None or owed.outcome is None:
+        raise Permanent(f"game {row.game_id} is not a tournament's game")
+    where = game.location_id
+    if is_placeholder(where):
+        parent: Any = delivery.bot.get_channel(row.channel_id)
+        home = threads.thread_home(parent) if parent is not None else "the channel is gone"
+        if isinstance(home, str):
+            raise Permanent(f"cannot make the game's thread: {home}")
+        name = threads.thread_name(
+            f"T{board.tournament_id} R{board.round} B{board.board}",
+            await _label(delivery, board.tournament_id, board.white_id),
+            await _label(delivery, board.tournament_id, board.black_id),
+        )
+        try:
+            thread = await threads.open_thread(
+                home,
+                name,
+                starter=f"Tournament {board.tournament_id}, round {board.round}, board {board.board}.",
+                reason=f"Chess Garden tournament {board.tournament_id}",
+            )
+        except threads.REQUEST_FAILURES as error:
+            verdict = classify(error)
+            raise verdict from error
+        where = await service.tournaments.place_game(game_id=game.id, location_id=thread.id)
+        if where != thread.id:  # another process placed it first
+            await threads.discard(thread)
+    outcome = owed.outcome
+    head = (
+        f"Tournament {board.tournament_id}, round {board.round}, board {board.board}: "
+        f"{adapter.mention(board.white_id)} (White) against {adapter.mention(board.black_id)} "
+        f"(Black). The game has begun."
+    )
+
+    def build() -> Post:
+        post = board_message(outcome, actor_id=COMPUTER_ID, show_commitment=True)
+        if not owed.current:
+            from bot.discord.delivery import moved_on_post
+
+            post = moved_on_post(outcome)
+        content = head + ("\n" + post.content if post.content else "")
+        return replace(
+            post, content=adapter.clip(content, 2000), ping=(board.white_id, board.black_id)
+        )
+
+    channel = delivery.bot.get_partial_messageable(where, guild_id=row.guild_id)
+    message: discord.Message = await delivery._request(
+        where, lambda: channel.send(nonce=row.nonce, **build().kwargs())
+    )
+    return message
+
+
+async def _label(delivery: Delivery, tournament_id: int, user_id: int) -> str:
+    """The name a player joined with (else Discord's, else their number)."""
+    player = await delivery.service.repo.tournament_player(tournament_id, user_id)
+    if player is not None and player.name:
+        return player.name
+    user = delivery.bot.get_user(user_id)
+    return user.display_name if user is not None else f"player {user_id}"
+
+
+__all__ = [
+    "info_embed",
+    "pairings_embed",
+    "send",
+    "standings_post",
+    "stamp",
+]
