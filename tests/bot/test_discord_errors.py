@@ -232,6 +232,7 @@ BUTTON_FAILS = {
     views.TakebackButton: "request_takeback",
     views.AcceptTakebackButton: "accept_takeback",
     views.DeclineTakebackButton: "decline_takeback",
+    views.AnalyseButton: "analyse",
 }
 
 

@@ -232,7 +232,13 @@ _OLD_COUNTED_PG = """
 
 # What version 10 (issue 27) added, taken away again.
 UNDO_VERSION_10 = (
-    "DROP TABLE user_prefs",
+    "DROP TABLE analyses",  # version 12
+    "DROP TABLE tournament_log",  # version 11, its triggers with it
+    "DROP TABLE tournament_games",
+    "DROP TABLE tournament_rounds",
+    "DROP TABLE tournament_players",
+    "DROP TABLE tournaments",
+    "DROP TABLE user_prefs",  # version 10
     "DROP TABLE settings_log",
     "DROP TABLE guild_settings",
     "ALTER TABLE games DROP COLUMN takeback_offer",
@@ -249,6 +255,7 @@ def back_to_version_8(target: str) -> None:
             "ALTER TABLE games DROP COLUMN log_head",
             *UNDO_VERSION_10,
             "DROP FUNCTION cg_settings_log_append_only",
+            "DROP FUNCTION cg_tournament_log_append_only",
             "UPDATE chessgarden_schema SET version = 8",
         ):
             pgcluster.execute(target, sql)
