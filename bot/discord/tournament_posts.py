@@ -28,6 +28,7 @@ from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
 from bot.discord.timestamps import runs_out, stamp
+from bot.discord.translate import _, ngettext
 from bot.service import COMPUTER_ID, Owed
 from bot.service.clock import from_ms
 from bot.service.tournament_life import is_placeholder
@@ -49,14 +50,16 @@ MAX_LINES = 30  # board lines in one embed
 
 
 def _result_words(result: str | None, ending: str | None, done: bool) -> str:
+    """A board's result, with how its game ended ("1-0 on time")."""
     if result is None:
-        return "not played" if done or ending else "playing"
-    how = {
-        "timeout": " on time",
-        "round deadline": " at the round's deadline",
-        "forfeit": " (forfeit)",
-    }
-    return result + how.get(ending or "", "")
+        return _("not played") if done or ending else _("playing")
+    if ending == "timeout":
+        return _("{result} on time", result=result)
+    if ending == "round deadline":
+        return _("{result} at the round's deadline", result=result)
+    if ending == "forfeit":
+        return _("{result} (forfeit)", result=result)
+    return result
 
 
 def pairings_embed(pairs: RoundPairings) -> discord.Embed:
@@ -70,36 +73,58 @@ def pairings_embed(pairs: RoundPairings) -> discord.Embed:
             f" · {result}{where}"
         )
     if len(pairs.boards) > MAX_LINES:
-        lines.append(f"… and {len(pairs.boards) - MAX_LINES} more boards")
+        more = len(pairs.boards) - MAX_LINES
+        lines.append(ngettext("… and {n} more board", "… and {n} more boards", more))
     if pairs.bye_id is not None:
-        lines.append(f"Bye: {adapter.mention(pairs.bye_id)} (+{points_text(pairs.bye_points)})")
-    state = "over" if pairs.done else f"ends {runs_out(pairs.deadline)}"
+        lines.append(
+            _(
+                "Bye: {player} (+{points})",
+                player=adapter.mention(pairs.bye_id),
+                points=points_text(pairs.bye_points),
+            )
+        )
+    days = ngettext("{n} day per move", "{n} days per move", t.days)
+    if pairs.done:
+        footer = _("Tournament {id} · {days} · the round is over", id=t.id, days=days)
+    else:
+        footer = _(
+            "Tournament {id} · {days} · the round ends {when}",
+            id=t.id,
+            days=days,
+            when=runs_out(pairs.deadline),
+        )
     embed = discord.Embed(
-        title=adapter.clip(f"{t.name}: round {pairs.round_no} of {t.rounds}", 256),
-        description=adapter.clip("\n".join(lines) or "No boards.", 4000),
+        title=adapter.clip(
+            _(
+                "{name}: round {round} of {rounds}",
+                name=t.name,
+                round=pairs.round_no,
+                rounds=t.rounds,
+            ),
+            256,
+        ),
+        description=adapter.clip("\n".join(lines) or _("No boards."), 4000),
         colour=COLOUR_TOURNAMENT,
     )
-    embed.set_footer(
-        text=f"Tournament {t.id} · {t.days} day(s) per move · the round {state}"[:2048]
-    )
+    embed.set_footer(text=footer[:2048])
     if not pairs.done:
-        embed.add_field(name="Round deadline", value=runs_out(pairs.deadline), inline=False)
+        embed.add_field(name=_("Round deadline"), value=runs_out(pairs.deadline), inline=False)
     return adapter.fit(embed)
 
 
 def info_embed(info: TournamentInfo) -> discord.Embed:
     t = info.tournament
     embed = discord.Embed(
-        title=adapter.clip(f"Tournament {t.id}: {t.name}", 256),
+        title=adapter.clip(_("Tournament {id}: {name}", id=t.id, name=t.name), 256),
         description="\n".join(info.lines),
         colour=COLOUR_TOURNAMENT,
     )
     if t.status == "registration":
-        embed.add_field(name="Starts", value=runs_out(from_ms(t.starts_ms)), inline=False)
+        embed.add_field(name=_("Starts"), value=runs_out(from_ms(t.starts_ms)), inline=False)
     joined = [adapter.mention(p.player_id) for p in info.joined]
     embed.add_field(
-        name=f"Players ({len(joined)})",
-        value=adapter.clip(", ".join(joined) or "nobody yet", 1024),
+        name=_("Players ({n})", n=len(joined)),
+        value=adapter.clip(", ".join(joined) or _("nobody yet"), 1024),
         inline=False,
     )
     return adapter.fit(embed)
@@ -107,7 +132,7 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
 
 def standings_text(standing: TournamentStandings, limit: int = 20) -> str:
     heads = " · ".join(standing.tiebreaks)
-    lines = [f"Points, then {heads}:" if heads else "Points:"]
+    lines = [_("Points, then {tiebreaks}:", tiebreaks=heads) if heads else _("Points:")]
     for s in standing.rows[:limit]:
         breaks = " · ".join(f"{x:g}" for x in s.tiebreaks)
         lines.append(
@@ -115,7 +140,7 @@ def standings_text(standing: TournamentStandings, limit: int = 20) -> str:
             + (f" ({breaks})" if breaks else "")
         )
     if len(standing.rows) > limit:
-        lines.append(f"… and {len(standing.rows) - limit} more")
+        lines.append(_("… and {n} more", n=len(standing.rows) - limit))
     return "\n".join(lines)
 
 
@@ -123,11 +148,16 @@ def standings_post(standing: TournamentStandings, image: bytes | None) -> Post:
     t = standing.tournament
     if standing.final and standing.winner is not None:
         w = standing.winner
-        title = f"{t.name} is over: {w.player.label} wins with {points_text(w.points)} points"
+        title = _(
+            "{name} is over: {winner} wins with {points} points",
+            name=t.name,
+            winner=w.player.label,
+            points=points_text(w.points),
+        )
     elif standing.final:
-        title = f"{t.name} is over"
+        title = _("{name} is over", name=t.name)
     else:
-        title = f"{t.name}: standings after round {standing.rounds_done}"
+        title = _("{name}: standings after round {round}", name=t.name, round=standing.rounds_done)
     embed = discord.Embed(
         title=adapter.clip(title, 256),
         description=adapter.clip(standings_text(standing), 4000),
@@ -137,10 +167,10 @@ def standings_post(standing: TournamentStandings, image: bytes | None) -> Post:
     if image is not None:
         files.append(adapter.png_file(image, STANDINGS_FILE))
         embed.set_image(url=f"attachment://{STANDINGS_FILE}")
-    embed.set_footer(text=f"Tournament {t.id}")
+    embed.set_footer(text=_("Tournament {id}", id=t.id))
     ping = (standing.winner.player.id,) if standing.winner is not None else ()
     content = (
-        f"Congratulations {adapter.mention(standing.winner.player.id)}!"
+        _("Congratulations {player}!", player=adapter.mention(standing.winner.player.id))
         if standing.winner is not None
         else None
     )
@@ -176,9 +206,11 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
             | ({pairs.bye_id} if pairs.bye_id is not None else set())
         )
         content = adapter.clip(
-            f"Round {pairs.round_no} is paired: "
-            + " ".join(adapter.mention(p) for p in players)
-            + ". Your games open in their threads below.",
+            _(
+                "Round {round} is paired: {players}. Your games open in their threads below.",
+                round=pairs.round_no,
+                players=" ".join(adapter.mention(p) for p in players),
+            ),
             2000,
         )
         embed = pairings_embed(pairs)
@@ -188,12 +220,13 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
         image = await tours.standings_image(standing) if standing.rows else None
         return lambda: standings_post(standing, image)
     if row.kind == "tournament_cancelled":
+        why = str(row.payload.get("reason", ""))  # the organiser's own words, as typed
         embed = discord.Embed(
-            title=adapter.clip(f"{tournament.name} is cancelled", 256),
-            description=adapter.clip(str(row.payload.get("reason", "")), 4000) or None,
+            title=adapter.clip(_("{name} is cancelled", name=tournament.name), 256),
+            description=adapter.clip(why, 4000) or None,
             colour=adapter.COLOUR_CLOSED,
         )
-        embed.set_footer(text=f"Tournament {tournament.id}")
+        embed.set_footer(text=_("Tournament {id}", id=tournament.id))
         return lambda: Post(embed=embed)
     raise Permanent(f"unknown outbox row kind {row.kind!r}")
 
@@ -212,7 +245,9 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
     where = game.location_id
     if is_placeholder(where):
         parent: Any = delivery.bot.get_channel(row.channel_id)
-        home = threads.thread_home(parent) if parent is not None else "the channel is gone"
+        if parent is None:
+            raise Permanent("cannot make the game's thread: the channel is gone")
+        home = threads.thread_home(parent)
         if isinstance(home, str):
             raise Permanent(f"cannot make the game's thread: {home}")
         name = threads.thread_name(
@@ -224,7 +259,12 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
             thread = await threads.open_thread(
                 home,
                 name,
-                starter=f"Tournament {board.tournament_id}, round {board.round}, board {board.board}.",
+                starter=_(
+                    "Tournament {id}, round {round}, board {board}.",
+                    id=board.tournament_id,
+                    round=board.round,
+                    board=board.board,
+                ),
                 reason=f"Chess Garden tournament {board.tournament_id}",
             )
         except threads.REQUEST_FAILURES as error:
@@ -234,10 +274,14 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
         if where != thread.id:  # another process placed it first
             await threads.discard(thread)
     outcome = owed.outcome
-    head = (
-        f"Tournament {board.tournament_id}, round {board.round}, board {board.board}: "
-        f"{adapter.mention(board.white_id)} (White) against {adapter.mention(board.black_id)} "
-        f"(Black). The game has begun."
+    head = _(
+        "Tournament {id}, round {round}, board {board}: {white} (White) against {black} "
+        "(Black). The game has begun.",
+        id=board.tournament_id,
+        round=board.round,
+        board=board.board,
+        white=adapter.mention(board.white_id),
+        black=adapter.mention(board.black_id),
     )
 
     def build() -> Post:
@@ -264,7 +308,7 @@ async def _label(delivery: Delivery, tournament_id: int, user_id: int) -> str:
     if player is not None and player.name:
         return player.name
     user = delivery.bot.get_user(user_id)
-    return user.display_name if user is not None else f"player {user_id}"
+    return user.display_name if user is not None else _("player {id}", id=user_id)
 
 
 __all__ = [

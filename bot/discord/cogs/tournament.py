@@ -24,6 +24,7 @@ from discord.ext import commands
 from bot.discord import adapter, answers, threads, tournament_posts
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES, NO_TIME_LIMIT, is_moderator, variant_choices
+from bot.discord.translate import N_, _
 from bot.service import ServiceError
 from bot.service.tournaments import MAX_SWISS_ROUNDS
 
@@ -41,8 +42,8 @@ TIMED_DAYS = [c for c in DAYS_CHOICES if c.value != NO_TIME_LIMIT]  # a tourname
 TOURNAMENT_ID = app_commands.Range[int, 1, 2**53]
 ROUNDS = app_commands.Range[int, 1, MAX_SWISS_ROUNDS]
 MAX_REASON = 200
-NOT_ORGANISER = (
-    "Only moderators (Manage Messages) and members with this server's tournament role can {}."
+NOT_ORGANISER = N_(
+    "Only moderators (Manage Messages) and members with this server's tournament role can {doing}."
 )
 
 
@@ -57,10 +58,12 @@ async def may_run(interaction: Interaction) -> bool:
 
 
 @app_commands.guild_only()
-class TournamentCog(
-    commands.GroupCog, group_name="tournament", group_description="Tournaments on this server"
-):
-    """Swiss and round-robin tournaments."""
+class TournamentCog(commands.GroupCog, group_name="tournament"):
+    """Tournaments on this server"""
+
+    # The docstring is the group's description in Discord (discord.py's default for
+    # ``group_description``): a string of the command tree, which the translator gives
+    # Discord in each catalogued language when the commands are synced.
 
     def __init__(self, bot: ChessGardenBot) -> None:
         self.bot = bot
@@ -94,19 +97,24 @@ class TournamentCog(
         if await answers.refuse_outside_server(interaction):
             return
         if not await may_run(interaction):
-            await answers.refuse(interaction, NOT_ORGANISER.format("create a tournament"))
+            await answers.refuse(interaction, _(NOT_ORGANISER, doing=_("create a tournament")))
             return
         home = threads.thread_home(interaction.channel)
         if isinstance(home, str):
-            await answers.refuse(interaction, f"{home}: a tournament's games need threads.")
+            await answers.refuse(
+                interaction, _("{problem}: a tournament's games need threads.", problem=home)
+            )
             return
         perms = threads.bot_permissions(interaction, home.parent)
         missing = adapter.missing_permissions(perms, home.needs)
         if missing:
             await answers.refuse(
                 interaction,
-                f"I can't make the games' threads in {home.parent.mention}: I need "
-                f"{adapter.permission_words(missing)} there.",
+                _(
+                    "I can't make the games' threads in {channel}: I need {permissions} there.",
+                    channel=home.parent.mention,
+                    permissions=adapter.permission_words(missing),
+                ),
             )
             return
         service = answers.service_of(interaction)
@@ -135,7 +143,7 @@ class TournamentCog(
                 return await answers.refusal(interaction, error)
             embed = tournament_posts.info_embed(info)
             embed.description = f"{news.message}\n{embed.description or ''}"
-            return Post(embed=embed, note=f"Tournament {news.tournament.id} is open.")
+            return Post(embed=embed, note=_("Tournament {id} is open.", id=news.tournament.id))
 
         await answers.answer(interaction, work())
 
@@ -145,7 +153,7 @@ class TournamentCog(
         if await answers.refuse_outside_server(interaction):
             return
         if not await may_run(interaction):
-            await answers.refuse(interaction, NOT_ORGANISER.format("start a tournament"))
+            await answers.refuse(interaction, _(NOT_ORGANISER, doing=_("start a tournament")))
             return
         await self._news(
             interaction,
@@ -168,7 +176,7 @@ class TournamentCog(
         if await answers.refuse_outside_server(interaction):
             return
         if not await may_run(interaction):
-            await answers.refuse(interaction, NOT_ORGANISER.format("remove a player"))
+            await answers.refuse(interaction, _(NOT_ORGANISER, doing=_("remove a player")))
             return
         await self._news(
             interaction,
@@ -193,7 +201,7 @@ class TournamentCog(
         if await answers.refuse_outside_server(interaction):
             return
         if not await may_run(interaction):
-            await answers.refuse(interaction, NOT_ORGANISER.format("cancel a tournament"))
+            await answers.refuse(interaction, _(NOT_ORGANISER, doing=_("cancel a tournament")))
             return
         await self._news(
             interaction,
@@ -326,7 +334,7 @@ class TournamentCog(
                 description=adapter.clip(news.message, 4000),
                 colour=tournament_posts.COLOUR_TOURNAMENT,
             )
-            embed.set_footer(text=f"Tournament {news.tournament.id}")
+            embed.set_footer(text=_("Tournament {id}", id=news.tournament.id))
             return Post(embed=embed, ephemeral=private, note=news.message[:200])
 
         await answers.answer(interaction, work())
