@@ -830,6 +830,7 @@ def compare_variants(
 
         tree, commit = export_tree(args.baseline_ref, home)
         code["baseline"] = tree
+        accept_newer_schema(tree)
         same = resolve("HEAD") == commit
         print(
             f"baseline: {args.baseline_ref} ({commit[:10]})"
@@ -846,6 +847,27 @@ def compare_variants(
             report(rep, variant, out, mode)
     summary(results, ("improved", "baseline"), mode)
     return results
+
+
+def accept_newer_schema(tree: Path) -> None:
+    """Let an older baseline open the aged store, which this tree built at its own schema
+    version: the baseline's ``LATEST_VERSION`` is set to ours, so it neither migrates nor
+    refuses the store. Safe for these runs: a newer version only adds tables and nullable
+    columns, and every store reads and writes its games by named columns
+    (``storage/codec.py``), so the baseline never sees what it does not know."""
+    sys.path.insert(0, str(ROOT))
+    from storage.migrations import LATEST_VERSION
+
+    path = tree / "storage" / "migrations.py"
+    text = path.read_text()
+    if "LATEST_VERSION = len(MIGRATIONS)" in text:
+        path.write_text(
+            text.replace(
+                "LATEST_VERSION = len(MIGRATIONS)",
+                f"LATEST_VERSION = {LATEST_VERSION}  # benchmarks/service.py: the aged store's",
+            )
+        )
+        print(f"baseline: told that schema version {LATEST_VERSION} is its own (its store is ours)")
 
 
 def sweep(args: argparse.Namespace, home: Path, template: Path, mode: str) -> None:
