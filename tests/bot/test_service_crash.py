@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from stores import raw
+from zygote import ZYGOTE
 
 import variants
 from bot.service import GameService
@@ -71,27 +72,6 @@ async def main(db, seed):
         say(game=game.id, ply=out.game.ply, text=out.recorded,
             rolls=[list(r) for r in out.rolls], dice=list(out.dice or []))
 
-# A fork server (a "zygote"): the modules are imported once, and each run is a fresh
-# process forked from it that opens the store itself, plays, and is killed with SIGKILL.
-# Only the imports are shared; no store, thread or loop exists before the fork. The
-# child's first line is its pid; after it dies, the zygote writes how it died.
-import os
-say(zygote=True)
-for order in sys.stdin:
-    db, seed = order.split()
-    pid = os.fork()
-    if pid == 0:
-        sys.stdin.close()
-        say(pid=os.getpid())
-        try:
-            asyncio.run(main(db, int(seed)))
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    say(dead=pid, signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
 """
 
 CHILD_TIMEOUT_S = 120.0  # a run that says nothing for this long has hung: the test fails
@@ -141,7 +121,7 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(
     with its transactions and pooled connections open."""
     db = store_target
     script = tmp_path / "child.py"
-    script.write_text(CHILD)
+    script.write_text(CHILD + ZYGOTE)
     rng = random.Random(4242)
     acked: dict[tuple[int, int], dict[str, object]] = {}
     seen_moves: dict[tuple[int, int], tuple[str, str]] = {}

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from stores import raw
+from zygote import ZYGOTE
 
 from bot.service import GameService, ManualClock
 
@@ -79,23 +80,6 @@ async def main(db, tid):
                 if game.status == "active":
                     await svc.resign(game_id=game.id, user_id=game.white_id)
 
-import os
-say(zygote=True)
-for order in sys.stdin:
-    db, tid = order.split()
-    pid = os.fork()
-    if pid == 0:
-        sys.stdin.close()
-        say(pid=os.getpid())
-        try:
-            asyncio.run(main(db, int(tid)))
-        except BaseException:
-            import traceback
-            traceback.print_exc()
-        finally:
-            os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    say(dead=pid, signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None)
 """
 
 
@@ -143,7 +127,7 @@ async def test_kill_during_pairing_never_pairs_twice(tmp_path: Path, store_targe
         await service.close()
 
     script = tmp_path / "child.py"
-    script.write_text(CHILD)
+    script.write_text(CHILD + ZYGOTE)
     rng = random.Random(30)
     zygote = subprocess.Popen(
         [sys.executable, str(script)],
