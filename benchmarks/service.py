@@ -49,6 +49,10 @@ Methodology:
   (``gc.callbacks``), full replays and snapshot restores; then the medians over the
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms
   (with ``--restart``: in every window, and the largest loop block too).
+- **Live pages** (``--watchers N:G``, issue 28): the timed bot also serves the games'
+  web pages (``bot.web``, as ``CHESSGARDEN_WEB`` starts it), and another process keeps N
+  server-sent event streams open over G of the games, which get 10 % of the moves; the
+  same tree without pages runs interleaved (ABBA) as the baseline.
 - **Saturation** (``--rates``, issue 26): the steady state at each rate, this tree and the
   baseline interleaved as above, then per rate the median p99 and CPU per move of each,
   and the highest rate each sustains with a median p99 <= 200 ms.
@@ -432,6 +436,7 @@ async def one_run(
     service.act = seen_act  # type: ignore[method-assign]
     busy: set[int] = set()
     ids = list(known)
+    hot: list[int] = []  # --watchers: the watched games, which get HOT_SHARE of the moves
     latencies: list[tuple[float, float]] = []  # (arrival since the load started, seconds)
     load_start = 0.0
     failures = {"refused": 0, "dropped": 0, "errors": 0, "no_board": 0}
@@ -473,7 +478,7 @@ async def one_run(
                 break
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
             for _ in range(20):
-                gid = rng.choice(ids)
+                gid = rng.choice(hot if hot and rng.random() < HOT_SHARE else ids)
                 if gid not in busy and gid not in finished:
                     break
             else:
@@ -489,6 +494,9 @@ async def one_run(
     rng = random.Random(seed)
     untimed = 0
     ready_s = time.perf_counter() - opened
+    pages = await open_pages(service, ids) if os.environ.get(WATCHERS_VAR) else None
+    if pages is not None:
+        hot[:] = pages.games
     if mode == "steady":
         await warming
         await together()
@@ -532,6 +540,7 @@ async def one_run(
     await prober
     watch.remove()
     cached = len(service._cache)
+    events = await pages.close() if pages is not None else None
     await bot.close()
     await service.close()
     ms = sorted(x * 1000 for _, x in latencies)
@@ -560,7 +569,55 @@ async def one_run(
         "work": work,
         "untimed": untimed,
         "trace": traced,
+        "pages": None if pages is None else {"open": pages.open, "events": events},
     }
+
+
+WATCHERS_VAR = "CHESSGARDEN_BENCH_WATCHERS"  # "N:G": N live pages over G games
+HOT_SHARE = 0.1  # of the moves, made in the watched games (5 a second at 50/s)
+
+
+class Pages:
+    """Live game pages served by the timed bot's own process (``bot.web``, as
+    ``CHESSGARDEN_WEB`` starts it), watched from another process."""
+
+    def __init__(self, server: Any, watchers: Any, games: list[int], open_: int) -> None:
+        self.server, self.watchers, self.games, self.open = server, watchers, games, open_
+
+    async def close(self) -> int:
+        self.watchers.stdin.close()
+        said = (await self.watchers.stdout.read()).decode().split()
+        await self.watchers.wait()
+        await self.server.stop()
+        return int(said[-1]) if said and said[-1].isdigit() else -1
+
+
+async def open_pages(service: Any, ids: list[int]) -> Pages:
+    from bot.links import Links
+    from bot.web.app import RateLimit, Site, WebServer
+    from bot.web.live import Limits
+
+    total, count = (int(x) for x in os.environ[WATCHERS_VAR].split(":"))
+    links = Links(b"benchmark-secret-not-a-real-one-0123", "")
+    site = Site(
+        service,
+        links,
+        rate=RateLimit(rate=1e6, burst=1e6),
+        limits=Limits(per_game=total, per_address=total, total=total),
+    )
+    server = WebServer(site, "127.0.0.1", 0)
+    await server.start()
+    games = ids[:count]
+    watchers = await asyncio.create_subprocess_exec(
+        sys.executable, str(Path(__file__).with_name("sse_watchers.py")),
+        f"http://127.0.0.1:{server.port}", str(total), *(links.game_path(g) for g in games),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert watchers.stdout is not None
+    said = (await watchers.stdout.readline()).decode().split()
+    if said[:1] != ["READY"]:
+        raise SystemExit(f"the watchers did not start: {said}")
+    return Pages(server, watchers, games, int(said[1]))
 
 
 # ----- the driver ---------------------------------------------------------------------------
@@ -588,10 +645,12 @@ def with_windows(out: dict[str, Any], seconds: float) -> dict[str, Any]:
     return out
 
 
-def timed_run(command: list[str], code: Path) -> dict[str, Any]:
+def timed_run(command: list[str], code: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
     """One timed process, the calibration workload timed before and after it."""
     before = calibrate()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=code)
+    done = subprocess.run(
+        command, capture_output=True, text=True, cwd=code, env={**os.environ, **(env or {})}
+    )
     after = calibrate()
     if done.returncode != 0:
         raise SystemExit(f"run failed:\n{done.stderr[-3000:]}")
@@ -825,6 +884,9 @@ def compare_variants(
     """One process on SQLite: this tree against the code of ``--baseline-ref``, ABBA."""
     variants_run = [args.only] if args.only else ["improved", "baseline"]
     code = {"improved": ROOT}
+    if args.watchers:  # this tree with live pages open, against itself without
+        variants_run, code = ["watched", "improved"], {"watched": ROOT, "improved": ROOT}
+        print(f"watched: {args.watchers} (live pages : games), {HOT_SHARE:.0%} of the moves there")
     if "baseline" in variants_run:
         from baseline import export_tree, resolve
 
@@ -842,10 +904,15 @@ def compare_variants(
         for variant in order:
             db = fresh_sqlite(home, template, f"run-{variant}")
             command = child(args, str(db), mode, variant, 100 + rep, code=code[variant])
-            out = with_windows(timed_run(command, code[variant]), args.seconds)
+            env = {WATCHERS_VAR: args.watchers} if variant == "watched" else {}
+            out = with_windows(timed_run(command, code[variant], env), args.seconds)
             results[variant].append(out)
             report(rep, variant, out, mode)
-    summary(results, ("improved", "baseline"), mode)
+            if out.get("pages"):
+                print(
+                    f"    live pages open {out['pages']['open']}, events read {out['pages']['events']}"
+                )
+    summary(results, ("watched", "improved") if args.watchers else ("improved", "baseline"), mode)
     return results
 
 
@@ -1083,6 +1150,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--rate", type=float, default=50.0, help="Poisson arrivals per second")
+    parser.add_argument(
+        "--watchers",
+        default=None,
+        metavar="N:G",
+        help="live game pages (issue 28): N server-sent event streams over G games, served "
+        "by the timed bot's process, against the same tree without pages",
+    )
     parser.add_argument(
         "--rates",
         type=lambda text: [float(r) for r in text.split(",")],
