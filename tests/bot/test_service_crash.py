@@ -15,15 +15,12 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from stores import raw
-from zygote import ZYGOTE
+from zygote import ZYGOTE, Zygote
 
 import variants
 from bot.service import GameService
@@ -129,49 +126,22 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(
     seen_start: dict[int, str] = {}
     kills_mid_play = 0
     run = 0
-    zygote = subprocess.Popen(
-        [sys.executable, str(script)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    assert zygote.stdin is not None and zygote.stdout is not None
-    stdin, stdout = zygote.stdin, zygote.stdout
-
-    def readline() -> str:
-        """The next line from the zygote or its child; a hang fails the test."""
-        timer = threading.Timer(CHILD_TIMEOUT_S, zygote.kill)
-        timer.start()
-        try:
-            line = stdout.readline()
-        finally:
-            timer.cancel()
-        if not line:
-            err = zygote.stderr.read() if zygote.stderr else ""
-            raise AssertionError(f"the zygote died or a run hung: {err}")
-        return line
-
-    try:
-        assert json.loads(readline()) == {"zygote": True}
+    with Zygote(script, CHILD_TIMEOUT_S) as zygote:
         while kills_mid_play < KILLS or len(acked) < MIN_ACKED:
             run += 1
             assert run <= MAX_RUNS, "the child never gets far enough to acknowledge anything"
-            stdin.write(f"{db} {run}\n")
-            stdin.flush()
-            pid = json.loads(readline())["pid"]
-            first = json.loads(readline())
+            pid = zygote.run(db, run)
+            first = zygote.said()
             assert first == {"ready": True}, f"child died at start: {first}"
             read: list[str] = []
             if rng.random() < 0.25:  # anywhere from the start (accepting, the first action...)
                 time.sleep(rng.uniform(0.0, 0.3))
             else:  # after a few acknowledged actions, however slow the machine, then anywhere
                 for _ in range(rng.randint(1, 6)):  # in the next one
-                    read.append(readline())
+                    read.append(zygote.line())
                 time.sleep(rng.uniform(0.0, 0.05))
             os.kill(pid, signal.SIGKILL)
-            while "dead" not in (said := json.loads(readline())):
+            while "dead" not in (said := zygote.said()):
                 read.append(json.dumps(said))
             assert said == {"dead": pid, "signal": signal.SIGKILL}, said
             lines = [json.loads(line) for line in read if line.strip()]
@@ -180,9 +150,6 @@ async def test_sigkill_at_random_points_loses_nothing_acknowledged(
                 if "game" in ack:
                     acked[(int(ack["game"]), int(ack["ply"]))] = ack
             check_store(db, acked, seen_moves, seen_all, seen_start)
-    finally:
-        zygote.kill()
-        zygote.communicate()
     assert len(acked) >= MIN_ACKED
 
     # Every game replays from its log, every roll is the seed's, and a resumed game

@@ -17,20 +17,16 @@ re-pairs every round from the stored results and finds no difference. On both st
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
-import subprocess
-import sys
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from stores import raw
-from zygote import ZYGOTE
+from zygote import ZYGOTE, Zygote
 
 from bot.service import GameService, ManualClock
 
@@ -129,70 +125,40 @@ async def test_kill_during_pairing_never_pairs_twice(tmp_path: Path, store_targe
     script = tmp_path / "child.py"
     script.write_text(CHILD + ZYGOTE)
     rng = random.Random(30)
-    zygote = subprocess.Popen(
-        [sys.executable, str(script)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    assert zygote.stdin is not None and zygote.stdout is not None
-    stdin, stdout = zygote.stdin, zygote.stdout
-
-    def readline() -> dict[str, object]:
-        timer = threading.Timer(CHILD_TIMEOUT_S, zygote.kill)
-        timer.start()
-        try:
-            line = stdout.readline()
-        finally:
-            timer.cancel()
-        if not line:
-            err = zygote.stderr.read() if zygote.stderr else ""
-            raise AssertionError(f"the zygote died or a run hung: {err}")
-        said: dict[str, object] = json.loads(line)
-        return said
-
     mid_pairing = finished = 0
     stored = 0
-    try:
-        assert readline() == {"zygote": True}
+    with Zygote(script, CHILD_TIMEOUT_S) as zygote:
         for _ in range(MAX_RUNS):
             if finished and mid_pairing >= MID_PAIRING_KILLS:
                 break
-            stdin.write(f"{db} {tid}\n")
-            stdin.flush()
-            pid = int(readline()["pid"])  # type: ignore[call-overload]
-            assert readline() == {"ready": True}
+            pid = zygote.run(db, tid)
+            assert zygote.said() == {"ready": True}
             # Let 0 or 1 rounds be paired whole, then kill inside the next pairing.
             whole = rng.random() < 0.4
-            said = readline()
+            said = zygote.said()
             while "opened" not in said and "finished" not in said:
-                said = readline()
+                said = zygote.said()
             if whole and "opened" in said:
                 while "paired" not in said and "finished" not in said:
-                    said = readline()
+                    said = zygote.said()
                 while "opened" not in said and "finished" not in said:
-                    said = readline()
+                    said = zygote.said()
             if "finished" in said:
                 finished += 1
-                dead = readline()
+                dead = zygote.said()
                 assert dead == {"dead": pid, "signal": None}, dead
                 stored = check_store(db, tid)
                 continue
-            pairing = int(said["opened"])  # type: ignore[call-overload]
+            pairing = int(said["opened"])
             time.sleep(rng.uniform(0.0, 0.03))
             os.kill(pid, signal.SIGKILL)
-            while "dead" not in (said := readline()):
+            while "dead" not in (said := zygote.said()):
                 pass
             assert said == {"dead": pid, "signal": signal.SIGKILL}, said
             stored = check_store(db, tid)
             mid_pairing += stored < pairing
         else:
             raise AssertionError(f"not done after {MAX_RUNS} runs")
-    finally:
-        zygote.kill()
-        zygote.communicate()
     assert finished and stored == ROUNDS and mid_pairing >= MID_PAIRING_KILLS
     service = await GameService.open(db, renderer=None, dice_renderer=None, clock=clock)
     try:
