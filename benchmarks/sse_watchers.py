@@ -9,41 +9,32 @@ stream is open, then ``EVENTS n`` (the events read in all) when its stdin closes
 from __future__ import annotations
 
 import asyncio
-import resource
 import sys
 
 import aiohttp
+from web_sse import Watchers, _nofile
 
 
 async def main(base: str, total: int, paths: list[str]) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    events = 0
-    ready = 0
-
-    async def watch(session: aiohttp.ClientSession, path: str) -> None:
-        nonlocal events, ready
-        async with session.get(base + path + "/events") as response:
-            if response.status != 200:
-                raise SystemExit(f"{path}: {response.status}")
-            ready += 1
-            async for line in response.content:
-                events += line.startswith(b"data: ")
-
+    _nofile()
+    watchers = Watchers()  # benchmarks/web_sse.py's streams, as its pages read them
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        tasks = [asyncio.create_task(watch(session, paths[k % len(paths)])) for k in range(total)]
-        while ready < total:
-            done = [t for t in tasks if t.done() and t.exception() is not None]
-            if done:
-                raise SystemExit(f"a page could not be opened: {done[0].exception()}")
+        for k in range(total):
+            path = paths[k % len(paths)]
+            watchers.tasks.append(asyncio.create_task(watchers.watch(session, base, path)))
+        while watchers.ready < total:
+            failed = [t for t in watchers.tasks if t.done() and t.exception() is not None]
+            if failed:
+                raise SystemExit(f"a page could not be opened: {failed[0].exception()!r}")
             await asyncio.sleep(0.05)
-        print(f"READY {ready}", flush=True)
+        print(f"READY {watchers.ready}", flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        for task in tasks:
+        for task in watchers.tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*watchers.tasks, return_exceptions=True)
+    events = sum(len(arrived) for arrived in watchers.arrivals.values())
     print(f"EVENTS {events}", flush=True)
 
 
