@@ -130,6 +130,7 @@ class Variant(Facts, Notation):
         self.types: dict[str, PieceType] = {t.id: t for t in self.piece_types}
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._named: dict[str, int] = {}
+        self._normal: dict[str, str] = {}
         cls = type(self)
         self._rolls_by_default = cls.start_turn is not Variant.start_turn
         # Which of the record's hooks the variant has its own of: ``Game`` skips the calls
@@ -157,6 +158,8 @@ class Variant(Facts, Notation):
         # The last legal list: (position, its dice, moves). ``outcome`` and the
         # game's parser ask for the same position's moves in turn.
         self._memo: tuple[Position, Any, list[Move]] | None = None
+        # The last rule-blocked moves a refusal searched (``explain._Searched``).
+        self._blocked_memo: object = None
         # (position, its dice) known to have a legal action: ``outcome_with_action``.
         self._proven: tuple[Position, Any] | None = None
 

@@ -22,7 +22,9 @@ How the rule is found, most specific first:
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -106,6 +108,59 @@ def blocked_moves(
 ) -> list[Blocked]:
     """Every move the pieces could make now that one rule takes away, with the rule.
     With ``to_mask``, at least every such move ending on one of its squares."""
+    return list(_searched(rules, pos, legal, to_mask).blocked)
+
+
+@dataclass
+class _Searched:
+    """The rule-blocked moves of one position (``blocked_moves``), kept on the variant
+    for the next refused text: a player, or a test, who types several refused texts in a
+    row has them read against a list built once. ``texts`` keeps each move's notation as
+    ``match_blocked`` formats it (the same whatever squares a text names)."""
+
+    pos: Position
+    state: tuple[object, ...]
+    legal: tuple[Move, ...]
+    to_mask: int
+    blocked: tuple[Blocked, ...]
+    texts: dict[Move, str]
+
+    def serves(self, pos: Position, legal: Sequence[Move], to_mask: int) -> bool:
+        return (
+            (self.to_mask == to_mask or self.to_mask == ALL_SQUARES)
+            and self.legal == tuple(legal)
+            and (self.pos is pos and self.state[0] is pos.dice or self.state == _state(pos))
+        )
+
+
+def _state(pos: Position) -> tuple[object, ...]:
+    """Every field of ``pos`` (a copied position is the same position: ``Game.copy``)."""
+    return (
+        pos.dice,
+        tuple(pos.board),
+        pos.turn,
+        pos.castling,
+        pos.ep,
+        pos.halfmove,
+        pos.fullmove,
+        pos.kings,
+        tuple(sorted(pos.extra.items())),
+    )
+
+
+def _searched(rules: Variant, pos: Position, legal: Sequence[Move], to_mask: int) -> _Searched:
+    memo = rules._blocked_memo
+    if isinstance(memo, _Searched) and memo.serves(pos, legal, to_mask):
+        return memo
+    found = _Searched(pos, _state(pos), tuple(legal), to_mask, (), {})
+    found.blocked = tuple(_blocked_moves(rules, pos, legal, to_mask))
+    rules._blocked_memo = found
+    return found
+
+
+def _blocked_moves(
+    rules: Variant, pos: Position, legal: Sequence[Move], to_mask: int
+) -> list[Blocked]:
     legal_set = set(legal)
     seen: set[Move] = set()
     out: list[Blocked] = []
@@ -135,21 +190,27 @@ def match_blocked(
     # squares when the text names some (and no castling).
     castles = "O" in text or "0" in text
     named = rules.named_squares(text)
-    blocked = blocked_moves(rules, pos, legal, named if named and not castles else ALL_SQUARES)
+    search = _searched(rules, pos, legal, named if named and not castles else ALL_SQUARES)
     blocked = [
         b
-        for b in blocked
+        for b in search.blocked
         if castles or (b.move.to >= 0 and named >> b.move.to & 1) or (b.move.to < 0 and not named)
     ]
     if not blocked:
         return None
     moves = [b.move for b in blocked]
     # Each text is disambiguated against the moves to its own square only (the legal
-    # ones and the blocked ones), as ``Notation.format_moves`` does.
-    by_to: dict[int, list[Move]] = {}
-    for m in (*legal, *moves):
-        by_to.setdefault(m.to, []).append(m)
-    texts = [rules.san(pos, m, by_to[m.to]) for m in moves]
+    # ones and the blocked ones), as ``Notation.format_moves`` does: all of them are in
+    # the list whatever the text names, so a move's text is formatted once per position.
+    known = search.texts
+    if any(m not in known for m in moves):
+        by_to: dict[int, list[Move]] = {}
+        for m in (*legal, *moves):
+            by_to.setdefault(m.to, []).append(m)
+        for m in moves:
+            if m not in known:
+                known[m] = rules.san(pos, m, by_to[m.to])
+    texts = [known[m] for m in moves]
     try:
         move = rules.parse(pos, text, moves, texts)
     except AmbiguousMove as err:
@@ -463,20 +524,59 @@ def closest(
     n: int = CLOSEST,
 ) -> tuple[str, ...]:
     """Up to ``n`` legal actions closest to ``text``: by spelling, then the same
-    piece (origin) and the same destination as the move it resembles."""
-    if not texts:
+    piece (origin) and the same destination as the move it resembles.
+
+    A spelling score is ``difflib``'s ratio. Its bound from the shared letters (the ratio
+    ``quick_ratio`` gives, 2 x common letters / both lengths) is never below it, so a text
+    whose bound (with its piece and square bonus) is below the ``n``-th best score so far
+    cannot be among the closest, and its exact ratio is skipped: the answer is the one the
+    whole list's ratios give."""
+    if not texts or n <= 0:
         return ()
     norm = rules.normalize(text).lower()
-    scored = []
+    letters = Counter(norm)
+    matcher = SequenceMatcher(None, norm, "")
+    candidates = []
     for i, (m, t) in enumerate(zip(legal, texts, strict=True)):
-        score = SequenceMatcher(None, norm, rules.normalize(t).lower()).ratio()
+        other, counts = _normalized(rules, t)
+        bonus: tuple[float, ...] = ()
         if near is not None:
-            if near.frm >= 0 and m.frm == near.frm:
-                score += 0.6
-            if near.to >= 0 and m.to == near.to:
-                score += 0.5
-            if near.flag and m.flag == near.flag:
-                score += 0.3
-        scored.append((-score, i, t))
-    scored.sort()
-    return tuple(t for _, _, t in scored[:n])
+            bonus = (
+                *((0.6,) if near.frm >= 0 and m.frm == near.frm else ()),
+                *((0.5,) if near.to >= 0 and m.to == near.to else ()),
+                *((0.3,) if near.flag and m.flag == near.flag else ()),
+            )
+        common = 0
+        for letter, count in counts:
+            have = letters.get(letter)
+            if have:
+                common += have if have < count else count
+        total = len(norm) + len(other)
+        bound = _plus(2.0 * common / total if total else 1.0, bonus)
+        candidates.append((-bound, i, other, bonus, t))
+    candidates.sort()
+    best: list[tuple[float, int, str]] = []  # (-score, index, text), the n best so far
+    for negative_bound, i, other, bonus, t in candidates:
+        if len(best) == n and -negative_bound < -best[-1][0]:
+            break  # this bound, and every later one, is below the n-th best score
+        matcher.set_seq2(other)
+        best.append((-_plus(matcher.ratio(), bonus), i, t))
+        best.sort()
+        del best[n:]
+    return tuple(t for _, _, t in best)
+
+
+def _plus(score: float, bonus: tuple[float, ...]) -> float:
+    """``score`` with each bonus added in turn (in the same order for a bound and a score,
+    so that a bound is never below its score, to the last bit)."""
+    for extra in bonus:
+        score += extra
+    return score
+
+
+@functools.lru_cache(maxsize=16384)
+def _normalized(rules: Variant, text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """A legal action's text as ``closest`` compares it, and its letters counted (the same
+    texts recur at every refusal in a game)."""
+    norm = rules.normalize(text).lower()
+    return norm, tuple(Counter(norm).items())

@@ -30,7 +30,8 @@ _CHECK_MARKS = re.compile(r"[+#]+$")
 _ROLLED = re.compile(r"%\d*")
 _NO_ROLL = 1  # the value looking ahead assumes for any die (rolls never matter there)
 
-# Texts remembered by ``Notation.named_squares`` (the same few hundred make up most games).
+# Texts remembered by ``Notation.named_squares`` and ``normalize`` (the same few hundred
+# make up most games).
 _NAMED_MAX = 8192
 _NAMED_LENGTH = 16  # longer texts are not remembered
 
@@ -49,6 +50,7 @@ class Notation:
     types: dict[str, PieceType]
     by_letter: dict[str, PieceType]
     _named: dict[str, int]  # text -> the squares it names (``named_squares``)
+    _normal: dict[str, str]  # text -> its normal form (``normalize``)
 
     def name(self, sq: int) -> str:
         return self.geometry.names[sq]
@@ -166,7 +168,19 @@ class Notation:
     # ----- the forgiving parser -----------------------------------------------
 
     def normalize(self, text: str) -> str:
-        """Strip what the parser forgives: annotations, check marks, roll values."""
+        """Strip what the parser forgives: annotations, check marks, roll values.
+        Remembered per text (the parser normalises every legal text at each reading)."""
+        normal = self._normal
+        known = normal.get(text)
+        if known is None:
+            known = self._normalize(text)
+            if len(text) <= _NAMED_LENGTH:
+                if len(normal) >= _NAMED_MAX:
+                    normal.clear()
+                normal[text] = known
+        return known
+
+    def _normalize(self, text: str) -> str:
         # The record's own additions read back too: automatic notes "(Rh1)" and the
         # values a re-roll drew "[6 4]" (they are decided by the game, not the player).
         t = _NOTES.sub(" ", text).strip()
