@@ -53,10 +53,14 @@ constants and networkx's algorithm; ``tournament check`` re-pairs with the same.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from bot.tournament import colours as col
 from bot.tournament.model import (
@@ -281,6 +285,13 @@ def _weights(
     return [(u, v, 2 * w - best[u] - best[v] + lift) for u, v, w in weighted]
 
 
+def _networkx() -> ModuleType:
+    """networkx, imported when a round is first paired: it takes a tenth of a second to
+    import, and every process that imports the service (each console command) would
+    pay for it otherwise."""
+    return importlib.import_module("networkx")
+
+
 def _solve(
     entrants: list[_Entrant],
     max_diff: int | None,
@@ -291,10 +302,10 @@ def _solve(
     """The best complete pairing on the graph, as (pairs, bye index), or None."""
     n = len(entrants)
     pairs = (n + 1) // 2
-    graph: nx.Graph[int] = nx.Graph()
+    graph: nx.Graph[int] = _networkx().Graph()
     edges = _edges(entrants, max_diff, relaxed, window)
     graph.add_weighted_edges_from(_weights(edges, pairs, head_start))
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    matching = _networkx().max_weight_matching(graph, maxcardinality=True)
     if len(matching) != pairs:
         return None
     bye = None
@@ -383,12 +394,12 @@ def score_floor(entrants: list[_Entrant], bye: int | None, end_part: int) -> lis
         values = sorted({*out.values(), *pairs.values()} - {0})
         base = n + 1  # more than any count of pieces
         weight = {d: base**t for t, d in enumerate(values, start=1)} | {0: 0}
-        graph: nx.Graph[int] = nx.Graph()
+        graph: nx.Graph[int] = _networkx().Graph()
         for (i, j), d in pairs.items():
             saving = weight[out[i]] + weight[out[j]] - weight[d]
             if saving > 0:
                 graph.add_edge(i, j, weight=saving)
-        matched = nx.max_weight_matching(graph)
+        matched = _networkx().max_weight_matching(graph)
         paired = {v for edge in matched for v in edge}
         found.extend(pairs[min(i, j), max(i, j)] for i, j in matched)
         found.extend(out[i] for i in range(start, stop) if i not in paired)
