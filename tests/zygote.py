@@ -1,8 +1,9 @@
 """A fork server ("zygote") for the kill -9 tests: appended to a child script that
 defines ``say(**fields)`` and ``async def main(db, number)``. The modules are imported
-once; each run is a fresh process forked from it that opens the store itself and is
-killed with SIGKILL. Only the imports are shared: no store, thread or loop exists before
-the fork. The zygote reads ``<db> <number>`` lines; a run's first line is its pid, and
+once, and each variant's move tables built once (pure functions of the rules, which every
+process builds at its first move in a variant); each run is a fresh process forked from
+it that opens the store itself and is killed with SIGKILL. Only the imports and those
+tables are shared: no store, game, thread or loop exists before the fork. The zygote reads ``<db> <number>`` lines; a run's first line is its pid, and
 after it dies the zygote says how (``{"dead": pid, "signal": n or null}``)."""
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any
 
 ZYGOTE = r"""
 import os, traceback
+import variants as _variants
+for _name in _variants.names():  # each variant's tables, built at its first legal list
+    _variants.new_game(_name, seed=0).legal_moves()
 say(zygote=True)
 for order in sys.stdin:
     db, number = order.split()
