@@ -5,6 +5,7 @@ so that a worker process can import it by name (``tests/`` is on ``sys.path``; s
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -58,6 +59,19 @@ def is_running(pid: int, started: int) -> bool:
     process that nobody reaped yet: this machine's init does not reap)."""
     state = process_state(pid)
     return state is not None and state[1] == started and state[0] not in "ZX"
+
+
+def deaf_to_sigint(pid: int) -> bool | None:
+    """Whether process ``pid`` blocks or ignores SIGINT (its ``SigBlk`` and ``SigIgn``
+    masks); ``None`` if it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    masks = [
+        line.split()[1] for line in status.splitlines() if line.startswith(("SigBlk:", "SigIgn:"))
+    ]
+    return any(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
 
 
 def descendants(root: int) -> dict[int, int]:

@@ -44,12 +44,14 @@ import functools
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from typing import Any, ParamSpec, TypeVar
 
@@ -220,6 +222,7 @@ class Workers:
         while True:
             pool: ProcessPoolExecutor | None = None
             try:
+                _no_ctrl_c()
                 pool = self.processes()
                 return pool, pool.submit(function, *args)
             except _POOL_FAILURES as error:
@@ -269,6 +272,24 @@ class Workers:
         if early_failures <= 1:
             return 0.0
         return min(self.backoff_cap_s, self.backoff_s * 2.0 ** (early_failures - 2))
+
+
+def _no_ctrl_c() -> None:
+    """Block SIGINT in this thread (a player thread, which starts the worker processes).
+    The fork server and the workers it forks inherit the mask, across fork and exec, so
+    a Ctrl-C at the console reaches this process alone (its main thread turns it into
+    ``KeyboardInterrupt``), and the workers end with it anyway (``_exit_with_parent``).
+    Without it, a Ctrl-C while a worker was still starting interrupted that interpreter's
+    imports and printed a fatal error under the console's goodbye.
+
+    The standard library's resource tracker, started with the first process, blocks
+    SIGINT while it starts and then unblocks it in the starting thread (it ignores the
+    signal itself): so it is started first, and the mask set again after it, each time
+    (it is started anew if it died)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _process_context() -> Any:

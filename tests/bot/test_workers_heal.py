@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from worker_probe import (
     command_lines_with,
+    deaf_to_sigint,
     descendants,
     is_running,
     process_state,
@@ -301,6 +302,9 @@ def test_a_parent_killed_with_sigkill_leaves_no_process_behind(tmp_path: Path, m
         server = marked - set(workers)
         assert len(server) == 1 and server <= set(family), "no fork server seen"
         assert len(family) >= len(workers) + 1
+        # A Ctrl-C at a console reaches the parent alone: every process it started
+        # (fork server, workers, resource tracker) blocks or ignores SIGINT.
+        assert {pid: deaf_to_sigint(pid) for pid in family} == dict.fromkeys(family, True)
         if mode == "busy":
             before = {pid: process_times(pid) for pid in workers}
             deadline = time.monotonic() + 20
