@@ -20,9 +20,11 @@ WHITE, BLACK = 5, 6
 NOTATION = "abcdefghwz0123456789KQRBNGTHOIPxX+-#=/%{}[]^!?@~()NESW .,"
 
 
-def snapshot(db: Path, location: int) -> tuple[object, ...]:
-    """The game at ``location`` (row and log) and the size of every table."""
-    with sqlite3.connect(db) as conn:
+def snapshot(conn: sqlite3.Connection, location: int) -> tuple[object, ...]:
+    """The game at ``location`` (row and log) and the size of every table, read in one
+    transaction by a connection of its own (the test's, beside the service's)."""
+    with conn:
+        conn.execute("BEGIN")
         game = conn.execute("SELECT * FROM games WHERE location_id = ?", (location,)).fetchall()
         actions = conn.execute(
             "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game[0][0],)
@@ -69,6 +71,7 @@ def random_text(rng: random.Random, legal: list[str]) -> str:
 async def test_random_notation_is_refused_cleanly_or_played(tmp_path: Path) -> None:
     db = tmp_path / "fuzz.sqlite3"
     service = await GameService.open(str(db), renderer=None)
+    reader = sqlite3.connect(db, isolation_level=None)  # transactions as the test says
     rng = random.Random(77)
     names = variants.names()
     for name in names:
@@ -96,7 +99,7 @@ async def test_random_notation_is_refused_cleanly_or_played(tmp_path: Path) -> N
                     variant=names[location % len(names)],
                 )
                 outcome = await service.accept(location_id=location, user_id=BLACK)
-                before = snapshot(db, location)
+                before = snapshot(reader, location)
             legal = list(await service.legal_moves(location_id=location))
             text = random_text(rng, legal)
             mover = outcome.next_user_id
@@ -109,15 +112,16 @@ async def test_random_notation_is_refused_cleanly_or_played(tmp_path: Path) -> N
                 errors += 1
                 message = str(error)
                 assert message and "\n" not in message, repr(message)
-                after = snapshot(db, location)
+                after = snapshot(reader, location)
                 assert after == before, f"state changed on error for {text!r}"
                 view = await service.view(location_id=location)
                 assert view == outcome.game, f"view changed on error for {text!r}"
             else:
                 played += 1
                 assert outcome.recorded in legal or outcome.recorded is not None
-                before = snapshot(db, location)
+                before = snapshot(reader, location)
         assert errors + played == STRINGS
         assert played > 200 and errors > 5000  # both paths were exercised
     finally:
+        reader.close()
         await service.close()
