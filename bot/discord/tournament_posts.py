@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import i18n
 from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
@@ -116,7 +117,7 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
     t = info.tournament
     embed = discord.Embed(
         title=adapter.clip(_("Tournament {id}: {name}", id=t.id, name=t.name), 256),
-        description="\n".join(info.lines),
+        description="\n".join(i18n.render_all(None, info.lines)),
         colour=COLOUR_TOURNAMENT,
     )
     if t.status == "registration":
