@@ -170,7 +170,8 @@ class Deadlines:
         hours = self.core.challenge_hours
         if hours == 1:
             return said("1 hour")
-        return said("{n} hours", n=f"{hours:g}")
+        count = format(hours, "g")
+        return said("{n} hours", n=count)
 
     async def event(self, handled: _Handled, now_ms: int, render: bool) -> DeadlineEvent:
         row, live, colour = handled.row, handled.live, handled.colour

@@ -233,7 +233,7 @@ def _entry_words(game: GameRow, entry: ActionRow) -> list[str]:
                     "A moderator moved game {game} here from {channel}: it goes on in this "
                     "channel.",
                     game=game.id,
-                    channel=f"<#{moved[1]}>",
+                    channel="<#" + moved[1] + ">",
                 )
             ]
         return [

@@ -153,16 +153,16 @@ class TournamentViews:
         fmt = said("Swiss") if row.format == "swiss" else said("Round robin")
         if row.format == "round-robin" and row.settings.get("double"):
             fmt = said("Double round robin")
+        if row.format == "swiss" or row.status != "registration":
+            rounds = said("{n} rounds", n=row.rounds)
+        else:
+            rounds = said("rounds set by the players at the start")
         lines: list[str] = [
             said(
                 "{format} of {variant}, {rounds}, {time}, {rated}.",
                 format=fmt,
                 variant=variant_title(row.variant),
-                rounds=(
-                    said("{n} rounds", n=row.rounds)
-                    if row.format == "swiss" or row.status != "registration"
-                    else said("rounds set by the players at the start")
-                ),
+                rounds=rounds,
                 time=days_text(row.days) if row.days else said("0 days per move"),
                 rated=said("rated") if row.rated else said("unrated"),
             ),
