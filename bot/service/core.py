@@ -94,7 +94,7 @@ log = logging.getLogger(__name__)
 # The computer opponent's player id (issue 14): no platform user has it (Discord ids are
 # snowflakes far above it; the console's players are 1 and 2).
 COMPUTER_ID = 3
-COMPUTER_NAME = "the computer"
+COMPUTER_NAME = said("the computer")  # a word: a front end says it in the reader's language
 CONSOLE_IDS = (1, 2)  # the console's white and black players (bot.console.session)
 # Ids that name no person on any platform: never mentioned, never pinged.
 RESERVED_IDS = frozenset((*CONSOLE_IDS, COMPUTER_ID))
