@@ -154,15 +154,15 @@ class TournamentViews:
         if row.format == "round-robin" and row.settings.get("double"):
             fmt = said("Double round robin")
         if row.format == "swiss" or row.status != "registration":
-            rounds = said("{n} rounds", n=row.rounds)
+            rounds_text = said("{n} rounds", n=row.rounds)
         else:
-            rounds = said("rounds set by the players at the start")
+            rounds_text = said("rounds set by the players at the start")
         lines: list[str] = [
             said(
                 "{format} of {variant}, {rounds}, {time}, {rated}.",
                 format=fmt,
                 variant=variant_title(row.variant),
-                rounds=rounds,
+                rounds=rounds_text,
                 time=days_text(row.days) if row.days else said("0 days per move"),
                 rated=said("rated") if row.rated else said("unrated"),
             ),
