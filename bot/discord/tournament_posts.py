@@ -39,6 +39,7 @@ from bot.service.tournaments import (
     TournamentStandings,
     points_text,
 )
+from bot.service.words import reason_word
 
 if TYPE_CHECKING:
     from bot.discord.delivery import Delivery
@@ -221,7 +222,8 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
         image = await tours.standings_image(standing) if standing.rows else None
         return lambda: standings_post(standing, image)
     if row.kind == "tournament_cancelled":
-        why = str(row.payload.get("reason", ""))  # the organiser's own words, as typed
+        # the organiser's own words, as typed; the service's own reasons in the reader's language
+        why = i18n.render(None, reason_word(str(row.payload.get("reason", ""))))
         embed = discord.Embed(
             title=adapter.clip(_("{name} is cancelled", name=tournament.name), 256),
             description=adapter.clip(why, 4000) or None,

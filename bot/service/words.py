@@ -61,6 +61,9 @@ def reason_word(reason: str | None) -> str:
         "challenge cancelled": said("challenge cancelled"),
         "game aborted": said("game aborted"),
         "cancelled by a moderator": said("cancelled by a moderator"),
+        "fewer than two players had joined when it was due to start": said(
+            "fewer than two players had joined when it was due to start"
+        ),
         "timeout": said("timeout"),
         "timeout vs insufficient material": said("timeout vs insufficient material"),
     }
