@@ -727,7 +727,7 @@ def games_embed(
 def verify_embed(report: VerifyReport) -> discord.Embed:
     embed = discord.Embed(
         title=_("Dice check · game {game}", game=report.game_id),
-        description=clip("\n".join(report.messages), MAX_EMBED_TEXT) or None,
+        description=clip("\n".join(i18n.render_all(None, report.messages)), MAX_EMBED_TEXT) or None,
         colour=COLOUR_ACTIVE if report.ok else COLOUR_ERROR,
     )
     embed.add_field(

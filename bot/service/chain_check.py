@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.i18n import said
 from storage import ActionRow, GameRow
 from storage.chain import SHORT_HEAD, chain_of, links
 
@@ -59,15 +60,24 @@ def head_check(
     digests = chain_of(row, actions)
     for seq, digest in enumerate(digests):
         if digest.startswith(expected):
-            where = "the game's start" if seq == 0 else f"entry {seq}"
-            return (
-                f"chain head {expected[:SHORT_HEAD]} is the head after {where}: the log up "
-                "to that board is the one stored",
-                None,
-            )
-    return None, (
-        f"no entry of this game's log has the chain head {expected[:SHORT_HEAD]} that a board "
-        "showed: the history was rewritten after that board was posted"
+            if seq == 0:
+                found = said(
+                    "chain head {head} is the head after the game's start: the log up to that "
+                    "board is the one stored",
+                    head=expected[:SHORT_HEAD],
+                )
+            else:
+                found = said(
+                    "chain head {head} is the head after entry {seq}: the log up to that "
+                    "board is the one stored",
+                    head=expected[:SHORT_HEAD],
+                    seq=seq,
+                )
+            return found, None
+    return None, said(
+        "no entry of this game's log has the chain head {head} that a board showed: the "
+        "history was rewritten after that board was posted",
+        head=expected[:SHORT_HEAD],
     )
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import variants
+from bot.i18n import said
 from bot.service.chain_check import chain_problems
 from bot.service.clock import (
     EXTEND_PATTERN,
@@ -131,21 +132,30 @@ def verify_game(row: GameRow, actions: Sequence[ActionRow]) -> VerifyReport:
         problems=tuple(problems),
         log_entries=len(actions),
     )
+    if seed_matches:
+        matched = said("commitment {commitment}: matches", commitment=row.commitment)
+    else:
+        matched = said(
+            "commitment {commitment}: DOES NOT MATCH the seed", commitment=row.commitment
+        )
     messages = [
-        f"Game {row.id}: seed {row.seed}",
-        f"commitment {row.commitment}: "
-        + ("matches" if seed_matches else "DOES NOT MATCH the seed"),
-        f"{len(actions)} log entries and {checked} rolls checked, "
-        f"{len(mismatches)} rolls mismatched",
-        *problems,
+        said("Game {game}: seed {seed}", game=row.id, seed=row.seed),
+        matched,
+        said(
+            "{entries} log entries and {rolls} rolls checked, {mismatched} rolls mismatched",
+            entries=len(actions),
+            rolls=checked,
+            mismatched=len(mismatches),
+        ),
+        *problems,  # (what is wrong, in detail: English, for now)
     ]
     return replace(report, messages=(*messages, _verdict(report)))
 
 
 def _verdict(report: VerifyReport) -> str:
     if not report.ok:
-        return "NOT verified"
-    return (
+        return said("NOT verified")
+    return said(
         "verified: every roll is the seed's, the log is complete and chained, and the "
         "result follows from it"
     )

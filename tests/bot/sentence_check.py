@@ -271,17 +271,19 @@ def check_tree(root: Path) -> list[Problem]:
 # comes from elsewhere (a name, an attribute: e.g. the engine's refusal, already a sentence).
 
 SERVICE_DIRS = ("bot/service", "bot/tournament")
+# The errors whose message is for the user: the service's, and /roll's (a ValueError).
+USER_ERRORS = ("ServiceError", "DiceExpressionError")
 
 
 def service_error_names(*sources: str) -> set[str]:
-    """``ServiceError`` and every class in ``sources`` that derives from it."""
+    """``USER_ERRORS`` and every class in ``sources`` that derives from one."""
     classes = [
         node
         for source in sources
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.ClassDef)
     ]
-    names = {"ServiceError"}
+    names = set(USER_ERRORS)
     grew = True
     while grew:
         grew = False

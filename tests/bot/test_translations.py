@@ -265,6 +265,7 @@ def test_the_services_errors_are_said() -> None:
     errors = service_error_names(*(p.read_text(encoding="utf-8") for p in service_files(ROOT)))
     # the classes of errors.py and those defined beside their use (computer.ComputerBusy)
     assert {"InvalidInput", "NotAllowed", "StoreBusy", "TimeUp", "ComputerBusy"} <= errors
+    assert "DiceExpressionError" in errors  # /roll's refusals (a ValueError)
     assert [str(p) for p in check_service_tree(ROOT)] == []
     # and the service says a good part of its sentences through the catalogue
     said = [e for e in catalogue.code_entries() if e.where.startswith("bot/service/")]
@@ -292,7 +293,9 @@ def f(row, error, why):
     raise InvalidState(str(error) or "that is not legal here")
 """
     errors = service_error_names(errors_source) | {"NotFound"}
-    assert errors == {"ServiceError", "InvalidState", "Busy", "Quiet", "NotFound"}
+    assert errors == {
+        "ServiceError", "DiceExpressionError", "InvalidState", "Busy", "Quiet", "NotFound"
+    }  # fmt: skip
     found = [(p.line, p.rule, p.text) for p in check_service_source(source, "x.py", errors)]
     assert found == [
         (3, "InvalidState() message not said()", " is over"),
