@@ -479,6 +479,12 @@ async def test_a_german_user_gets_the_services_sentences_in_german(tmp_path: Pat
         description = board.embeds[0]["description"]
         assert "Weiß am Zug (" in description and "to move" not in description
 
+        # /roll's refusal, with a sentence inside a sentence (both translated)
+        rolled = await world.command(hans, "roll", expression="2d")
+        assert rolled.only_private().text == (
+            "Der Ausdruck endet zu früh: nach 'd' wird die Zahl der Seiten erwartet, wie d6 oder d%."
+        )
+
         # a tournament: the news and the info lines, in German; the same in English
         greta = world.user("greta", moderator=True, locale="de")
         created = await world.command(
