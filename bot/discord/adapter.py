@@ -33,6 +33,7 @@ from bot.service import (
     VerifyReport,
     is_person,
 )
+from bot.service.words import reason_word
 from storage.chain import short_head
 
 if TYPE_CHECKING:
@@ -400,8 +401,10 @@ def result_line(view: GameView) -> str:
         outcome = _("draw")
     else:
         outcome = _("{colour} wins", colour=colour_word(view.winner))
-    # the reason comes from the rules, in English (docs/translating.md: not yet translated)
-    return f"{view.result} · {outcome} ({view.result_reason})"
+    # a reason the service chose is translated (bot.service.words); the rules' own reasons
+    # are still English (docs/translating.md)
+    reason = i18n.render(None, reason_word(view.result_reason))
+    return f"{view.result} · {outcome} ({reason})"
 
 
 def _add_commitment(embed: discord.Embed, commitment: str | None) -> None:
@@ -724,7 +727,7 @@ def games_embed(
 def verify_embed(report: VerifyReport) -> discord.Embed:
     embed = discord.Embed(
         title=_("Dice check · game {game}", game=report.game_id),
-        description=clip("\n".join(report.messages), MAX_EMBED_TEXT) or None,
+        description=clip("\n".join(i18n.render_all(None, report.messages)), MAX_EMBED_TEXT) or None,
         colour=COLOUR_ACTIVE if report.ok else COLOUR_ERROR,
     )
     embed.add_field(

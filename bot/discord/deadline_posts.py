@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import discord
 
+from bot import i18n
 from bot.discord import adapter, standings_embeds, timestamps, views
 from bot.discord.adapter import Post
 from bot.discord.timestamps import days_text
@@ -109,12 +110,19 @@ def expired_embed(event: DeadlineEvent) -> discord.Embed:
         description=_(
             "{player}'s challenge expired: {why} Start a new one with /play.",
             player=adapter.mention(view.challenger_id),
-            why=event.messages[0].removeprefix(
-                "the challenge expired: "
-            ),  # (English: the service's)
+            why=_expired_why(event.messages[0]),
         ),
         colour=adapter.COLOUR_CLOSED,
     )
+
+
+def _expired_why(line: str) -> str:
+    """Why the challenge expired, in the reader's language (the service says it as
+    ``Said``: "the challenge expired: {why}"); an older line in English as it is."""
+    why = line.params.get("why") if isinstance(line, i18n.Said) else None
+    if why is not None:
+        return i18n.render(None, why)
+    return line.partition(": ")[2] or line  # (English: the service's)
 
 
 def _outcome_words(view: GameView) -> str:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot import i18n
 from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
@@ -38,6 +39,7 @@ from bot.service.tournaments import (
     TournamentStandings,
     points_text,
 )
+from bot.service.words import reason_word
 
 if TYPE_CHECKING:
     from bot.discord.delivery import Delivery
@@ -116,7 +118,7 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
     t = info.tournament
     embed = discord.Embed(
         title=adapter.clip(_("Tournament {id}: {name}", id=t.id, name=t.name), 256),
-        description="\n".join(info.lines),
+        description="\n".join(i18n.render_all(None, info.lines)),
         colour=COLOUR_TOURNAMENT,
     )
     if t.status == "registration":
@@ -220,7 +222,8 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
         image = await tours.standings_image(standing) if standing.rows else None
         return lambda: standings_post(standing, image)
     if row.kind == "tournament_cancelled":
-        why = str(row.payload.get("reason", ""))  # the organiser's own words, as typed
+        # the organiser's own words, as typed; the service's own reasons in the reader's language
+        why = i18n.render(None, reason_word(str(row.payload.get("reason", ""))))
         embed = discord.Embed(
             title=adapter.clip(_("{name} is cancelled", name=tournament.name), 256),
             description=adapter.clip(why, 4000) or None,

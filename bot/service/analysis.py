@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Literal
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.errors import CorruptGame, InvalidInput, InvalidState
 from bot.service.live import make_view
@@ -150,14 +151,19 @@ class Analyses:
         if depth is not None and (
             isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH
         ):
-            raise InvalidInput(f"the analysis depth must be a whole number from 1 to {MAX_DEPTH}")
+            raise InvalidInput(
+                said("the analysis depth must be a whole number from 1 to {n}", n=MAX_DEPTH)
+            )
         row = await self.core._find(location_id, game_id, live_only=False, viewer=viewer)
         if row.status == "active":
             raise InvalidState(
-                f"game {row.id} is still being played; it can be analysed once it is over"
+                said(
+                    "game {game} is still being played; it can be analysed once it is over",
+                    game=row.id,
+                )
             )
         if row.seed is None or row.log_head is None or row.status in ("challenge", "declined"):
-            raise InvalidState(f"game {row.id} has no moves to analyse")
+            raise InvalidState(said("game {game} has no moves to analyse", game=row.id))
         depth = depth or self.depth or _variant_depth(row.variant)
         digest = row.log_head
         stored = await self.core.repo.stored_analysis(digest, depth)
@@ -165,7 +171,7 @@ class Analyses:
         if stored is None:
             history = await self.core.history(game_id=row.id)
             if not history.record or not _has_actions(history.entries):
-                raise InvalidState(f"game {row.id} has no moves to analyse")
+                raise InvalidState(said("game {game} has no moves to analyse", game=row.id))
             stored = await self._wait(row.id, digest, depth, history.record, progress)
         elif progress is not None:
             progress(AnalysisProgress(row.id, "done"))
@@ -263,8 +269,11 @@ class Analyses:
                 text = await self.core._in_process(analyse_record, job.record, job.depth, writer)
             except ValueError as error:
                 raise CorruptGame(
-                    f"game {job.game_id}'s record does not replay, so it cannot be analysed: "
-                    f"{error}"
+                    said(
+                        "game {game}'s record does not replay, so it cannot be analysed: {error}",
+                        game=job.game_id,
+                        error=str(error),
+                    )
                 ) from error
             readable()  # the last report, if it came with the answer
             cpu_ms = round(1000 * float(json.loads(text).get("cpu_s", 0.0)))

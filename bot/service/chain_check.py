@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.i18n import said
 from storage import ActionRow, GameRow
 from storage.chain import SHORT_HEAD, chain_of, links
 
@@ -22,8 +23,18 @@ MAX_CHAIN_LINES = 5
 
 
 def _entry(action: ActionRow) -> str:
-    who = "the server" if action.actor_id is None else f"player {action.actor_id}"
-    return f"entry {action.seq} ({action.kind} {action.text}, by {who})"
+    who = (
+        said("the server")
+        if action.actor_id is None
+        else said("player {player}", player=action.actor_id)
+    )
+    return said(
+        "entry {seq} ({kind} {text}, by {who})",
+        seq=action.seq,
+        kind=action.kind,
+        text=action.text,
+        who=who,
+    )
 
 
 def chain_problems(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
@@ -32,20 +43,38 @@ def chain_problems(row: GameRow, actions: Sequence[ActionRow]) -> list[str]:
     broken = []
     for link in links(row, actions):
         if link.action.digest is None:
-            problems.append(f"{_entry(link.action)} has no digest: the log is not chained")
+            problems.append(
+                said("{entry} has no digest: the log is not chained", entry=_entry(link.action))
+            )
         elif not link.matches:
             broken.append(link.action)
     for action in broken[:MAX_CHAIN_LINES]:
-        where = "it, or the game's players, options or start, was" if action.seq == 1 else "it was"
-        problems.append(
-            f"{_entry(action)} does not match its digest: {where} changed after it was written"
-        )
+        if action.seq == 1:
+            problems.append(
+                said(
+                    "{entry} does not match its digest: it, or the game's players, options or "
+                    "start, was changed after it was written",
+                    entry=_entry(action),
+                )
+            )
+        else:
+            problems.append(
+                said(
+                    "{entry} does not match its digest: it was changed after it was written",
+                    entry=_entry(action),
+                )
+            )
     if len(broken) > MAX_CHAIN_LINES:
-        problems.append(f"... and {len(broken) - MAX_CHAIN_LINES} more entries do not match")
+        problems.append(
+            said("... and {n} more entries do not match", n=len(broken) - MAX_CHAIN_LINES)
+        )
     if actions and row.log_head != actions[-1].digest:
         problems.append(
-            f"the game's chain head {_short(row.log_head)} is not the digest of its last "
-            f"entry ({_short(actions[-1].digest)})"
+            said(
+                "the game's chain head {head} is not the digest of its last entry ({last})",
+                head=_short(row.log_head),
+                last=_short(actions[-1].digest),
+            )
         )
     return problems
 
@@ -59,17 +88,26 @@ def head_check(
     digests = chain_of(row, actions)
     for seq, digest in enumerate(digests):
         if digest.startswith(expected):
-            where = "the game's start" if seq == 0 else f"entry {seq}"
-            return (
-                f"chain head {expected[:SHORT_HEAD]} is the head after {where}: the log up "
-                "to that board is the one stored",
-                None,
-            )
-    return None, (
-        f"no entry of this game's log has the chain head {expected[:SHORT_HEAD]} that a board "
-        "showed: the history was rewritten after that board was posted"
+            if seq == 0:
+                found = said(
+                    "chain head {head} is the head after the game's start: the log up to that "
+                    "board is the one stored",
+                    head=expected[:SHORT_HEAD],
+                )
+            else:
+                found = said(
+                    "chain head {head} is the head after entry {seq}: the log up to that "
+                    "board is the one stored",
+                    head=expected[:SHORT_HEAD],
+                    seq=seq,
+                )
+            return found, None
+    return None, said(
+        "no entry of this game's log has the chain head {head} that a board showed: the "
+        "history was rewritten after that board was posted",
+        head=expected[:SHORT_HEAD],
     )
 
 
 def _short(digest: str | None) -> str:
-    return digest[:SHORT_HEAD] if digest else "(none)"
+    return digest[:SHORT_HEAD] if digest else said("(none)")

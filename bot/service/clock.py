@@ -32,7 +32,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import variants
+from bot.i18n import said
 from bot.service.errors import InvalidInput
+from bot.service.words import colour_word, reason_word
 from storage import ResultText
 
 SECOND_MS = 1000
@@ -142,11 +144,17 @@ def store_clock(clock: Clock) -> Callable[[], str]:
 # ----- days per move ------------------------------------------------------------------
 
 
-def check_days(days: Any, *, what: str = "the time control") -> int:
+def check_days(days: Any, *, what: str = said("the time control")) -> int:
     """Days per move (or days to add) as a whole number from 1 to 14; else InvalidInput."""
     if isinstance(days, bool) or not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
         raise InvalidInput(
-            f"{what} must be a whole number of days from {MIN_DAYS} to {MAX_DAYS}, not {days!r}"
+            said(
+                "{what} must be a whole number of days from {low} to {high}, not {value}",
+                what=what,
+                low=MIN_DAYS,
+                high=MAX_DAYS,
+                value=repr(days),
+            )
         )
     return days
 
@@ -177,8 +185,10 @@ def turn_clock(time_days: int | None, side: str, now_ms: int) -> dict[str, Any]:
 
 def days_text(days: int | None) -> str:
     if not days:
-        return "no time limit"
-    return f"{days} day{'s' if days != 1 else ''} per move"
+        return said("no time limit")
+    if days == 1:
+        return said("1 day per move")
+    return said("{days} days per move", days=days)
 
 
 def time_left_text(deadline: datetime, now: datetime) -> str:
@@ -186,22 +196,35 @@ def time_left_text(deadline: datetime, now: datetime) -> str:
     or ``no time left``."""
     seconds = (aware(deadline) - aware(now)).total_seconds()
     if seconds <= 0:
-        return "no time left"
+        return said("no time left")
     left = -(-int(seconds) // 60) * 60 if seconds >= 60 else int(seconds)  # up to a minute
     days, rest = divmod(left, 86400)
     hours, rest = divmod(rest, 3600)
     minutes = rest // 60
 
-    def unit(n: int, word: str) -> str:
-        return f"{n} {word}{'s' if n != 1 else ''}"
-
     if days:
-        return unit(days, "day") + (f" {unit(hours, 'hour')}" if hours else "")
+        if hours:
+            return said("{days} {hours}", days=_days(days), hours=_hours(hours))
+        return _days(days)
     if hours:
-        return unit(hours, "hour") + (f" {unit(minutes, 'minute')}" if minutes else "")
+        if minutes:
+            return said("{hours} {minutes}", hours=_hours(hours), minutes=_minutes(minutes))
+        return _hours(hours)
     if minutes:
-        return unit(minutes, "minute")
-    return "under a minute"
+        return _minutes(minutes)
+    return said("under a minute")
+
+
+def _days(n: int) -> str:
+    return said("1 day") if n == 1 else said("{n} days", n=n)
+
+
+def _hours(n: int) -> str:
+    return said("1 hour") if n == 1 else said("{n} hours", n=n)
+
+
+def _minutes(n: int) -> str:
+    return said("1 minute") if n == 1 else said("{n} minutes", n=n)
 
 
 # ----- log entries ----------------------------------------------------------------------
@@ -248,10 +271,16 @@ class TimeoutEnd:
     @property
     def words(self) -> str:
         if self.status == "aborted":
-            return "aborted with no result"
+            return said("aborted with no result")
+        reason = reason_word(self.reason)
         if self.winner is None:
-            return f"drawn ({self.reason}), {self.result}"
-        return f"won by {self.winner} ({self.reason}), {self.result}"
+            return said("drawn ({reason}), {result}", reason=reason, result=self.result)
+        return said(
+            "won by {colour} ({reason}), {result}",
+            colour=colour_word(self.winner),
+            reason=reason,
+            result=self.result,
+        )
 
 
 def aborted_reason(colour: str) -> str:

@@ -52,6 +52,7 @@ from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bot.i18n import said
 from bot.service.clock import days_text, turn_clock
 from bot.service.core import (
     COLOURS,
@@ -69,6 +70,7 @@ from bot.service.errors import (
 )
 from bot.service.live import Live, make_view, new_engine_game, variant_title
 from bot.service.results import GameView, History, Outcome
+from bot.service.words import colour_word
 from storage import CommitUnknownError, GameChanges, GameQuery, GameRow, NewGame
 from variants.dice import seed_commitment
 
@@ -117,7 +119,7 @@ class ComputerBusy(InvalidState):
 
 def check_level(level: Any) -> int:
     if isinstance(level, bool) or not isinstance(level, int) or level not in LEVEL_NUMBERS:
-        raise InvalidInput("the computer's level must be 1, 2 or 3")
+        raise InvalidInput(said("the computer's level must be 1, 2 or 3"))
     return level
 
 
@@ -259,14 +261,14 @@ class Computer:
         if guild_id is not None:
             guild_id = check_id(guild_id, "the guild id")
         if user_id == COMPUTER_ID:
-            raise InvalidInput("the computer cannot play itself here")
+            raise InvalidInput(said("the computer cannot play itself here"))
         level = check_level(level)
         request_id = clean_request(request_id)
         check_variant(variant)
         if colour not in ("white", "black", "random"):
-            raise InvalidInput("the colour must be white, black or random")
+            raise InvalidInput(said("the colour must be white, black or random"))
         if seed is not None and (not isinstance(seed, str) or not seed):
-            raise InvalidInput("a seed must be non-empty text")
+            raise InvalidInput(said("a seed must be non-empty text"))
         options = self.core._check_options(variant, options)
         mine = colour if colour != "random" else self.core._rng.choice(COLOURS)
         computer = "black" if mine == "white" else "white"
@@ -305,7 +307,9 @@ class Computer:
                 try:
                     game = await self.core._cpu(new_engine_game, variant, options, secret, row.id)
                 except ValueError as error:
-                    raise InvalidInput(f"cannot set up {variant}: {error}") from error
+                    raise InvalidInput(
+                        said("cannot set up {variant}: {error}", variant=variant, error=str(error))
+                    ) from error
                 row = await tx.update_game(
                     row.id, GameChanges(**turn_clock(None, game.turn, now_ms))
                 )
@@ -316,7 +320,7 @@ class Computer:
         except CommitUnknownError:
             if request_id is None:
                 raise
-            row = await self.core._settle_new_game(request_id, "The game was not started")
+            row = await self.core._settle_new_game(request_id, said("The game was not started"))
         live = Live(game, 0, 0)
         async with self.core._lock(self.core._game_locks, row.id):
             self.core._remember(row.id, live)
@@ -326,9 +330,18 @@ class Computer:
             self.core._announce_row(row)
         you = self.core._label(user_id)
         messages = (
-            f"Game {row.id} begins: {variant_title(variant)}, {you} ({mine}) against the "
-            f"computer (level {level}, {computer}); {days_text(None)}, unrated.",
-            f"Dice commitment: {row.commitment}",
+            said(
+                "Game {game} begins: {variant}, {player} ({colour}) against the computer "
+                "(level {level}, {computer}); {time}, unrated.",
+                game=row.id,
+                variant=variant_title(variant),
+                player=you,
+                colour=colour_word(mine),
+                level=level,
+                computer=colour_word(computer),
+                time=days_text(None),
+            ),
+            said("Dice commitment: {commitment}", commitment=row.commitment),
             self.core._to_move_line(view),
         )
         return Outcome(
@@ -375,7 +388,8 @@ class Computer:
                 and row.thinking_until_ms > now_ms
             ):
                 raise ComputerBusy(
-                    f"game {row.id}: the computer is already thinking", row.thinking_until_ms
+                    said("game {game}: the computer is already thinking", game=row.id),
+                    row.thinking_until_ms,
                 )
             await tx.update_game(
                 row.id,

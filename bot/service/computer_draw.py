@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.computer import DRAW_ACCEPT_AT, Computer, think
 from bot.service.core import (
@@ -33,6 +34,7 @@ from bot.service.errors import InvalidState, NotAllowed, StaleAction
 from bot.service.live import Live, make_view
 from bot.service.rating_log import rate_finished, rating_lines
 from bot.service.results import Outcome, RatingChange
+from bot.service.words import colour_name, status_word
 from storage import ActionRow, GameChanges, GameRow, NewAction, WriteTx
 
 
@@ -42,7 +44,7 @@ def decline_step(colour: str) -> Step:
         "draw_decline",
         f"{colour} declines the draw",
         GameChanges(draw_offer=None),
-        [f"{colour.capitalize()} declines the draw."],
+        [said("{colour} declines the draw.", colour=colour_name(colour))],
     )
 
 
@@ -108,7 +110,7 @@ class ComputerDraw:
     async def _reload_read(self, game_id: int) -> GameRow:
         row = await self.core.repo.get_game(game_id)
         if row is None:
-            raise InvalidState(f"there is no game {game_id}")
+            raise InvalidState(said("there is no game {game}", game=game_id))
         return row
 
     def _human_colour(self, row: GameRow, user_id: int) -> str:
@@ -116,15 +118,17 @@ class ComputerDraw:
         if row.status == "challenge":
             raise self.core._not_started(row)
         if row.status != "active":
-            raise InvalidState(f"game {row.id} is over ({row.status})")
+            raise InvalidState(
+                said("game {game} is over ({status})", game=row.id, status=status_word(row.status))
+            )
         if row.computer is None or row.computer_level is None:
-            raise InvalidState(f"game {row.id} is not played against the computer")
+            raise InvalidState(said("game {game} is not played against the computer", game=row.id))
         mine = other_colour(row.computer)
         if user_id != (row.white_id if mine == "white" else row.black_id):
-            raise NotAllowed("only the players of this game can do that")
+            raise NotAllowed(said("only the players of this game can do that"))
         if row.clock_side == row.computer:
             raise InvalidState(
-                "the computer is thinking about its move; offer the draw on your turn"
+                said("the computer is thinking about its move; offer the draw on your turn")
             )
         return mine
 
@@ -153,8 +157,11 @@ class ComputerDraw:
                     else:
                         if row.log_count != seen:
                             raise StaleAction(
-                                f"game {row.id} moved on while the computer considered your "
-                                "offer; offer again if you still want a draw"
+                                said(
+                                    "game {game} moved on while the computer considered your "
+                                    "offer; offer again if you still want a draw",
+                                    game=row.id,
+                                )
                             )
                         self._human_colour(row, user_id)
                         self.core._check_time(row, self.core._now_ms())
@@ -206,7 +213,7 @@ class ComputerDraw:
             after: list[ActionRow] = await tx.actions(row.id, after=action.seq)
             action = after[0] if after else action
         if action.kind not in ("draw_accept", "draw_decline"):
-            raise InvalidState("this request was used for another command")
+            raise InvalidState(said("this request was used for another command"))
         return action.kind
 
     async def _answer(
@@ -222,10 +229,14 @@ class ComputerDraw:
         view = make_view(row, live)
         shown = await self.core._present(live, view, render=render)
         accepted = kind == "draw_accept"
-        words = "accepts" if accepted else "declines"
+        offerer = colour_name(other_colour(str(view.computer)))
+        if accepted:
+            answered = said("{colour} offers a draw; the computer accepts.", colour=offerer)
+        else:
+            answered = said("{colour} offers a draw; the computer declines.", colour=offerer)
         messages = [
-            *(["(already done)"] if repeated else []),
-            f"{other_colour(str(view.computer)).capitalize()} offers a draw; the computer {words}.",
+            *([said("(already done)")] if repeated else []),
+            answered,
             *self.core._status_lines(row, view),
             *rating_lines(rated, self.core._label),
         ]

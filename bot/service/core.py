@@ -52,6 +52,7 @@ from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
 from bot.service.stats import ActionStats
 from bot.service.store_faults import Settling
 from bot.service.timekeeping import Timekeeping
+from bot.service.words import colour_name, colour_word, reason_word, status_word
 from bot.service.workers import Shown, Workers, show
 from storage import (
     ActionKind,
@@ -93,7 +94,7 @@ log = logging.getLogger(__name__)
 # The computer opponent's player id (issue 14): no platform user has it (Discord ids are
 # snowflakes far above it; the console's players are 1 and 2).
 COMPUTER_ID = 3
-COMPUTER_NAME = "the computer"
+COMPUTER_NAME = said("the computer")  # a word: a front end says it in the reader's language
 CONSOLE_IDS = (1, 2)  # the console's white and black players (bot.console.session)
 # Ids that name no person on any platform: never mentioned, never pinged.
 RESERVED_IDS = frozenset((*CONSOLE_IDS, COMPUTER_ID))
@@ -114,9 +115,9 @@ def other_colour(colour: str) -> str:
 
 def check_id(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{what} must be a whole number")
+        raise InvalidInput(said("{what} must be a whole number", what=what))
     if not -(2**63) <= value < 2**63:
-        raise InvalidInput(f"{what} is out of range")
+        raise InvalidInput(said("{what} is out of range", what=what))
     return value
 
 
@@ -124,7 +125,11 @@ def check_variant(variant: Any) -> str:
     """A variant key, or ``UnknownVariant`` naming the keys there are."""
     if variant not in variants.names():
         raise UnknownVariant(
-            f"unknown variant {str(variant)[:40]!r}; choose one of: {', '.join(variants.names())}"
+            said(
+                "unknown variant {variant}; choose one of: {variants}",
+                variant=repr(str(variant)[:40]),
+                variants=", ".join(variants.names()),
+            )
         )
     return str(variant)
 
@@ -133,25 +138,31 @@ def clean_request(request_id: Any) -> str | None:
     if request_id is None:
         return None
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-        raise InvalidInput("a request id must be text or a number")
+        raise InvalidInput(said("a request id must be text or a number"))
     text = str(request_id)
     if not text or len(text) > MAX_REQUEST_ID:
-        raise InvalidInput(f"a request id must be 1 to {MAX_REQUEST_ID} characters")
+        raise InvalidInput(said("a request id must be 1 to {n} characters", n=MAX_REQUEST_ID))
     return text
 
 
 def clean_text(text: Any) -> str:
     if not isinstance(text, str):
-        raise InvalidInput("an action must be text in the variant's notation")
+        raise InvalidInput(said("an action must be text in the variant's notation"))
     cleaned = " ".join(text.split())
     if not cleaned:
-        raise InvalidInput("type an action in notation, e.g. e4 or Nf3 (or reroll, pass, roll)")
+        raise InvalidInput(
+            said("type an action in notation, e.g. e4 or Nf3 (or reroll, pass, roll)")
+        )
     if len(cleaned) > MAX_TEXT:
         raise InvalidInput(
-            f"that action is too long ({len(cleaned)} characters; at most {MAX_TEXT})"
+            said(
+                "that action is too long ({length} characters; at most {n})",
+                length=len(cleaned),
+                n=MAX_TEXT,
+            )
         )
     if any(not ch.isprintable() for ch in cleaned):
-        raise InvalidInput("an action may not contain control characters")
+        raise InvalidInput(said("an action may not contain control characters"))
     return cleaned
 
 
@@ -313,9 +324,9 @@ class ServiceCore(Settling, Timekeeping):
                 yield tx
         except ConflictError as error:
             if error.what == "location":
-                raise InvalidState("there is already a game or challenge here") from error
+                raise InvalidState(said("there is already a game or challenge here")) from error
             raise StaleAction(
-                "someone else acted on this game at the same moment; look again"
+                said("someone else acted on this game at the same moment; look again")
             ) from error
         finally:
             owed = written in self._owed_in
@@ -428,15 +439,19 @@ class ServiceCore(Settling, Timekeeping):
         With a viewer, a game that exists but is not visible gets the same ``NotFound``
         as one that does not exist: "there is no game N here"."""
         if viewer is not None and not isinstance(viewer, Viewer):
-            raise InvalidInput("viewer must be a bot.service.Viewer")
+            raise InvalidInput(said("viewer must be a bot.service.Viewer"))
         if (location_id is None) == (game_id is None):
-            raise InvalidInput("name one game: by its location or by its id")
+            raise InvalidInput(said("name one game: by its location or by its id"))
         if game_id is not None:
             wanted = check_id(game_id, "the game id")
             row = await self.repo.get_game(wanted)
             if row is not None and can_see(row, viewer):
                 return row
-            raise hidden(wanted) if viewer is not None else NotFound(f"there is no game {wanted}")
+            raise (
+                hidden(wanted)
+                if viewer is not None
+                else NotFound(said("there is no game {game}", game=wanted))
+            )
         location = check_id(location_id, "the location id")
         row = await self.repo.live_game_at(location)
         if row is None and not live_only:
@@ -449,7 +464,7 @@ class ServiceCore(Settling, Timekeeping):
     async def _reload(self, tx: WriteTx, game_id: int) -> GameRow:
         row = await tx.get_game(game_id)
         if row is None:
-            raise NotFound(f"there is no game {game_id}")
+            raise NotFound(said("there is no game {game}", game=game_id))
         return row
 
     # ----- the engine state -------------------------------------------------
@@ -485,10 +500,19 @@ class ServiceCore(Settling, Timekeeping):
     def _not_started(row: GameRow) -> InvalidState:
         if row.status == "challenge":
             return InvalidState(
-                f"game {row.id} has not started: the challenge is waiting, and its dice "
-                "are drawn when it is accepted"
+                said(
+                    "game {game} has not started: the challenge is waiting, and its dice "
+                    "are drawn when it is accepted",
+                    game=row.id,
+                )
             )
-        return InvalidState(f"game {row.id} never started ({row.status}): it has no board")
+        return InvalidState(
+            said(
+                "game {game} never started ({status}): it has no board",
+                game=row.id,
+                status=status_word(row.status),
+            )
+        )
 
     async def _fresh(
         self, source: WriteTx | Repository, row: GameRow, *, remember: bool
@@ -749,7 +773,9 @@ class ServiceCore(Settling, Timekeeping):
         if row.status == "challenge":
             raise self._not_started(row)
         if row.status != "active":
-            raise InvalidState(f"game {row.id} is over ({row.status})")
+            raise InvalidState(
+                said("game {game} is over ({status})", game=row.id, status=status_word(row.status))
+            )
         return await self._live_in(tx, row)
 
     def _remember(self, game_id: int, live: Live) -> None:
@@ -835,7 +861,7 @@ class ServiceCore(Settling, Timekeeping):
                 if entry is None:
                     raise
                 settled = await self._settle_entry(
-                    entry, tuple(step.messages), "That was not done", render=render
+                    entry, tuple(step.messages), said("That was not done"), render=render
                 )
                 return replace(settled, owed=owed)  # stored: so is the board it owes
             except BaseException:
@@ -884,16 +910,20 @@ class ServiceCore(Settling, Timekeeping):
             GameChanges(
                 status="finished", result="1/2-1/2", result_reason="agreement", draw_offer=None
             ),
-            [f"{colour.capitalize()} accepts the draw."],
+            [said("{colour} accepts the draw.", colour=colour_name(colour))],
             (None, "agreement"),
         )
 
     @staticmethod
     def _need_offer_from_other(row: GameRow, colour: str, verb: str) -> None:
         if row.draw_offer is None:
-            raise InvalidState(f"there is no draw offer to {verb}")
+            if verb == "accept":
+                raise InvalidState(said("there is no draw offer to accept"))
+            raise InvalidState(said("there is no draw offer to decline"))
         if row.draw_offer == colour:
-            raise InvalidState(f"you cannot {verb} your own draw offer")
+            if verb == "accept":
+                raise InvalidState(said("you cannot accept your own draw offer"))
+            raise InvalidState(said("you cannot decline your own draw offer"))
 
     async def _repeat_request(
         self,
@@ -913,7 +943,7 @@ class ServiceCore(Settling, Timekeeping):
         if action is None:
             return None
         if action.kind not in kinds:
-            raise RequestConflict("this request id was used for another command")
+            raise RequestConflict(said("this request id was used for another command"))
         return await self._stored_outcome(tx, row, action, render, orientation)
 
     async def _stored_outcome(
@@ -923,7 +953,7 @@ class ServiceCore(Settling, Timekeeping):
         action: ActionRow,
         render: bool,
         orientation: str | None,
-        lead: tuple[str, ...] = ("(already done)",),
+        lead: tuple[str, ...] = (said("(already done)"),),
         *,
         repeated: bool = True,
     ) -> Outcome:
@@ -976,28 +1006,52 @@ class ServiceCore(Settling, Timekeeping):
         if view.status == "active":
             lines = [self._to_move_line(view)]
             if view.draw_offer is not None:
-                lines.append(f"{view.draw_offer.capitalize()} has offered a draw.")
+                lines.append(
+                    said("{colour} has offered a draw.", colour=colour_name(view.draw_offer))
+                )
             return lines
         if view.status == "finished":
-            outcome = "draw" if view.winner is None else f"{view.winner} wins"
+            outcome = (
+                said("draw")
+                if view.winner is None
+                else said("{colour} wins", colour=colour_word(view.winner))
+            )
             return [
-                f"Game over: {outcome} ({view.result_reason}), {view.result}.",
+                said(
+                    "Game over: {outcome} ({reason}), {result}.",
+                    outcome=outcome,
+                    reason=reason_word(view.result_reason),
+                    result=view.result,
+                ),
                 *self._reveal_lines(row),
             ]
         if view.status == "challenge":
-            return [f"Game {row.id} is a challenge waiting to be accepted."]
-        return [f"Game {row.id} is {view.status}."]
+            return [said("Game {game} is a challenge waiting to be accepted.", game=row.id)]
+        return [said("Game {game} is {status}.", game=row.id, status=status_word(view.status))]
 
     def _to_move_line(self, view: GameView) -> str:
         dice = dice_text(view.dice)
         who = self._label(view.to_move_id) if view.to_move_id is not None else "?"
-        return f"{str(view.turn).capitalize()} to move ({who})" + (f" {dice}" if dice else "") + "."
+        if dice:
+            return said(
+                "{colour} to move ({player}) {dice}.",
+                colour=colour_name(view.turn),
+                player=who,
+                dice=dice,
+            )
+        return said("{colour} to move ({player}).", colour=colour_name(view.turn), player=who)
 
     @staticmethod
     def _reveal_lines(row: GameRow) -> list[str]:
         if row.seed is None:  # never started: no die was ever drawn
             return []
-        return [f"Dice seed revealed: {row.seed} (commitment {row.commitment}); anyone can verify."]
+        return [
+            said(
+                "Dice seed revealed: {seed} (commitment {commitment}); anyone can verify.",
+                seed=row.seed,
+                commitment=row.commitment,
+            )
+        ]
 
     async def _game_by_request_or_free(
         self, tx: WriteTx, request_id: str | None, location_id: int
@@ -1009,34 +1063,41 @@ class ServiceCore(Settling, Timekeeping):
         if request_id is not None:
             earlier = await tx.game_by_request(request_id)
             if earlier is not None:
-                return Outcome(make_view(earlier, None), ("(already done)",), repeated=True)
+                return Outcome(make_view(earlier, None), (said("(already done)"),), repeated=True)
         busy = await tx.live_game_at(location_id)
         if busy is not None:
             raise self._busy(busy)
         return None
 
     def _busy(self, row: GameRow) -> LocationBusy:
-        what = "a challenge" if row.status == "challenge" else "a game"
-        return LocationBusy(
-            f"there is already {what} here (game {row.id}); finish it first", row.id
-        )
+        if row.status == "challenge":
+            message = said(
+                "there is already a challenge here (game {game}); finish it first", game=row.id
+            )
+        else:
+            message = said(
+                "there is already a game here (game {game}); finish it first", game=row.id
+            )
+        return LocationBusy(message, row.id)
 
     @staticmethod
     def _check_options(variant: str, options: Any) -> dict[str, Any]:
         if options is None:
             return {}
         if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-            raise InvalidInput("options must be a mapping of names to values")
+            raise InvalidInput(said("options must be a mapping of names to values"))
         try:
             json.dumps(options)
             return dict(variants.rules(variant).check_options(dict(options)))
         except (TypeError, ValueError) as error:
-            raise InvalidInput(f"bad options for {variant}: {error}") from error
+            raise InvalidInput(
+                said("bad options for {variant}: {error}", variant=variant, error=str(error))
+            ) from error
 
     @staticmethod
     def _check_orientation(orientation: str | None) -> None:
         if orientation is not None and orientation not in COLOURS:
-            raise InvalidInput("the orientation must be white or black")
+            raise InvalidInput(said("the orientation must be white or black"))
 
     # ----- drawing (contract C9) ------------------------------------------------
 

@@ -24,6 +24,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.clock import (
     DAY_MS,
@@ -42,6 +43,7 @@ from bot.service.errors import InvalidState, NotAllowed, ServiceError
 from bot.service.live import Live, make_view
 from bot.service.rating_log import rate_finished, rating_lines
 from bot.service.results import DeadlineEvent, Outcome, RatingChange
+from bot.service.words import colour_word, reason_word, status_word
 from storage import GameChanges, GameRow, NewAction
 
 log = logging.getLogger(__name__)
@@ -166,8 +168,10 @@ class Deadlines:
 
     def _hours(self) -> str:
         hours = self.core.challenge_hours
-        count = f"{hours:g}"
-        return f"{count} hour{'s' if hours != 1 else ''}"
+        if hours == 1:
+            return said("1 hour")
+        count = format(hours, "g")
+        return said("{n} hours", n=count)
 
     async def event(self, handled: _Handled, now_ms: int, render: bool) -> DeadlineEvent:
         row, live, colour = handled.row, handled.live, handled.colour
@@ -182,7 +186,12 @@ class Deadlines:
             return DeadlineEvent(
                 "expired",
                 view,
-                (f"the challenge expired: nobody accepted it within {self._hours()}.",),
+                (
+                    said(
+                        "the challenge expired: {why}",
+                        why=said("nobody accepted it within {hours}.", hours=self._hours()),
+                    ),
+                ),
                 (),
                 at,
                 board,
@@ -191,23 +200,39 @@ class Deadlines:
         if handled.kind == "reminder":
             to_act = row.white_id if colour == "white" else row.black_id
             deadline = from_ms(row.deadline_ms or now_ms)
-            line = (
-                f"reminded {colour} ({self.core._label(to_act) if to_act else colour}): "
-                f"{time_left_text(deadline, at)} left, until {iso(deadline)}."
+            line = said(
+                "reminded {colour} ({player}): {left} left, until {deadline}.",
+                colour=colour_word(colour),
+                player=self.core._label(to_act) if to_act else colour_word(colour),
+                left=time_left_text(deadline, at),
+                deadline=iso(deadline),
             )
             return DeadlineEvent("reminder", view, (line,), (to_act,) if to_act else (), at, board)
         players = tuple(sorted({p for p in (row.white_id, row.black_id) if p is not None}))
         if row.status == "aborted":
             lines = [
-                f"{colour} ran out of time before anyone made a move: the game is aborted, "
-                "with no result.",
+                said(
+                    "{colour} ran out of time before anyone made a move: the game is aborted, "
+                    "with no result.",
+                    colour=colour_word(colour),
+                ),
                 *self.core._reveal_lines(row),
             ]
             return DeadlineEvent("timeout", view, tuple(lines), players, at, board)
         shown = await self.core._present(live, view, render=render, orientation="white")
-        outcome = "a draw" if view.winner is None else f"{view.winner} wins"
+        outcome = (
+            said("a draw")
+            if view.winner is None
+            else said("{colour} wins", colour=colour_word(view.winner))
+        )
         lines = [
-            f"{colour} ran out of time: {outcome} ({view.result_reason}), {view.result}.",
+            said(
+                "{colour} ran out of time: {outcome} ({reason}), {result}.",
+                colour=colour_word(colour),
+                outcome=outcome,
+                reason=reason_word(view.result_reason),
+                result=view.result,
+            ),
             *self.core._reveal_lines(row),
             *rating_lines(handled.ratings, self.core._label),
         ]
@@ -235,8 +260,8 @@ class Deadlines:
         with the deadline; one already sent is not sent again."""
         user_id = check_id(user_id, "the user id")
         if moderator is not True:
-            raise NotAllowed("only a moderator can extend a game's clock")
-        days = check_days(days, what="the days to add")
+            raise NotAllowed(said("only a moderator can extend a game's clock"))
+        days = check_days(days, what=said("the days to add"))
         why = clean_text(reason) if reason else None
         row = await self.core._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self.core._lock(self.core._game_locks, row.id):
@@ -245,13 +270,24 @@ class Deadlines:
                 if row.status == "challenge":
                     raise self.core._not_started(row)
                 if row.status != "active":
-                    raise InvalidState(f"game {row.id} is over ({row.status})")
+                    raise InvalidState(
+                        said(
+                            "game {game} is over ({status})",
+                            game=row.id,
+                            status=status_word(row.status),
+                        )
+                    )
                 if row.time_days is None or row.deadline_ms is None:
                     raise InvalidState(
-                        f"game {row.id} has no time limit: there is no clock to extend"
+                        said(
+                            "game {game} has no time limit: there is no clock to extend",
+                            game=row.id,
+                        )
                     )
                 if user_id in (row.white_id, row.black_id):
-                    raise NotAllowed("you play in this game; another moderator must extend it")
+                    raise NotAllowed(
+                        said("you play in this game; another moderator must extend it")
+                    )
                 now_ms = self.core._now_ms()
                 self.core._check_time(row, now_ms)
                 live = await self.core._live_in(tx, row)
@@ -273,11 +309,28 @@ class Deadlines:
             live.seq += 1
             view = make_view(row, live)
         self.core._announce_row(row)
-        added = f"{days} day{'s' if days != 1 else ''}"
+        values = {
+            "game": row.id,
+            "player": self.core._label(user_id),
+            "days": said("1 day") if days == 1 else said("{n} days", n=days),
+            "colour": colour_word(colour),
+            "deadline": iso(from_ms(deadline)),
+        }
+        if why:
+            added = said(
+                "Game {game}: {player} added {days} to {colour}'s clock ({reason}); "
+                "it now runs out at {deadline}.",
+                reason=why,
+                **values,
+            )
+        else:
+            added = said(
+                "Game {game}: {player} added {days} to {colour}'s clock; "
+                "it now runs out at {deadline}.",
+                **values,
+            )
         messages = (
-            f"Game {row.id}: {self.core._label(user_id)} added {added} to {colour}'s clock"
-            + (f" ({why})" if why else "")
-            + f"; it now runs out at {iso(from_ms(deadline))}.",
+            added,
             self.core._to_move_line(view),
         )
         return Outcome(view, messages)

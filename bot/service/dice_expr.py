@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.i18n import Said, said
+
 MAX_DICE = 100
 MAX_SIDES = 1000
 MAX_LENGTH = 100
@@ -34,7 +36,13 @@ DieRoller = Callable[[int], int]
 
 
 class DiceExpressionError(ValueError):
-    """A dice expression that cannot be rolled. The message is one line, for the user."""
+    """A dice expression that cannot be rolled. The message is one line, for the user;
+    said (``bot.i18n.said``), it is kept as ``said`` for a front end to translate, as a
+    ``ServiceError`` keeps it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.said = message if isinstance(message, Said) else None
 
 
 @dataclass(frozen=True)
@@ -145,18 +153,26 @@ def roll_dice(text: str, rng: DieRoller | random.Random | None = None) -> DiceRe
 def parse_dice(text: str) -> DiceExpression:
     """Parse ``text`` into a ``DiceExpression`` without rolling it."""
     if not isinstance(text, str):
-        raise DiceExpressionError("a dice expression must be text, like 2d6+3")
+        raise DiceExpressionError(said("a dice expression must be text, like 2d6+3"))
     if len(text) > MAX_LENGTH:
         raise DiceExpressionError(
-            f"the expression is too long ({len(text)} characters; at most {MAX_LENGTH})"
+            said(
+                "the expression is too long ({length} characters; at most {n})",
+                length=len(text),
+                n=MAX_LENGTH,
+            )
         )
     parser = _Parser(text)
     expression = parser.parse()
     if not any(isinstance(t, DiceTerm) for t in expression.terms):
-        raise DiceExpressionError("the expression rolls no dice; try something like d20+3")
+        raise DiceExpressionError(said("the expression rolls no dice; try something like d20+3"))
     if expression.dice_count > MAX_DICE:
         raise DiceExpressionError(
-            f"too many dice ({expression.dice_count}; at most {MAX_DICE} in one expression)"
+            said(
+                "too many dice ({count}; at most {n} in one expression)",
+                count=expression.dice_count,
+                n=MAX_DICE,
+            )
         )
     return expression
 
@@ -170,7 +186,7 @@ class _Parser:
     def parse(self) -> DiceExpression:
         self._skip_spaces()
         if self.pos >= len(self.text):
-            raise DiceExpressionError("the expression is empty; try something like 2d6+3")
+            raise DiceExpressionError(said("the expression is empty; try something like 2d6+3"))
         terms: list[Term] = []
         sign = 1
         if self._peek() in "+-":
@@ -183,7 +199,7 @@ class _Parser:
                 return DiceExpression(tuple(terms))
             char = self._peek()
             if char not in "+-":
-                raise self._unexpected("expected + or - between terms")
+                raise self._unexpected(said("expected + or - between terms"))
             self.pos += 1
             terms.append(self._term(-1 if char == "-" else 1))
 
@@ -191,20 +207,20 @@ class _Parser:
         self._skip_spaces()
         if self.pos >= len(self.text):
             raise DiceExpressionError(
-                "the expression ends with a sign; a number or dice must follow"
+                said("the expression ends with a sign; a number or dice must follow")
             )
         start = self.pos
         count = self._number("a number of dice")
         if self._peek() != "d":
             if count is None:
-                raise self._unexpected("expected a number or dice like 2d6")
+                raise self._unexpected(said("expected a number or dice like 2d6"))
             return ConstantTerm(sign, count)
         self.pos += 1
         if count is None:
             count = 1
         if count == 0:
             raise DiceExpressionError(
-                f"'{self.text[start : self.pos]}' rolls no dice; use at least 1"
+                said("'{term}' rolls no dice; use at least 1", term=self.text[start : self.pos])
             )
         percent = False
         if self._peek() == "%":
@@ -213,15 +229,23 @@ class _Parser:
         else:
             number = self._number("sides")
             if number is None:
-                raise self._unexpected("expected the number of sides after 'd', like d6 or d%")
+                raise self._unexpected(
+                    said("expected the number of sides after 'd', like d6 or d%")
+                )
             sides = number
         if sides < 1:
-            raise DiceExpressionError("a die needs at least 1 side")
+            raise DiceExpressionError(said("a die needs at least 1 side"))
         if sides > MAX_SIDES:
-            raise DiceExpressionError(f"d{sides} has too many sides (at most {MAX_SIDES})")
+            raise DiceExpressionError(
+                said("d{sides} has too many sides (at most {n})", sides=sides, n=MAX_SIDES)
+            )
         if count > MAX_DICE:
             raise DiceExpressionError(
-                f"too many dice ({count}; at most {MAX_DICE} in one expression)"
+                said(
+                    "too many dice ({count}; at most {n} in one expression)",
+                    count=count,
+                    n=MAX_DICE,
+                )
             )
         keep, keep_count = self._keep(count)
         return DiceTerm(sign, count, sides, keep, keep_count, percent)
@@ -241,11 +265,23 @@ class _Parser:
         amount = 1 if number is None else number
         if mode in ("kh", "kl"):
             if amount < 1:
-                raise DiceExpressionError(f"{mode}{amount} keeps no dice; keep at least 1")
+                raise DiceExpressionError(
+                    said("{keep} keeps no dice; keep at least 1", keep=f"{mode}{amount}")
+                )
             if amount > count:
-                raise DiceExpressionError(f"{mode}{amount} keeps more dice than the {count} rolled")
+                raise DiceExpressionError(
+                    said(
+                        "{keep} keeps more dice than the {count} rolled",
+                        keep=f"{mode}{amount}",
+                        count=count,
+                    )
+                )
         elif amount >= count:
-            raise DiceExpressionError(f"{mode}{amount} drops all {count} dice; drop fewer")
+            raise DiceExpressionError(
+                said(
+                    "{keep} drops all {count} dice; drop fewer", keep=f"{mode}{amount}", count=count
+                )
+            )
         return mode, amount
 
     def _number(self, what: str) -> int | None:
@@ -257,7 +293,11 @@ class _Parser:
         digits = self.text[start : self.pos]
         if len(digits) > 7 or int(digits) > MAX_NUMBER:
             raise DiceExpressionError(
-                f"the number {digits[:12]} is too large (at most {MAX_NUMBER:,})"
+                said(
+                    "the number {number} is too large (at most {n})",
+                    number=digits[:12],
+                    n=format(MAX_NUMBER, ","),
+                )
             )
         return int(digits)
 
@@ -271,8 +311,15 @@ class _Parser:
     def _unexpected(self, hint: str) -> DiceExpressionError:
         char = self.text[self.pos] if self.pos < len(self.text) else ""
         if not char:
-            return DiceExpressionError(f"the expression ends too early: {hint}")
-        return DiceExpressionError(f"unexpected {char!r} at position {self.pos + 1}: {hint}")
+            return DiceExpressionError(said("the expression ends too early: {hint}", hint=hint))
+        return DiceExpressionError(
+            said(
+                "unexpected {char} at position {position}: {hint}",
+                char=repr(char),
+                position=self.pos + 1,
+                hint=hint,
+            )
+        )
 
 
 def _kept(rolls: tuple[int, ...], mode: KeepMode | None, amount: int) -> tuple[bool, ...]:

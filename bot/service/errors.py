@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.i18n import Said
+from bot.i18n import Said, said
 
 if TYPE_CHECKING:
     from variants import Refusal
@@ -129,13 +129,14 @@ class StoreUnavailable(ServiceError):
 
 
 class StoreBusy(StoreUnavailable):
-    def __init__(self, message: str = "The database is busy; try again in a moment.") -> None:
+    def __init__(self, message: str = said("The database is busy; try again in a moment.")) -> None:
         super().__init__(message)
 
 
 class StoreFull(StoreUnavailable):
     def __init__(
-        self, message: str = "The database disk is full; nothing was saved. Try again later."
+        self,
+        message: str = said("The database disk is full; nothing was saved. Try again later."),
     ) -> None:
         super().__init__(message)
 
@@ -143,8 +144,9 @@ class StoreFull(StoreUnavailable):
 class StoreLost(StoreUnavailable):
     def __init__(
         self,
-        message: str = "The database could not be reached; nothing was saved. "
-        "Try again in a moment.",
+        message: str = said(
+            "The database could not be reached; nothing was saved. Try again in a moment."
+        ),
     ) -> None:
         super().__init__(message)
 
@@ -162,7 +164,9 @@ class StoreFault(ServiceError):
 class OutcomeUnknown(ServiceError):
     def __init__(
         self,
-        message: str = "The connection to the database was lost while this was being "
-        "saved, and it could not be checked; look at the game before you try again.",
+        message: str = said(
+            "The connection to the database was lost while this was being saved, and it "
+            "could not be checked; look at the game before you try again."
+        ),
     ) -> None:
         super().__init__(message)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, overload
 
 import variants
+from bot.i18n import said
 from bot.service.clock import from_ms, timeout_end
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
@@ -32,7 +33,7 @@ def render_board(game: Any, orientation: str = "white", theme: str = "classic") 
     try:
         from renderers import render_png
     except ImportError as error:
-        raise RenderUnavailable("the board renderer is not available") from error
+        raise RenderUnavailable(said("the board renderer is not available")) from error
     return bytes(render_png(game, orientation=orientation, theme=theme))
 
 
@@ -53,7 +54,7 @@ def render_dice(variant: str, dice: tuple[int, ...]) -> bytes:
     try:
         from renderers import render_dice_png
     except ImportError as error:
-        raise RenderUnavailable("the dice renderer is not available") from error
+        raise RenderUnavailable(said("the dice renderer is not available")) from error
     sides = dice_sides(int(getattr(variants.rules(variant), "dice_sides", 0)), dice)
     return bytes(render_dice_png(dice, sides))
 
@@ -191,7 +192,7 @@ def dice_drawn(game: Any) -> int:
 def engine_dice(row: GameRow, stored: Sequence[Roll]) -> ScriptedDice:
     """Stored rolls first, then the game's verifiable dice from where they stopped."""
     if row.seed is None:
-        raise CorruptGame(f"game {row.id} has no dice seed: it never started")
+        raise CorruptGame(said("game {game} has no dice seed: it never started", game=row.id))
     values = [v for _, v in stored]
     return ScriptedDice(values, then=VerifiableDice(row.seed, row.id, start=len(values)))
 
@@ -237,13 +238,15 @@ def rebuild(row: GameRow, actions: Sequence[ActionRow]) -> Live:
             row.variant, options=row.options, dice=engine_dice(row, all_rolls(row, actions))
         )
     except ValueError as error:
-        raise CorruptGame(f"game {row.id} cannot be set up again: {error}") from error
+        raise CorruptGame(
+            said("game {game} cannot be set up again: {error}", game=row.id, error=str(error))
+        ) from error
     if tuple(game.rolls) != tuple(row.start_rolls):
-        raise CorruptGame(f"game {row.id}: the start rolls do not replay")
+        raise CorruptGame(said("game {game}: the start rolls do not replay", game=row.id))
     try:
         skipped = {move.seq for move in taken_back(actions).values()}
     except ValueError as error:
-        raise CorruptGame(f"game {row.id}: {error}") from error
+        raise CorruptGame(said("game {game}: {error}", game=row.id, error=str(error))) from error
     live = Live(game=game, seq=0, ply=0)
     catch_up(row, live, actions, skipped)
     return live
@@ -265,7 +268,9 @@ def catch_up(
     game = live.game
     for action in actions:
         if action.seq != live.seq + 1:
-            raise CorruptGame(f"game {row.id}: log entry {live.seq + 1} is missing")
+            raise CorruptGame(
+                said("game {game}: log entry {seq} is missing", game=row.id, seq=live.seq + 1)
+            )
         if action.kind == "move" and skipped is not None and action.seq in skipped:
             live.ply += 1  # made, and taken back later in the log (the undo counts it off)
         elif action.kind == "move":
@@ -275,11 +280,22 @@ def catch_up(
                 recorded = game.play(action.text)
             except ValueError as error:
                 raise CorruptGame(
-                    f"game {row.id}: stored action {action.seq} ({action.text}) does not replay: {error}"
+                    said(
+                        "game {game}: stored action {seq} ({action}) does not replay: {error}",
+                        game=row.id,
+                        seq=action.seq,
+                        action=action.text,
+                        error=str(error),
+                    )
                 ) from error
             if recorded != action.text or tuple(game.rolls[before:]) != action.rolls:
                 raise CorruptGame(
-                    f"game {row.id}: stored action {action.seq} ({action.text}) replays differently"
+                    said(
+                        "game {game}: stored action {seq} ({action}) replays differently",
+                        game=row.id,
+                        seq=action.seq,
+                        action=action.text,
+                    )
                 )
             live.ply += 1
             if game.turn != side:
@@ -317,7 +333,7 @@ def illegal(error: ValueError) -> IllegalAction:
     elif isinstance(error, variants.GameOver):
         kind = "over"
     return IllegalAction(
-        str(error) or "that action is not legal here", kind, getattr(error, "refusal", None)
+        str(error) or said("that action is not legal here"), kind, getattr(error, "refusal", None)
     )
 
 

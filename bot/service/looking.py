@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.chain_check import head_check
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
@@ -37,6 +38,7 @@ from bot.service.results import (
     VerifyReport,
 )
 from bot.service.verify import log_digest, verify_game, with_head
+from bot.service.words import status_word
 from bot.service.workers import text_and_status
 from storage import STATUSES, ActionRow, GameQuery, GameRow, NotFoundError
 from storage.chain import normalise_head
@@ -202,7 +204,13 @@ class Looking(ServiceCore):
             chosen = tuple(statuses)
             bad = [s for s in chosen if s not in STATUSES]
             if bad:
-                raise InvalidInput(f"unknown status {bad[0]!r}; use: {', '.join(STATUSES)}")
+                raise InvalidInput(
+                    said(
+                        "unknown status {status}; use: {statuses}",
+                        status=repr(bad[0]),
+                        statuses=", ".join(STATUSES),
+                    )
+                )
         limit = check_id(limit, "the limit")
         query = GameQuery(
             location_id=None if location_id is None else check_id(location_id, "the location id"),
@@ -213,7 +221,7 @@ class Looking(ServiceCore):
         )
         if viewer is not None:
             if not isinstance(viewer, Viewer):
-                raise InvalidInput("viewer must be a bot.service.Viewer")
+                raise InvalidInput(said("viewer must be a bot.service.Viewer"))
             if viewer.guild_id is not None:
                 if query.guild_id not in (None, viewer.guild_id):
                     return ()
@@ -257,17 +265,28 @@ class Looking(ServiceCore):
         if row.seed is None:
             if row.is_live:
                 raise SeedNotRevealed(
-                    f"game {row.id} has not started; its dice seed is drawn when the "
-                    "challenge is accepted and revealed when the game ends"
+                    said(
+                        "game {game} has not started; its dice seed is drawn when the "
+                        "challenge is accepted and revealed when the game ends",
+                        game=row.id,
+                    )
                 )
             raise InvalidState(
-                f"game {row.id} never started ({row.status}): no die was drawn, "
-                "so there is nothing to verify"
+                said(
+                    "game {game} never started ({status}): no die was drawn, "
+                    "so there is nothing to verify",
+                    game=row.id,
+                    status=status_word(row.status),
+                )
             )
         if not row.is_ended:
             raise SeedNotRevealed(
-                f"game {row.id} is still in play; its dice seed is revealed when it ends "
-                f"(commitment {row.commitment})"
+                said(
+                    "game {game} is still in play; its dice seed is revealed when it ends "
+                    "(commitment {commitment})",
+                    game=row.id,
+                    commitment=row.commitment,
+                )
             )
         # Calls at the same moment share one reading of the log and one check.
         running = self._verifying.get(row.id)
@@ -317,14 +336,14 @@ class Looking(ServiceCore):
                 game_id, channel_id, message_id, durable=False, settle=settle
             )
         except NotFoundError as error:
-            raise NotFound(f"there is no game {game_id}") from error
+            raise NotFound(said("there is no game {game}", game=game_id)) from error
 
     async def board_message(self, *, game_id: int) -> tuple[int, int] | None:
         """``(channel id, message id)`` of the game's latest board message, or ``None``."""
         game_id = check_id(game_id, "the game id")
         row = await self.repo.get_game(game_id)
         if row is None:
-            raise NotFound(f"there is no game {game_id}")
+            raise NotFound(said("there is no game {game}", game=game_id))
         if row.board_channel_id is None or row.board_message_id is None:
             return None
         return row.board_channel_id, row.board_message_id

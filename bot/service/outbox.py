@@ -33,6 +33,7 @@ import logging
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from bot.i18n import said
 from bot.service.clock import from_ms
 from bot.service.core import ServiceCore, check_id
 from bot.service.deadlines import Deadlines, _Handled
@@ -41,6 +42,7 @@ from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import DeadlineEvent, Outcome
+from bot.service.words import colour_name
 from storage import ActionRow, GameRow, OutboxRow
 
 log = logging.getLogger(__name__)
@@ -120,7 +122,7 @@ class Owing(ServiceCore):
         async with self._write(durable=False) as tx:
             row = await tx.get_game(game_id)
             if row is None:
-                raise NotFound(f"there is no game {game_id}")
+                raise NotFound(said("there is no game {game}", game=game_id))
             await self._owe(
                 tx,
                 replace(row, location_id=check_id(channel_id, "the channel id")),
@@ -167,14 +169,14 @@ class Owing(ServiceCore):
             entries = await self.repo.actions(game.id, after=max(0, seq - 1))
             live = await self._live_read(game)
             if live is None:
-                raise NotFound(f"game {game.id} never started")
+                raise NotFound(said("game {game} never started", game=game.id))
             view = make_view(game, live)
             entry = entries[0] if entries and entries[0].seq == seq else None
-            said = [] if entry is None else _entry_words(game, entry)
+            news = [] if entry is None else _entry_words(game, entry)
             rated = rating_changes_of(game, await self.repo.game_rating_changes(game.id))
-            messages = said + self._status_lines(game, view) + rating_lines(rated, self._label)
+            messages = news + self._status_lines(game, view) + rating_lines(rated, self._label)
             if not current:  # the game moved on: the news, without an old picture or buttons
-                return Owed(row, Outcome(view, tuple(said)), current=False)
+                return Owed(row, Outcome(view, tuple(news)), current=False)
             side = view.turn if view.status == "active" and view.turn else "white"
             shown = await self._present(live, view, render=render, orientation=side)
         outcome = Outcome(
@@ -214,16 +216,27 @@ def _entry_words(game: GameRow, entry: ActionRow) -> list[str]:
         if entry.actor_id == game.white_id
         else "black"
         if entry.actor_id == game.black_id
-        else game.computer or "someone"
+        else game.computer
     )
+    who = colour_name(colour) if colour else said("Someone")
     if entry.kind == "move":
-        return [f"{colour.capitalize()} played {entry.text}."]
+        return [said("{colour} played {move}.", colour=who, move=entry.text)]
     if entry.kind == "draw_accept":
-        return [f"{colour.capitalize()} accepts the draw."]
+        return [said("{colour} accepts the draw.", colour=who)]
     if entry.kind == "resign":
-        return [f"{colour.capitalize()} resigns."]
+        return [said("{colour} resigns.", colour=who)]
     if entry.kind == "relocate":
         moved = RELOCATE_PATTERN.match(entry.text)
-        whence = f" from <#{moved[1]}>" if moved else ""
-        return [f"A moderator moved game {game.id} here{whence}: it goes on in this channel."]
+        if moved:
+            return [
+                said(
+                    "A moderator moved game {game} here from {channel}: it goes on in this "
+                    "channel.",
+                    game=game.id,
+                    channel="<#" + moved[1] + ">",
+                )
+            ]
+        return [
+            said("A moderator moved game {game} here: it goes on in this channel.", game=game.id)
+        ]
     return []

@@ -19,8 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from bot.i18n import said
 from bot.service.ratings import NEW_RATING, PROVISIONAL_RD, Rating, rate_game, rd_after_idle
 from bot.service.results import GameSummary, RatingChange
+from bot.service.words import colour_word
 from storage import GLOBAL_SCOPE, GameRow, RatingChangeRow, RatingRow, WriteTx
 
 LEADERBOARD_SIZE = 10
@@ -318,9 +320,20 @@ def rating_lines(changes: tuple[RatingChange, ...], label: Callable[[int], str])
         return []
     scope = changes[0].scope
     parts = [
-        f"{c.colour} {label(c.player_id)} {shown_rating(c.after, c.rd)} ({signed(c.delta)})"
+        said(
+            "{colour} {player} {rating} ({change})",
+            colour=colour_word(c.colour),
+            player=label(c.player_id),
+            rating=shown_rating(c.after, c.rd),
+            change=signed(c.delta),
+        )
         for c in changes
         if c.scope == scope
     ]
-    where = "server" if scope is not None else "global"
-    return [f"{RATING_LINE} ({where}): " + "; ".join(parts) + "."]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = said("{first}; {then}", first=joined, then=part)
+    # (English, it begins with RATING_LINE: the Discord board shows ratings in a field)
+    if scope is not None:
+        return [said("Rating changes (server): {changes}.", changes=joined)]
+    return [said("Rating changes (global): {changes}.", changes=joined)]

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.core import ServiceCore, check_id, clean_text
 from bot.service.errors import InvalidInput, InvalidState, NotAllowed
 from bot.service.live import make_view
 from bot.service.results import Outcome
+from bot.service.words import status_word
 from storage import GameChanges, NewAction
 
 RELOCATE_PATTERN = re.compile(r"^moved from channel (\d+) to channel (\d+)(?: \((.*)\))?$")
@@ -47,25 +49,39 @@ class Relocation(ServiceCore):
         user_id = check_id(user_id, "the user id")
         channel_id = check_id(channel_id, "the channel id")
         if moderator is not True:
-            raise NotAllowed("only a moderator can move a game to another channel")
+            raise NotAllowed(said("only a moderator can move a game to another channel"))
         why = clean_text(reason) if reason else None
         row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
             async with self._write() as tx:
                 row = await self._reload(tx, row.id)
                 if row.status != "active":
-                    state = "an open challenge" if row.status == "challenge" else row.status
+                    if row.status == "challenge":
+                        raise InvalidState(
+                            said(
+                                "game {game} is an open challenge: only a game in progress "
+                                "can be moved",
+                                game=row.id,
+                            )
+                        )
                     raise InvalidState(
-                        f"game {row.id} is {state}: only a game in progress can be moved"
+                        said(
+                            "game {game} is {status}: only a game in progress can be moved",
+                            game=row.id,
+                            status=status_word(row.status),
+                        )
                     )
                 if user_id in (row.white_id, row.black_id):
-                    raise NotAllowed("you play in this game; another moderator must move it")
+                    raise NotAllowed(said("you play in this game; another moderator must move it"))
                 if channel_id == row.location_id:
-                    raise InvalidInput(f"game {row.id} is already in that channel")
+                    raise InvalidInput(said("game {game} is already in that channel", game=row.id))
                 there = await tx.live_game_at(channel_id)
                 if there is not None:
                     raise InvalidState(
-                        f"that channel already has game {there.id}; choose another channel"
+                        said(
+                            "that channel already has game {game}; choose another channel",
+                            game=there.id,
+                        )
                     )
                 live = await self._live_in(tx, row)
                 old = row.location_id
@@ -83,10 +99,31 @@ class Relocation(ServiceCore):
                 await self._owe(tx, row, "board", payload={"actor": user_id})
             live.seq += 1
             view = make_view(row, live)
-        messages = (
-            f"Game {row.id} moved from <#{old}> to <#{channel_id}>"
-            + (f" ({why})" if why else "")
-            + "; its board follows there"
-            + (f", with {again} message(s) that could not be posted before." if again else "."),
-        )
+        values = {"game": row.id, "old": f"<#{old}>", "new": f"<#{channel_id}>"}
+        if why and again:
+            moved = said(
+                "Game {game} moved from {old} to {new} ({reason}); its board follows there, "
+                "with {n} message(s) that could not be posted before.",
+                reason=why,
+                n=again,
+                **values,
+            )
+        elif why:
+            moved = said(
+                "Game {game} moved from {old} to {new} ({reason}); its board follows there.",
+                reason=why,
+                **values,
+            )
+        elif again:
+            moved = said(
+                "Game {game} moved from {old} to {new}; its board follows there, "
+                "with {n} message(s) that could not be posted before.",
+                n=again,
+                **values,
+            )
+        else:
+            moved = said(
+                "Game {game} moved from {old} to {new}; its board follows there.", **values
+            )
+        messages = (moved,)
         return Outcome(view, messages)

@@ -76,6 +76,7 @@ from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
 from bot.service.tournaments import Tournaments
 from bot.service.withdraw import Withdrawal
+from bot.service.words import colour_name, colour_word, reason_word, status_word
 from storage import (
     CommitUnknownError,
     GameChanges,
@@ -325,18 +326,18 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         if opponent_id is not None:
             opponent_id = check_id(opponent_id, "the opponent id")
             if opponent_id == challenger_id:
-                raise InvalidInput("you cannot challenge yourself")
+                raise InvalidInput(said("you cannot challenge yourself"))
         if guild_id is not None:
             guild_id = check_id(guild_id, "the guild id")
         request_id = clean_request(request_id)
         check_variant(variant)
         if colour not in ("white", "black", "random"):
-            raise InvalidInput("the colour must be white, black or random")
+            raise InvalidInput(said("the colour must be white, black or random"))
         options = self._check_options(variant, options)
         if days is not None:
             days = check_days(days)
         if not isinstance(rated, bool):
-            raise InvalidInput("rated must be true or false")
+            raise InvalidInput(said("rated must be true or false"))
         now_ms = self._now_ms()
         limit = await self.server_settings.chosen(guild_id, "max_challenges")  # issue 27
         try:
@@ -367,15 +368,30 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         except CommitUnknownError:
             if request_id is None:
                 raise
-            row = await self._settle_new_game(request_id, "The challenge was not made")
+            row = await self._settle_new_game(request_id, said("The challenge was not made"))
         self._announce_row(row)
-        who = self._label(opponent_id) if opponent_id is not None else "anyone"
-        messages = (
-            f"Game {row.id}: {self._label(challenger_id)} challenges {who} to "
-            f"{variant_title(variant)} (challenger plays {colour}; {days_text(days)}; "
-            f"{'rated' if rated else 'unrated'}).",
-            "The dice are drawn when the challenge is accepted.",
-        )
+        values = {
+            "game": row.id,
+            "challenger": self._label(challenger_id),
+            "variant": variant_title(variant),
+            "colour": said("random") if colour == "random" else colour_word(colour),
+            "time": days_text(days),
+            "rated": said("rated") if rated else said("unrated"),
+        }
+        if opponent_id is None:
+            made = said(
+                "Game {game}: {challenger} challenges anyone to {variant} "
+                "(challenger plays {colour}; {time}; {rated}).",
+                **values,
+            )
+        else:
+            made = said(
+                "Game {game}: {challenger} challenges {opponent} to {variant} "
+                "(challenger plays {colour}; {time}; {rated}).",
+                opponent=self._label(opponent_id),
+                **values,
+            )
+        messages = (made, said("The dice are drawn when the challenge is accepted."))
         return Outcome(make_view(row, None), messages)
 
     async def _check_challenge_limit(
@@ -389,11 +405,23 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         )
         if len(open_ones) >= limit:
             ids = ", ".join(str(g.id) for g in sorted(open_ones, key=lambda g: g.id))
-            many = len(open_ones) != 1
+            if len(open_ones) == 1:
+                raise TooManyChallenges(
+                    said(
+                        "you already have 1 open challenge (game {games}); at most {limit} "
+                        "may wait at once: cancel one or wait for an answer",
+                        games=ids,
+                        limit=limit,
+                    )
+                )
             raise TooManyChallenges(
-                f"you already have {len(open_ones)} open challenge{'s' if many else ''} "
-                f"(game{'s' if many else ''} {ids}); at most {limit} may wait at once: "
-                "cancel one or wait for an answer"
+                said(
+                    "you already have {n} open challenges (games {games}); at most {limit} "
+                    "may wait at once: cancel one or wait for an answer",
+                    n=len(open_ones),
+                    games=ids,
+                    limit=limit,
+                )
             )
 
     async def accept(
@@ -411,7 +439,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         messages before the first dice (C4). ``seed``: only for local/demo play."""
         user_id = check_id(user_id, "the user id")
         if seed is not None and (not isinstance(seed, str) or not seed):
-            raise InvalidInput("a seed must be non-empty text")
+            raise InvalidInput(said("a seed must be non-empty text"))
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
             secret: str | None = None
@@ -421,14 +449,25 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                     row = await self._reload(tx, row.id)
                     if row.status != "challenge":
                         raise InvalidState(
-                            f"game {row.id} is not an open challenge (it is {row.status})"
+                            said(
+                                "game {game} is not an open challenge (it is {status})",
+                                game=row.id,
+                                status=status_word(row.status),
+                            )
                         )
                     now_ms = self._now_ms()
                     self._check_time(row, now_ms)  # an expired challenge cannot be accepted
                     if user_id == row.challenger_id:
-                        raise NotAllowed("you cannot accept your own challenge; cancel it instead")
+                        raise NotAllowed(
+                            said("you cannot accept your own challenge; cancel it instead")
+                        )
                     if row.opponent_id is not None and user_id != row.opponent_id:
-                        raise NotAllowed(f"this challenge is for {self._label(row.opponent_id)}")
+                        raise NotAllowed(
+                            said(
+                                "this challenge is for {player}",
+                                player=self._label(row.opponent_id),
+                            )
+                        )
                     colour = row.challenger_colour
                     if colour == "random":
                         colour = self._rng.choice(COLOURS)
@@ -443,7 +482,13 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                             new_engine_game, row.variant, row.options, drawn, row.id
                         )
                     except ValueError as error:
-                        raise InvalidInput(f"cannot set up {row.variant}: {error}") from error
+                        raise InvalidInput(
+                            said(
+                                "cannot set up {variant}: {error}",
+                                variant=row.variant,
+                                error=str(error),
+                            )
+                        ) from error
                     await tx.upsert_player(user_id)
                     secret = drawn
                     row = await tx.update_game(
@@ -470,7 +515,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                 row = await self._settle_state(
                     row.id,
                     lambda stored: stored.seed == mine and stored.status != "challenge",
-                    "The challenge was not accepted",
+                    said("The challenge was not accepted"),
                 )
             live = Live(game, 0, 0) if row.log_count == 0 else await self._live_read(row)
             if live is None:  # (settled as accepted, so it has its seed: never)
@@ -480,9 +525,14 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             shown = await self._present(live, view, render=render)
         self._announce_row(row)
         messages = (
-            f"Game {row.id} begins: {variant_title(row.variant)}, white {self._label(white)}, "
-            f"black {self._label(black)}.",
-            f"Dice commitment: {row.commitment}",
+            said(
+                "Game {game} begins: {variant}, white {white}, black {black}.",
+                game=row.id,
+                variant=variant_title(row.variant),
+                white=self._label(white),
+                black=self._label(black),
+            ),
+            said("Dice commitment: {commitment}", commitment=row.commitment),
             self._to_move_line(view),
         )
         return Outcome(
@@ -531,24 +581,38 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                 row = await self._reload(tx, row.id)
                 if row.status != "challenge":
                     raise InvalidState(
-                        f"game {row.id} is not an open challenge (it is {row.status})"
+                        said(
+                            "game {game} is not an open challenge (it is {status})",
+                            game=row.id,
+                            status=status_word(row.status),
+                        )
                     )
                 if status == "cancelled" and user_id != row.challenger_id:
-                    raise NotAllowed("only the challenger can cancel a challenge")
+                    raise NotAllowed(said("only the challenger can cancel a challenge"))
                 if status == "declined" and user_id != row.opponent_id:
                     if row.opponent_id is None:
-                        raise NotAllowed("an open challenge cannot be declined; just leave it")
-                    raise NotAllowed("only the challenged player can decline")
+                        raise NotAllowed(
+                            said("an open challenge cannot be declined; just leave it")
+                        )
+                    raise NotAllowed(said("only the challenged player can decline"))
                 row = await tx.update_game(
                     row.id,
                     GameChanges(status=status, deadline_ms=None),  # type: ignore[arg-type]
                 )
         except CommitUnknownError:  # only this command ends a challenge that way
             row = await self._settle_state(
-                game_id, lambda stored: stored.status == status, f"The challenge was not {status}"
+                game_id,
+                lambda stored: stored.status == status,
+                said("The challenge was not cancelled")
+                if status == "cancelled"
+                else said("The challenge was not declined"),
             )
         self._cache.pop(row.id, None)
-        return Outcome(make_view(row, None), (f"Game {row.id}: challenge {status}.",))
+        if status == "cancelled":
+            closed = said("Game {game}: challenge cancelled.", game=row.id)
+        else:
+            closed = said("Game {game}: challenge declined.", game=row.id)
+        return Outcome(make_view(row, None), (closed,))
 
     # ----- playing ----------------------------------------------------------
 
@@ -595,7 +659,11 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                     self._check_mover(row, user_id, colour)
                     if expected_ply is not None and expected_ply != live.ply:
                         raise StaleAction(
-                            f"the game moved on (ply {live.ply}, you saw {expected_ply}); look again"
+                            said(
+                                "the game moved on (ply {ply}, you saw {seen}); look again",
+                                ply=live.ply,
+                                seen=expected_ply,
+                            )
                         )
                     before = len(game.rolls)
                     drawn = dice_drawn(game)
@@ -640,7 +708,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                 settled = await self._settle_entry(
                     entry,
                     (played(colour, entry.text),),
-                    "Your move was not played",
+                    said("Your move was not played"),
                     render=render,
                     orientation=orientation,
                 )
@@ -691,7 +759,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                     result_reason="resignation",
                     draw_offer=None,
                 ),
-                [f"{colour.capitalize()} resigns."],
+                [said("{colour} resigns.", colour=colour_name(colour))],
                 (winner, "resignation"),
             )
 
@@ -711,14 +779,14 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
     ) -> Outcome:
         def step(row: GameRow, colour: str, live: Live) -> Step:
             if row.draw_offer == colour:
-                raise InvalidState("you have already offered a draw")
+                raise InvalidState(said("you have already offered a draw"))
             if row.draw_offer == other_colour(colour):
                 return self._agree(colour)
             return Step(
                 "draw_offer",
                 f"{colour} offers a draw",
                 GameChanges(draw_offer=colour),  # type: ignore[arg-type]
-                [f"{colour.capitalize()} offers a draw."],
+                [said("{colour} offers a draw.", colour=colour_name(colour))],
             )
 
         # an offer that met the other side's offer was logged as an agreement
@@ -775,7 +843,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                 "draw_decline",
                 f"{colour} declines the draw",
                 GameChanges(draw_offer=None),
-                [f"{colour.capitalize()} declines the draw."],
+                [said("{colour} declines the draw.", colour=colour_name(colour))],
             )
 
         return await self._player_command(
@@ -827,7 +895,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         Every abort is a log entry: who did it (``actor_id``) and why (its text)."""
         user_id = check_id(user_id, "the user id")
         if moderator is not True:
-            raise NotAllowed("only a moderator can abort a game")
+            raise NotAllowed(said("only a moderator can abort a game"))
         why = clean_text(reason) if reason else "aborted by a moderator"
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         entry: NewAction | None = None
@@ -835,17 +903,31 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             async with self._lock(self._game_locks, row.id), self._write() as tx:
                 row = await self._reload(tx, row.id)
                 if not row.is_live:
-                    raise InvalidState(f"game {row.id} is already over ({row.status})")
+                    raise InvalidState(
+                        said(
+                            "game {game} is already over ({status})",
+                            game=row.id,
+                            status=status_word(row.status),
+                        )
+                    )
                 if row.status == "active" and user_id in (row.white_id, row.black_id):
-                    raise NotAllowed("you play in this game; resign instead")
+                    raise NotAllowed(said("you play in this game; resign instead"))
                 entry, row = await self._log_abort(tx, row, user_id, why)
         except CommitUnknownError:
             if entry is None:
                 raise
-            row = await self._settle_logged(entry, "The game was not aborted")
+            row = await self._settle_logged(entry, said("The game was not aborted"))
         self._cache.pop(row.id, None)
         view = make_view(row, None)
         return Outcome(
             view,
-            (f"Game {row.id} aborted by {self._label(user_id)}: {why}.", *self._reveal_lines(row)),
+            (
+                said(
+                    "Game {game} aborted by {player}: {reason}.",
+                    game=row.id,
+                    player=self._label(user_id),
+                    reason=reason_word(why),
+                ),
+                *self._reveal_lines(row),
+            ),
         )

@@ -31,6 +31,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.i18n import said
 from bot.service.clock import MAX_DAYS, MIN_DAYS
 from bot.service.core import check_id
 from bot.service.errors import InvalidInput
@@ -123,17 +124,17 @@ def _check_value(name: str, value: Any) -> Any:
     """The stored form of ``value`` for setting ``name``, or ``InvalidInput``."""
     if name in ("threads", "rated", "web_list"):
         if not isinstance(value, bool):
-            raise InvalidInput(f"{name} must be true or false")
+            raise InvalidInput(said("{name} must be true or false", name=name))
         return value
     if name == "channels":
         ids = tuple(dict.fromkeys(check_id(c, "a channel id") for c in value))
         if len(ids) > MAX_CHANNELS:
-            raise InvalidInput(f"at most {MAX_CHANNELS} channels can be listed")
+            raise InvalidInput(said("at most {n} channels can be listed", n=MAX_CHANNELS))
         return list(ids)
     if name == "tournament_role":
         return check_id(value, "the role id")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"{name} must be a whole number")
+        raise InvalidInput(said("{name} must be a whole number", name=name))
     low, high = {
         "days": (0, MAX_DAYS),
         "max_challenges": (1, MAX_CHALLENGES_LIMIT),
@@ -142,9 +143,13 @@ def _check_value(name: str, value: Any) -> Any:
         "tournament_players": (2, MAX_TOURNAMENT_PLAYERS_LIMIT),
     }[name]
     if name == "days" and value != 0 and value < MIN_DAYS:
-        raise InvalidInput(f"days must be 0 (no time limit) or {MIN_DAYS} to {MAX_DAYS}")
+        raise InvalidInput(
+            said("days must be 0 (no time limit) or {low} to {high}", low=MIN_DAYS, high=MAX_DAYS)
+        )
     if not low <= value <= high:
-        raise InvalidInput(f"{name} must be from {low} to {high}")
+        raise InvalidInput(
+            said("{name} must be from {low} to {high}", name=name, low=low, high=high)
+        )
     return value
 
 
@@ -232,7 +237,11 @@ class ServerSettings:
         unknown = [n for n in (*values, *reset) if n not in NAMES]
         if unknown:
             raise InvalidInput(
-                f"there is no setting {unknown[0]!r}; the settings are {', '.join(NAMES)}"
+                said(
+                    "there is no setting {name}; the settings are {names}",
+                    name=repr(unknown[0]),
+                    names=", ".join(NAMES),
+                )
             )
         checked = {name: _check_value(name, value) for name, value in values.items()}
         added = [check_id(c, "a channel id") for c in add_channels]
@@ -282,9 +291,11 @@ class ServerSettings:
         """Change a user's theme and/or orientation (``None``: leave it)."""
         user_id = check_id(user_id, "the user id")
         if theme is not None and theme not in THEMES:
-            raise InvalidInput(f"the theme must be one of: {', '.join(THEMES)}")
+            raise InvalidInput(said("the theme must be one of: {themes}", themes=", ".join(THEMES)))
         if orientation is not None and orientation not in ORIENTATIONS:
-            raise InvalidInput(f"the orientation must be one of: {', '.join(ORIENTATIONS)}")
+            raise InvalidInput(
+                said("the orientation must be one of: {choices}", choices=", ".join(ORIENTATIONS))
+            )
         async with self._write() as tx:
             stored = await tx.user_prefs(user_id) or {}
             prefs = replace(

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import variants
+from bot.i18n import said
 from bot.service.errors import CorruptGame
 from bot.service.live import Live, catch_up, dice_drawn
 from storage import ActionRow, GameRow, SnapshotRow
@@ -41,7 +42,7 @@ def restore(row: GameRow, snapshot: SnapshotRow, after: Sequence[ActionRow]) -> 
     caller then replays the whole log. An 'undo' after the snapshot may take back a move
     inside it: that needs the whole log too."""
     if row.seed is None:
-        raise CorruptGame(f"game {row.id} has no dice seed: it never started")
+        raise CorruptGame(said("game {game} has no dice seed: it never started", game=row.id))
     if snapshot.format != FORMAT:
         raise ValueError(f"unknown snapshot format {snapshot.format!r}")
     if snapshot.game_id != row.id or snapshot.seq > row.log_count:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 import variants
+from bot.i18n import said
 from bot.service.core import check_id, check_variant
 from bot.service.errors import InvalidInput
 from bot.service.live import make_summary
@@ -82,7 +83,7 @@ class Standings:
         if user_id is not None:
             user_id = check_id(user_id, "the user id")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
-            raise InvalidInput("a leaderboard shows 1 to 100 players")
+            raise InvalidInput(said("a leaderboard shows 1 to 100 players"))
         scope = _scope_of(guild_id)
         rows = await self.repo.leaderboard(scope, variant, limit)
         top = tuple(_standing(n, r) for n, r in enumerate(rows, 1))

@@ -35,6 +35,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from bot.i18n import said
 from bot.service.errors import (
     NotFound,
     OutcomeUnknown,
@@ -76,7 +77,10 @@ NOT_SAVED = "the connection to the database was lost before it was saved"
 
 def not_done(what: str) -> str:
     """The "not played" answer: ``what`` was not done, and may be sent again."""
-    return f"{what}: {NOT_SAVED}. Send it again."
+    return said(
+        "{what}: the connection to the database was lost before it was saved. Send it again.",
+        what=what,
+    )
 
 
 def service_error(error: BaseException) -> BaseException:
@@ -96,7 +100,9 @@ def service_error(error: BaseException) -> BaseException:
     if isinstance(error, NotFoundError):
         return NotFound(str(error))
     if isinstance(error, StorageError):
-        return StoreFault(f"the database refused this ({error}); nothing was saved")
+        return StoreFault(
+            said("the database refused this ({error}); nothing was saved", error=str(error))
+        )
     return error
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import variants
+from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.clock import turn_clock
 from bot.service.core import check_id, clean_request, other_colour
@@ -29,10 +30,10 @@ from bot.service.errors import InvalidState, NotAllowed
 from bot.service.live import Live, make_view, rebuild, taken_back
 from bot.service.looking import Looking
 from bot.service.results import GameView, Outcome
+from bot.service.words import colour_name, colour_word
 from storage import ActionRow, CommitUnknownError, GameChanges, GameRow, NewAction, WriteTx
 
 COMPUTER_TAKEBACK_LEVELS = (1, 2)  # the computer agrees to a takeback at these levels
-TAKE_BACK_RULE = "a move can be taken back only while no die has been rolled since it"
 
 
 def undo_target(actions: Sequence[ActionRow]) -> ActionRow:
@@ -42,17 +43,23 @@ def undo_target(actions: Sequence[ActionRow]) -> ActionRow:
     try:
         undone = {move.seq for move in taken_back(actions).values()}
     except ValueError as error:
-        raise InvalidState(f"this game's log cannot be taken back: {error}") from error
+        raise InvalidState(
+            said("this game's log cannot be taken back: {error}", error=str(error))
+        ) from error
     moves = [a for a in actions if a.kind == "move" and a.seq not in undone]
     if not moves:
-        raise InvalidState("there is no move to take back")
+        raise InvalidState(said("there is no move to take back"))
     target = moves[-1]
     rolled = [v for a in actions if a.seq >= target.seq for _, v in a.rolls]
     if rolled:
         dice = " ".join(str(v) for v in rolled)
         raise InvalidState(
-            f"{target.text} cannot be taken back: dice were rolled since ([{dice}]); "
-            "a move can be taken back only while no die has been rolled after it"
+            said(
+                "{move} cannot be taken back: dice were rolled since ([{dice}]); "
+                "a move can be taken back only while no die has been rolled after it",
+                move=target.text,
+                dice=dice,
+            )
         )
     return target
 
@@ -64,18 +71,24 @@ def takeback_moves(actions: Sequence[ActionRow], user_id: int) -> list[ActionRow
     try:
         undone = {move.seq for move in taken_back(actions).values()}
     except ValueError as error:
-        raise InvalidState(f"this game's log cannot be taken back: {error}") from error
+        raise InvalidState(
+            said("this game's log cannot be taken back: {error}", error=str(error))
+        ) from error
     moves = [a for a in actions if a.kind == "move" and a.seq not in undone]
     mine = [m for m in moves if m.actor_id == user_id]
     if not mine:
-        raise InvalidState("you have no move to take back")
+        raise InvalidState(said("you have no move to take back"))
     first = mine[-1]
     rolled = [v for a in actions if a.seq >= first.seq for _, v in a.rolls]
     if rolled:
         dice = " ".join(str(v) for v in rolled)
         raise InvalidState(
-            f"{first.text} cannot be taken back: dice were rolled since ([{dice}]); "
-            f"{TAKE_BACK_RULE}"
+            said(
+                "{move} cannot be taken back: dice were rolled since ([{dice}]); "
+                "a move can be taken back only while no die has been rolled since it",
+                move=first.text,
+                dice=dice,
+            )
         )
     return [m for m in moves if m.seq >= first.seq]
 
@@ -99,7 +112,10 @@ def pending_takeback(row: GameRow) -> str | None:
 
 
 def moves_text(moves: Sequence[ActionRow]) -> str:
-    return " and ".join(m.text for m in moves)
+    """``e4``, ``e4 and e5``, ``e4 and e5 and Nf3``."""
+    if len(moves) <= 1:
+        return "".join(m.text for m in moves)
+    return said("{first} and {last}", first=moves_text(moves[:-1]), last=moves[-1].text)
 
 
 class TakeBack(Looking):
@@ -109,7 +125,7 @@ class TakeBack(Looking):
     @staticmethod
     def _side_of(row: GameRow, user_id: int) -> str:
         if user_id not in (row.white_id, row.black_id):
-            raise NotAllowed("you are not playing in this game")
+            raise NotAllowed(said("you are not playing in this game"))
         return "white" if user_id == row.white_id else "black"
 
     async def request_takeback(
@@ -137,25 +153,34 @@ class TakeBack(Looking):
                 if row.computer is not None:
                     if live.game.turn == row.computer:
                         raise InvalidState(
-                            "the computer is thinking; ask for a takeback after its move"
+                            said("the computer is thinking; ask for a takeback after its move")
                         )
                     if row.computer_level not in COMPUTER_TAKEBACK_LEVELS:
                         raise NotAllowed(
-                            f"the computer at level {row.computer_level} does not take moves "
-                            "back; it agrees to takebacks at levels 1 and 2"
+                            said(
+                                "the computer at level {level} does not take moves back; "
+                                "it agrees to takebacks at levels 1 and 2",
+                                level=row.computer_level,
+                            )
                         )
                 actions = await tx.actions(row.id)
                 moves = takeback_moves(actions, user_id)
                 if row.computer is not None:  # it agrees at once
                     done = await self._take_back(tx, row, actions, moves, user_id, request_id)
-                    lead = f"The computer agrees: {colour} takes back {moves_text(moves)}."
+                    lead = said(
+                        "The computer agrees: {colour} takes back {moves}.",
+                        colour=colour_word(colour),
+                        moves=moves_text(moves),
+                    )
                     return await self._taken_back(done, lead, render)
                 pending = pending_takeback(row)
                 if pending == colour:
-                    raise InvalidState("you have already asked for a takeback; wait for the answer")
+                    raise InvalidState(
+                        said("you have already asked for a takeback; wait for the answer")
+                    )
                 if pending is not None:
                     raise InvalidState(
-                        "your opponent has asked for a takeback; accept or decline it first"
+                        said("your opponent has asked for a takeback; accept or decline it first")
                     )
                 row = await tx.update_game(
                     row.id,
@@ -163,12 +188,16 @@ class TakeBack(Looking):
                 )
             view = make_view(row, live)
         answerer = row.black_id if colour == "white" else row.white_id
-        who = self._label(answerer) if answerer is not None else other_colour(colour)
+        who = self._label(answerer) if answerer is not None else colour_word(other_colour(colour))
         return Outcome(
             view,
             (
-                f"{colour.capitalize()} asks to take back {moves_text(moves)}.",
-                f"{who}, accept or decline the takeback.",
+                said(
+                    "{colour} asks to take back {moves}.",
+                    colour=colour_name(colour),
+                    moves=moves_text(moves),
+                ),
+                said("{player}, accept or decline the takeback.", player=who),
             ),
         )
 
@@ -199,7 +228,12 @@ class TakeBack(Looking):
                 moves = takeback_moves(actions, asker)
                 done = await self._take_back(tx, row, actions, moves, asker, request_id)
             asked = other_colour(colour)
-            lead = f"{asked.capitalize()} takes back {moves_text(moves)}; {colour} agreed."
+            lead = said(
+                "{colour} takes back {moves}; {other} agreed.",
+                colour=colour_name(asked),
+                moves=moves_text(moves),
+                other=colour_word(colour),
+            )
             return await self._taken_back(done, lead, render)
 
     async def decline_takeback(
@@ -220,24 +254,32 @@ class TakeBack(Looking):
                 colour = self._side_of(row, user_id)
                 pending = pending_takeback(row)
                 if pending is None:
-                    raise InvalidState("there is no takeback request to answer")
+                    raise InvalidState(said("there is no takeback request to answer"))
                 row = await tx.update_game(
                     row.id, GameChanges(takeback_offer=None, takeback_seq=None)
                 )
             view = make_view(row, live)
-        said = "withdraws the takeback request" if pending == colour else "declines the takeback"
-        return Outcome(view, (f"{colour.capitalize()} {said}; the game goes on.",))
+        if pending == colour:
+            answer = said(
+                "{colour} withdraws the takeback request; the game goes on.",
+                colour=colour_name(colour),
+            )
+        else:
+            answer = said(
+                "{colour} declines the takeback; the game goes on.", colour=colour_name(colour)
+            )
+        return Outcome(view, (answer,))
 
     def _pending_asker(self, row: GameRow, colour: str) -> int:
         """The player whose request ``colour`` may accept, or why there is none."""
         pending = pending_takeback(row)
         if pending is None:
-            raise InvalidState("there is no takeback request to answer")
+            raise InvalidState(said("there is no takeback request to answer"))
         if pending == colour:
-            raise NotAllowed("you asked for this takeback; your opponent answers it")
+            raise NotAllowed(said("you asked for this takeback; your opponent answers it"))
         asker = row.white_id if pending == "white" else row.black_id
         if asker is None:
-            raise InvalidState("there is no takeback request to answer")
+            raise InvalidState(said("there is no takeback request to answer"))
         return asker
 
     async def _take_back(
@@ -334,7 +376,7 @@ class TakeBack(Looking):
                     return repeated
                 await self._active_live(tx, row)
                 if user_id not in (row.white_id, row.black_id):
-                    raise NotAllowed("you are not playing in this game")
+                    raise NotAllowed(said("you are not playing in this game"))
                 actions = await tx.actions(row.id)
                 target = undo_target(actions)
                 text = f"undo {target.text}"
@@ -353,7 +395,10 @@ class TakeBack(Looking):
         colour = str(live.game.turn)
         return Outcome(
             view,
-            (f"{colour.capitalize()} takes back {target.text}.", *self._status_lines(row, view)),
+            (
+                said("{colour} takes back {move}.", colour=colour_name(colour), move=target.text),
+                *self._status_lines(row, view),
+            ),
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,

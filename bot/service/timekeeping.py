@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from bot.i18n import said
 from bot.service.clock import (
     Clock,
     SystemClock,
@@ -21,6 +22,7 @@ from bot.service.clock import (
     turn_clock,
 )
 from bot.service.errors import TimeUp
+from bot.service.words import colour_word
 from storage import GameRow
 
 
@@ -70,10 +72,24 @@ class Timekeeping:
         self._announce_due(now_ms)  # the scheduler may be asleep: this is due now
         when = iso(from_ms(row.deadline_ms))
         if row.status == "challenge":
-            raise TimeUp(f"game {row.id}: the challenge expired at {when}")
+            raise TimeUp(
+                said("game {game}: the challenge expired at {when}", game=row.id, when=when)
+            )
+        if row.clock_side is None:
+            raise TimeUp(
+                said(
+                    "game {game}: the side to act's time ran out at {when}; the game ends on time",
+                    game=row.id,
+                    when=when,
+                )
+            )
         raise TimeUp(
-            f"game {row.id}: {row.clock_side or 'the side to act'}'s time ran out at {when}; "
-            "the game ends on time"
+            said(
+                "game {game}: {colour}'s time ran out at {when}; the game ends on time",
+                game=row.id,
+                colour=colour_word(row.clock_side),
+                when=when,
+            )
         )
 
     @staticmethod

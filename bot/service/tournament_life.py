@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.i18n import said
 from bot.service.clock import (
     DAY_MS,
     from_ms,
@@ -292,7 +293,13 @@ class TournamentLife:
             last = await tx.actions(game.id, after=max(0, game.log_count - 1))
             end = board_end(game, last[-1] if last else None)
             if end is None:  # still played: the round is not over (never, once claimed)
-                raise ServiceError(f"game {game.id} of round {number} is still being played")
+                raise ServiceError(
+                    said(
+                        "game {game} of round {round} is still being played",
+                        game=game.id,
+                        round=number,
+                    )
+                )
             await tx.set_board_result(
                 tournament.id, number, board.board, end.result, end.forfeit, end.ending
             )
@@ -427,7 +434,11 @@ class TournamentLife:
         try:
             game = await core._cpu(new_engine_game, tournament.variant, options, secret, row.id)
         except ValueError as error:
-            raise InvalidInput(f"cannot set up {tournament.variant}: {error}") from error
+            raise InvalidInput(
+                said(
+                    "cannot set up {variant}: {error}", variant=tournament.variant, error=str(error)
+                )
+            ) from error
         row = await tx.update_game(
             row.id, GameChanges(**turn_clock(tournament.days, game.turn, core._now_ms()))
         )

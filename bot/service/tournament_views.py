@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.service.clock import from_ms, iso
+from bot.i18n import said
+from bot.service.clock import days_text, from_ms, iso
 from bot.service.core import ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound
 from bot.service.live import variant_title
@@ -111,14 +112,16 @@ class TournamentViews:
         """The tournament named by id (in this server), or the server's only live one
         (``live=False``: else its latest)."""
         if guild_id is None:
-            raise InvalidInput("tournaments are run in a server, not in direct messages")
+            raise InvalidInput(said("tournaments are run in a server, not in direct messages"))
         guild_id = check_id(guild_id, "the server id")
         repo = self.core.repo
         if tournament_id is not None:
             wanted = check_id(tournament_id, "the tournament id")
             row = await repo.tournament(wanted)
             if row is None or row.guild_id != guild_id:
-                raise NotFound(f"there is no tournament {wanted} on this server")
+                raise NotFound(
+                    said("there is no tournament {tournament} on this server", tournament=wanted)
+                )
             return row
         rows = await repo.tournaments_of_guild(guild_id, LIVE_TOURNAMENT, 25)
         if len(rows) == 1:
@@ -126,13 +129,17 @@ class TournamentViews:
         if len(rows) > 1:
             ids = ", ".join(str(r.id) for r in sorted(rows, key=lambda r: r.id))
             raise InvalidInput(
-                f"this server has {len(rows)} tournaments under way ({ids}); name one by its id"
+                said(
+                    "this server has {n} tournaments under way ({ids}); name one by its id",
+                    n=len(rows),
+                    ids=ids,
+                )
             )
         if not live:
             latest = await repo.tournaments_of_guild(guild_id, ("finished", "cancelled"), 1)
             if latest:
                 return latest[0]
-        raise NotFound("there is no tournament on this server now")
+        raise NotFound(said("there is no tournament on this server now"))
 
     # ----- looking ---------------------------------------------------------------------
 
@@ -143,34 +150,49 @@ class TournamentViews:
         players = await self.core.repo.tournament_players(row.id)
         rounds = await self.core.repo.tournament_rounds(row.id)
         joined = [p for p in players if p.status == "joined"]
-        fmt = "Swiss" if row.format == "swiss" else "Round robin"
+        fmt = said("Swiss") if row.format == "swiss" else said("Round robin")
         if row.format == "round-robin" and row.settings.get("double"):
-            fmt = "Double round robin"
-        lines = [
-            f"{fmt} of {variant_title(row.variant)}, "
-            + (
-                f"{row.rounds} rounds"
-                if row.format == "swiss" or row.status != "registration"
-                else "rounds set by the players at the start"
-            )
-            + f", {row.days} day{'s' if row.days != 1 else ''} per move, "
-            + ("rated." if row.rated else "unrated."),
+            fmt = said("Double round robin")
+        if row.format == "swiss" or row.status != "registration":
+            rounds_text = said("{n} rounds", n=row.rounds)
+        else:
+            rounds_text = said("rounds set by the players at the start")
+        lines: list[str] = [
+            said(
+                "{format} of {variant}, {rounds}, {time}, {rated}.",
+                format=fmt,
+                variant=variant_title(row.variant),
+                rounds=rounds_text,
+                time=days_text(row.days) if row.days else said("0 days per move"),
+                rated=said("rated") if row.rated else said("unrated"),
+            ),
         ]
         start = iso(from_ms(row.starts_ms))
         if row.status == "registration":
             lines.append(
-                f"Registration open until {start}: {len(joined)} of "
-                f"{row.settings.get('max_players', '?')} players."
+                said(
+                    "Registration open until {start}: {joined} of {most} players.",
+                    start=start,
+                    joined=len(joined),
+                    most=row.settings.get("max_players", "?"),
+                )
             )
         elif row.status == "running":
-            lines.append(f"Round {row.current_round} of {row.rounds} is being played.")
+            lines.append(
+                said(
+                    "Round {round} of {rounds} is being played.",
+                    round=row.current_round,
+                    rounds=row.rounds,
+                )
+            )
         elif row.status == "finished":
             winner = next((p for p in players if p.player_id == row.winner_id), None)
-            lines.append(
-                "Finished" + (f": won by {self._name(winner)}." if winner is not None else ".")
-            )
+            if winner is not None:
+                lines.append(said("Finished: won by {player}.", player=self._name(winner)))
+            else:
+                lines.append(said("Finished."))
         else:
-            lines.append("Cancelled.")
+            lines.append(said("Cancelled."))
         return TournamentInfo(row, tuple(players), tuple(rounds), tuple(lines))
 
     async def log(
@@ -189,12 +211,19 @@ class TournamentViews:
         repo = self.core.repo
         rounds = await repo.tournament_rounds(row.id)
         if not rounds:
-            raise InvalidState(f"tournament {row.id} has no round paired yet")
+            raise InvalidState(
+                said("tournament {tournament} has no round paired yet", tournament=row.id)
+            )
         number = rounds[-1].number if round_no is None else check_id(round_no, "the round")
         rnd = next((r for r in rounds if r.number == number), None)
         if rnd is None:
             raise NotFound(
-                f"tournament {row.id} has no round {number} (rounds 1 to {rounds[-1].number})"
+                said(
+                    "tournament {tournament} has no round {round} (rounds 1 to {last})",
+                    tournament=row.id,
+                    round=number,
+                    last=rounds[-1].number,
+                )
             )
         players = await repo.tournament_players(row.id)
         names = {p.player_id: self._name(p) for p in players}
@@ -312,7 +341,7 @@ class TournamentViews:
     async def _reread(self, tournament_id: int) -> TournamentRow:
         row = await self.core.repo.tournament(tournament_id)
         if row is None:
-            raise NotFound(f"there is no tournament {tournament_id}")
+            raise NotFound(said("there is no tournament {tournament}", tournament=tournament_id))
         return row
 
     def _name(self, player: TournamentPlayerRow | None) -> str:

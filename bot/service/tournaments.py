@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from bot.i18n import said
 from bot.service.clock import check_days, from_ms, iso, to_ms
 from bot.service.core import ServiceCore, check_id, check_variant, clean_text
 from bot.service.errors import InvalidInput, InvalidState, NotAllowed, NotFound
@@ -48,6 +49,7 @@ from bot.service.tournament_views import (
     TournamentViews,
     points_text,
 )
+from bot.service.words import reason_word, tournament_status_word
 from bot.tournament.roundrobin import MAX_PLAYERS as ROUND_ROBIN_MAX
 from storage import GameChanges, WriteTx
 from storage.tournaments import (
@@ -70,8 +72,8 @@ def parse_start(text: str, now: datetime) -> datetime:
     """A start time: a delay (``2h``, ``3d``, ``1d 12h``, ``90m``), a UTC time
     (``2030-05-01 18:00``, or ISO 8601 with an offset) or a Discord timestamp
     (``<t:1893456000:F>``)."""
-    said = " ".join(str(text).split())
-    words = said.lower().removeprefix("in ").strip()
+    typed = " ".join(str(text).split())
+    words = typed.lower().removeprefix("in ").strip()
     if words and _DELAY.sub("", words).strip(" ,and") == "":
         delta = timedelta()
         for amount, unit in _DELAY.findall(words):
@@ -83,15 +85,18 @@ def parse_start(text: str, now: datetime) -> datetime:
             else:
                 delta += timedelta(minutes=n)
         return now + delta
-    stamp = _STAMP.match(said)
+    stamp = _STAMP.match(typed)
     if stamp:
         return datetime.fromtimestamp(int(stamp[1]), UTC)
     try:
-        when = datetime.fromisoformat(said.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(typed.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInput(
-            f"I can't read the start {said[:40]!r}: give a time like 2030-05-01 18:00 (UTC) "
-            "or a delay like 2h or 3d"
+            said(
+                "I can't read the start {start}: give a time like 2030-05-01 18:00 (UTC) "
+                "or a delay like 2h or 3d",
+                start=repr(typed[:40]),
+            )
         ) from None
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
@@ -140,31 +145,39 @@ class Tournaments(TournamentLife, TournamentViews):
         user_id = check_id(user_id, "the user id")
         if may_run is not True:
             raise NotAllowed(
-                "only moderators and members with the server's tournament role can create "
-                "a tournament"
+                said(
+                    "only moderators and members with the server's tournament role can create "
+                    "a tournament"
+                )
             )
         check_variant(variant)
         if format not in FORMATS:
-            raise InvalidInput("the format must be swiss or round-robin")
+            raise InvalidInput(said("the format must be swiss or round-robin"))
         if isinstance(rounds, bool) or not isinstance(rounds, int):
-            raise InvalidInput("the rounds must be a whole number")
+            raise InvalidInput(said("the rounds must be a whole number"))
         if format == "swiss" and not 1 <= rounds <= MAX_SWISS_ROUNDS:
-            raise InvalidInput(f"a Swiss has 1 to {MAX_SWISS_ROUNDS} rounds")
+            raise InvalidInput(said("a Swiss has 1 to {n} rounds", n=MAX_SWISS_ROUNDS))
         if format == "round-robin" and rounds not in (1, 2):
             raise InvalidInput(
-                "a round robin is played once (rounds 1) or twice with colours swapped (rounds 2)"
+                said(
+                    "a round robin is played once (rounds 1) or twice with colours swapped "
+                    "(rounds 2)"
+                )
             )
         days = check_days(days)
         if not isinstance(rated, bool):
-            raise InvalidInput("rated must be true or false")
+            raise InvalidInput(said("rated must be true or false"))
         now = self.core.clock.now()
         when = starts if isinstance(starts, datetime) else parse_start(starts, now)
         if when <= now:
             raise InvalidInput(
-                f"the start {iso(when)} has passed; choose a later time (or a delay like 2h)"
+                said(
+                    "the start {start} has passed; choose a later time (or a delay like 2h)",
+                    start=iso(when),
+                )
             )
         if when > now + timedelta(days=MAX_START_DAYS):
-            raise InvalidInput(f"a tournament must start within {MAX_START_DAYS} days")
+            raise InvalidInput(said("a tournament must start within {n} days", n=MAX_START_DAYS))
         title = (
             clean_text(name)[:MAX_NAME]
             if name
@@ -187,8 +200,13 @@ class Tournaments(TournamentLife, TournamentViews):
             if len(live) >= server.max_tournaments:
                 ids = ", ".join(str(t.id) for t in sorted(live, key=lambda t: t.id))
                 raise InvalidState(
-                    f"this server already has {len(live)} tournaments under way ({ids}); "
-                    f"at most {server.max_tournaments} may run at once"
+                    said(
+                        "this server already has {n} tournaments under way ({ids}); "
+                        "at most {most} may run at once",
+                        n=len(live),
+                        ids=ids,
+                        most=server.max_tournaments,
+                    )
                 )
             row = await tx.insert_tournament(
                 NewTournament(
@@ -216,8 +234,13 @@ class Tournaments(TournamentLife, TournamentViews):
         self.core._announce_due(row.starts_ms)  # the scheduler wakes for the start
         return TournamentNews(
             row,
-            f"Tournament {row.id} ({row.name}) is open for registration until {iso(when)}: "
-            f"join with /tournament join.",
+            said(
+                "Tournament {tournament} ({name}) is open for registration until {end}: "
+                "join with /tournament join.",
+                tournament=row.id,
+                name=row.name,
+                end=iso(when),
+            ),
         )
 
     async def start(
@@ -226,21 +249,32 @@ class Tournaments(TournamentLife, TournamentViews):
         """Close the registration now and pair round 1 (at least two players)."""
         user_id = check_id(user_id, "the user id")
         if may_run is not True:
-            raise NotAllowed("only moderators and the tournament role can start a tournament")
+            raise NotAllowed(said("only moderators and the tournament role can start a tournament"))
         row = await self.find(guild_id, tournament_id)
         if row.status != "registration":
-            raise InvalidState(f"tournament {row.id} has already started")
+            raise InvalidState(
+                said("tournament {tournament} has already started", tournament=row.id)
+            )
         now_ms = self.core._now_ms()
         async with self.core._write() as tx:
             row = await self._locked(tx, row.id)
             if row.status != "registration":
-                raise InvalidState(f"tournament {row.id} has already started")
+                raise InvalidState(
+                    said("tournament {tournament} has already started", tournament=row.id)
+                )
             if await tx.count_joined(row.id) < 2:
-                raise InvalidState(f"tournament {row.id} needs at least two players to start")
+                raise InvalidState(
+                    said(
+                        "tournament {tournament} needs at least two players to start",
+                        tournament=row.id,
+                    )
+                )
             await tx.update_tournament(row.id, starts_ms=now_ms)  # due now: claimed below
         await self._advance(row.id, now_ms, actor=user_id)
         row = await self._reread(row.id)
-        return TournamentNews(row, f"Tournament {row.id} has started: round 1 is paired.")
+        return TournamentNews(
+            row, said("Tournament {tournament} has started: round 1 is paired.", tournament=row.id)
+        )
 
     async def remove(
         self,
@@ -256,17 +290,27 @@ class Tournaments(TournamentLife, TournamentViews):
         user_id = check_id(user_id, "the user id")
         player_id = check_id(player_id, "the player id")
         if may_run is not True:
-            raise NotAllowed("only moderators and the tournament role can remove a player")
+            raise NotAllowed(said("only moderators and the tournament role can remove a player"))
         why = clean_text(reason) if reason else ""
         row = await self.find(guild_id, tournament_id)
         async with self.core._write() as tx:
             row = await self._locked(tx, row.id)
             if not row.is_live:
-                raise InvalidState(f"tournament {row.id} is over ({row.status})")
+                raise InvalidState(
+                    said(
+                        "tournament {tournament} is over ({status})",
+                        tournament=row.id,
+                        status=tournament_status_word(row.status),
+                    )
+                )
             player = await tx.tournament_player(row.id, player_id)
             if player is None or player.status not in ("joined",):
                 raise InvalidState(
-                    f"{self.core._label(player_id)} is not playing in tournament {row.id}"
+                    said(
+                        "{player} is not playing in tournament {tournament}",
+                        player=self.core._label(player_id),
+                        tournament=row.id,
+                    )
                 )
             out_from = 1 if row.status == "registration" else row.current_round + 1
             await tx.update_tournament_player(
@@ -278,7 +322,16 @@ class Tournaments(TournamentLife, TournamentViews):
         name = self._name(player)
         return TournamentNews(
             row,
-            f"{name} is removed from tournament {row.id}" + (f" ({why})" if why else "") + ".",
+            said(
+                "{player} is removed from tournament {tournament} ({reason}).",
+                player=name,
+                tournament=row.id,
+                reason=why,
+            )
+            if why
+            else said(
+                "{player} is removed from tournament {tournament}.", player=name, tournament=row.id
+            ),
         )
 
     async def cancel(
@@ -294,20 +347,35 @@ class Tournaments(TournamentLife, TournamentViews):
         aborted with no result."""
         user_id = check_id(user_id, "the user id")
         if may_run is not True:
-            raise NotAllowed("only moderators and the tournament role can cancel a tournament")
+            raise NotAllowed(
+                said("only moderators and the tournament role can cancel a tournament")
+            )
         why = clean_text(reason) if reason else "cancelled by a moderator"
         row = await self.find(guild_id, tournament_id)
         async with self.core._write() as tx:
             row = await self._locked(tx, row.id)
             if not row.is_live:
-                raise InvalidState(f"tournament {row.id} is over ({row.status})")
+                raise InvalidState(
+                    said(
+                        "tournament {tournament} is over ({status})",
+                        tournament=row.id,
+                        status=tournament_status_word(row.status),
+                    )
+                )
             row = await tx.update_tournament(row.id, status="cancelled")
             await tx.log_tournament(row.id, "cancel", actor_id=user_id, detail=why)
             await self._owe(tx, row, "tournament_cancelled", {"reason": why})
             games = [b.game_id for b in await tx.tournament_boards(row.id) if b.game_id]
         for game_id in games:
             await self._abort_game(game_id, user_id, f"the tournament was cancelled: {why}")
-        return TournamentNews(row, f"Tournament {row.id} is cancelled: {why}.")
+        return TournamentNews(
+            row,
+            said(
+                "Tournament {tournament} is cancelled: {reason}.",
+                tournament=row.id,
+                reason=reason_word(why),
+            ),
+        )
 
     async def _abort_game(self, game_id: int, user_id: int, why: str) -> None:
         core = self.core
@@ -334,23 +402,41 @@ class Tournaments(TournamentLife, TournamentViews):
         async with self.core._write() as tx:
             row = await self._locked(tx, row.id)
             if row.status != "registration" or now_ms >= row.starts_ms:
-                raise InvalidState(f"the registration for tournament {row.id} has closed")
+                raise InvalidState(
+                    said(
+                        "the registration for tournament {tournament} has closed", tournament=row.id
+                    )
+                )
             player = await tx.tournament_player(row.id, user_id)
             if player is not None and player.status == "joined":
-                raise InvalidState(f"you have already joined tournament {row.id}")
+                raise InvalidState(
+                    said("you have already joined tournament {tournament}", tournament=row.id)
+                )
             if player is not None and player.status == "removed":
-                raise NotAllowed(f"a moderator removed you from tournament {row.id}")
+                raise NotAllowed(
+                    said("a moderator removed you from tournament {tournament}", tournament=row.id)
+                )
             most = int(row.settings.get("max_players", ROUND_ROBIN_MAX))
             count = await tx.count_joined(row.id)
             if count >= most:
-                raise InvalidState(f"tournament {row.id} is full: it takes {most} players")
+                raise InvalidState(
+                    said(
+                        "tournament {tournament} is full: it takes {n} players",
+                        tournament=row.id,
+                        n=most,
+                    )
+                )
             await tx.upsert_player(user_id, name)
             await tx.join_tournament(row.id, user_id, name)
             await tx.log_tournament(row.id, "join", actor_id=user_id, player_id=user_id)
         return TournamentNews(
             row,
-            f"You have joined tournament {row.id} ({row.name}); it starts at "
-            f"{iso(from_ms(row.starts_ms))}.",
+            said(
+                "You have joined tournament {tournament} ({name}); it starts at {start}.",
+                tournament=row.id,
+                name=row.name,
+                start=iso(from_ms(row.starts_ms)),
+            ),
             count + 1,
         )
 
@@ -364,15 +450,22 @@ class Tournaments(TournamentLife, TournamentViews):
             row = await self._locked(tx, row.id)
             player = await tx.tournament_player(row.id, user_id)
             if player is None or player.status != "joined":
-                raise InvalidState(f"you have not joined tournament {row.id}")
+                raise InvalidState(
+                    said("you have not joined tournament {tournament}", tournament=row.id)
+                )
             if row.status != "registration" or now_ms >= row.starts_ms:
                 raise InvalidState(
-                    f"tournament {row.id} has started: you can no longer leave it, only "
-                    "withdraw (/tournament withdraw)"
+                    said(
+                        "tournament {tournament} has started: you can no longer leave it, only "
+                        "withdraw (/tournament withdraw)",
+                        tournament=row.id,
+                    )
                 )
             await tx.update_tournament_player(row.id, user_id, status="left")
             await tx.log_tournament(row.id, "leave", actor_id=user_id, player_id=user_id)
-        return TournamentNews(row, f"You have left tournament {row.id}.")
+        return TournamentNews(
+            row, said("You have left tournament {tournament}.", tournament=row.id)
+        )
 
     async def withdraw(
         self, *, guild_id: int, user_id: int, tournament_id: int | None = None
@@ -385,10 +478,16 @@ class Tournaments(TournamentLife, TournamentViews):
             row = await self._locked(tx, row.id)
             player = await tx.tournament_player(row.id, user_id)
             if player is None or player.status != "joined":
-                raise InvalidState(f"you are not playing in tournament {row.id}")
+                raise InvalidState(
+                    said("you are not playing in tournament {tournament}", tournament=row.id)
+                )
             if row.status != "running":
                 raise InvalidState(
-                    f"tournament {row.id} has not started: leave it instead (/tournament leave)"
+                    said(
+                        "tournament {tournament} has not started: leave it instead "
+                        "(/tournament leave)",
+                        tournament=row.id,
+                    )
                 )
             await tx.update_tournament_player(
                 row.id, user_id, status="withdrawn", out_from=row.current_round + 1
@@ -396,11 +495,15 @@ class Tournaments(TournamentLife, TournamentViews):
             await tx.log_tournament(row.id, "withdraw", actor_id=user_id, player_id=user_id)
         return TournamentNews(
             row,
-            f"You have withdrawn from tournament {row.id}: you will not be paired again"
-            + (
-                " (a game you are playing goes on; resign it to end it)."
-                if row.current_round
-                else "."
+            said(
+                "You have withdrawn from tournament {tournament}: you will not be paired again "
+                "(a game you are playing goes on; resign it to end it).",
+                tournament=row.id,
+            )
+            if row.current_round
+            else said(
+                "You have withdrawn from tournament {tournament}: you will not be paired again.",
+                tournament=row.id,
             ),
         )
 
@@ -430,7 +533,7 @@ class Tournaments(TournamentLife, TournamentViews):
     async def _locked(self, tx: WriteTx, tournament_id: int) -> TournamentRow:
         row = await tx.tournament_for_update(tournament_id)
         if row is None:
-            raise NotFound(f"there is no tournament {tournament_id}")
+            raise NotFound(said("there is no tournament {tournament}", tournament=tournament_id))
         return row
 
 

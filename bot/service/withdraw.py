@@ -21,10 +21,12 @@ the game playable, never stuck.
 
 from __future__ import annotations
 
+from bot.i18n import said
 from bot.service.core import COMPUTER_ID, ServiceCore, check_id, clean_text
 from bot.service.errors import InvalidState, NotAllowed
 from bot.service.live import make_view
 from bot.service.results import Outcome
+from bot.service.words import status_word
 from storage import GameChanges
 
 WITHDRAWN = "withdrawn"
@@ -44,9 +46,17 @@ class Withdrawal(ServiceCore):
         async with self._lock(self._game_locks, game_id), self._write() as tx:
             row = await self._reload(tx, game_id)
             if user_id != row.challenger_id:
-                raise NotAllowed(f"only the player who made game {row.id} can withdraw it")
+                raise NotAllowed(
+                    said("only the player who made game {game} can withdraw it", game=row.id)
+                )
             if not row.is_live:
-                raise InvalidState(f"game {row.id} is already over ({row.status})")
+                raise InvalidState(
+                    said(
+                        "game {game} is already over ({status})",
+                        game=row.id,
+                        status=status_word(row.status),
+                    )
+                )
             if row.status == "challenge":
                 row = await tx.update_game(
                     row.id, GameChanges(status="cancelled", deadline_ms=None, reminder_ms=None)
@@ -55,16 +65,20 @@ class Withdrawal(ServiceCore):
                 acted = [a for a in await tx.actions(row.id) if a.actor_id != COMPUTER_ID]
                 if acted:
                     raise InvalidState(
-                        f"game {row.id} has begun ({acted[0].kind} by player "
-                        f"{acted[0].actor_id}); resign it instead"
+                        said(
+                            "game {game} has begun ({kind} by player {player}); resign it instead",
+                            game=row.id,
+                            kind=acted[0].kind,
+                            player=acted[0].actor_id,
+                        )
                     )
                 _, row = await self._log_abort(tx, row, user_id, why)
         self._cache.pop(row.id, None)
-        what = "challenge cancelled" if row.status == "cancelled" else "game aborted"
-        return Outcome(
-            make_view(row, None),
-            (f"Game {row.id}: {what} ({why}).", *self._reveal_lines(row)),
-        )
+        if row.status == "cancelled":
+            done = said("Game {game}: challenge cancelled ({reason}).", game=row.id, reason=why)
+        else:
+            done = said("Game {game}: game aborted ({reason}).", game=row.id, reason=why)
+        return Outcome(make_view(row, None), (done, *self._reveal_lines(row)))
 
     async def release_computer(self, *, game_id: int) -> None:
         """A game made with ``play_computer(hold=True)`` is visible now: if the computer is

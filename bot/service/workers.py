@@ -56,6 +56,7 @@ from multiprocessing.connection import Connection
 from typing import Any, ParamSpec, TypeVar
 
 import variants
+from bot.i18n import said
 from bot.service.errors import RenderUnavailable, ServiceError
 from bot.service.live import DiceRenderer, Renderer, legal_actions
 
@@ -380,14 +381,16 @@ def show(
     failure: ServiceError | None = None
     if render:
         if renderer is None:
-            failure = RenderUnavailable("this service draws no images")
+            failure = RenderUnavailable(said("this service draws no images"))
         else:
             try:
                 image = renderer(game, side) if theme is None else renderer(game, side, theme)
             except ServiceError as error:
                 failure = error
             except Exception as error:
-                failure = RenderUnavailable(f"the board could not be drawn: {error}")
+                failure = RenderUnavailable(
+                    said("the board could not be drawn: {error}", error=str(error))
+                )
     if dice_renderer is not None and dice:
         try:
             dice_image = dice_renderer(variant, dice)

@@ -260,3 +260,96 @@ def check_tree(root: Path) -> list[Problem]:
         where = path.relative_to(root).as_posix()
         problems += check_source(path.read_text(encoding="utf-8"), where)
     return problems
+
+
+# ----- the service's errors (bot/service) ---------------------------------------------------
+#
+# The service says its refusals as ``ServiceError``s, which the adapter shows to the user.
+# A refusal said with a plain literal reaches a German user in English: every message an
+# error is built with (``raise NotAllowed(...)``, ``return NotFound(...)``, a default
+# message of an error class) must be ``said(...)`` (``bot.i18n.said``), or a value that
+# comes from elsewhere (a name, an attribute: e.g. the engine's refusal, already a sentence).
+
+SERVICE_DIRS = ("bot/service", "bot/tournament")
+# The errors whose message is for the user: the service's, and /roll's (a ValueError).
+USER_ERRORS = ("ServiceError", "DiceExpressionError")
+
+
+def service_error_names(*sources: str) -> set[str]:
+    """``USER_ERRORS`` and every class in ``sources`` that derives from one."""
+    classes = [
+        node
+        for source in sources
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef)
+    ]
+    names = set(USER_ERRORS)
+    grew = True
+    while grew:
+        grew = False
+        for node in classes:
+            if node.name not in names:
+                bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+                if bases & names:
+                    names.add(node.name)
+                    grew = True
+    return names
+
+
+def _unsaid(node: ast.AST) -> list[tuple[int, str]]:
+    """The worded literal text in ``node`` that is not inside ``said(...)``."""
+    if isinstance(node, ast.Call) and _call_name(node) == "said":
+        return []
+    if isinstance(node, ast.Constant | ast.JoinedStr):
+        return [(line, text) for line, text in _literal_parts(node) if _words(text)]
+    found: list[tuple[int, str]] = []
+    for child in ast.iter_child_nodes(node):
+        found += _unsaid(child)
+    return found
+
+
+def _message_defaults(args: ast.arguments) -> list[ast.expr]:
+    """The default value of a parameter called ``message``, if it has one."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    return [default for arg, default in pairs if arg.arg == "message"]
+
+
+def check_service_source(source: str, where: str, errors: set[str]) -> list[Problem]:
+    """Errors of the service built with a message that is not ``said(...)``."""
+    tree = ast.parse(source)
+    problems: list[Problem] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _call_name(node) in errors:
+            messages = node.args[:1] + [k.value for k in node.keywords if k.arg == "message"]
+            for message in messages:
+                for line, text in _unsaid(message):
+                    rule = f"{_call_name(node)}() message not said()"
+                    problems.append(Problem(where, line, text, rule))
+        if isinstance(node, ast.ClassDef) and node.name in errors:
+            for item in ast.walk(node):  # def __init__(self, message: str = "..."): a default
+                if isinstance(item, ast.FunctionDef):
+                    for default in _message_defaults(item.args):
+                        for line, text in _unsaid(default):
+                            rule = f"{node.name} default message not said()"
+                            problems.append(Problem(where, line, text, rule))
+    return sorted(set(problems), key=lambda p: (p.line, p.text))
+
+
+def service_files(root: Path) -> list[Path]:
+    return [p for name in SERVICE_DIRS for p in sorted((root / name).rglob("*.py"))]
+
+
+def check_service_tree(root: Path) -> list[Problem]:
+    files = service_files(root)
+    errors = service_error_names(*(path.read_text(encoding="utf-8") for path in files))
+    problems: list[Problem] = []
+    for path in files:
+        where = path.relative_to(root).as_posix()
+        problems += check_service_source(path.read_text(encoding="utf-8"), where, errors)
+    return problems

@@ -32,7 +32,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, game_of, latest_board, start_game  # noqa: E402
-from sentence_check import adapter_files, check_source, check_tree  # noqa: E402
+from sentence_check import (  # noqa: E402
+    adapter_files,
+    check_service_source,
+    check_service_tree,
+    check_source,
+    check_tree,
+    service_error_names,
+    service_files,
+)
 
 from bot import i18n  # noqa: E402
 from bot.discord import catalogue  # noqa: E402
@@ -103,6 +111,28 @@ def test_the_catalogue_holds_nothing_stale_and_keeps_its_placeholders(
     assert stale == [] and broken == []
 
 
+def test_every_marked_literal_is_extracted() -> None:
+    """Babel's extractor can miss a marker call (a nested one, in some layouts): every
+    ``said("...")``, ``_("...")`` and ``N_("...")`` with a literal in ``bot`` is in the
+    template, so that the completeness test sees it."""
+    import ast
+
+    extracted = {e.msgid for e in catalogue.code_entries()}
+    lost = []
+    for path in catalogue.source_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id not in ("said", "_", "N_") or not node.args:
+                continue
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                if first.value not in extracted:
+                    lost.append(f"{path.name}:{node.lineno}: {first.value!r}")
+    assert lost == []
+
+
 def test_a_missing_translation_is_reported(tmp_path: Path) -> None:
     """``missing`` can fail: an entry the catalogue lacks, one left empty, one fuzzy."""
     from babel.messages.catalog import Catalog
@@ -164,10 +194,10 @@ def test_german_sentences_name_the_german_commands_and_options(
 ) -> None:
     """A German reader is told ``/spielen``, never ``/play`` (which they do not see), and
     ``gegner:``, never ``opponent:``."""
-    command_names = {
-        i18n.pgettext("de", "command name", e.msgid)
+    command_names = {  # a group's name is typed after the slash too: /turnier beitreten
+        i18n.pgettext("de", e.context, e.msgid)
         for e in tree_entries
-        if e.context == "command name"
+        if e.context in ("command name", "group name")
     }
     option_names = {
         i18n.pgettext("de", "parameter name", e.msgid)
@@ -226,6 +256,57 @@ def f(embed, interaction, answers, view):
         (10, "sentence outside the catalogue", "nobody will see this twice"),
         (13, "assigns the marker's name", "_"),
     ]
+
+
+def test_the_services_errors_are_said() -> None:
+    """Every message a ``ServiceError`` of ``bot/service`` is built with is ``said(...)``."""
+    files = {p.relative_to(ROOT).as_posix() for p in service_files(ROOT)}
+    assert {"bot/service/service.py", "bot/service/tournaments.py"} <= files
+    errors = service_error_names(*(p.read_text(encoding="utf-8") for p in service_files(ROOT)))
+    # the classes of errors.py and those defined beside their use (computer.ComputerBusy)
+    assert {"InvalidInput", "NotAllowed", "StoreBusy", "TimeUp", "ComputerBusy"} <= errors
+    assert "DiceExpressionError" in errors  # /roll's refusals (a ValueError)
+    assert [str(p) for p in check_service_tree(ROOT)] == []
+    # and the service says a good part of its sentences through the catalogue
+    said = [e for e in catalogue.code_entries() if e.where.startswith("bot/service/")]
+    assert len(said) > 200
+
+
+def test_the_service_sentence_check_can_fail() -> None:
+    errors_source = """
+class ServiceError(Exception): ...
+class InvalidState(ServiceError): ...
+class Busy(InvalidState):
+    def __init__(self, message: str = "the store is busy", kind: str = "x") -> None: ...
+class Quiet(InvalidState):
+    def __init__(self, message: str = said("all is well")) -> None: ...
+"""
+    source = """
+def f(row, error, why):
+    raise InvalidState(f"game {row.id} is over")
+    raise InvalidState(said("game {game} is over", game=row.id))
+    raise Busy("you have " + str(row.n) + " challenges", 3)
+    return NotFound(message=f"there is no game {row.id}")
+    raise InvalidState(str(error))
+    raise InvalidState(why)
+    raise ValueError("an error for the code")
+    raise InvalidState(str(error) or "that is not legal here")
+"""
+    errors = service_error_names(errors_source) | {"NotFound"}
+    assert errors == {
+        "ServiceError", "DiceExpressionError", "InvalidState", "Busy", "Quiet", "NotFound"
+    }  # fmt: skip
+    found = [(p.line, p.rule, p.text) for p in check_service_source(source, "x.py", errors)]
+    assert found == [
+        (3, "InvalidState() message not said()", " is over"),
+        (3, "InvalidState() message not said()", "game "),
+        (5, "Busy() message not said()", " challenges"),
+        (5, "Busy() message not said()", "you have "),
+        (6, "NotFound() message not said()", "there is no game "),
+        (10, "InvalidState() message not said()", "that is not legal here"),
+    ]
+    defaults = check_service_source(errors_source, "errors.py", errors)
+    assert [(p.line, p.text) for p in defaults] == [(5, "the store is busy")]
 
 
 # ----- a German user through the payload harness -----------------------------------------------
@@ -361,5 +442,69 @@ async def test_start_game_helper_still_speaks_english(tmp_path: Path) -> None:
     try:
         view, accepted = await start_game(world, world.user("a"), world.user("b"))
         assert "your move (white)" in accepted.public[0].content
+    finally:
+        await world.close()
+
+
+async def test_a_german_user_gets_the_services_sentences_in_german(tmp_path: Path) -> None:
+    """The service's own sentences (``said``), through the adapter: a refusal, the
+    takeback's lines and the status after it, and a tournament's news, in German; the
+    same service says them in English to an English user."""
+    world = await World.open(tmp_path)
+    try:
+        hans, bruno = world.user("hans", locale="de"), world.user("bruno", locale="de")
+        made = await world.command(
+            hans, "play", variant="kings_guard", opponent=bruno, colour="white"
+        )
+        challenge = made.public[0]
+        assert "Partie" in challenge.text and "Herausforderer spielt Weiß" in challenge.text
+        accepted = await world.press(bruno, challenge, "Annehmen")
+        game_id = game_of(accepted.public[0])
+        assert "Würfel-Zusage:" in accepted.public[0].text
+        await world.command(hans, "move", notation="e3")
+        asked = await world.press(hans, latest_board(world, game_id), "Zug zurücknehmen")
+        (request,) = asked.public
+        assert "Weiß bittet darum, e3 zurückzunehmen." in request.text
+        assert "nimm die Rücknahme an oder lehne sie ab." in request.text
+        assert "asks to take back" not in request.text
+        # a refusal the service says: Hans cannot answer his own request
+        mine = await world.press(hans, request, "Rücknahme annehmen")
+        assert mine.only_private().text == (
+            "Du hast um diese Rücknahme gebeten; dein Gegner beantwortet sie."
+        )
+        accepted = await world.press(bruno, request, "Rücknahme annehmen")
+        (board,) = accepted.public
+        assert "Weiß nimmt e3 zurück; Schwarz hat zugestimmt." in board.text
+        # the status line is the service's; the "Now" field is the rules' (not this test's)
+        description = board.embeds[0]["description"]
+        assert "Weiß am Zug (" in description and "to move" not in description
+
+        # /roll's refusal, with a sentence inside a sentence (both translated)
+        rolled = await world.command(hans, "roll", expression="2d")
+        assert rolled.only_private().text == (
+            "Der Ausdruck endet zu früh: nach 'd' wird die Zahl der Seiten erwartet, wie d6 oder d%."
+        )
+
+        # a tournament: the news and the info lines, in German; the same in English
+        greta = world.user("greta", moderator=True, locale="de")
+        created = await world.command(
+            greta, "tournament create", variant="kings_guard", format="swiss",
+            rounds=3, days=1, rated=True, starts="1h", title="Winterturnier",
+        )  # fmt: skip
+        text = created.text
+        assert "Turnier 1 (Winterturnier) ist zur Anmeldung offen bis" in text
+        assert "Tritt mit /turnier beitreten bei." in text
+        assert "Schweizer System in King's Guard Chess, 3 Runden, 1 Tag pro Zug, gewertet." in text
+        joined = await world.command(hans, "tournament join")
+        assert joined.only_private().text.startswith(
+            "Du bist Turnier 1 (Winterturnier) beigetreten"
+        )
+        twice = await world.command(hans, "tournament join")
+        assert twice.only_private().text == "Du bist Turnier 1 schon beigetreten."
+        alice = world.user("alice")
+        english = await world.command(alice, "tournament withdraw")
+        assert english.only_private().text == ("You are not playing in tournament 1.")
+        german = await world.command(bruno, "tournament withdraw")
+        assert german.only_private().text == "Du spielst nicht in Turnier 1 mit."
     finally:
         await world.close()

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import i18n
 from bot.discord import adapter, answers, threads, tournament_posts
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES, NO_TIME_LIMIT, is_moderator, variant_choices
@@ -142,7 +143,8 @@ class TournamentCog(commands.GroupCog, group_name="tournament"):
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
             embed = tournament_posts.info_embed(info)
-            embed.description = f"{news.message}\n{embed.description or ''}"
+            sentence = i18n.render(None, news.message)  # the service's, in the reader's language
+            embed.description = f"{sentence}\n{embed.description or ''}"
             return Post(embed=embed, note=_("Tournament {id} is open.", id=news.tournament.id))
 
         await answers.answer(interaction, work())
@@ -330,12 +332,13 @@ class TournamentCog(commands.GroupCog, group_name="tournament"):
                 news = await call(service, interaction.guild_id)
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
+            sentence = i18n.render(None, news.message)  # the service's, in the reader's language
             embed = discord.Embed(
-                description=adapter.clip(news.message, 4000),
+                description=adapter.clip(sentence, 4000),
                 colour=tournament_posts.COLOUR_TOURNAMENT,
             )
             embed.set_footer(text=_("Tournament {id}", id=news.tournament.id))
-            return Post(embed=embed, ephemeral=private, note=news.message[:200])
+            return Post(embed=embed, ephemeral=private, note=sentence[:200])
 
         await answers.answer(interaction, work())
 
