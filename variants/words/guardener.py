@@ -10,6 +10,7 @@ from typing import ClassVar, Protocol
 
 from ..position import Move, Piece, Position
 from ..refusal import Blocked
+from ..sentence import said, word
 from ..status import SEPARATOR, TurnFacts, dice_text, either
 from . import RulesView
 
@@ -32,7 +33,8 @@ def die_short(rules: GuardenerRules, value: int) -> str:
 
 
 def piece_name(rules: GuardenerRules, kind: str) -> str:
-    return "pawn" if kind == "P" else rules.types[kind].name
+    """A kind's name as a sentence says it: 'pawn', 'Knight' (``Said``)."""
+    return said("pawn") if kind == "P" else word(rules.types[kind].name)
 
 
 class GuardenerRules(RulesView, Protocol):
@@ -62,12 +64,12 @@ def dice_allow(rules: GuardenerRules, pos: Position) -> str:
     """'a Knight or a Bishop': what the dice showing let move, in words."""
     dice = pos.dice or ()
     if rules.is_double(pos):
-        return "any piece"
+        return said("any piece")
     words = {
-        1: "a capture by a pawn, the King or the Guardener",
-        2: "a Knight",
-        3: "a Bishop",
-        4: "a Rook",
+        1: said("a capture by a pawn, the King or the Guardener"),
+        2: said("a Knight"),
+        3: said("a Bishop"),
+        4: said("a Rook"),
     }
     return either(words[v] for v in sorted(set(dice)))
 
@@ -75,25 +77,36 @@ def dice_allow(rules: GuardenerRules, pos: Position) -> str:
 def why_not_permitted(rules: GuardenerRules, pos: Position, move: Move) -> tuple[str, str]:
     """The dice table (RULES.md section 1): which die the move would need."""
     shown = dice_text(pos.dice)
-    allowed = f"the dice {shown} allow {dice_allow(rules, pos)}"
+    allowed = said("the dice {dice} allow {pieces}", dice=shown, pieces=dice_allow(rules, pos))
     if move.flag == "reroll":
-        return "reroll", f"you may re-roll only after a double; the dice show {shown}"
+        return "reroll", said(
+            "you may re-roll only after a double; the dice show {dice}", dice=shown
+        )
     if move.flag in ("teleport", "drop"):
         return (
             "dice",
-            f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
+            said(
+                "a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
+                allowed=allowed,
+            ),
         )
     p = pos.board[move.frm]
     assert p is not None
     if move.flag == "castle":
-        return "dice", f"castling needs a 4 or a double; {allowed}"
+        return "dice", said("castling needs a 4 or a double; {allowed}", allowed=allowed)
     if p.kind == "Q":
-        return "dice", f"the Queen moves only on a double; {allowed}"
-    name = "pawn" if p.kind == "P" else rules.types[p.kind].name
+        return "dice", said("the Queen moves only on a double; {allowed}", allowed=allowed)
     if p.kind in rules.free_kinds + ("P",) and rules.is_capture(pos, move):
-        return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
+        return "dice", said(
+            "a {piece} captures only on a 1 or a double; {allowed}",
+            piece=piece_name(rules, p.kind),
+            allowed=allowed,
+        )
     if p.kind == "P":
-        return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
+        return "dice", said(
+            "a pawn moves past the centre line only on a 1 or a double; {allowed}",
+            allowed=allowed,
+        )
     return "dice", allowed
 
 
@@ -134,22 +147,26 @@ def relaxed_moves(
     shown = dice_text(pos.dice)
     if pos.extra["passed"][color]:
         out.append(
-            Blocked(Move(-1, -1, "pass"), "pass", "you have passed already: one pass per game")
+            Blocked(
+                Move(-1, -1, "pass"), "pass", said("you have passed already: one pass per game")
+            )
         )
     else:
         out.append(
             Blocked(
                 Move(-1, -1, "pass"),
                 "pass",
-                "you may pass only when every move you have puts your King on an attacked "
-                "square, or you have none",
+                said(
+                    "you may pass only when every move you have puts your King on an attacked "
+                    "square, or you have none"
+                ),
             )
         )
     out.append(
         Blocked(
             Move(-1, -1, "reroll"),
             "reroll",
-            f"you may re-roll only after a double; the dice show {shown}",
+            said("you may re-roll only after a double; the dice show {dice}", dice=shown),
         )
     )
     moved = pos.extra["moved"]
@@ -159,7 +176,14 @@ def relaxed_moves(
         for k in rules.promotion_kinds
         if pos.count(k, color) < rules.start_count[k]
     ]
-    have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
+    have_lost = (
+        said(
+            "a pawn may promote only to a piece type its side has lost; you have lost: {lost}",
+            lost=either((word(n) for n in lost), "and"),
+        )
+        if lost
+        else said("a pawn may promote only to a piece type its side has lost; you have lost none")
+    )
     for m in board_moves:
         p = board[m.frm]
         assert p is not None
@@ -168,12 +192,15 @@ def relaxed_moves(
                 Blocked(
                     m,
                     "double-step",
-                    f"the pawn on {rules.name(m.frm)} has moved before: only a pawn that has "
-                    "not yet moved may step two squares",
+                    said(
+                        "the pawn on {square} has moved before: only a pawn that has not yet "
+                        "moved may step two squares",
+                        square=rules.name(m.frm),
+                    ),
                 )
             )
         elif p.kind == "P" and rules.geometry.rank_label(m.to) == last:
-            rule = f"a pawn may promote only to a piece type its side has lost; {have_lost}"
+            rule = have_lost
             if not lost:
                 out.append(Blocked(m, "promotion-choice", rule))
             out.extend(
@@ -192,24 +219,47 @@ def teleport_refusal(
     shown = dice_text(pos.dice)
     color = pos.turn
     if p is None and rules.has_guardener(pos, color):
-        return "resurrection", "only a captured Guardener resurrects, and yours is on the board"
+        return "resurrection", said(
+            "only a captured Guardener resurrects, and yours is on the board"
+        )
     if not rules.is_double_x2(pos):
-        what = "a resurrection" if p is None else "a teleport"
+        if p is None:
+            return (
+                "dice",
+                said(
+                    "a resurrection needs a Double x2 (a double rolled by re-rolling a double); "
+                    "the dice show {dice}",
+                    dice=shown,
+                ),
+            )
         return (
             "dice",
-            f"{what} needs a Double x2 (a double rolled by re-rolling a double); "
-            f"the dice show {shown}",
+            said(
+                "a teleport needs a Double x2 (a double rolled by re-rolling a double); "
+                "the dice show {dice}",
+                dice=shown,
+            ),
         )
     value = pos.dice[0] if pos.dice else 0
     if n != value:
         squares = ", ".join(rules.name(s) for s in rules.terraces[value])
-        return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
+        return "terrace", said(
+            "the Double x2 {dice} leads to T{terrace} ({squares}) only",
+            dice=shown,
+            terrace=value,
+            squares=squares,
+        )
     if pos.board[to] is not None:
-        return "occupied", f"a teleport lands on a vacant square; {rules.name(to)} is occupied"
+        return "occupied", said(
+            "a teleport lands on a vacant square; {square} is occupied", square=rules.name(to)
+        )
     if p is not None and p.kind == "P" and n == rules.no_pawn_terrace[color]:
         return (
             "terrace",
-            f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
+            said(
+                "a pawn may not teleport to the terrace behind its promotion rank (T{terrace})",
+                terrace=n,
+            ),
         )
     return None
 

@@ -14,6 +14,7 @@ from ..geometry import BLACK, WHITE
 from ..pieces import FACINGS, PieceType, facing_vector
 from ..position import Move, Position, other
 from ..refusal import Blocked
+from ..sentence import said
 from ..status import ORDINALS, TurnFacts
 from . import RulesView
 
@@ -50,8 +51,13 @@ def relaxed_moves(rules: StoneGardenRules, pos: Position) -> list[Blocked]:
         cause = "raven-early" if early else "raven-cooldown"
         shape = (
             "raven-turn",
-            f"a Raven turns 90 degrees, in place or with a sideways step that she then "
-            f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
+            said(
+                "a Raven turns 90 degrees, in place or with a sideways step that she then "
+                "faces; facing {facing}, she may turn to {one} or {other}",
+                facing=p.state,
+                one=sides[0],
+                other=sides[1],
+            ),
         )
         steps = {f: rules.geometry.offset(sq, *facing_vector(f)) for f in sides}
         plain: list[Move] = []
@@ -71,7 +77,7 @@ def relaxed_moves(rules: StoneGardenRules, pos: Position) -> list[Blocked]:
                 Blocked(
                     m._replace(promo=KING.id),
                     "promotion-choice",
-                    "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
+                    said("a Horse promotes to a Policeman, Ox, Index or Raven, never to a King"),
                 )
             )
     return out
@@ -86,7 +92,7 @@ def explain_text(
     turn = rules.turn_suffix.search(norm)
     body = norm[: turn.start()] if turn else ""
     if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(rules.raven.letter):
-        return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
+        return "raven-turn", said("only a Raven turns (written like Re4^E, or Rd4^E in place)")
     return None
 
 

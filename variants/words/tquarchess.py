@@ -11,6 +11,7 @@ from typing import ClassVar, Protocol
 from ..geometry import BLACK, WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
+from ..sentence import said
 from ..status import SEPARATOR, TurnFacts
 from . import RulesView
 
@@ -151,23 +152,31 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
         assert p is not None
         value = int(p.state)
         in_turn = pos.extra["last_tq"] == other(color)
+        timing = (
+            "teleport-timing",
+            said(
+                "a Tquarc teleports only on the move right after the enemy Tquarc "
+                "moved (an ordinary move, a teleport, an entry or a resurrection)"
+            ),
+        )
+        wrong_square = (
+            "teleport-square",
+            said(
+                "a Tquarc showing {value} teleports only to an empty square of its own "
+                "colour in {quad}, without capturing",
+                value=value,
+                quad=rules.quad_text(value),
+            ),
+        )
         for to in g.squares:
             if to == t_sq:
                 continue
             if not in_turn:
-                rule = (
-                    "teleport-timing",
-                    "a Tquarc teleports only on the move right after the enemy Tquarc "
-                    "moved (an ordinary move, a teleport, an entry or a resurrection)",
-                )
+                rule = timing
             elif (
                 board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in rules.quads[value]
             ):
-                rule = (
-                    "teleport-square",
-                    f"a Tquarc showing {value} teleports only to an empty square of its own "
-                    f"colour in {rules.quad_text(value)}, without capturing",
-                )
+                rule = wrong_square
             else:
                 continue
             out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
@@ -195,26 +204,30 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
         if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
             if lost:
                 where = ", ".join(rules.knight_resurrection_squares[color])
-                why = (
-                    f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
+                why = said(
+                    "a Knight becomes a Tquarc only on a square of its own side's colour: "
+                    "{squares}",
+                    squares=where,
                 )
             else:
-                why = "a Knight becomes a Tquarc only while your Tquarc is captured"
+                why = said("a Knight becomes a Tquarc only while your Tquarc is captured")
             out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
         elif m.promo == "Q" and not lost:
             out.append(
                 Blocked(
                     m._replace(promo="T"),
                     "resurrection",
-                    "a pawn promotes to a Tquarc only while your Tquarc is captured",
+                    said("a pawn promotes to a Tquarc only while your Tquarc is captured"),
                 )
             )
     king = pos.kings[color]
     if king >= 0 and (pos.extra["king2"][color] or not lost):
         if pos.extra["king2"][color]:
-            why = "your King has used its two-square move already (once per game)"
+            why = said("your King has used its two-square move already (once per game)")
         else:
-            why = "the King slides two squares only while your Tquarc is captured (once per game)"
+            why = said(
+                "the King slides two squares only while your Tquarc is captured (once per game)"
+            )
         for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
             mid = g.offset(king, dx, dy)
             far = g.offset(king, 2 * dx, 2 * dy)
@@ -224,11 +237,11 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
             if t is None or t.color != color:
                 out.append(Blocked(Move(king, far, "king2"), "king2", why))
     if pos.extra["rolled"]:
-        why = "you have rolled the Tquarc die this turn already"
+        why = said("you have rolled the Tquarc die this turn already")
     elif pos.extra["hand"][color] and rules.can_enter(pos, color):
-        why = "no entry is possible this turn, so there is nothing to roll for"
+        why = said("no entry is possible this turn, so there is nothing to roll for")
     else:
-        why = "your Tquarc can no longer enter, so there is nothing to roll for"
+        why = said("your Tquarc can no longer enter, so there is nothing to roll for")
     out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
     return out
 
@@ -237,13 +250,14 @@ def entry_refusal(rules: TquarchessRules, pos: Position, gate: int) -> str:
     color = pos.turn
     if not pos.extra["hand"][color]:
         if rules.tquarc_square(pos, color) >= 0:
-            return "your Tquarc has entered already"
-        return "your Tquarc is captured: it comes back only by resurrection, not by entry"
+            return said("your Tquarc has entered already")
+        return said("your Tquarc is captured: it comes back only by resurrection, not by entry")
     if not pos.extra["gates"][color]:
-        return "the right to enter has lapsed: every back-rank square has been left once"
-    return (
-        f"the Tquarc enters only on a back-rank square its original piece is leaving for "
-        f"the first time; {rules.name(gate)} has been left before"
+        return said("the right to enter has lapsed: every back-rank square has been left once")
+    return said(
+        "the Tquarc enters only on a back-rank square its original piece is leaving for "
+        "the first time; {square} has been left before",
+        square=rules.name(gate),
     )
 
 
@@ -258,9 +272,11 @@ def explain_text(
         if rules.can_enter(pos, color):
             return (
                 "no-piece",
-                "your Tquarc has not entered yet: it enters as a back-rank piece first "
-                "leaves its square (e.g. Nf3/T)",
+                said(
+                    "your Tquarc has not entered yet: it enters as a back-rank piece first "
+                    "leaves its square (e.g. Nf3/T)"
+                ),
             )
         if rules.tquarc_lost(pos, color):
-            return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
+            return "no-piece", said("your Tquarc is captured (a pawn or a Knight may resurrect it)")
     return None
