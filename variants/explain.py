@@ -98,7 +98,7 @@ def diagnose(
         return Refusal(spoken[0], spoken[1], closest(rules, pos, text, legal, texts), typed)
     intent = read_intent(rules, text)
     if intent is None:
-        message = said(
+        message: str = said(
             "not an action in {variant} notation (actions look like {examples})",
             variant=word(rules.title),
             examples=word(rules.notation_examples),
@@ -337,12 +337,12 @@ def explain_intent(
     side = side_name(color)
     if intent.frm == -2 or intent.to < 0:
         name = intent.to_name if intent.to < 0 else f"{intent.frm_file}{intent.frm_rank}"
-        message = said(
+        nowhere = said(
             "there is no square {square} on the {variant} board",
             square=name,
             variant=word(rules.title),
         )
-        return "no-square", message, None
+        return "no-square", nowhere, None
     to = intent.to
     near = Move(intent.frm if intent.frm >= 0 else -1, to)
     if intent.frm >= 0:
@@ -437,13 +437,14 @@ def explain_intent(
             )
     found = [(o, r) for o, r in reasons if r is not None]
     found.sort(key=lambda item: PRIORITY.index(item[1][0]) if item[1][0] in PRIORITY else 99)
-    origin, (cause, message) = found[0]
+    origin, (cause, why) = found[0]
+    message: str = why
     if cause == "unreachable" and len(origins) > 1:
         message = said(
             "no {piece} of yours can reach {square}: {why}",
             piece=kind_name,
             square=rules.name(to),
-            why=_after_colon(message),
+            why=_after_colon(why),
         )
     return cause, message, Move(origin, to)
 

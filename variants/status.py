@@ -139,7 +139,7 @@ def describe(game: Game) -> Status:
     short = facts.short or f"{who} to {facts.verb}"
     if check:
         short = f"Check{SEPARATOR}{short}" if facts.short else f"{short}{SEPARATOR}check"
-    lines = [headline]
+    lines: list[str] = [headline]
     if check:
         lines.append(
             said(

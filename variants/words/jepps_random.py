@@ -257,6 +257,7 @@ def setup_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
             continue
         for k in "KQRBN":
             move = Move(-1, sq, "place", promo=k)
+            rule: tuple[str, str]
             if sq not in mine:
                 rule = (
                     "setup-square",
