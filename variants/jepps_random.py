@@ -40,7 +40,7 @@ FREE_PLAY = "free_play"
 ONE_KIND_LEFT_IS_FORCED = True
 
 # The setup dice in words.
-FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
+FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: N_("free choice")}
 
 # (reading) Free Play numbering. The rule page writes the entries "as a regular first
 # move" (1. Na1 Kh8 2. Bb1 Rg8 ...) with play from move 9, or, optionally, labels them

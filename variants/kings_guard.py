@@ -154,21 +154,26 @@ class KingsGuard(ChessLike):
         """Which assisted captures are on (RULES.md section 3)."""
         board = pos.board
         captures = [m for m in legal if board[m.to] is not None]
-        lines = [
-            "Only pawns capture: an adjacent enemy in any direction, and only when a friendly "
-            "non-pawn piece attacks that square."
+        lines: list[str] = [
+            said(
+                "Only pawns capture: an adjacent enemy in any direction, and only when a "
+                "friendly non-pawn piece attacks that square."
+            )
         ]
-        allows = short = ""
+        allows: str = ""
+        short = ""
         if captures:
             texts = ", ".join(self.san(pos, m, legal) for m in captures)
-            allows = "a pawn may capture"
+            allows = said("a pawn may capture")
             short = "pawn capture possible"
-            lines.append(f"Captures possible now: {texts}.")
+            lines.append(said("Captures possible now: {moves}.", moves=texts))
         else:
-            lines.append("No capture is possible now.")
+            lines.append(said("No capture is possible now."))
         lines.append(
-            "There is no check: you lose when your King is captured, your last pawn is gone, "
-            "or you cannot move."
+            said(
+                "There is no check: you lose when your King is captured, your last pawn is "
+                "gone, or you cannot move."
+            )
         )
         return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 

@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 # Guardener caption in words, "Knight, or a capture by a pawn, King or Guardener", was cut).
 SHORT_LIMIT = 60
 SEPARATOR = " · "
-ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+ORDINALS = {
+    1: N_("first"),
+    2: N_("second"),
+    3: N_("third"),
+    4: N_("fourth"),
+    5: N_("fifth"),
+    6: N_("sixth"),
+}
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,15 @@ def either(words: Iterable[str], joiner: str = "or") -> str:
     if joiner == "and":
         return said("{first} and {last}", first=head, last=items[-1])
     return said("{first} or {last}", first=head, last=items[-1])
+
+
+def clauses(parts: Iterable[str]) -> str:
+    """'a; b; c': clauses of one sentence (``Said``, each clause too where it is)."""
+    out = ""
+    for part in parts:
+        if part:
+            out = said("{first}; {last}", first=out, last=part) if out else part
+    return out
 
 
 def _listed(items: Sequence[str]) -> str:

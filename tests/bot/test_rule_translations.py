@@ -133,20 +133,31 @@ def test_every_piece_title_and_example_is_german(key: str, german: dict[str, str
 
 
 @pytest.mark.parametrize("key", variants.names())
-def test_the_status_headline_and_results_are_german(key: str, german: dict[str, str]) -> None:
-    rng = random.Random(5)
-    game = variants.new_game(key, seed=5)
-    for _ in range(400):
-        status = variants.describe(game)
-        assert isinstance(status.headline, Said)
-        assert untranslated(status.headline, german) == []
-        if game.result is not None:
-            over = variants.explain(game, "e4")
-            assert over is not None and over.cause == "game-over"
-            assert untranslated(over.message, german) == []
-            assert game.result.reason in german
-            break
-        game.play(rng.choice(game.legal_moves()))
+def test_the_status_and_results_are_german(key: str, german: dict[str, str]) -> None:
+    """Every line of the status (headline, what the dice allow, what is pending, the
+    variant's facts) along seeded random games, and the result when one ends."""
+    seen: set[str] = set()
+    ended = 0
+    for seed in (5, 6, 7):
+        rng = random.Random(seed)
+        game = variants.new_game(key, seed=seed)
+        for _ in range(1200):  # random games end, by the fifty-move rule at the latest
+            status = variants.describe(game)
+            assert isinstance(status.headline, Said)
+            plain = [line for line in status.lines if not isinstance(line, Said)]
+            assert plain == []
+            for line in status.lines:
+                assert untranslated(line, german) == [], line
+                seen.update(s.msgid for s in sentences(line))
+            if game.result is not None:
+                over = variants.explain(game, "e4")
+                assert over is not None and over.cause == "game-over"
+                assert untranslated(over.message, german) == []
+                assert game.result.reason in german
+                ended += 1
+                break
+            game.play(rng.choice(game.legal_moves()))
+    assert len(seen) >= 8 and ended >= 1, (len(seen), ended)
 
 
 # ----- a German player through the payload harness -------------------------------------------
@@ -175,6 +186,7 @@ async def test_a_german_players_refused_move_is_german(tmp_path: Path) -> None:
         board = latest_board(world, view.id)
         fields = {f["name"]: f["value"] for f in board.embeds[0]["fields"]}
         assert fields["Jetzt"].startswith("**Weiß zieht"), fields
+        assert "Nur Bauern schlagen" in fields["Jetzt"], fields
         # Alice, beside him, is refused in English
         english = (await world.command(alice, "move", notation="Qd3")).only_private()
         assert english.text.startswith(

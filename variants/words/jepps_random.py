@@ -13,7 +13,7 @@ from ..geometry import WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
 from ..sentence import said, word
-from ..status import SEPARATOR, TurnFacts, dice_text, either
+from ..status import SEPARATOR, TurnFacts, clauses, dice_text, either
 from . import RulesView
 
 
@@ -47,29 +47,51 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
     assert dice is not None and len(dice) == 2
     may_reroll = any(m.flag == "reroll" for m in legal)
     lines: list[str] = []
+    allows: list[str] = []
     if e["mediator"] == "pending":
         a, b = dice
         mirror, reverse = rules.mediator_answers
         answer = mirror if a % 2 == 0 else reverse
-        parity = "both even" if a % 2 == 0 else "both odd"
-        does = (
-            "mirrors White file by file" if answer == mirror else "reverses White's order (a<->h)"
-        )
-        allows = f"{parity}: Black {does}"
+        if a % 2 == 0:
+            allows.append(said("both even: Black mirrors White file by file"))
+            lines.append(
+                said(
+                    "Mediator roll {dice}: both even, so Black mirrors White file by file "
+                    "({answer}).",
+                    dice=dice_text(dice),
+                    answer=answer,
+                )
+            )
+        else:
+            allows.append(said("both odd: Black reverses White's order (a<->h)"))
+            lines.append(
+                said(
+                    "Mediator roll {dice}: both odd, so Black reverses White's order (a<->h) "
+                    "({answer}).",
+                    dice=dice_text(dice),
+                    answer=answer,
+                )
+            )
         short = answer
-        lines.append(f"Mediator roll {dice_text(dice)}: {parity}, so Black {does} ({answer}).")
         if may_reroll:
-            allows += "; a double: Black may re-roll"
+            allows.append(said("a double: Black may re-roll"))
             short += f"{SEPARATOR}re-roll"
-            lines.append(f"A double: Black may accept it ({answer}) or roll again (reroll).")
+            lines.append(
+                said(
+                    "A double: Black may accept it ({answer}) or roll again (reroll).",
+                    answer=answer,
+                )
+            )
         lines.append(
-            "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
-            "Black sets up with the dice."
+            said(
+                "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
+                "Black sets up with the dice."
+            )
         )
         return TurnFacts(
             phase="setup",
             verb=said("answer the mediator roll"),
-            allows=allows,
+            allows=clauses(allows),
             short=short,
             lines=tuple(lines),
         )
@@ -80,44 +102,67 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
         rules.army if v == rules.free_face else rules.face_kinds[v] for v in dice
     )
     kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
-    names = [rules.types[k].name for k in kinds]
-    allows = f"{either(names)} on {where}"
+    names = [word(rules.types[k].name) for k in kinds]
+    allows.append(said("{pieces} on {square}", pieces=either(names), square=where))
     short = f"{either(names)} on {where}"
-    faces = "; ".join(f"{v} = {rules.face_names[v]}" for v in sorted(set(dice)))
-    lines.append(f"Setup dice {dice_text(dice)}: {faces}.")
+    faces = clauses(
+        said("{value} = {meaning}", value=v, meaning=word(rules.face_names[v]))
+        for v in sorted(set(dice))
+    )
+    lines.append(said("Setup dice {dice}: {faces}.", dice=dice_text(dice), faces=faces))
     if rules.free_face in dice:
-        lines.append("A 6 is a free choice of any piece still to place.")
+        lines.append(said("A 6 is a free choice of any piece still to place."))
     stock = e["stock"][color]
     offered = rules.offered(dice)
     for k in "KQRBN":
         if k in offered and k not in stock and rules.free_face not in dice:
-            lines.append(f"The dice also offer a {rules.types[k].name}, but none is left to place.")
+            lines.append(
+                said(
+                    "The dice also offer a {piece}, but none is left to place.",
+                    piece=word(rules.types[k].name),
+                )
+            )
     if "B" in offered and "B" in stock and "B" not in kinds:
-        lines.append(f"A Bishop may not go on {where}: {bishop_reason(rules, pos, color, sq)}.")
+        lines.append(
+            said(
+                "A Bishop may not go on {square}: {why}.",
+                square=where,
+                why=bishop_reason(rules, pos, color, sq),
+            )
+        )
     if may_reroll:
-        allows += "; re-roll available"
+        allows.append(said("re-roll available"))
         short += f"{SEPARATOR}re-roll"
-        lines.append("A double: take an offered piece, or roll again (reroll).")
-    lines.append("Still to place: " + ", ".join(stock) + ".")
-    side = "White" if color == WHITE else "Black"
+        lines.append(said("A double: take an offered piece, or roll again (reroll)."))
+    lines.append(said("Still to place: {stock}.", stock=", ".join(stock)))
     order = rules.order(pos, color)
     lines.append(
-        f"{side} fills {rules.name(order[0])} to {rules.name(order[-1])} in order, one roll per "
-        "square; a piece that is the only choice left is placed by itself, and dice that "
-        "offer nothing placeable are rolled again by themselves."
+        said(
+            "{side} fills {first} to {last} in order, one roll per square; a piece that is "
+            "the only choice left is placed by itself, and dice that offer nothing placeable "
+            "are rolled again by themselves.",
+            side=word("White" if color == WHITE else "Black"),
+            first=rules.name(order[0]),
+            last=rules.name(order[-1]),
+        )
     )
     if e["auto"]:
         lines.append(
-            "Placed by itself (forced): " + e["auto"].replace("(", "").replace(")", "") + "."
+            said(
+                "Placed by itself (forced): {placed}.",
+                placed=e["auto"].replace("(", "").replace(")", ""),
+            )
         )
     if e["free"]:
-        lines.append("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+        lines.append(
+            said("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+        )
     elif e["mediator"] == "random":
         lines.append(mixed_mediator(rules, pos))
     return TurnFacts(
         phase="setup",
         verb=said("place a piece on {square}", square=where),
-        allows=allows,
+        allows=clauses(allows),
         short=short,
         lines=tuple(lines),
     )
@@ -127,32 +172,45 @@ def mixed_mediator(rules: JeppsRules, pos: Position) -> str:
     """What the mediator roll decided when its dice were one odd and one even: Black
     sets up with the dice (RULES.md section 5), in words with the dice it showed."""
     order = rules.order(pos, pos.turn)
-    rank = f"from {rules.name(order[0])} to {rules.name(order[-1])}"
+    rank = {"first": rules.name(order[0]), "last": rules.name(order[-1])}
     roll = pos.extra.get(rules.mediator_roll)  # absent in a snapshot older than the note
-    shown = f" {dice_text(roll)}" if roll else ""
-    return (
-        f"Mediator roll{shown}: one odd and one even, so Black sets up with the dice, "
-        f"{rank}, instead of copying White's rank."
+    if roll:
+        return said(
+            "Mediator roll {dice}: one odd and one even, so Black sets up with the dice, "
+            "from {first} to {last}, instead of copying White's rank.",
+            dice=dice_text(roll),
+            **rank,
+        )
+    return said(
+        "Mediator roll: one odd and one even, so Black sets up with the dice, from {first} "
+        "to {last}, instead of copying White's rank.",
+        **rank,
     )
 
 
 def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     color = pos.turn
-    lines = ["There is no castling in Jepps Random Chess."]
+    lines: list[str] = [said("There is no castling in Jepps Random Chess.")]
     relocations = [rules.name(m.to) for m in legal if m.flag == "relocate"]
-    allows = short = ""
+    allows: str = ""
+    short = ""
     if relocations:
         targets = ", ".join(f"K{r}" for r in relocations)
-        allows = f"the King may relocate ({targets})"
+        allows = said("the King may relocate ({moves})", moves=targets)
         short = "King may relocate"
         lines.append(
-            "Once per game a King that has never moved may relocate to a vacant home-rank "
-            f"square of its own colour: {targets} now."
+            said(
+                "Once per game a King that has never moved may relocate to a vacant home-rank "
+                "square of its own colour: {moves} now.",
+                moves=targets,
+            )
         )
     elif pos.extra["relocate"][color]:
         lines.append(
-            "Your King may still relocate once, but not now: never out of check, onto an "
-            "attacked square or across an attacked vacant home-rank square."
+            said(
+                "Your King may still relocate once, but not now: never out of check, onto an "
+                "attacked square or across an attacked vacant home-rank square."
+            )
         )
     return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
