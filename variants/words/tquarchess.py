@@ -115,8 +115,10 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         if revive:
             lines.append(
                 said(
-                    "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight "
-                    "reaching {squares} may become it (/T); possible now on {now}.",
+                    "Your Tquarc is captured: a pawn may promote to it ({promote}), or a Knight "
+                    "reaching {squares} may become it ({become}); possible now on {now}.",
+                    promote="=T",
+                    become="/T",
                     squares=targets,
                     now=", ".join(revive),
                 )
@@ -126,8 +128,10 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         else:
             lines.append(
                 said(
-                    "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight "
-                    "reaching {squares} may become it (/T).",
+                    "Your Tquarc is captured: a pawn may promote to it ({promote}), or a Knight "
+                    "reaching {squares} may become it ({become}).",
+                    promote="=T",
+                    become="/T",
                     squares=targets,
                 )
             )
