@@ -124,6 +124,24 @@ def test_a_sentence_missing_from_the_catalogue_is_found(german: dict[str, str]) 
 
 
 @pytest.mark.parametrize("key", variants.names())
+def test_the_notations_errors_are_german(key: str, german: dict[str, str]) -> None:
+    """The parser's own errors (what the console shows with its hint of legal actions)."""
+    game = variants.new_game(key, seed=3)
+    actions = game.legal_actions()
+    legal, texts = [m for m, _ in actions], [t for _, t in actions]
+    causes = set()
+    for text in JUNK:
+        try:
+            game.rules.parse(game.pos, text, legal, texts)
+        except variants.IllegalMove as error:
+            message = error.args[0]
+            causes.add(type(error).__name__)
+            assert isinstance(message, Said) and untranslated(message, german) == [], message
+            assert i18n.render("de", message) != str(message)
+    assert "BadNotation" in causes
+
+
+@pytest.mark.parametrize("key", variants.names())
 def test_every_piece_title_and_example_is_german(key: str, german: dict[str, str]) -> None:
     rules = variants.new_game(key, seed=1).rules
     words = [rules.title, rules.notation_examples]
