@@ -910,7 +910,7 @@ class Variant(Facts, Notation):
 
     def reach_refusal(self, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
         """Why the piece on ``frm`` cannot go to ``to`` by its movement, or None."""
-        from .explain import reach_refusal
+        from .piece_words import reach_refusal
 
         return reach_refusal(self, pos, frm, to)
 
