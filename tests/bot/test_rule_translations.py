@@ -212,3 +212,42 @@ async def test_a_german_players_refused_move_is_german(tmp_path: Path) -> None:
         ), english.text
     finally:
         await world.close()
+
+
+def test_a_finished_games_reason_is_said_in_german() -> None:
+    """The result's reason is stored in English (the rules' words); the adapter says the
+    rules' reasons in the reader's language, and any other as it was stored."""
+    import dataclasses
+
+    from bot.discord import adapter
+    from bot.service.results import GameView
+
+    view = GameView(
+        id=1,
+        variant="kings_guard",
+        variant_title="King's Guard Chess",
+        options={},
+        status="finished",
+        location_id=1,
+        guild_id=None,
+        challenger_id=1,
+        opponent_id=2,
+        white_id=1,
+        black_id=2,
+        turn=None,
+        to_move_id=None,
+        dice=None,
+        ply=10,
+        last_move=None,
+        result="1-0",
+        winner="white",
+        result_reason="king captured",
+        draw_offer=None,
+        commitment=None,
+        seed=None,
+    )
+    with i18n.using("de"):
+        assert adapter.result_line(view) == "1-0 · Weiß gewinnt (König geschlagen)"
+        unknown = dataclasses.replace(view, result_reason="a reason nobody wrote down")
+        assert adapter.result_line(unknown).endswith("(a reason nobody wrote down)")
+    assert adapter.result_line(view) == "1-0 · white wins (king captured)"
