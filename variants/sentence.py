@@ -35,9 +35,9 @@ class Said(str):
     params: dict[str, Any]
 
     def __new__(cls, msgid: str, params: Mapping[str, Any] | None = None) -> Said:
-        values = dict(params or {})
-        english = msgid.format_map({k: str(v) for k, v in values.items()}) if values else msgid
-        made = super().__new__(cls, english)
+        values = dict(params) if params else {}
+        # each value as ``format`` writes it: a str (a Said too) as it is, a number as str()
+        made = super().__new__(cls, msgid.format_map(values) if values else msgid)
         made.msgid = msgid
         made.params = values
         return made
@@ -48,7 +48,12 @@ class Said(str):
 
 def said(msgid: str, /, **params: Any) -> Said:
     """Mark a sentence for the catalogue and keep its values."""
-    return Said(msgid, params)
+    # as ``Said(msgid, params)``, without copying the fresh ``params`` (a status builds a
+    # dozen of these for every position it describes)
+    made = str.__new__(Said, msgid.format_map(params) if params else msgid)
+    made.msgid = msgid
+    made.params = params
+    return made
 
 
 def N_(msgid: str) -> str:  # noqa: N802 (the usual gettext name for "mark, translate later")
@@ -58,7 +63,17 @@ def N_(msgid: str) -> str:  # noqa: N802 (the usual gettext name for "mark, tran
 
 def word(text: str) -> Said:
     """A word marked where it was written (``N_``), as ``Said``: 'Knight', 'White'."""
-    return text if isinstance(text, Said) else Said(text)
+    if isinstance(text, Said):
+        return text
+    found = _WORDS.get(text)
+    if found is None:
+        found = _WORDS[text] = Said(text)
+    return found
+
+
+# The words made so far (a handful: pieces, sides, titles), each made once: a word has no
+# values, so one ``Said`` serves every sentence that uses it.
+_WORDS: dict[str, Said] = {}
 
 
 def sentences(text: object) -> Iterable[Said]:
