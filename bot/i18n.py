@@ -13,9 +13,9 @@ able to say it in the reader's language.
   copy that can be edited.
 - English is the source language: a message id is the English sentence, and the English
   catalogue copies it (so that English wording can be corrected in the catalogue too).
-- The service says some of its sentences as ``Said`` (a ``str`` with its message id
-  and values): the console prints the English; the Discord adapter renders them in the
-  reader's language (``render``).
+- The service and the rules say some of their sentences as ``Said`` (a ``str`` with its
+  message id and values, ``variants/sentence.py``): the console prints the English; the
+  Discord adapter renders them in the reader's language (``render``).
 - Sentences take their values by name: ``gettext("de", "Game {game} is over.", game=7)``;
   the translation must use the same ``{names}`` (the completeness test checks it). A
   translation that cannot be filled in falls back to the English sentence.
@@ -34,6 +34,12 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+# The sentence itself (a ``str`` with its message id and values) is the rules' own, in the
+# standard library only, so that ``variants`` can say its refusals and statuses as ``Said``
+# too; it is re-exported here (``from bot.i18n import said``).
+from variants.sentence import Said as Said
+from variants.sentence import said as said
 
 log = logging.getLogger(__name__)
 
@@ -166,47 +172,14 @@ def using(locale: str) -> Iterator[str]:
 # ----- sentences handed over by the service --------------------------------------------------
 
 
-class Said(str):
-    """A sentence the service says, in English, that a front end may say in another
-    language: a ``str`` (the English sentence, so the console and every existing reader
-    keep working unchanged) that also carries its message id and values.
-
-    Build one with ``said("{colour} played {move}.", colour=..., move=...)`` (the marker
-    the catalogue tool extracts from ``bot/service``); ``render(locale)`` is the sentence
-    in ``locale``. A value that is itself ``Said`` (a colour, a word) is translated too.
-    """
-
-    msgid: str
-    params: dict[str, Any]
-
-    def __new__(cls, msgid: str, params: Mapping[str, Any] | None = None) -> Said:
-        values = dict(params or {})
-        english = _fill(msgid, msgid, {k: str(v) for k, v in values.items()})
-        made = super().__new__(cls, english)
-        made.msgid = msgid
-        made.params = values
-        return made
-
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled as itself (worker processes)
-        return (Said, (self.msgid, self.params))
-
-    def render(self, locale: str | None = None) -> str:
-        return gettext(locale, self.msgid, **self.params)
-
-
-def said(msgid: str, /, **params: Any) -> Said:
-    """Mark a sentence of the service for the catalogue and keep its values."""
-    return Said(msgid, params)
-
-
 def _words(locale: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
     """Values that are ``Said``, translated into ``locale``."""
-    return {k: v.render(locale) if isinstance(v, Said) else v for k, v in params.items()}
+    return {k: render(locale, v) if isinstance(v, Said) else v for k, v in params.items()}
 
 
 def render(locale: str | None, text: str) -> str:
     """``text`` in ``locale`` if it is ``Said``, else as it is (English from the service)."""
-    return text.render(locale) if isinstance(text, Said) else text
+    return gettext(locale, text.msgid, **text.params) if isinstance(text, Said) else text
 
 
 def render_all(locale: str | None, lines: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ from .pieces import FACINGS, Mode, PieceType, Reach, reach_table
 from .position import Move, Piece, Position, other, piece
 from .record import Token, numbered
 from .refusal import Blocked
+from .sentence import said
 from .status import TurnFacts
 from .tables import _ROWS, CAPTURE_ONLY, Layout, Shape, lines_for, move_row, stable_hash
 
@@ -892,7 +893,7 @@ class Variant(Facts, Notation):
 
     def why_not_permitted(self, pos: Position, move: Move) -> tuple[str, str]:
         """The rule by which ``permits`` refuses ``move``: (cause code, message)."""
-        return "not-allowed", "that move is not allowed now"
+        return "not-allowed", said("that move is not allowed now")
 
     def relaxed_moves(self, pos: Position, to_mask: int = ALL_SQUARES) -> list[Blocked]:
         """Moves the variant's own rules take away before ``permits`` and the check
@@ -909,7 +910,7 @@ class Variant(Facts, Notation):
 
     def reach_refusal(self, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
         """Why the piece on ``frm`` cannot go to ``to`` by its movement, or None."""
-        from .explain import reach_refusal
+        from .piece_words import reach_refusal
 
         return reach_refusal(self, pos, frm, to)
 

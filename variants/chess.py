@@ -20,37 +20,42 @@ from .base import (
 from .geometry import BLACK, WHITE, forward
 from .pieces import K_STEP, B, Leap, Mode, N, PieceType, R
 from .position import Move, Position, other, piece
+from .sentence import N_, said, word
 from .tables import Layout, stable_hash
 
 KING = PieceType(
-    "K", "K", "King", (K_STEP,), is_royal=True, words="moves one square in any direction"
+    "K", "K", N_("King"), (K_STEP,), is_royal=True, words=N_("moves one square in any direction")
 )
 QUEEN = PieceType(
     "Q",
     "Q",
-    "Queen",
+    N_("Queen"),
     (R, B),
-    words="moves any number of empty squares in a straight line, orthogonally or diagonally",
+    words=N_("moves any number of empty squares in a straight line, orthogonally or diagonally"),
 )
 ROOK = PieceType(
-    "R", "R", "Rook", (R,), words="moves any number of empty squares along its rank or file"
+    "R", "R", N_("Rook"), (R,), words=N_("moves any number of empty squares along its rank or file")
 )
-BISHOP = PieceType("B", "B", "Bishop", (B,), words="moves any number of empty squares diagonally")
+BISHOP = PieceType(
+    "B", "B", N_("Bishop"), (B,), words=N_("moves any number of empty squares diagonally")
+)
 KNIGHT = PieceType(
     "N",
     "N",
-    "Knight",
+    N_("Knight"),
     (N,),
-    words="leaps two squares one way and one square to the side (an L), over anything between",
+    words=N_("leaps two squares one way and one square to the side (an L), over anything between"),
 )
 PAWN = PieceType(
     "P",
     "P",
-    "Pawn",
+    N_("Pawn"),
     (Leap(((0, 1),), Mode.MOVE), Leap(((-1, 1), (1, 1)), Mode.CAPTURE)),
     is_pawn=True,
-    words="moves one square straight forward (two from its start square, across an empty "
-    "square) and captures one square diagonally forward",
+    words=N_(
+        "moves one square straight forward (two from its start square, across an empty "
+        "square) and captures one square diagonally forward"
+    ),
 )
 FIDE_PIECES = (KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN)
 
@@ -337,37 +342,50 @@ class ChessLike(Variant):
     def castling_refusal(self, pos: Position, kingside: bool) -> tuple[str, str] | None:
         """Why this castling is not legal: rights, empty squares between, check."""
         if not self.castling:
-            return "no-castling", f"there is no castling in {self.title}"
+            return "no-castling", said(
+                "there is no castling in {variant}", variant=word(self.title)
+            )
         g = self.geometry
         color = pos.turn
         king = pos.kings[color]
         label = self.home_ranks[color]
-        wing = "kingside (O-O)" if kingside else "queenside (O-O-O)"
+        wing = said("kingside (O-O)") if kingside else said("queenside (O-O-O)")
         rook = g.parse_square(f"{'h' if kingside else 'a'}{label}")
         if king < 0 or rook not in pos.castling:
             return (
                 "castling-rights",
-                f"castling {wing} needs a King and Rook that have never moved; your King or "
-                f"the {self.name(rook)} Rook has moved",
+                said(
+                    "castling {wing} needs a King and Rook that have never moved; your King or "
+                    "the {square} Rook has moved",
+                    wing=wing,
+                    square=self.name(rook),
+                ),
             )
         k_to, _, between, _ = self._castle_path(king, rook)
         busy = [s for s in between if pos.board[s] is not None]
         if busy:
             return (
                 "blocked",
-                f"castling {wing} needs the squares between King and Rook empty; "
-                f"{self.name(busy[0])} is occupied",
+                said(
+                    "castling {wing} needs the squares between King and Rook empty; "
+                    "{square} is occupied",
+                    wing=wing,
+                    square=self.name(busy[0]),
+                ),
             )
         if self.has_check:
             enemy = other(color)
             if self.is_attacked(pos, king, enemy):
-                return "castling-check", "you may not castle out of check"
+                return "castling-check", said("you may not castle out of check")
             step = 1 if k_to > king else -1
             for s in range(king + step, k_to + step, step):
                 if self.is_attacked(pos, s, enemy):
                     return (
                         "castling-check",
-                        f"the King may not castle through or into check: {self.name(s)} is attacked",
+                        said(
+                            "the King may not castle through or into check: {square} is attacked",
+                            square=self.name(s),
+                        ),
                     )
         return None
 
@@ -382,16 +400,22 @@ class ChessLike(Variant):
                 if frm not in self._double_starts[p.color]:
                     return (
                         "unreachable",
-                        f"a pawn steps two squares only from its start square (rank {start})",
+                        said(
+                            "a pawn steps two squares only from its start square (rank {rank})",
+                            rank=start,
+                        ),
                     )
                 if pos.board[frm + up] is not None:
                     return (
                         "blocked",
-                        f"the pawn on {self.name(frm)} is blocked by the piece on "
-                        f"{self.name(frm + up)}",
+                        said(
+                            "the pawn on {square} is blocked by the piece on {blocker_square}",
+                            square=self.name(frm),
+                            blocker_square=self.name(frm + up),
+                        ),
                     )
                 if pos.board[to] is not None:
-                    return "no-capture", "a pawn does not capture straight ahead"
+                    return "no-capture", said("a pawn does not capture straight ahead")
                 return None
         found = super().reach_refusal(pos, frm, to)
         if found is not None and found[0] == "capture-only" and self.en_passant:
@@ -399,8 +423,10 @@ class ChessLike(Variant):
             if pawn:
                 return (
                     "capture-only",
-                    "a pawn moves diagonally only to capture (en passant only right after an "
-                    "enemy pawn's double step past it)",
+                    said(
+                        "a pawn moves diagonally only to capture (en passant only right after an "
+                        "enemy pawn's double step past it)"
+                    ),
                 )
         return found
 
@@ -409,14 +435,14 @@ class ChessLike(Variant):
     def outcome(self, pos: Position, history: Sequence[Any]) -> Result | None:
         if not self.has_legal_move(pos):
             if self.in_check(pos):
-                return win(other(pos.turn), "checkmate")
-            return draw("stalemate")
+                return win(other(pos.turn), N_("checkmate"))
+            return draw(N_("stalemate"))
         if self.insufficient_material and self.is_insufficient(pos):
-            return draw("insufficient material")
+            return draw(N_("insufficient material"))
         if self.fifty_move_rule and pos.halfmove >= 100:
-            return draw("fifty-move rule")
+            return draw(N_("fifty-move rule"))
         if self.repetition_draw and history and history.count(history[-1]) >= 3:
-            return draw("threefold repetition")
+            return draw(N_("threefold repetition"))
         return None
 
     def is_insufficient(self, pos: Position) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .refusal import Refusal
+from .sentence import said
 
 
 class IllegalMove(ValueError):
@@ -56,8 +57,14 @@ def refusal_error(refusal: Refusal, legal: Sequence[str] = ()) -> IllegalMove:
 
 
 def legal_hint(texts: Sequence[str]) -> str:
+    """'legal now: e4, d4, ...' (``Said``): what is legal, the first 40 at most."""
     if not texts:
-        return "there is no legal action now"
+        return said("there is no legal action now")
     shown = list(texts[:40])
-    more = f" (and {len(texts) - len(shown)} more)" if len(texts) > len(shown) else ""
-    return "legal now: " + ", ".join(shown) + more
+    if len(texts) > len(shown):
+        return said(
+            "legal now: {actions} (and {n} more)",
+            actions=", ".join(shown),
+            n=len(texts) - len(shown),
+        )
+    return said("legal now: {actions}", actions=", ".join(shown))

@@ -32,11 +32,17 @@ from typing import TYPE_CHECKING
 
 from .base import ALL_SQUARES
 from .errors import AmbiguousMove, IllegalMove
-from .geometry import color_name
-from .pieces import Mode
+from .piece_words import (
+    CANNOT_REACH_HOW,
+    noun,
+    piece_name,
+    self_check_message,
+    side_name,
+)
 from .position import Move, Position, other
 from .refusal import Blocked, Refusal
-from .status import either
+from .sentence import Said, said, word
+from .status import either, result_words
 
 if TYPE_CHECKING:
     from .base import Variant
@@ -51,9 +57,11 @@ PRIORITY = ("blocked", "occupied", "capture-only", "no-capture", "unreachable")
 def explain(game: Game, text: str) -> Refusal | None:
     """Why ``text`` cannot be played in ``game`` now, or None when it can."""
     if not isinstance(text, str):
-        return Refusal("notation", f"an action is text, not {type(text).__name__}", ())
+        kind = type(text).__name__
+        return Refusal("notation", said("an action is text, not {kind}", kind=kind), ())
     if game.result is not None:
-        return Refusal("game-over", f"the game is over: {game.result}", (), text.strip())
+        over = said("the game is over: {result}", result=result_words(game.result))
+        return Refusal("game-over", over, (), text.strip())
     actions = game.legal_actions()
     legal = [m for m, _ in actions]
     texts = [t for _, t in actions]
@@ -65,7 +73,10 @@ def explain(game: Game, text: str) -> Refusal | None:
         choices = err.choices or closest(rules, pos, text, legal, texts)
         return Refusal(
             "ambiguous",
-            f"ambiguous: it could be {either(choices)} (name the piece's file or rank)",
+            said(
+                "ambiguous: it could be {choices} (name the piece's file or rank)",
+                choices=either(choices),
+            ),
             tuple(choices[:CLOSEST]),
             text.strip(),
         )
@@ -80,20 +91,22 @@ def diagnose(
     """The refusal of a text that no legal action matches."""
     typed = text.strip()
     if not typed:
-        return Refusal("notation", "an empty text is not an action", (), typed)
+        return Refusal("notation", said("an empty text is not an action"), (), typed)
     if len(text) > 64:
-        return Refusal("notation", "that is too long to be an action", (), typed[:64])
+        return Refusal("notation", said("that is too long to be an action"), (), typed[:64])
     found = match_blocked(rules, pos, text, legal)
     if found is not None:
         near = closest(rules, pos, text, legal, texts, near=found.move)
         return Refusal(found.cause, found.message, near, typed)
-    said = rules.explain_text(pos, text, legal)
-    if said is not None:
-        return Refusal(said[0], said[1], closest(rules, pos, text, legal, texts), typed)
+    spoken = rules.explain_text(pos, text, legal)
+    if spoken is not None:
+        return Refusal(spoken[0], spoken[1], closest(rules, pos, text, legal, texts), typed)
     intent = read_intent(rules, text)
     if intent is None:
-        message = (
-            f"not an action in {rules.title} notation (actions look like {rules.notation_examples})"
+        message: str = said(
+            "not an action in {variant} notation (actions look like {examples})",
+            variant=word(rules.title),
+            examples=word(rules.notation_examples),
         )
         return Refusal("notation", message, closest(rules, pos, text, legal, texts), typed)
     cause, message, resembles = explain_intent(rules, pos, intent, legal)
@@ -223,32 +236,6 @@ def match_blocked(
     return blocked[moves.index(move)]
 
 
-def self_check_message(rules: Variant, pos: Position, move: Move) -> str:
-    """'your King would be in check', naming the attacker and any pin."""
-    from .base import _no_roll
-
-    color = pos.turn
-    new = rules.make(pos, move, _no_roll)
-    king = new.kings[color]
-    by = ""
-    if king >= 0:
-        for sq, p in enumerate(new.board):
-            if p is not None and p.color != color and rules.attacks(new, sq, king):
-                by = f" from the {piece_name(rules, new, sq)} on {rules.name(sq)}"
-                break
-    mover = pos.board[move.frm] if move.frm >= 0 else None
-    if rules.in_check(pos):
-        if mover is not None and move.frm == pos.kings[color]:
-            return f"your King would still be in check{by}"
-        return f"your King is in check and would still be in check{by}: the move must end the check"
-    if mover is None or move.frm == pos.kings[color]:
-        return f"your King would be in check{by}"
-    return (
-        f"the {piece_name(rules, pos, move.frm)} on {rules.name(move.frm)} is pinned: "
-        f"moving it would put your King in check{by}"
-    )
-
-
 # ----- 3. reading a text as piece, origin and destination -----------------------------------
 
 
@@ -302,22 +289,32 @@ def explain_intent(
 ) -> tuple[str, str, Move | None]:
     """Why no legal action does what ``intent`` asks: (cause, message, a move it resembles)."""
     color = pos.turn
-    side = color_name(color).capitalize()
+    side = side_name(color)
     if intent.frm == -2 or intent.to < 0:
         name = intent.to_name if intent.to < 0 else f"{intent.frm_file}{intent.frm_rank}"
-        return "no-square", f"there is no square {name} on the {rules.title} board", None
+        nowhere = said(
+            "there is no square {square} on the {variant} board",
+            square=name,
+            variant=word(rules.title),
+        )
+        return "no-square", nowhere, None
     to = intent.to
     near = Move(intent.frm if intent.frm >= 0 else -1, to)
     if intent.frm >= 0:
         p = pos.board[intent.frm]
         where = rules.name(intent.frm)
         if p is None:
-            return "no-piece", f"there is no piece on {where}", near
+            return "no-piece", said("there is no piece on {square}", square=where), near
         if p.color != color:
-            owner = color_name(p.color).capitalize()
             return (
                 "not-your-piece",
-                f"the {piece_name(rules, pos, intent.frm)} on {where} is {owner}'s; it is {side}'s turn",
+                said(
+                    "the {piece} on {square} is {owner}'s; it is {side}'s turn",
+                    piece=piece_name(rules, pos, intent.frm),
+                    square=where,
+                    owner=side_name(p.color),
+                    side=side,
+                ),
                 near,
             )
         origins = [intent.frm]
@@ -330,12 +327,21 @@ def explain_intent(
             if intent.letter:
                 return (
                     "notation",
-                    f"{rules.title} has no piece written {intent.letter}: its pieces are {letters}",
+                    said(
+                        "{variant} has no piece written {letter}: its pieces are {letters}",
+                        variant=word(rules.title),
+                        letter=intent.letter,
+                        letters=letters,
+                    ),
                     None,
                 )
             return (
                 "notation",
-                f"{rules.title} pieces are always written with their letter ({letters})",
+                said(
+                    "{variant} pieces are always written with their letter ({letters})",
+                    variant=word(rules.title),
+                    letters=letters,
+                ),
                 None,
             )
         kind_name = noun(rules.types[kind].name)
@@ -346,15 +352,24 @@ def explain_intent(
             if reach:
                 return (
                     "not-your-turn",
-                    f"it is {side}'s turn; that {kind_name} is {color_name(other(color)).capitalize()}'s",
+                    said(
+                        "it is {side}'s turn; that {piece} is {owner}'s",
+                        side=side,
+                        piece=kind_name,
+                        owner=side_name(other(color)),
+                    ),
                     near,
                 )
-            return "no-piece", f"{side} has no {kind_name}{_where(intent)}", near
+            return "no-piece", _has_none(side, kind_name, intent), near
     target = pos.board[to]
     if target is not None and target.color == color and intent.frm != to:
         return (
             "occupied",
-            f"your own {piece_name(rules, pos, to)} stands on {rules.name(to)}",
+            said(
+                "your own {piece} stands on {square}",
+                piece=piece_name(rules, pos, to),
+                square=rules.name(to),
+            ),
             near,
         )
     reasons = [(o, rules.reach_refusal(pos, o, to)) for o in origins]
@@ -367,19 +382,34 @@ def explain_intent(
         if any(rules.reach_refusal(pos, o, to) is None for o in theirs):
             return (
                 "not-your-turn",
-                f"it is {side}'s turn; that {kind_name} move is {color_name(other(color)).capitalize()}'s",
+                said(
+                    "it is {side}'s turn; that {piece} move is {owner}'s",
+                    side=side,
+                    piece=kind_name,
+                    owner=side_name(other(color)),
+                ),
                 near,
             )
     found = [(o, r) for o, r in reasons if r is not None]
     found.sort(key=lambda item: PRIORITY.index(item[1][0]) if item[1][0] in PRIORITY else 99)
-    origin, (cause, message) = found[0]
+    origin, (cause, why) = found[0]
+    message: str = why
     if cause == "unreachable" and len(origins) > 1:
-        article = "no"
-        message = (
-            f"{article} {kind_name} of yours can reach {rules.name(to)}: "
-            + message.split(": ", 1)[-1]
+        message = said(
+            "no {piece} of yours can reach {square}: {why}",
+            piece=kind_name,
+            square=rules.name(to),
+            why=_after_colon(why),
         )
     return cause, message, Move(origin, to)
+
+
+def _after_colon(message: str) -> str:
+    """What an 'unreachable' message says after its colon (the piece's movement), or the
+    whole message when it has none."""
+    if isinstance(message, Said) and message.msgid == CANNOT_REACH_HOW:
+        return said("the {piece} {how}", piece=message.params["piece"], how=message.params["how"])
+    return message.split(": ", 1)[-1]
 
 
 def _promotion_or_rest(
@@ -401,25 +431,38 @@ def _promotion_or_rest(
         rank = rules.geometry.rank_label(to)
         return (
             "promotion-needed",
-            f"a {kind_name} reaching rank {rank} must promote: add "
-            + either((f"={x}" for x in letters), "or"),
+            said(
+                "a {piece} reaching rank {rank} must promote: add {choices}",
+                piece=kind_name,
+                rank=rank,
+                choices=either((f"={x}" for x in letters), "or"),
+            ),
             near,
         )
     if intent.promo and not promos:
         return (
             "promotion-not-allowed",
-            f"the {kind_name} does not promote on {rules.name(to)}: only a piece reaching the "
-            "last rank promotes",
+            said(
+                "the {piece} does not promote on {square}: only a piece reaching the last rank "
+                "promotes",
+                piece=kind_name,
+                square=rules.name(to),
+            ),
             near,
         )
     if intent.promo and intent.promo not in letters:
-        names = [rules.types[k].name for k in promos]
+        names = [word(rules.types[k].name) for k in promos]
         return (
             "promotion-choice",
-            f"a {kind_name} promotes here to {either(names)}, not to {intent.promo}",
+            said(
+                "a {piece} promotes here to {choices}, not to {letter}",
+                piece=kind_name,
+                choices=either(names),
+                letter=intent.promo,
+            ),
             near,
         )
-    return "not-legal", "that is not a legal action now", near
+    return "not-legal", said("that is not a legal action now"), near
 
 
 def _kind_for(rules: Variant, letter: str) -> str | None:
@@ -448,67 +491,20 @@ def _origins(rules: Variant, pos: Position, color: int, kind: str, intent: Inten
     return out
 
 
-def _where(intent: Intent) -> str:
+def _has_none(side: str, piece: str, intent: Intent) -> str:
+    """'White has no Knight', with where the text looked for it."""
     if intent.frm_file and intent.frm_rank:
-        return f" on {intent.frm_file}{intent.frm_rank}"
+        square = f"{intent.frm_file}{intent.frm_rank}"
+        return said("{side} has no {piece} on {square}", side=side, piece=piece, square=square)
     if intent.frm_file:
-        return f" on the {intent.frm_file}-file"
-    if intent.frm_rank:
-        return f" on rank {intent.frm_rank}"
-    return ""
-
-
-def reach_refusal(rules: Variant, pos: Position, frm: int, to: int) -> tuple[str, str] | None:
-    """Why the piece on ``frm`` cannot go to ``to`` by its movement (its atoms), or None."""
-    p = pos.board[frm]
-    assert p is not None
-    reach = rules.reach(p)[frm]
-    assert reach is not None
-    ways: list[tuple[tuple[int, ...], Mode]] = []
-    ways.extend(((), mode) for sq, mode in reach.leaps if sq == to)
-    for ray, mode in reach.rays:
-        if to in ray:
-            ways.append((ray[: ray.index(to)], mode))
-    ways.extend((path, mode) for path, dest, mode in reach.lames if dest == to)
-    name = piece_name(rules, pos, frm)
-    where, dest = rules.name(frm), rules.name(to)
-    if not ways:
-        words = rules.types[p.kind].words
-        why = f": the {name} {words}" if words else ""
-        return "unreachable", f"a {name} on {where} cannot reach {dest}{why}"
-    target = pos.board[to]
-    if target is not None and target.color == p.color:
-        return "occupied", f"your own {piece_name(rules, pos, to)} stands on {dest}"
-    need = Mode.MOVE if target is None else Mode.CAPTURE
-    usable = [(path, mode) for path, mode in ways if mode & need]
-    if not usable:
-        if target is None:
-            return "capture-only", f"a {name} goes from {where} to {dest} only to capture"
-        return (
-            "no-capture",
-            f"a {name} does not capture from {where} to {dest}, it only moves there",
+        return said(
+            "{side} has no {piece} on the {file}-file", side=side, piece=piece, file=intent.frm_file
         )
-    for path, _ in usable:
-        if all(pos.board[s] is None for s in path):
-            return None
-    path = usable[0][0]
-    blocker = next(s for s in path if pos.board[s] is not None)
-    return (
-        "blocked",
-        f"the {name} on {where} is blocked by the {piece_name(rules, pos, blocker)} on "
-        f"{rules.name(blocker)}",
-    )
-
-
-def piece_name(rules: Variant, pos: Position, sq: int) -> str:
-    """The piece on ``sq`` as a message names it: 'Knight', 'pawn'."""
-    p = pos.board[sq]
-    return noun(rules.types[p.kind].name) if p is not None else "square"
-
-
-def noun(name: str) -> str:
-    """Piece names are capitalised, except the humble pawn."""
-    return "pawn" if name == "Pawn" else name
+    if intent.frm_rank:
+        return said(
+            "{side} has no {piece} on rank {rank}", side=side, piece=piece, rank=intent.frm_rank
+        )
+    return said("{side} has no {piece}", side=side, piece=piece)
 
 
 # ----- the closest legal actions ------------------------------------------------------------

@@ -43,6 +43,7 @@ from .notation import Texts
 from .pieces import D, F, PieceType
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
+from .sentence import N_
 from .status import TurnFacts
 from .words import guardener as words
 
@@ -75,10 +76,12 @@ BOARD = Geometry(files=FILES, height=10, first_rank=0, holes=_holes(), colour_ba
 GUARDENER = PieceType(
     "G",
     "G",
-    "Guardener",
+    N_("Guardener"),
     (F, D),
-    words="moves or captures one square diagonally, or leaps to the second square "
-    "orthogonally, over anything between (so it keeps to one colour of squares)",
+    words=N_(
+        "moves or captures one square diagonally, or leaps to the second square "
+        "orthogonally, over anything between (so it keeps to one colour of squares)"
+    ),
     brief="1 diagonally, or leaps 2 straight",
 )
 
@@ -132,8 +135,10 @@ def _look_ahead(sides: int) -> int:
 
 class Guardener(ChessLike):
     key = "guardener"
-    notation_examples = "e4, Nf3, Bxc6, O-O, e8=Q, Nfz4 {T3} (teleport), G@z4 {T3}, reroll, pass"
-    title = "Guardener Chess"
+    notation_examples = N_(
+        "e4, Nf3, Bxc6, O-O, e8=Q, Nfz4 {T3} (teleport), G@z4 {T3}, reroll, pass"
+    )
+    title = N_("Guardener Chess")
     summary = (
         "FIDE army plus a Guardener (G: one step diagonally or a leap of two orthogonally) on an "
         "8x8 board with four terraces. Two d4 say which pieces may move; King, Guardener and "
@@ -600,9 +605,9 @@ class Guardener(ChessLike):
         """Capturing the King wins; no legal move and no pass left is a drawn stalemate."""
         for color in (pos.turn, other(pos.turn)):
             if pos.kings[color] < 0:
-                return win(other(color), "king captured")
+                return win(other(color), N_("king captured"))
         if pos.dice is not None and not self.has_legal_move(pos):
-            return draw("stalemate")
+            return draw(N_("stalemate"))
         return None
 
     def is_terminal(self, pos: Position) -> bool:

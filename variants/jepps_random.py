@@ -22,6 +22,7 @@ from .geometry import BLACK, STANDARD, WHITE
 from .position import NOTE, Move, Position, other, piece, with_side
 from .record import ROMAN, Token, numbered
 from .refusal import Blocked
+from .sentence import N_
 from .status import TurnFacts
 from .words import jepps_random as words
 
@@ -39,7 +40,7 @@ FREE_PLAY = "free_play"
 ONE_KIND_LEFT_IS_FORCED = True
 
 # The setup dice in words.
-FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: "free choice"}
+FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: N_("free choice")}
 
 # (reading) Free Play numbering. The rule page writes the entries "as a regular first
 # move" (1. Na1 Kh8 2. Bb1 Rg8 ...) with play from move 9, or, optionally, labels them
@@ -57,8 +58,8 @@ _PLACEMENT = re.compile(r"[KQRBN][a-h][18]")
 
 class JeppsRandom(ChessLike):
     key = "jepps_random"
-    notation_examples = "Na1 (a setup placement), reroll, Mirror, Reverse; then e4, Nf3, Kg1"
-    title = "Jepps Random Chess"
+    notation_examples = N_("Na1 (a setup placement), reroll, Mirror, Reverse; then e4, Nf3, Kg1")
+    title = N_("Jepps Random Chess")
     summary = (
         "White fills a1-h1 one square at a time, choosing between the two pieces two d6 "
         "offer (1 K, 2 N, 3 B, 4 R, 5 Q, 6 any). A mediator roll makes Black mirror, "

@@ -13,24 +13,27 @@ from .geometry import STANDARD
 from .pieces import ALL_DIRECTIONS, Leap, Mode, PieceType
 from .position import Move, Position, other
 from .refusal import Blocked
+from .sentence import N_, said, word
 from .status import TurnFacts
 
 # Pawns move one square in any direction; their captures come from ``pawn_captures``.
 GUARD_PAWN = PieceType(
     "P",
     "P",
-    "Pawn",
+    N_("Pawn"),
     (Leap(ALL_DIRECTIONS, Mode.MOVE),),
     is_pawn=True,
-    words="moves one square in any direction (never two), and captures an adjacent enemy "
-    "in any direction, but only with an assist",
+    words=N_(
+        "moves one square in any direction (never two), and captures an adjacent enemy "
+        "in any direction, but only with an assist"
+    ),
 )
 
 
 class KingsGuard(ChessLike):
     key = "kings_guard"
-    notation_examples = "e3, de3 (a pawn leaving its file), dxe4, Nf3, e8=Q"
-    title = "King's Guard Chess"
+    notation_examples = N_("e3, de3 (a pawn leaving its file), dxe4, Nf3, e8=Q")
+    title = N_("King's Guard Chess")
     summary = (
         "FIDE setup. Pawns move one square in any direction. Only pawns capture, an adjacent "
         "enemy in any direction, and only when a friendly non-pawn piece attacks that square. "
@@ -123,20 +126,26 @@ class KingsGuard(ChessLike):
                     Blocked(
                         Move(frm, to),
                         "needs-assist",
-                        "a pawn captures only when a friendly non-pawn attacks the square; "
-                        f"none of yours attacks {self.name(to)}",
+                        said(
+                            "a pawn captures only when a friendly non-pawn attacks the square; "
+                            "none of yours attacks {square}",
+                            square=self.name(to),
+                        ),
                     )
                 )
         for m in ChessLike.pseudo_moves(self, pos):
             p, t = board[m.frm], board[m.to]
             if p is not None and p.kind != "P" and t is not None and t.color != color:
-                name = self.types[p.kind].name
                 out.append(
                     Blocked(
                         m,
                         "pawns-only-capture",
-                        f"only pawns capture in King's Guard Chess; the {name} may assist a "
-                        f"pawn that captures on {self.name(m.to)}",
+                        said(
+                            "only pawns capture in King's Guard Chess; the {piece} may assist a "
+                            "pawn that captures on {square}",
+                            piece=word(self.types[p.kind].name),
+                            square=self.name(m.to),
+                        ),
                     )
                 )
         return out
@@ -145,21 +154,26 @@ class KingsGuard(ChessLike):
         """Which assisted captures are on (RULES.md section 3)."""
         board = pos.board
         captures = [m for m in legal if board[m.to] is not None]
-        lines = [
-            "Only pawns capture: an adjacent enemy in any direction, and only when a friendly "
-            "non-pawn piece attacks that square."
+        lines: list[str] = [
+            said(
+                "Only pawns capture: an adjacent enemy in any direction, and only when a "
+                "friendly non-pawn piece attacks that square."
+            )
         ]
-        allows = short = ""
+        allows: str = ""
+        short = ""
         if captures:
             texts = ", ".join(self.san(pos, m, legal) for m in captures)
-            allows = "a pawn may capture"
+            allows = said("a pawn may capture")
             short = "pawn capture possible"
-            lines.append(f"Captures possible now: {texts}.")
+            lines.append(said("Captures possible now: {moves}.", moves=texts))
         else:
-            lines.append("No capture is possible now.")
+            lines.append(said("No capture is possible now."))
         lines.append(
-            "There is no check: you lose when your King is captured, your last pawn is gone, "
-            "or you cannot move."
+            said(
+                "There is no check: you lose when your King is captured, your last pawn is "
+                "gone, or you cannot move."
+            )
         )
         return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
@@ -167,15 +181,15 @@ class KingsGuard(ChessLike):
         """Loss conditions are tested at the start of the player's turn."""
         color = pos.turn
         if pos.kings[color] < 0:
-            return win(other(color), "king captured")
+            return win(other(color), N_("king captured"))
         if not self._pawns(pos, color):
-            return win(other(color), "no pawns left")
+            return win(other(color), N_("no pawns left"))
         if not self.has_legal_move(pos):
-            return win(other(color), "no legal move")
+            return win(other(color), N_("no legal move"))
         if pos.halfmove >= 100:
-            return draw("fifty-move rule")
+            return draw(N_("fifty-move rule"))
         if history and history.count(history[-1]) >= 3:
-            return draw("threefold repetition")
+            return draw(N_("threefold repetition"))
         return None
 
     def can_still_win(self, pos: Position, color: int) -> bool:

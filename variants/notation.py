@@ -16,6 +16,7 @@ from .errors import AmbiguousMove, BadNotation, NotLegalHere, legal_hint
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import PieceType
 from .position import Move, Piece, Position, piece
+from .sentence import said
 
 CASTLE_KINGSIDE = "O-O"
 CASTLE_QUEENSIDE = "O-O-O"
@@ -244,9 +245,11 @@ class Notation:
         """The one legal move that ``text`` names. ``texts`` are the canonical texts
         of ``legal``; an entry may be None for a move ``candidates`` ruled out."""
         if not text or not text.strip():
-            raise BadNotation("empty move; " + self.legal_hint(texts))
+            raise BadNotation(said("empty move; {hint}", hint=self.legal_hint(texts)))
         if len(text) > 64:
-            raise BadNotation("that is too long to be a move; " + self.legal_hint(texts))
+            raise BadNotation(
+                said("that is too long to be a move; {hint}", hint=self.legal_hint(texts))
+            )
         if text in texts:  # the canonical text names its own action
             return legal[texts.index(text)]
         norm = self.normalize(text)
@@ -278,9 +281,14 @@ class Notation:
         pattern = self.parse_pattern(norm, pos, legal)
         if pattern is not None:
             return self.pick(pattern, norm, pos, legal, texts)
+        typed = repr(text.strip())
         if self.looks_like_move(norm):
-            raise NotLegalHere(f"{text.strip()!r} is not legal here; " + self.legal_hint(texts))
-        raise BadNotation(f"cannot read {text.strip()!r} as a move; " + self.legal_hint(texts))
+            raise NotLegalHere(
+                said("{typed} is not legal here; {hint}", typed=typed, hint=self.legal_hint(texts))
+            )
+        raise BadNotation(
+            said("cannot read {typed} as a move; {hint}", typed=typed, hint=self.legal_hint(texts))
+        )
 
     def pick(
         self, matches: list[Move], text: str, pos: Position, legal: Sequence[Move], texts: Texts
@@ -288,9 +296,21 @@ class Notation:
         if len(matches) == 1:
             return matches[0]
         if not matches:
-            raise NotLegalHere(f"{text!r} is not legal here; " + self.legal_hint(texts))
+            raise NotLegalHere(
+                said(
+                    "{typed} is not legal here; {hint}",
+                    typed=repr(text),
+                    hint=self.legal_hint(texts),
+                )
+            )
         names = sorted({str(texts[legal.index(m)]) for m in matches})
-        err = AmbiguousMove(f"{text!r} is ambiguous: it could be {', '.join(names)}")
+        err = AmbiguousMove(
+            said(
+                "{typed} is ambiguous: it could be {choices}",
+                typed=repr(text),
+                choices=", ".join(names),
+            )
+        )
         err.choices = tuple(names)
         raise err
 

@@ -12,14 +12,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .sentence import N_, said, word
+
 if TYPE_CHECKING:
+    from .base import Result
     from .game import Game
 
 # The image's status strip holds this many characters (its words shrink to fit; at 40 a
 # Guardener caption in words, "Knight, or a capture by a pawn, King or Guardener", was cut).
 SHORT_LIMIT = 60
 SEPARATOR = " · "
-ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+ORDINALS = {
+    1: N_("first"),
+    2: N_("second"),
+    3: N_("third"),
+    4: N_("fourth"),
+    5: N_("fifth"),
+    6: N_("sixth"),
+}
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ class TurnFacts:
     """What a variant says about the turn of the side to act (``Variant.turn_facts``)."""
 
     phase: str = "play"  # 'setup' or 'play'
-    verb: str = "move"  # "White to <verb>"
+    verb: str = N_("move")  # "White to <verb>" (``Said`` where it has values)
     allows: str = ""
     short: str = ""  # a compact form of ``allows`` (clipped to SHORT_LIMIT by describe)
     pending: str = ""
@@ -61,11 +71,44 @@ def dice_text(dice: Sequence[int] | None) -> str:
 
 
 def either(words: Iterable[str], joiner: str = "or") -> str:
-    """'a', 'a or b', 'a, b or c'."""
+    """'a', 'a or b', 'a, b or c' (``joiner`` 'and': 'a, b and c'). ``Said`` (each word
+    too, where it is), so that a front end can say the list in another language."""
     items = [w for w in words if w]
     if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + f" {joiner} " + items[-1]
+        return items[0] if items else ""
+    head = _listed(items[:-1])
+    if joiner == "and":
+        return said("{first} and {last}", first=head, last=items[-1])
+    return said("{first} or {last}", first=head, last=items[-1])
+
+
+def clauses(parts: Iterable[str]) -> str:
+    """'a; b; c': clauses of one sentence (``Said``, each clause too where it is)."""
+    out = ""
+    for part in parts:
+        if part:
+            out = said("{first}; {last}", first=out, last=part) if out else part
+    return out
+
+
+def _listed(items: Sequence[str]) -> str:
+    """'a, b, c' (a list's head before its 'or')."""
+    if len(items) == 1:
+        return items[0]
+    return said("{first}, {last}", first=_listed(items[:-1]), last=items[-1])
+
+
+def result_words(result: Result) -> str:
+    """'white wins (checkmate)', 'draw (stalemate)': ``str(result)``, as ``Said``."""
+    reason = word(result.reason)
+    if result.winner is None:
+        return said("draw ({reason})", reason=reason)
+    return said("{colour} wins ({reason})", colour=word(result.winner), reason=reason)
+
+
+def side_word(color: str) -> str:
+    """'White' or 'Black' (``Said``) for 'white' or 'black'."""
+    return word(N_("White") if color == "white" else N_("Black"))
 
 
 def describe(game: Game) -> Status:
@@ -77,11 +120,14 @@ def describe(game: Game) -> Status:
     if game.result is not None:
         result = game.result
         who = result.winner.capitalize() if result.winner else ""
-        if who:
-            headline = f"Game over: {who} wins ({result.reason})"
+        reason = word(result.reason)
+        if result.winner:
+            headline = said(
+                "Game over: {side} wins ({reason})", side=side_word(result.winner), reason=reason
+            )
             short = f"{who} wins{SEPARATOR}{result.reason}"
         else:
-            headline = f"Game over: a draw ({result.reason})"
+            headline = said("Game over: a draw ({reason})", reason=reason)
             short = f"Draw{SEPARATOR}{result.reason}"
         return Status(
             actor=None,
@@ -99,21 +145,25 @@ def describe(game: Game) -> Status:
     facts = rules.turn_facts(pos, moves)
     check = game.checked_king() >= 0
     who = game.turn.capitalize()
-    headline = f"{who} to {facts.verb}"
+    headline = said("{side} to {verb}", side=side_word(game.turn), verb=word(facts.verb))
     if dice:
-        headline += f" {dice_text(dice)}"
+        headline = said("{status} {dice}", status=headline, dice=dice_text(dice))
     if check:
-        headline += ", in check"
+        headline = said("{status}, in check", status=headline)
     if facts.allows:
-        headline += f": {facts.allows}"
+        headline = said("{status}: {allows}", status=headline, allows=facts.allows)
     short = facts.short or f"{who} to {facts.verb}"
     if check:
         short = f"Check{SEPARATOR}{short}" if facts.short else f"{short}{SEPARATOR}check"
-    lines = [headline]
+    lines: list[str] = [headline]
     if check:
-        lines.append(f"{who}'s King is in check: the move must end the check.")
+        lines.append(
+            said(
+                "{side}'s King is in check: the move must end the check.", side=side_word(game.turn)
+            )
+        )
     if facts.pending:
-        lines.append(facts.pending + ".")
+        lines.append(said("{pending}.", pending=facts.pending))
     lines.extend(facts.lines)
     return Status(
         actor=game.turn,

@@ -54,6 +54,7 @@ from .pieces import (
 )
 from .position import Move, Piece, Position, other, piece
 from .refusal import Blocked
+from .sentence import N_, said, word
 from .status import ORDINALS, TurnFacts, either
 from .tables import Layout, stable_hash
 from .words import stone_garden as words
@@ -172,38 +173,44 @@ def _xiangqi_horse() -> tuple[Lame, ...]:
 HORSE = PieceType(
     "H",
     "H",
-    "Horse",
+    N_("Horse"),
     (Leap(((1, 2), (-1, 2))),),
-    words="leaps two squares forward and one to the side (a knight that only goes forward), "
-    "over anything between; on the last rank it must promote",
+    words=N_(
+        "leaps two squares forward and one to the side (a knight that only goes forward), "
+        "over anything between; on the last rank it must promote"
+    ),
     brief="a Knight's leap, forward only",
 )
 OX = PieceType(
     "O",
     "O",
-    "Ox",
+    N_("Ox"),
     _ox_like(ORTHOGONAL, _ox_ends),
-    words="picks an orthogonal direction; when the first two squares that way are empty it "
-    "moves or captures on the third square or on either square beside the third (a T); it "
-    "also captures, but never moves, on the first square, and on the second when the first "
-    "is empty",
+    words=N_(
+        "picks an orthogonal direction; when the first two squares that way are empty it "
+        "moves or captures on the third square or on either square beside the third (a T); it "
+        "also captures, but never moves, on the first square, and on the second when the first "
+        "is empty"
+    ),
     brief="3 straight, or beside the 3rd",
 )
 INDEX = PieceType(
     "I",
     "I",
-    "Index",
+    N_("Index"),
     _ox_like(DIAGONAL, _index_ends),
-    words="is the Ox turned 45 degrees: it picks a diagonal direction; when the first two "
-    "squares that way are empty it moves or captures on the third, or one square straight on "
-    "from the second (either way); it also captures, but never moves, on the first diagonal "
-    "square, and on the second when the first is empty",
+    words=N_(
+        "is the Ox turned 45 degrees: it picks a diagonal direction; when the first two "
+        "squares that way are empty it moves or captures on the third, or one square straight on "
+        "from the second (either way); it also captures, but never moves, on the first diagonal "
+        "square, and on the second when the first is empty"
+    ),
     brief="the Ox turned 45°",
 )
 POLICEMAN = PieceType(
     "PO",
     "P",
-    "Policeman",
+    N_("Policeman"),
     _policeman_atoms(),
     words="goes one square orthogonally, one square diagonally outward, then "
     f"{POLICEMAN_MIDDLE_STEPS} squares straight on, all empty, and moves or captures one "
@@ -211,19 +218,28 @@ POLICEMAN = PieceType(
     "without capturing",
     brief="a long bent run; steps 1",
 )
+# The Policeman's words as the catalogue holds them (its middle leg filled in; a test checks
+# that every piece's words are in the catalogue).
+N_(
+    "goes one square orthogonally, one square diagonally outward, then 2 squares straight on, "
+    "all empty, and moves or captures one square further, straight on or diagonally; it may "
+    "also step one square orthogonally without capturing"
+)
 # Frame offsets are (right, ahead) of her facing: 1 or 2 ahead, 1 or 2 diagonally back, 1 aside.
 RAVEN = PieceType(
     "RA",
     "R",
-    "Raven",
+    N_("Raven"),
     (Leap(((0, 1), (0, 2), (1, -1), (-1, -1), (2, -2), (-2, -2), (1, 0), (-1, 0))),),
     facing_relative=True,
-    words="faces one way: she leaps one or two squares straight ahead, one or two squares "
-    "diagonally backward, or steps one square sideways, moving and capturing alike",
+    words=N_(
+        "faces one way: she leaps one or two squares straight ahead, one or two squares "
+        "diagonally backward, or steps one square sideways, moving and capturing alike"
+    ),
     brief="1-2 ahead, 1-2 back aslant, 1 aside",
 )
 # Not a piece type of its own: the King's moves while its state is '+'.
-PROMOTED_KING = PieceType("K", "K", "Promoted King", (K_STEP, *_xiangqi_horse()), is_royal=True)
+PROMOTED_KING = PieceType("K", "K", N_("Promoted King"), (K_STEP, *_xiangqi_horse()), is_royal=True)
 
 
 def _promotion_reading() -> str:
@@ -244,8 +260,8 @@ _TURN_MARK = re.compile(r"\^[NESW]")
 
 class StoneGarden(ChessLike):
     key = "stone_garden"
-    notation_examples = "Hc3, Oa4, Ie3, Pd5, Re4^E or Rd4^E (a Raven turning), Hd8=P"
-    title = "Stone Garden Chess"
+    notation_examples = N_("Hc3, Oa4, Ie3, Pd5, Re4^E or Rd4^E (a Raven turning), Hd8=P")
+    title = N_("Stone Garden Chess")
     summary = (
         "Forward-leaping Horses, the Ox and Index (T-shaped leapers that capture on their "
         "path), the long-armed Policeman, Ravens that face one way and may turn, and a King "
@@ -343,17 +359,25 @@ class StoneGarden(ChessLike):
         if done < NO_TURN_MOVES:
             return (
                 NO_TURN_MOVES - done,
-                f"no Raven may turn during her side's first {NO_TURN_MOVES} moves",
+                said("no Raven may turn during her side's first {n} moves", n=NO_TURN_MOVES),
             )
         if self.may_turn(pos, sq):
             return 0, ""
         window = self.turn_window(pos, color)
         rest = self.rest(pos, sq)
-        ago = "on her side's last move" if rest == 0 else f"{_NUMBERS[rest + 1]} moves ago"
-        return (
-            window - 1 - rest,
-            f"this Raven turned {ago}; a Raven may turn once in {_NUMBERS[window]} moves",
-        )
+        if rest == 0:
+            why = said(
+                "this Raven turned on her side's last move; a Raven may turn once in {window} "
+                "moves",
+                window=word(_NUMBERS[window]),
+            )
+        else:
+            why = said(
+                "this Raven turned {ago} moves ago; a Raven may turn once in {window} moves",
+                ago=word(_NUMBERS[rest + 1]),
+                window=word(_NUMBERS[window]),
+            )
+        return window - 1 - rest, why
 
     def turn_window(self, pos: Position, color: int) -> int:
         """Once in three moves; once in two while the opponent's King is promoted."""
@@ -483,16 +507,16 @@ class StoneGarden(ChessLike):
         mover = other(pos.turn)  # who made the last move
         if not self.has_legal_move(pos):
             if self.in_check(pos):
-                return win(mover, "checkmate")
-            return win(pos.turn, "stalemate: no legal move wins")
+                return win(mover, N_("checkmate"))
+            return win(pos.turn, N_("stalemate: no legal move wins"))
         if history and history.count(history[-1]) >= 3:
-            return win(pos.turn, "threefold repetition: the repeating player loses")
+            return win(pos.turn, N_("threefold repetition: the repeating player loses"))
         if max(pos.extra["demotions"]) >= DEMOTIONS_TO_DRAW:
-            return draw("third demotion of a King")
+            return draw(N_("third demotion of a King"))
         if self._bare_kings(pos):
-            return draw("bare Kings")
+            return draw(N_("bare Kings"))
         if pos.halfmove >= FIFTY_MOVE_PLIES:
-            return draw("50 moves without a capture or Horse promotion")
+            return draw(N_("50 moves without a capture or Horse promotion"))
         return None
 
     def _bare_kings(self, pos: Position) -> bool:
@@ -627,7 +651,7 @@ def _strip_turn(text: str | None) -> str | None:
     return _TURN_MARK.sub("", text) if text is not None else None
 
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six")
+_NUMBERS = ("no", N_("one"), N_("two"), N_("three"), N_("four"), N_("five"), N_("six"))
 
 
 def _no_dice(sides: int) -> int:

@@ -18,6 +18,7 @@ from .notation import CASTLE_KINGSIDE, CASTLE_QUEENSIDE, Texts
 from .pieces import A, D, F, Leap, PieceType
 from .position import Move, Position, other, piece, with_side
 from .refusal import Blocked
+from .sentence import N_, said
 from .status import TurnFacts
 from .tables import Layout
 from .words import tquarchess as words
@@ -25,11 +26,13 @@ from .words import tquarchess as words
 TQUARC = PieceType(
     "T",
     "T",
-    "Tquarc",
+    N_("Tquarc"),
     (F, A, D),
-    words="leaps to the first square of its colour orthogonally (two squares away), or to "
-    "the first or second square of its colour diagonally (one or two squares away), "
-    "capturing as it moves; it keeps to one colour of squares",
+    words=N_(
+        "leaps to the first square of its colour orthogonally (two squares away), or to "
+        "the first or second square of its colour diagonally (one or two squares away), "
+        "capturing as it moves; it keeps to one colour of squares"
+    ),
     brief="leaps on its colour; value = Tquad",
 )
 
@@ -81,10 +84,10 @@ KING2_ATTACKS = True
 
 class Tquarchess(ChessLike):
     key = "tquarchess"
-    notation_examples = (
+    notation_examples = N_(
         "e4, Nf3, Bxc6, O-O, e8=Q, Te4, Tb7% (teleport), Bg5/T (entry), Na8/T, b8=T, roll"
     )
-    title = "Tquarchess"
+    title = N_("Tquarchess")
     dice_rolled = (
         "only for a Tquarc (a d4): when it enters, teleports or is resurrected, and for an "
         "entry attempt (roll)"
@@ -272,8 +275,8 @@ class Tquarchess(ChessLike):
         clash = self.entry_value_refusal(pos, text)
         if clash is not None:
             return "entry-value", clash
-        said = words.explain_text(self, pos, text, legal)
-        return said if said is not None else ChessLike.explain_text(self, pos, text, legal)
+        spoken = words.explain_text(self, pos, text, legal)
+        return spoken if spoken is not None else ChessLike.explain_text(self, pos, text, legal)
 
     # ----- moves ---------------------------------------------------------------
 
@@ -494,9 +497,12 @@ class Tquarchess(ChessLike):
         if found is None or int(found.group(1)) == rolled:
             return None
         entry = text.strip()[: found.start(1)].rstrip("% ")  # as typed, without the value
-        return (
-            f"the Tquarc die was rolled this turn and shows {rolled}: an entry now enters with "
-            f"{rolled}, not {found.group(1)} (write {entry} or {entry}%{rolled})"
+        return said(
+            "the Tquarc die was rolled this turn and shows {rolled}: an entry now enters with "
+            "{rolled}, not {typed} (write {entry} or {entry}%{rolled})",
+            rolled=rolled,
+            typed=found.group(1),
+            entry=entry,
         )
 
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:

@@ -173,7 +173,8 @@ def refusal_text(refusal: Refusal) -> str:
     """An action the engine refused (contract C2): the rule, in one sentence, with what
     was typed, and the closest legal actions. Not the whole legal list: ``/move``
     suggests every legal action as you type."""
-    text = refusal.message[:1].upper() + refusal.message[1:]
+    message = i18n.render(None, refusal.message)  # the rules' sentence, in the reader's language
+    text = message[:1].upper() + message[1:]
     typed = refusal.text if len(refusal.text) <= 40 else refusal.text[:37] + "..."
     if typed and refusal.cause != "game-over":
         text += " " + _("(you typed `{typed}`)", typed=typed.replace("`", ""))
@@ -401,9 +402,12 @@ def result_line(view: GameView) -> str:
         outcome = _("draw")
     else:
         outcome = _("{colour} wins", colour=colour_word(view.winner))
-    # a reason the service chose is translated (bot.service.words); the rules' own reasons
-    # are still English (docs/translating.md)
+    # a reason the service chose is translated (bot.service.words); any other is stored as
+    # the rules said it, in English, and the catalogue has the rules' reasons (variants mark
+    # them)
     reason = i18n.render(None, reason_word(view.result_reason))
+    if reason and reason == view.result_reason:
+        reason = i18n.gettext(None, reason)
     return f"{view.result} · {outcome} ({reason})"
 
 
@@ -505,7 +509,7 @@ def status_text(status: Status, limit: int = MAX_FIELD_TEXT) -> str:
     """The status in words for an embed field: the headline in bold (who acts, the dice
     and what they allow), then what is pending, check, and the other facts, each on its
     own line, as many whole lines as fit in ``limit`` characters."""
-    lines = [f"**{status.headline}**", *status.lines[1:]]
+    lines = [f"**{i18n.render(None, status.headline)}**", *i18n.render_all(None, status.lines[1:])]
     text = ""
     for line in lines:
         joined = f"{text}\n{line}" if text else line

@@ -3,8 +3,9 @@
 Two sources make the template (``bot/locale/chessgarden.pot``):
 
 - the sentences marked in the code: ``_("...")``, ``N_("...")``, ``ngettext("...", "...",
-  n)`` in the adapter, and ``said("...")`` where the service hands over a
-  ``bot.i18n.Message`` (Babel's Python extractor, with these keywords only);
+  n)`` in the adapter, and ``said("...")`` where the service or the rules hand over a
+  ``Said`` sentence (``variants/sentence.py``; Babel's Python extractor, with these
+  keywords only);
 - every string the command tree asks the translator for when the commands are synced
   (names, descriptions, option names and descriptions, choice names), recorded by calling
   discord.py's own ``get_translated_payload`` with a translator that writes them down, each
@@ -31,8 +32,8 @@ from bot import i18n
 from bot.discord.translate import context_name
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-# The packages whose sentences are marked (the adapter, and the service's Messages).
-SOURCES = ("bot/discord", "bot/service", "bot/i18n.py")
+# The packages whose sentences are marked (the adapter, the service's and the rules' Said).
+SOURCES = ("bot/discord", "bot/service", "bot/i18n.py", "variants")
 KEYWORDS: dict[str, Any] = {"_": None, "N_": None, "ngettext": (1, 2), "said": None}
 TEMPLATE = i18n.LOCALE_DIR / f"{i18n.DOMAIN}.pot"
 

@@ -10,7 +10,8 @@ from typing import ClassVar, Protocol
 
 from ..position import Move, Piece, Position
 from ..refusal import Blocked
-from ..status import SEPARATOR, TurnFacts, dice_text, either
+from ..sentence import said, word
+from ..status import SEPARATOR, TurnFacts, clauses, dice_text, either
 from . import RulesView
 
 # The dice in words (status line and rules text), from the one table of which die value
@@ -32,7 +33,8 @@ def die_short(rules: GuardenerRules, value: int) -> str:
 
 
 def piece_name(rules: GuardenerRules, kind: str) -> str:
-    return "pawn" if kind == "P" else rules.types[kind].name
+    """A kind's name as a sentence says it: 'pawn', 'Knight' (``Said``)."""
+    return said("pawn") if kind == "P" else word(rules.types[kind].name)
 
 
 class GuardenerRules(RulesView, Protocol):
@@ -62,12 +64,12 @@ def dice_allow(rules: GuardenerRules, pos: Position) -> str:
     """'a Knight or a Bishop': what the dice showing let move, in words."""
     dice = pos.dice or ()
     if rules.is_double(pos):
-        return "any piece"
+        return said("any piece")
     words = {
-        1: "a capture by a pawn, the King or the Guardener",
-        2: "a Knight",
-        3: "a Bishop",
-        4: "a Rook",
+        1: said("a capture by a pawn, the King or the Guardener"),
+        2: said("a Knight"),
+        3: said("a Bishop"),
+        4: said("a Rook"),
     }
     return either(words[v] for v in sorted(set(dice)))
 
@@ -75,25 +77,36 @@ def dice_allow(rules: GuardenerRules, pos: Position) -> str:
 def why_not_permitted(rules: GuardenerRules, pos: Position, move: Move) -> tuple[str, str]:
     """The dice table (RULES.md section 1): which die the move would need."""
     shown = dice_text(pos.dice)
-    allowed = f"the dice {shown} allow {dice_allow(rules, pos)}"
+    allowed = said("the dice {dice} allow {pieces}", dice=shown, pieces=dice_allow(rules, pos))
     if move.flag == "reroll":
-        return "reroll", f"you may re-roll only after a double; the dice show {shown}"
+        return "reroll", said(
+            "you may re-roll only after a double; the dice show {dice}", dice=shown
+        )
     if move.flag in ("teleport", "drop"):
         return (
             "dice",
-            f"a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
+            said(
+                "a teleport needs a Double x2 (a double rolled by re-rolling a double); {allowed}",
+                allowed=allowed,
+            ),
         )
     p = pos.board[move.frm]
     assert p is not None
     if move.flag == "castle":
-        return "dice", f"castling needs a 4 or a double; {allowed}"
+        return "dice", said("castling needs a 4 or a double; {allowed}", allowed=allowed)
     if p.kind == "Q":
-        return "dice", f"the Queen moves only on a double; {allowed}"
-    name = "pawn" if p.kind == "P" else rules.types[p.kind].name
+        return "dice", said("the Queen moves only on a double; {allowed}", allowed=allowed)
     if p.kind in rules.free_kinds + ("P",) and rules.is_capture(pos, move):
-        return "dice", f"a {name} captures only on a 1 or a double; {allowed}"
+        return "dice", said(
+            "a {piece} captures only on a 1 or a double; {allowed}",
+            piece=piece_name(rules, p.kind),
+            allowed=allowed,
+        )
     if p.kind == "P":
-        return "dice", f"a pawn moves past the centre line only on a 1 or a double; {allowed}"
+        return "dice", said(
+            "a pawn moves past the centre line only on a 1 or a double; {allowed}",
+            allowed=allowed,
+        )
     return "dice", allowed
 
 
@@ -134,22 +147,26 @@ def relaxed_moves(
     shown = dice_text(pos.dice)
     if pos.extra["passed"][color]:
         out.append(
-            Blocked(Move(-1, -1, "pass"), "pass", "you have passed already: one pass per game")
+            Blocked(
+                Move(-1, -1, "pass"), "pass", said("you have passed already: one pass per game")
+            )
         )
     else:
         out.append(
             Blocked(
                 Move(-1, -1, "pass"),
                 "pass",
-                "you may pass only when every move you have puts your King on an attacked "
-                "square, or you have none",
+                said(
+                    "you may pass only when every move you have puts your King on an attacked "
+                    "square, or you have none"
+                ),
             )
         )
     out.append(
         Blocked(
             Move(-1, -1, "reroll"),
             "reroll",
-            f"you may re-roll only after a double; the dice show {shown}",
+            said("you may re-roll only after a double; the dice show {dice}", dice=shown),
         )
     )
     moved = pos.extra["moved"]
@@ -159,7 +176,14 @@ def relaxed_moves(
         for k in rules.promotion_kinds
         if pos.count(k, color) < rules.start_count[k]
     ]
-    have_lost = f"you have lost: {either(lost, 'and')}" if lost else "you have lost none"
+    have_lost = (
+        said(
+            "a pawn may promote only to a piece type its side has lost; you have lost: {lost}",
+            lost=either((word(n) for n in lost), "and"),
+        )
+        if lost
+        else said("a pawn may promote only to a piece type its side has lost; you have lost none")
+    )
     for m in board_moves:
         p = board[m.frm]
         assert p is not None
@@ -168,12 +192,15 @@ def relaxed_moves(
                 Blocked(
                     m,
                     "double-step",
-                    f"the pawn on {rules.name(m.frm)} has moved before: only a pawn that has "
-                    "not yet moved may step two squares",
+                    said(
+                        "the pawn on {square} has moved before: only a pawn that has not yet "
+                        "moved may step two squares",
+                        square=rules.name(m.frm),
+                    ),
                 )
             )
         elif p.kind == "P" and rules.geometry.rank_label(m.to) == last:
-            rule = f"a pawn may promote only to a piece type its side has lost; {have_lost}"
+            rule = have_lost
             if not lost:
                 out.append(Blocked(m, "promotion-choice", rule))
             out.extend(
@@ -192,24 +219,47 @@ def teleport_refusal(
     shown = dice_text(pos.dice)
     color = pos.turn
     if p is None and rules.has_guardener(pos, color):
-        return "resurrection", "only a captured Guardener resurrects, and yours is on the board"
+        return "resurrection", said(
+            "only a captured Guardener resurrects, and yours is on the board"
+        )
     if not rules.is_double_x2(pos):
-        what = "a resurrection" if p is None else "a teleport"
+        if p is None:
+            return (
+                "dice",
+                said(
+                    "a resurrection needs a Double x2 (a double rolled by re-rolling a double); "
+                    "the dice show {dice}",
+                    dice=shown,
+                ),
+            )
         return (
             "dice",
-            f"{what} needs a Double x2 (a double rolled by re-rolling a double); "
-            f"the dice show {shown}",
+            said(
+                "a teleport needs a Double x2 (a double rolled by re-rolling a double); "
+                "the dice show {dice}",
+                dice=shown,
+            ),
         )
     value = pos.dice[0] if pos.dice else 0
     if n != value:
         squares = ", ".join(rules.name(s) for s in rules.terraces[value])
-        return "terrace", f"the Double x2 {shown} leads to T{value} ({squares}) only"
+        return "terrace", said(
+            "the Double x2 {dice} leads to T{terrace} ({squares}) only",
+            dice=shown,
+            terrace=value,
+            squares=squares,
+        )
     if pos.board[to] is not None:
-        return "occupied", f"a teleport lands on a vacant square; {rules.name(to)} is occupied"
+        return "occupied", said(
+            "a teleport lands on a vacant square; {square} is occupied", square=rules.name(to)
+        )
     if p is not None and p.kind == "P" and n == rules.no_pawn_terrace[color]:
         return (
             "terrace",
-            f"a pawn may not teleport to the terrace behind its promotion rank (T{n})",
+            said(
+                "a pawn may not teleport to the terrace behind its promotion rank (T{terrace})",
+                terrace=n,
+            ),
         )
     return None
 
@@ -221,97 +271,155 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
         return TurnFacts()
     color = pos.turn
     lines: list[str] = []
+    allows: list[str] = []
     pending = ""
     may_reroll = any(m.flag == "reroll" for m in legal)
     if rules.is_double(pos):
         v = dice[0]
         x2 = rules.is_double_x2(pos)
         name = "Double x2" if x2 else "Double"
-        allows = "any piece may move or capture, the Queen too"
+        allows.append(said("any piece may move or capture, the Queen too"))
         short = f"{name}: any piece"
-        lines.append(f"{name} {dice_text(dice)}: any piece may move or capture, the Queen too.")
+        if x2:
+            lines.append(
+                said(
+                    "Double x2 {dice}: any piece may move or capture, the Queen too.",
+                    dice=dice_text(dice),
+                )
+            )
+        else:
+            lines.append(
+                said(
+                    "Double {dice}: any piece may move or capture, the Queen too.",
+                    dice=dice_text(dice),
+                )
+            )
         if x2:
             revive = not rules.has_guardener(pos, color)
             squares = ", ".join(rules.name(s) for s in rules.terraces[v])
-            pending = f"Double x2: teleport to T{v}" + (
-                " or resurrect the Guardener" if revive else ""
-            )
-            allows += f"; or teleport one piece to T{v}"
+            if revive:
+                pending = said(
+                    "Double x2: teleport to T{terrace} or resurrect the Guardener", terrace=v
+                )
+                allows.append(
+                    said(
+                        "or teleport one piece to T{terrace} or resurrect the Guardener there",
+                        terrace=v,
+                    )
+                )
+            else:
+                pending = said("Double x2: teleport to T{terrace}", terrace=v)
+                allows.append(said("or teleport one piece to T{terrace}", terrace=v))
             short = f"Double x2{SEPARATOR}teleport T{v}"
             lines.append(
-                f"Teleport: instead, any one piece may leap to a vacant square of T{v} "
-                f"({squares}) without capturing, written like Nfz4 {{T{v}}}."
+                said(
+                    "Teleport: instead, any one piece may leap to a vacant square of T{terrace} "
+                    "({squares}) without capturing, written like {example}.",
+                    terrace=v,
+                    squares=squares,
+                    example=f"Nfz4 {{T{v}}}",
+                )
             )
             if revive:
-                allows += " or resurrect the Guardener there"
                 lines.append(
-                    f"Resurrection: or your captured Guardener comes back on a vacant "
-                    f"square of T{v}, written like G@{rules.name(rules.terraces[v][0])} {{T{v}}}."
+                    said(
+                        "Resurrection: or your captured Guardener comes back on a vacant "
+                        "square of T{terrace}, written like {example}.",
+                        terrace=v,
+                        example=f"G@{rules.name(rules.terraces[v][0])} {{T{v}}}",
+                    )
                 )
         if may_reroll:
-            allows += "; re-roll available"
+            allows.append(said("re-roll available"))
             short += f"{SEPARATOR}re-roll"
             lines.append(
-                "Re-roll: instead of moving you may roll again (reroll); a double rolled "
-                "that way is a Double x2, which also allows a teleport."
+                said(
+                    "Re-roll: instead of moving you may roll again (reroll); a double rolled "
+                    "that way is a Double x2, which also allows a teleport."
+                )
             )
     else:
         values = sorted(set(dice))
         movers = [die_pieces(rules, v) for v in values if v != 1]
-        parts = [f"{either(movers)} may move or capture"] if movers else []
+        if movers:
+            allows.append(said("{pieces} may move or capture", pieces=either(movers)))
         # In words, as the strip shows it: "Knight, or a capture by a pawn, King or
         # Guardener"; "Rook or castling".
         shorts = [die_short(rules, v) for v in values if v != 1]
         if 1 in values:
-            parts.append("pawn, King or Guardener may capture, pawns may cross the centre")
+            allows.append(said("pawn, King or Guardener may capture, pawns may cross the centre"))
         if any(m.flag == "castle" for m in legal):
-            parts.append("the King may castle")
+            allows.append(said("the King may castle"))
             shorts.append("castling")
-        allows = "; ".join(parts)
-        short = either(shorts)
+        short = str(either(shorts))
         if 1 in values:
             short += (", or " if short else "") + die_short(rules, 1)
-        meaning = "; ".join(f"{v} = {die_meaning(rules, v)}" for v in values)
-        lines.append(f"Dice {dice_text(dice)}: {meaning}. Use either die, for one move.")
+        meaning = clauses(
+            said("{value} = {meaning}", value=v, meaning=die_meaning(rules, v)) for v in values
+        )
+        lines.append(
+            said(
+                "Dice {dice}: {meaning}. Use either die, for one move.",
+                dice=dice_text(dice),
+                meaning=meaning,
+            )
+        )
         if pos.extra["rerolled"]:
-            lines.append("This roll came from a re-roll: only its two values apply.")
+            lines.append(said("This roll came from a re-roll: only its two values apply."))
     lines.append(
-        "Free moves, with or without a die: the King and the Guardener may move without "
-        "capturing, and a pawn may step within its own half (ranks 0-4 for White, "
-        "5-9 for Black)."
+        said(
+            "Free moves, with or without a die: the King and the Guardener may move without "
+            "capturing, and a pawn may step within its own half (ranks 0-4 for White, "
+            "5-9 for Black)."
+        )
     )
     if any(m.flag == "pass" for m in legal):
-        allows += "; you may pass"
+        allows.append(said("you may pass"))
         short += f"{SEPARATOR}pass"
         lines.append(
-            "Every move you have puts your King on an attacked square: you may pass "
-            "instead (once per game)."
+            said(
+                "Every move you have puts your King on an attacked square: you may pass "
+                "instead (once per game)."
+            )
         )
     elif (
         pos.extra["passed"][color]
         and legal
         and all(rules.is_plank(pos, m) for m in legal if m.flag != "reroll")
     ):
-        allows += "; walk the plank"
+        allows.append(said("walk the plank"))
         lines.append(
-            "Walk the plank: your pass is spent, so your King must step onto an attacked square."
+            said(
+                "Walk the plank: your pass is spent, so your King must step onto an attacked "
+                "square."
+            )
         )
     start = rules.start_squares[color][0]
     if rules.partner(pos, start) >= 0:
         a, b = rules.guardener_start[color]
         lines.append(
-            f"Your Guardener still stands on both {a} and {b}; its first move may leave "
-            "from either square."
+            said(
+                "Your Guardener still stands on both {one} and {other}; its first move may "
+                "leave from either square.",
+                one=a,
+                other=b,
+            )
         )
     elif not rules.has_guardener(pos, color):
-        lines.append("Your Guardener is captured: a Double x2 can resurrect it.")
-    lines.append("There is no check in Guardener Chess: capturing the King wins.")
-    return TurnFacts(allows=allows, short=short, pending=pending, lines=tuple(lines))
+        lines.append(said("Your Guardener is captured: a Double x2 can resurrect it."))
+    lines.append(said("There is no check in Guardener Chess: capturing the King wins."))
+    return TurnFacts(allows=clauses(allows), short=short, pending=pending, lines=tuple(lines))
 
 
 def die_meaning(rules: GuardenerRules, value: int) -> str:
     """One die value in words (RULES.md section 1, the dice table)."""
     if value == 1:
-        return "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
-    extra = ", or the King may castle" if value == rules.castling_die else ""
-    return f"a {die_pieces(rules, value)} may move or capture{extra}"
+        return said(
+            "a pawn, the King or the Guardener may capture, and a pawn may cross the centre"
+        )
+    if value == rules.castling_die:
+        return said(
+            "a {pieces} may move or capture, or the King may castle",
+            pieces=die_pieces(rules, value),
+        )
+    return said("a {pieces} may move or capture", pieces=die_pieces(rules, value))

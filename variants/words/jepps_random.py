@@ -12,7 +12,8 @@ from typing import ClassVar, Protocol
 from ..geometry import WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
-from ..status import SEPARATOR, TurnFacts, dice_text, either
+from ..sentence import said, word
+from ..status import SEPARATOR, TurnFacts, clauses, dice_text, either
 from . import RulesView
 
 
@@ -46,29 +47,51 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
     assert dice is not None and len(dice) == 2
     may_reroll = any(m.flag == "reroll" for m in legal)
     lines: list[str] = []
+    allows: list[str] = []
     if e["mediator"] == "pending":
         a, b = dice
         mirror, reverse = rules.mediator_answers
         answer = mirror if a % 2 == 0 else reverse
-        parity = "both even" if a % 2 == 0 else "both odd"
-        does = (
-            "mirrors White file by file" if answer == mirror else "reverses White's order (a<->h)"
-        )
-        allows = f"{parity}: Black {does}"
+        if a % 2 == 0:
+            allows.append(said("both even: Black mirrors White file by file"))
+            lines.append(
+                said(
+                    "Mediator roll {dice}: both even, so Black mirrors White file by file "
+                    "({answer}).",
+                    dice=dice_text(dice),
+                    answer=answer,
+                )
+            )
+        else:
+            allows.append(said("both odd: Black reverses White's order (a<->h)"))
+            lines.append(
+                said(
+                    "Mediator roll {dice}: both odd, so Black reverses White's order (a<->h) "
+                    "({answer}).",
+                    dice=dice_text(dice),
+                    answer=answer,
+                )
+            )
         short = answer
-        lines.append(f"Mediator roll {dice_text(dice)}: {parity}, so Black {does} ({answer}).")
         if may_reroll:
-            allows += "; a double: Black may re-roll"
+            allows.append(said("a double: Black may re-roll"))
             short += f"{SEPARATOR}re-roll"
-            lines.append(f"A double: Black may accept it ({answer}) or roll again (reroll).")
+            lines.append(
+                said(
+                    "A double: Black may accept it ({answer}) or roll again (reroll).",
+                    answer=answer,
+                )
+            )
         lines.append(
-            "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
-            "Black sets up with the dice."
+            said(
+                "The mediator table: both even Mirror, both odd Reverse, one odd and one even "
+                "Black sets up with the dice."
+            )
         )
         return TurnFacts(
             phase="setup",
-            verb="answer the mediator roll",
-            allows=allows,
+            verb=said("answer the mediator roll"),
+            allows=clauses(allows),
             short=short,
             lines=tuple(lines),
         )
@@ -79,44 +102,67 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
         rules.army if v == rules.free_face else rules.face_kinds[v] for v in dice
     )
     kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
-    names = [rules.types[k].name for k in kinds]
-    allows = f"{either(names)} on {where}"
+    names = [word(rules.types[k].name) for k in kinds]
+    allows.append(said("{pieces} on {square}", pieces=either(names), square=where))
     short = f"{either(names)} on {where}"
-    faces = "; ".join(f"{v} = {rules.face_names[v]}" for v in sorted(set(dice)))
-    lines.append(f"Setup dice {dice_text(dice)}: {faces}.")
+    faces = clauses(
+        said("{value} = {meaning}", value=v, meaning=word(rules.face_names[v]))
+        for v in sorted(set(dice))
+    )
+    lines.append(said("Setup dice {dice}: {faces}.", dice=dice_text(dice), faces=faces))
     if rules.free_face in dice:
-        lines.append("A 6 is a free choice of any piece still to place.")
+        lines.append(said("A 6 is a free choice of any piece still to place."))
     stock = e["stock"][color]
     offered = rules.offered(dice)
     for k in "KQRBN":
         if k in offered and k not in stock and rules.free_face not in dice:
-            lines.append(f"The dice also offer a {rules.types[k].name}, but none is left to place.")
+            lines.append(
+                said(
+                    "The dice also offer a {piece}, but none is left to place.",
+                    piece=word(rules.types[k].name),
+                )
+            )
     if "B" in offered and "B" in stock and "B" not in kinds:
-        lines.append(f"A Bishop may not go on {where}: {bishop_reason(rules, pos, color, sq)}.")
+        lines.append(
+            said(
+                "A Bishop may not go on {square}: {why}.",
+                square=where,
+                why=bishop_reason(rules, pos, color, sq),
+            )
+        )
     if may_reroll:
-        allows += "; re-roll available"
+        allows.append(said("re-roll available"))
         short += f"{SEPARATOR}re-roll"
-        lines.append("A double: take an offered piece, or roll again (reroll).")
-    lines.append("Still to place: " + ", ".join(stock) + ".")
-    side = "White" if color == WHITE else "Black"
+        lines.append(said("A double: take an offered piece, or roll again (reroll)."))
+    lines.append(said("Still to place: {stock}.", stock=", ".join(stock)))
     order = rules.order(pos, color)
     lines.append(
-        f"{side} fills {rules.name(order[0])} to {rules.name(order[-1])} in order, one roll per "
-        "square; a piece that is the only choice left is placed by itself, and dice that "
-        "offer nothing placeable are rolled again by themselves."
+        said(
+            "{side} fills {first} to {last} in order, one roll per square; a piece that is "
+            "the only choice left is placed by itself, and dice that offer nothing placeable "
+            "are rolled again by themselves.",
+            side=word("White" if color == WHITE else "Black"),
+            first=rules.name(order[0]),
+            last=rules.name(order[-1]),
+        )
     )
     if e["auto"]:
         lines.append(
-            "Placed by itself (forced): " + e["auto"].replace("(", "").replace(")", "") + "."
+            said(
+                "Placed by itself (forced): {placed}.",
+                placed=e["auto"].replace("(", "").replace(")", ""),
+            )
         )
     if e["free"]:
-        lines.append("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+        lines.append(
+            said("Free Play: White fills a1 to h1 and Black h8 to a8, one square each in turn.")
+        )
     elif e["mediator"] == "random":
         lines.append(mixed_mediator(rules, pos))
     return TurnFacts(
         phase="setup",
-        verb=f"place a piece on {where}",
-        allows=allows,
+        verb=said("place a piece on {square}", square=where),
+        allows=clauses(allows),
         short=short,
         lines=tuple(lines),
     )
@@ -126,32 +172,45 @@ def mixed_mediator(rules: JeppsRules, pos: Position) -> str:
     """What the mediator roll decided when its dice were one odd and one even: Black
     sets up with the dice (RULES.md section 5), in words with the dice it showed."""
     order = rules.order(pos, pos.turn)
-    rank = f"from {rules.name(order[0])} to {rules.name(order[-1])}"
+    rank = {"first": rules.name(order[0]), "last": rules.name(order[-1])}
     roll = pos.extra.get(rules.mediator_roll)  # absent in a snapshot older than the note
-    shown = f" {dice_text(roll)}" if roll else ""
-    return (
-        f"Mediator roll{shown}: one odd and one even, so Black sets up with the dice, "
-        f"{rank}, instead of copying White's rank."
+    if roll:
+        return said(
+            "Mediator roll {dice}: one odd and one even, so Black sets up with the dice, "
+            "from {first} to {last}, instead of copying White's rank.",
+            dice=dice_text(roll),
+            **rank,
+        )
+    return said(
+        "Mediator roll: one odd and one even, so Black sets up with the dice, from {first} "
+        "to {last}, instead of copying White's rank.",
+        **rank,
     )
 
 
 def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     color = pos.turn
-    lines = ["There is no castling in Jepps Random Chess."]
+    lines: list[str] = [said("There is no castling in Jepps Random Chess.")]
     relocations = [rules.name(m.to) for m in legal if m.flag == "relocate"]
-    allows = short = ""
+    allows: str = ""
+    short = ""
     if relocations:
         targets = ", ".join(f"K{r}" for r in relocations)
-        allows = f"the King may relocate ({targets})"
+        allows = said("the King may relocate ({moves})", moves=targets)
         short = "King may relocate"
         lines.append(
-            "Once per game a King that has never moved may relocate to a vacant home-rank "
-            f"square of its own colour: {targets} now."
+            said(
+                "Once per game a King that has never moved may relocate to a vacant home-rank "
+                "square of its own colour: {moves} now.",
+                moves=targets,
+            )
         )
     elif pos.extra["relocate"][color]:
         lines.append(
-            "Your King may still relocate once, but not now: never out of check, onto an "
-            "attacked square or across an attacked vacant home-rank square."
+            said(
+                "Your King may still relocate once, but not now: never out of check, onto an "
+                "attacked square or across an attacked vacant home-rank square."
+            )
         )
     return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
@@ -159,18 +218,31 @@ def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
 def bishop_reason(rules: JeppsRules, pos: Position, color: int, sq: int) -> str:
     """Why a Bishop on ``sq`` would break 'Bishops on opposite colours', in words."""
     dark = rules.geometry.dark
-    colour = "dark" if dark[sq] else "light"
     board = pos.board
     placed = [s for s in rules.order(pos, color) if (p := board[s]) is not None and p.kind == "B"]
     if placed:
-        return (
-            f"the Bishops must stand on opposite colours, and {rules.name(sq)} is {colour} "
-            f"like the Bishop on {rules.name(placed[0])}"
+        where = {"square": rules.name(sq), "other": rules.name(placed[0])}
+        if dark[sq]:
+            return said(
+                "the Bishops must stand on opposite colours, and {square} is dark like the "
+                "Bishop on {other}",
+                **where,
+            )
+        return said(
+            "the Bishops must stand on opposite colours, and {square} is light like the "
+            "Bishop on {other}",
+            **where,
         )
-    other_colour = "light" if dark[sq] else "dark"
-    return (
-        f"the Bishops must stand on opposite colours, and with one on {rules.name(sq)} "
-        f"no {other_colour} square would be left for the other"
+    if dark[sq]:
+        return said(
+            "the Bishops must stand on opposite colours, and with one on {square} no light "
+            "square would be left for the other",
+            square=rules.name(sq),
+        )
+    return said(
+        "the Bishops must stand on opposite colours, and with one on {square} no dark "
+        "square would be left for the other",
+        square=rules.name(sq),
     )
 
 
@@ -187,37 +259,41 @@ def setup_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
     color = pos.turn
     dice = pos.dice or ()
     shown = dice_text(dice)
-    side = "White" if color == WHITE else "Black"
+    side = word("White" if color == WHITE else "Black")
     out: list[Blocked] = []
     reroll = Move(-1, -1, "reroll")
     out.append(
-        Blocked(reroll, "reroll", f"you may re-roll only on a double; the dice show {shown}")
+        Blocked(
+            reroll,
+            "reroll",
+            said("you may re-roll only on a double; the dice show {dice}", dice=shown),
+        )
     )
     if e["mediator"] == "pending":
         answer = "Mirror" if dice and dice[0] % 2 == 0 else "Reverse"
-        parity = "both even" if answer == "Mirror" else "both odd"
-        for flag in ("mirror", "reverse"):
-            out.append(
-                Blocked(
-                    Move(-1, -1, flag),
-                    "mediator",
-                    f"the mediator dice {shown} are {parity}, so Black answers {answer}",
-                )
+        if answer == "Mirror":
+            mediator = said(
+                "the mediator dice {dice} are both even, so Black answers {answer}",
+                dice=shown,
+                answer=answer,
             )
+        else:
+            mediator = said(
+                "the mediator dice {dice} are both odd, so Black answers {answer}",
+                dice=shown,
+                answer=answer,
+            )
+        for flag in ("mirror", "reverse"):
+            out.append(Blocked(Move(-1, -1, flag), "mediator", mediator))
+        first = said("Black answers the mediator roll first ({answer})", answer=answer)
         for sq in rules.geometry.rank_squares(8):
             for k in "KQRBN":
-                out.append(
-                    Blocked(
-                        Move(-1, sq, "place", promo=k),
-                        "setup-phase",
-                        f"Black answers the mediator roll first ({answer})",
-                    )
-                )
+                out.append(Blocked(Move(-1, sq, "place", promo=k), "setup-phase", first))
         return out
     why = (
-        "there is no mediator roll in Free Play"
+        said("there is no mediator roll in Free Play")
         if e["free"]
-        else "Mirror and Reverse answer the mediator roll, once White's rank is set up"
+        else said("Mirror and Reverse answer the mediator roll, once White's rank is set up")
     )
     out.extend(Blocked(Move(-1, -1, flag), "setup-phase", why) for flag in ("mirror", "reverse"))
     nxt = rules.next_square(pos, color)
@@ -225,36 +301,59 @@ def setup_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
     stock = e["stock"][color]
     offered = rules.offered(dice)
     names = either(
-        f"a {rules.types[k].name}"
+        said("a {piece}", piece=word(rules.types[k].name))
         for k in dict.fromkeys(
             "".join(rules.army if v == rules.free_face else rules.face_kinds[v] for v in dice)
         )
     )
     mine = set(order)
+    # the sentences that do not depend on the square, each made once (when needed)
+    in_order: tuple[str, str] | None = None
+    offer: tuple[str, str] | None = None
     for sq in rules.geometry.rank_squares(1) + rules.geometry.rank_squares(8):
         if pos.board[sq] is not None:
             continue
         for k in "KQRBN":
             move = Move(-1, sq, "place", promo=k)
-            name = rules.types[k].name
+            rule: tuple[str, str]
             if sq not in mine:
                 rule = (
                     "setup-square",
-                    f"{side} sets up rank {rules.geometry.rank_label(order[0])}; {rules.name(sq)} is the other side's",
+                    said(
+                        "{side} sets up rank {rank}; {square} is the other side's",
+                        side=side,
+                        rank=rules.geometry.rank_label(order[0]),
+                        square=rules.name(sq),
+                    ),
                 )
             elif sq != nxt:
-                rule = (
+                in_order = in_order or (
                     "setup-square",
-                    f"the next square to fill is {rules.name(nxt)}: {side} fills "
-                    f"{rules.name(order[0])} to {rules.name(order[-1])} in order",
+                    said(
+                        "the next square to fill is {square}: {side} fills {first} to {last} "
+                        "in order",
+                        square=rules.name(nxt),
+                        side=side,
+                        first=rules.name(order[0]),
+                        last=rules.name(order[-1]),
+                    ),
                 )
+                rule = in_order
             elif k not in stock:
                 rule = (
                     "setup-stock",
-                    f"no {name} is left to place (still to place: {', '.join(stock)})",
+                    said(
+                        "no {piece} is left to place (still to place: {stock})",
+                        piece=word(rules.types[k].name),
+                        stock=", ".join(stock),
+                    ),
                 )
             elif k not in offered:
-                rule = ("dice", f"the dice {shown} offer {names}")
+                offer = offer or (
+                    "dice",
+                    said("the dice {dice} offer {pieces}", dice=shown, pieces=names),
+                )
+                rule = offer
             elif not rules.feasible(pos, color, k, sq):
                 rule = ("bishop-colour", bishop_reason(rules, pos, color, sq))
             else:
@@ -273,7 +372,7 @@ def relocation_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
     if king < 0:
         return out
     enemy = other(color)
-    colour = "dark" if g.dark[king] else "light"
+    dark = g.dark[king]
     for to in home:
         if to == king or abs(g.file_of(to) - g.file_of(king)) < 2:
             continue
@@ -282,25 +381,37 @@ def relocation_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
         if not pos.extra["relocate"][color] or king not in home:
             rule = (
                 "relocation",
-                "a King may relocate only once per game, and only if it has never moved",
+                said("a King may relocate only once per game, and only if it has never moved"),
             )
         elif t is not None:
             rule = (
                 "relocation",
-                f"a King relocates only to a vacant home-rank square; {rules.name(to)} is occupied",
+                said(
+                    "a King relocates only to a vacant home-rank square; {square} is occupied",
+                    square=rules.name(to),
+                ),
             )
         elif g.dark[to] != g.dark[king]:
-            rule = (
-                "relocation",
-                f"a King relocates only to a square of its own colour ({colour}); "
-                f"{rules.name(to)} is not",
-            )
+            if dark:
+                own = said(
+                    "a King relocates only to a square of its own colour (dark); {square} is not",
+                    square=rules.name(to),
+                )
+            else:
+                own = said(
+                    "a King relocates only to a square of its own colour (light); {square} is not",
+                    square=rules.name(to),
+                )
+            rule = ("relocation", own)
         elif rules.is_attacked(pos, king, enemy):
-            rule = ("relocation", "the King may not relocate out of check")
+            rule = ("relocation", said("the King may not relocate out of check"))
         elif rules.is_attacked(pos, to, enemy):
             rule = (
                 "relocation",
-                f"the King may not relocate onto an attacked square ({rules.name(to)})",
+                said(
+                    "the King may not relocate onto an attacked square ({square})",
+                    square=rules.name(to),
+                ),
             )
         else:
             lo, hi = min(king, to), max(king, to)
@@ -313,7 +424,10 @@ def relocation_refusals(rules: JeppsRules, pos: Position) -> list[Blocked]:
                 continue
             rule = (
                 "relocation",
-                f"the King may not relocate across an attacked square ({rules.name(crossed[0])})",
+                said(
+                    "the King may not relocate across an attacked square ({square})",
+                    square=rules.name(crossed[0]),
+                ),
             )
         out.append(Blocked(move, *rule))
     return out
@@ -324,23 +438,26 @@ def explain_text(
 ) -> tuple[str, str] | None:
     """A setup word in play, or a text that is no placement in the setup; else None
     (``JeppsRandom.explain_text`` then reads it as in chess)."""
-    word = rules.normalize(text)
+    typed = rules.normalize(text)
     setup = pos.extra["phase"] == "setup"
-    if not setup and word.lower() in ("mirror", "reverse", "reroll"):
-        return "setup-over", "the setup is over: the game is in play"
+    if not setup and typed.lower() in ("mirror", "reverse", "reroll"):
+        return "setup-over", said("the setup is over: the game is in play")
     if (
         setup
-        and not rules.placement_text.fullmatch(word)
-        and word.lower() not in ("mirror", "reverse", "reroll")
+        and not rules.placement_text.fullmatch(typed)
+        and typed.lower() not in ("mirror", "reverse", "reroll")
     ):
         where = rules.next_square(pos, pos.turn)
-        side = "White" if pos.turn == WHITE else "Black"
+        side = word("White" if pos.turn == WHITE else "Black")
         if pos.extra["mediator"] == "pending":
-            return "setup-phase", "the setup comes first: Black answers the mediator roll"
+            return "setup-phase", said("the setup comes first: Black answers the mediator roll")
         return (
             "setup-phase",
-            f"the setup comes first: {side} places a piece on {rules.name(where)} "
-            "(written like Na1)",
+            said(
+                "the setup comes first: {side} places a piece on {square} (written like Na1)",
+                side=side,
+                square=rules.name(where),
+            ),
         )
     return None
 
@@ -348,7 +465,9 @@ def explain_text(
 def castling_refusal(rules: JeppsRules, pos: Position, kingside: bool) -> tuple[str, str] | None:
     return (
         "no-castling",
-        "there is no castling in Jepps Random Chess; instead, once per game, a King that "
-        "has never moved may relocate to a vacant home-rank square of its own colour "
-        "(e.g. Kg1)",
+        said(
+            "there is no castling in Jepps Random Chess; instead, once per game, a King that "
+            "has never moved may relocate to a vacant home-rank square of its own colour "
+            "(e.g. Kg1)"
+        ),
     )

@@ -14,6 +14,7 @@ from ..geometry import BLACK, WHITE
 from ..pieces import FACINGS, PieceType, facing_vector
 from ..position import Move, Position, other
 from ..refusal import Blocked
+from ..sentence import said, word
 from ..status import ORDINALS, TurnFacts
 from . import RulesView
 
@@ -50,8 +51,13 @@ def relaxed_moves(rules: StoneGardenRules, pos: Position) -> list[Blocked]:
         cause = "raven-early" if early else "raven-cooldown"
         shape = (
             "raven-turn",
-            f"a Raven turns 90 degrees, in place or with a sideways step that she then "
-            f"faces; facing {p.state}, she may turn to {sides[0]} or {sides[1]}",
+            said(
+                "a Raven turns 90 degrees, in place or with a sideways step that she then "
+                "faces; facing {facing}, she may turn to {one} or {other}",
+                facing=p.state,
+                one=sides[0],
+                other=sides[1],
+            ),
         )
         steps = {f: rules.geometry.offset(sq, *facing_vector(f)) for f in sides}
         plain: list[Move] = []
@@ -71,7 +77,7 @@ def relaxed_moves(rules: StoneGardenRules, pos: Position) -> list[Blocked]:
                 Blocked(
                     m._replace(promo=KING.id),
                     "promotion-choice",
-                    "a Horse promotes to a Policeman, Ox, Index or Raven, never to a King",
+                    said("a Horse promotes to a Policeman, Ox, Index or Raven, never to a King"),
                 )
             )
     return out
@@ -86,7 +92,7 @@ def explain_text(
     turn = rules.turn_suffix.search(norm)
     body = norm[: turn.start()] if turn else ""
     if turn and _PIECE_MOVE.fullmatch(body) and not body.startswith(rules.raven.letter):
-        return "raven-turn", "only a Raven turns (written like Re4^E, or Rd4^E in place)"
+        return "raven-turn", said("only a Raven turns (written like Re4^E, or Rd4^E in place)")
     return None
 
 
@@ -99,32 +105,63 @@ def turn_facts(rules: StoneGardenRules, pos: Position, legal: Sequence[Move]) ->
         if p is None or p.color != color or p.kind != rules.raven.id:
             continue
         wait, why = rules.turn_wait(pos, sq)
-        where = f"Your Raven on {rules.name(sq)} faces {p.state}"
+        where = {"square": rules.name(sq), "facing": p.state}
         if wait == 0:
             ready.append(rules.name(sq))
-            lines.append(f"{where}; she may turn now (e.g. R{rules.name(sq)}^E).")
+            lines.append(
+                said(
+                    "Your Raven on {square} faces {facing}; she may turn now (e.g. {example}).",
+                    example=f"R{rules.name(sq)}^E",
+                    **where,
+                )
+            )
+        elif wait == 1:
+            lines.append(
+                said(
+                    "Your Raven on {square} faces {facing}; she may turn in 1 more move ({why}).",
+                    why=why,
+                    **where,
+                )
+            )
         else:
-            plural = "s" if wait > 1 else ""
-            lines.append(f"{where}; she may turn in {wait} more move{plural} ({why}).")
-    allows = short = ""
+            lines.append(
+                said(
+                    "Your Raven on {square} faces {facing}; she may turn in {n} more moves "
+                    "({why}).",
+                    n=wait,
+                    why=why,
+                    **where,
+                )
+            )
+    allows: str = ""
+    short = ""
     if ready:
-        allows = "a Raven may turn"
+        allows = said("a Raven may turn")
         short = "Raven may turn"
     if rules.is_promoted_king(pos, color):
         lines.append(
-            "Your King is promoted: it also moves as a xiangqi horse, and demotes when it "
-            "moves back into your half."
+            said(
+                "Your King is promoted: it also moves as a xiangqi horse, and demotes when it "
+                "moves back into your half."
+            )
         )
     if rules.is_promoted_king(pos, other(color)):
-        lines.append("The enemy King is promoted: your Ravens may turn once in two moves.")
+        lines.append(said("The enemy King is promoted: your Ravens may turn once in two moves."))
     demotions = pos.extra["demotions"]
     if any(demotions):
         lines.append(
-            f"Demotions so far: White {demotions[WHITE]}, Black {demotions[BLACK]}; the "
-            f"{ORDINALS[rules.demotions_to_draw]} demotion of either King draws."
+            said(
+                "Demotions so far: White {white}, Black {black}; the {ordinal} demotion of "
+                "either King draws.",
+                white=demotions[WHITE],
+                black=demotions[BLACK],
+                ordinal=word(ORDINALS[rules.demotions_to_draw]),
+            )
         )
     lines.append(
-        "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
-        "for the player who makes it."
+        said(
+            "Checkmate wins; a player with no legal move wins; a threefold repetition loses "
+            "for the player who makes it."
+        )
     )
     return TurnFacts(allows=allows, short=short, lines=tuple(lines))

@@ -11,7 +11,8 @@ from typing import ClassVar, Protocol
 from ..geometry import BLACK, WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
-from ..status import SEPARATOR, TurnFacts
+from ..sentence import said, word
+from ..status import SEPARATOR, TurnFacts, clauses
 from . import RulesView
 
 
@@ -42,65 +43,101 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
     rolled = pos.extra["rolled"]
     entries = sorted({rules.name(m.gate) for m in legal if m.gate >= 0})
     if rolled:
-        allows.append(f"enter the Tquarc with value {rolled}, or make any other move")
-        shorts.append("enter with it, or move")
-        pending = (
-            f"Tquarc entry with value {rolled}: it would teleport to {rules.quad_text(rolled)}"
+        allows.append(
+            said("enter the Tquarc with value {value}, or make any other move", value=rolled)
         )
+        shorts.append("enter with it, or move")
+        pending = said(
+            "Tquarc entry with value {value}: it would teleport to {quad}",
+            value=rolled,
+            quad=rules.quad_text(rolled),
+        )
+        gates = ", ".join(entries) if entries else said("none")
         lines.append(
-            f"You rolled the Tquarc die: {rolled}. Enter now as a back-rank piece first "
-            f"leaves (gating squares: {', '.join(entries) or 'none'}), e.g. "
-            f"{entry_example(rules, pos, legal)}; or make any other move and the value is lost."
+            said(
+                "You rolled the Tquarc die: {value}. Enter now as a back-rank piece first "
+                "leaves (gating squares: {squares}), e.g. {example}; or make any other move "
+                "and the value is lost.",
+                value=rolled,
+                squares=gates,
+                example=entry_example(rules, pos, legal),
+            )
         )
     elif entries:
-        allows.append("the Tquarc may enter (or roll first)")
+        allows.append(said("the Tquarc may enter (or roll first)"))
         shorts.append("entry · roll")
         lines.append(
-            "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
-            f"the Tquarc may take it in the same move ({', '.join(entries)}), e.g. "
-            f"{entry_example(rules, pos, legal)}. You may roll its die first (roll), then decide."
+            said(
+                "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
+                "the Tquarc may take it in the same move ({squares}), e.g. {example}. You may "
+                "roll its die first (roll), then decide.",
+                squares=", ".join(entries),
+                example=entry_example(rules, pos, legal),
+            )
         )
     elif pos.extra["hand"][color]:
-        lines.append("Your Tquarc can no longer enter: every back-rank square has been left.")
+        lines.append(said("Your Tquarc can no longer enter: every back-rank square has been left."))
     teleports = [m for m in legal if m.flag == "teleport"]
     if teleports:
         t_sq = teleports[0].frm
         p = pos.board[t_sq]
         assert p is not None
         value = int(p.state)
-        allows.append(f"the Tquarc may teleport to Tquad {value}")
+        allows.append(said("the Tquarc may teleport to Tquad {value}", value=value))
         shorts.append(f"teleport to Tquad {value}")
-        pending = (
-            pending
-            or f"Teleport: the enemy Tquarc just moved, so yours may leap to {rules.quad_text(value)}"
+        pending = pending or said(
+            "Teleport: the enemy Tquarc just moved, so yours may leap to {quad}",
+            quad=rules.quad_text(value),
         )
         lines.append(
-            f"Teleport: the enemy Tquarc just moved, so your Tquarc on {rules.name(t_sq)} "
-            f"(value {value}) may leap to an empty square of its colour in "
-            f"{rules.quad_text(value)} without capturing, e.g. "
-            f"T{rules.name(teleports[0].to)}%; the die is rolled again."
+            said(
+                "Teleport: the enemy Tquarc just moved, so your Tquarc on {square} "
+                "(value {value}) may leap to an empty square of its colour in "
+                "{quad} without capturing, e.g. {example}; the die is rolled again.",
+                square=rules.name(t_sq),
+                value=value,
+                quad=rules.quad_text(value),
+                example=f"T{rules.name(teleports[0].to)}%",
+            )
         )
     if any(m.flag == "king2" for m in legal):
-        allows.append("the King may slide two squares (once)")
+        allows.append(said("the King may slide two squares (once)"))
         shorts.append("2-square King")
         lines.append(
-            "Two-square King: your Tquarc is lost, so once per game your King may slide "
-            "two squares in a straight line (the middle square empty)."
+            said(
+                "Two-square King: your Tquarc is lost, so once per game your King may slide "
+                "two squares in a straight line (the middle square empty)."
+            )
         )
     if rules.tquarc_lost(pos, color):
         revive = sorted({rules.name(m.to) for m in legal if m.flag == "kres" or m.promo == "T"})
         targets = ", ".join(rules.knight_resurrection_squares[color])
-        lines.append(
-            "Your Tquarc is captured: a pawn may promote to it (=T), or a Knight reaching "
-            f"{targets} may become it (/T)"
-            + (f"; possible now on {', '.join(revive)}." if revive else ".")
-        )
         if revive:
-            allows.append("the Tquarc may be resurrected")
+            lines.append(
+                said(
+                    "Your Tquarc is captured: a pawn may promote to it ({promote}), or a Knight "
+                    "reaching {squares} may become it ({become}); possible now on {now}.",
+                    promote="=T",
+                    become="/T",
+                    squares=targets,
+                    now=", ".join(revive),
+                )
+            )
+            allows.append(said("the Tquarc may be resurrected"))
             shorts.append("resurrect")
+        else:
+            lines.append(
+                said(
+                    "Your Tquarc is captured: a pawn may promote to it ({promote}), or a Knight "
+                    "reaching {squares} may become it ({become}).",
+                    promote="=T",
+                    become="/T",
+                    squares=targets,
+                )
+            )
     lines.extend(tquarc_lines(rules, pos))
     return TurnFacts(
-        allows="; ".join(allows),
+        allows=clauses(allows),
         short=SEPARATOR.join(shorts),
         pending=pending,
         lines=tuple(lines),
@@ -117,22 +154,29 @@ def entry_example(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) 
 
 def tquarc_lines(rules: TquarchessRules, pos: Position) -> list[str]:
     """Where each side's Tquarc is and the value it shows."""
-    out = []
+    out: list[str] = []
     for c in (WHITE, BLACK):
-        side = "White" if c == WHITE else "Black"
+        side = word("White" if c == WHITE else "Black")
         sq = rules.tquarc_square(pos, c)
         if sq >= 0:
             p = pos.board[sq]
             assert p is not None
             out.append(
-                f"{side}'s Tquarc stands on {rules.name(sq)} showing {p.state} "
-                f"(it would teleport to Tquad {p.state})."
+                said(
+                    "{side}'s Tquarc stands on {square} showing {value} (it would teleport to "
+                    "Tquad {value}).",
+                    side=side,
+                    square=rules.name(sq),
+                    value=p.state,
+                )
             )
         elif pos.extra["hand"][c]:
-            state = "waits to enter" if rules.can_enter(pos, c) else "can no longer enter"
-            out.append(f"{side}'s Tquarc {state}.")
+            if rules.can_enter(pos, c):
+                out.append(said("{side}'s Tquarc waits to enter.", side=side))
+            else:
+                out.append(said("{side}'s Tquarc can no longer enter.", side=side))
         else:
-            out.append(f"{side}'s Tquarc is captured.")
+            out.append(said("{side}'s Tquarc is captured.", side=side))
     return out
 
 
@@ -151,23 +195,31 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
         assert p is not None
         value = int(p.state)
         in_turn = pos.extra["last_tq"] == other(color)
+        timing = (
+            "teleport-timing",
+            said(
+                "a Tquarc teleports only on the move right after the enemy Tquarc "
+                "moved (an ordinary move, a teleport, an entry or a resurrection)"
+            ),
+        )
+        wrong_square = (
+            "teleport-square",
+            said(
+                "a Tquarc showing {value} teleports only to an empty square of its own "
+                "colour in {quad}, without capturing",
+                value=value,
+                quad=rules.quad_text(value),
+            ),
+        )
         for to in g.squares:
             if to == t_sq:
                 continue
             if not in_turn:
-                rule = (
-                    "teleport-timing",
-                    "a Tquarc teleports only on the move right after the enemy Tquarc "
-                    "moved (an ordinary move, a teleport, an entry or a resurrection)",
-                )
+                rule = timing
             elif (
                 board[to] is not None or g.dark[to] != g.dark[t_sq] or to not in rules.quads[value]
             ):
-                rule = (
-                    "teleport-square",
-                    f"a Tquarc showing {value} teleports only to an empty square of its own "
-                    f"colour in {rules.quad_text(value)}, without capturing",
-                )
+                rule = wrong_square
             else:
                 continue
             out.append(Blocked(Move(t_sq, to, "teleport"), *rule))
@@ -195,26 +247,30 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
         if p.kind == "N" and g.rank_label(m.to) == last and not (lost and m.to in knights):
             if lost:
                 where = ", ".join(rules.knight_resurrection_squares[color])
-                why = (
-                    f"a Knight becomes a Tquarc only on a square of its own side's colour: {where}"
+                why = said(
+                    "a Knight becomes a Tquarc only on a square of its own side's colour: "
+                    "{squares}",
+                    squares=where,
                 )
             else:
-                why = "a Knight becomes a Tquarc only while your Tquarc is captured"
+                why = said("a Knight becomes a Tquarc only while your Tquarc is captured")
             out.append(Blocked(m._replace(flag="kres", promo="T"), "resurrection", why))
         elif m.promo == "Q" and not lost:
             out.append(
                 Blocked(
                     m._replace(promo="T"),
                     "resurrection",
-                    "a pawn promotes to a Tquarc only while your Tquarc is captured",
+                    said("a pawn promotes to a Tquarc only while your Tquarc is captured"),
                 )
             )
     king = pos.kings[color]
     if king >= 0 and (pos.extra["king2"][color] or not lost):
         if pos.extra["king2"][color]:
-            why = "your King has used its two-square move already (once per game)"
+            why = said("your King has used its two-square move already (once per game)")
         else:
-            why = "the King slides two squares only while your Tquarc is captured (once per game)"
+            why = said(
+                "the King slides two squares only while your Tquarc is captured (once per game)"
+            )
         for dx, dy in ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)):
             mid = g.offset(king, dx, dy)
             far = g.offset(king, 2 * dx, 2 * dy)
@@ -224,11 +280,11 @@ def relaxed_moves(rules: TquarchessRules, pos: Position, plain: Sequence[Move]) 
             if t is None or t.color != color:
                 out.append(Blocked(Move(king, far, "king2"), "king2", why))
     if pos.extra["rolled"]:
-        why = "you have rolled the Tquarc die this turn already"
+        why = said("you have rolled the Tquarc die this turn already")
     elif pos.extra["hand"][color] and rules.can_enter(pos, color):
-        why = "no entry is possible this turn, so there is nothing to roll for"
+        why = said("no entry is possible this turn, so there is nothing to roll for")
     else:
-        why = "your Tquarc can no longer enter, so there is nothing to roll for"
+        why = said("your Tquarc can no longer enter, so there is nothing to roll for")
     out.append(Blocked(Move(-1, -1, "roll"), "roll", why))
     return out
 
@@ -237,13 +293,14 @@ def entry_refusal(rules: TquarchessRules, pos: Position, gate: int) -> str:
     color = pos.turn
     if not pos.extra["hand"][color]:
         if rules.tquarc_square(pos, color) >= 0:
-            return "your Tquarc has entered already"
-        return "your Tquarc is captured: it comes back only by resurrection, not by entry"
+            return said("your Tquarc has entered already")
+        return said("your Tquarc is captured: it comes back only by resurrection, not by entry")
     if not pos.extra["gates"][color]:
-        return "the right to enter has lapsed: every back-rank square has been left once"
-    return (
-        f"the Tquarc enters only on a back-rank square its original piece is leaving for "
-        f"the first time; {rules.name(gate)} has been left before"
+        return said("the right to enter has lapsed: every back-rank square has been left once")
+    return said(
+        "the Tquarc enters only on a back-rank square its original piece is leaving for "
+        "the first time; {square} has been left before",
+        square=rules.name(gate),
     )
 
 
@@ -258,9 +315,11 @@ def explain_text(
         if rules.can_enter(pos, color):
             return (
                 "no-piece",
-                "your Tquarc has not entered yet: it enters as a back-rank piece first "
-                "leaves its square (e.g. Nf3/T)",
+                said(
+                    "your Tquarc has not entered yet: it enters as a back-rank piece first "
+                    "leaves its square (e.g. Nf3/T)"
+                ),
             )
         if rules.tquarc_lost(pos, color):
-            return "no-piece", "your Tquarc is captured (a pawn or a Knight may resurrect it)"
+            return "no-piece", said("your Tquarc is captured (a pawn or a Knight may resurrect it)")
     return None
