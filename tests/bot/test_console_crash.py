@@ -7,6 +7,7 @@ already committed, in which case the record holds exactly one more action).
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import variants
+from bot.service import GameService
 
 KILLS = 15  # per variant
 
@@ -62,6 +64,16 @@ def headline(answer: list[str]) -> str:
     return next(line for line in answer if line.startswith(("White to ", "Black to ", "result ")))
 
 
+async def stored_record(db: str) -> str:
+    """Game 1's record as stored, read by the service the console uses (in this process:
+    ``chessgarden record`` prints the same, and is tested in ``test_console.py``)."""
+    service = await GameService.open(db, renderer=None)
+    try:
+        return (await service.history(game_id=1)).record
+    finally:
+        await service.close()
+
+
 def shown_dice(line: str) -> str:
     match = re.search(r"(\[[\d ]+\])", line)
     return match.group(1) if match else ""
@@ -81,12 +93,7 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
         assert opening[0] == "game 1"
         status = headline(opening)
         if printed:
-            record = subprocess.run(
-                [sys.executable, "-m", "bot.console.session", "record", "--db", db, "1"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
+            record = asyncio.run(stored_record(db))
             stored = variants.replay(record).history
             texts = [text for text, _ in printed]
             assert stored[: len(texts)] == texts, "a printed action is missing"
