@@ -6,7 +6,9 @@ outbox worker (``bot.discord.delivery`` hands these rows here):
 - ``tournament_game``: a round's game gets its own thread under the tournament's channel,
   the game moves into it (``Tournaments.place_game``: once, whichever process is first;
   a thread made by a slower one is removed), and its first board is posted there,
-  pinging both players;
+  pinging both players. The round's threads are not held back by the channel's hourly
+  thread budget (``threads_per_hour``), but each is counted in it, so players' own
+  challenges in that channel wait for the hour to have room;
 - ``tournament_end``: the final standings as an image and a table, with the winner's name;
 - ``tournament_cancelled``: why.
 
@@ -273,6 +275,10 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
         except threads.REQUEST_FAILURES as error:
             verdict = classify(error)
             raise verdict from error
+        # A round's threads are exempt from the hourly budget (a moderator started the
+        # tournament, and its games open together), but they count in it: players'
+        # challenges in this channel wait until the hour has room again.
+        delivery.bot.thread_budget.spend(home.parent.id)
         where = await service.tournaments.place_game(game_id=game.id, location_id=thread.id)
         if where != thread.id:  # another process placed it first
             await threads.discard(thread)

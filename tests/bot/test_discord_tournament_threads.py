@@ -1,0 +1,64 @@
+"""A round's threads and the channel's hourly thread budget (issue 30), through the
+payload harness: a round with more games than ``/settings threads_per_hour`` allows opens
+every game in its own thread at once (a moderator started the tournament; its games open
+together), and those threads count in the budget, so a player's own challenge in that
+channel must then wait for the hour, while another channel keeps its own allowance."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
+from harness import World, latest_board  # noqa: E402
+
+from bot.service import ManualClock, Scheduler  # noqa: E402
+
+START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+THREADS = "POST /channels/{channel_id}/threads"
+
+
+def thread_requests(ex: object) -> list[object]:
+    return [r for r in ex.bot_requests if r.route == THREADS]  # type: ignore[attr-defined]
+
+
+async def test_a_round_opens_all_its_threads_and_they_count(tmp_path: Path) -> None:
+    clock = ManualClock(START)
+    world = await World.open(tmp_path, clock=clock)
+    scheduler = Scheduler(world.service)
+    try:
+        admin = world.user("admin", admin=True)
+        mod = world.user("mod", moderator=True)
+        people = [world.user(f"p{n}") for n in range(1, 7)]
+        ex = await world.command(admin, "settings", threads_per_hour=2)
+        assert "2" in ex.text
+        await world.command(
+            mod, "tournament create", variant="kings_guard", format="swiss",
+            rounds=3, days=1, rated=False, starts="1h",
+        )  # fmt: skip
+        for person in people:
+            await world.command(person, "tournament join")
+
+        # Round 1: three games, all in threads of their own, though the budget is two.
+        clock.advance(hours=1, minutes=1)
+        await scheduler.run_once()
+        await world.deliver()
+        pairs = await world.service.tournaments.pairings(guild_id=world.guild_id)
+        assert len(pairs.boards) == 3 and len(world.threads()) == 3
+        for b in pairs.boards:
+            assert b.location_id in world.discord.threads
+            assert latest_board(world, b.game_id).channel_id == b.location_id
+
+        # The round's threads used up the hour: a challenge in a new thread here waits.
+        guest = world.user("guest")
+        refused = await world.command(guest, "play", variant="kings_guard", thread=True)
+        text = refused.only_private().text
+        assert "2 new game threads in the last hour" in text and "minutes" in text
+        assert thread_requests(refused) == [] and len(world.threads()) == 3
+        elsewhere = await world.command(
+            guest, "play", channel="lobby", variant="kings_guard", thread=True
+        )
+        assert thread_requests(elsewhere) and len(world.threads()) == 4
+    finally:
+        await world.close()
