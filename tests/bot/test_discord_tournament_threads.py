@@ -62,3 +62,68 @@ async def test_a_round_opens_all_its_threads_and_they_count(tmp_path: Path) -> N
         assert thread_requests(elsewhere) and len(world.threads()) == 4
     finally:
         await world.close()
+
+
+async def open_round(world: World, clock: ManualClock, players: int) -> None:
+    mod = world.user("mod", moderator=True)
+    await world.command(
+        mod, "tournament create", variant="kings_guard", format="swiss",
+        rounds=2, days=1, rated=False, starts="1h",
+    )  # fmt: skip
+    for n in range(1, players + 1):
+        await world.command(world.user(f"p{n}"), "tournament join")
+    clock.advance(hours=1, minutes=1)
+    await Scheduler(world.service).run_once()
+    await world.deliver()
+
+
+async def test_a_refused_thread_leaves_its_game_in_the_channel(tmp_path: Path) -> None:
+    clock = ManualClock(START)
+    world = await World.open(tmp_path, clock=clock)
+    try:
+        world.discord.fail(THREADS, 403, code=50013, message="Missing Permissions", times=1)
+        await open_round(world, clock, 4)
+        pairs = await world.service.tournaments.pairings(guild_id=world.guild_id)
+        here = [b for b in pairs.boards if b.location_id == world.chess]
+        threaded = [b for b in pairs.boards if b.location_id in world.discord.threads]
+        assert len(here) == 1 and len(threaded) == 1 and len(world.threads()) == 1
+        (b,) = here
+        board = latest_board(world, b.game_id)
+        assert board.channel_id == world.chess and {b.white_id, b.black_id} <= board.pings
+        assert "so it is played here" in board.content and "lack a permission" in board.content
+        # the game is played there like any game of the channel
+        by_id = {p.id: p for p in world.people.values()}
+        ex = await world.command(by_id[b.white_id], "resign")
+        assert "resign" in ex.text.lower()
+        game = await world.service.repo.get_game(b.game_id)
+        assert game is not None and game.status == "finished" and game.result == "0-1"
+        assert await world.service.post_failures([x.game_id for x in pairs.boards]) == {}
+    finally:
+        await world.close()
+
+
+async def test_when_the_channel_is_taken_too_a_moderator_can_move_the_game(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock(START)
+    world = await World.open(tmp_path, clock=clock)
+    try:
+        world.discord.fail(THREADS, 403, code=50013, message="Missing Permissions")
+        await open_round(world, clock, 4)
+        pairs = await world.service.tournaments.pairings(guild_id=world.guild_id)
+        assert world.threads() == []
+        here = [b for b in pairs.boards if b.location_id == world.chess]
+        waiting = [b for b in pairs.boards if b.location_id is None]
+        assert len(here) == 1 and len(waiting) == 1
+        (w,) = waiting
+        failures = await world.service.post_failures([w.game_id])
+        assert "the tournament's channel already has a game" in failures[w.game_id].reason
+        # not lost: a moderator moves it, and its board follows with the players pinged
+        mod = world.user("mod")
+        ex = await world.command(mod, "relocate", to="lobby", game=w.game_id)
+        assert "moved" in ex.text.lower()
+        await world.deliver()
+        board = latest_board(world, w.game_id)
+        assert board.channel_id == world.channels["lobby"]
+    finally:
+        await world.close()
