@@ -35,7 +35,7 @@ from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
 from bot.discord.timestamps import runs_out, stamp
-from bot.discord.translate import _, ngettext
+from bot.discord.translate import N_, _, ngettext
 from bot.service import COMPUTER_ID, Owed
 from bot.service.clock import from_ms
 from bot.service.tournament_life import is_placeholder
@@ -52,6 +52,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The tiebreaks' names as the pairing core titles them (``bot.tournament.standings``),
+# catalogued here so that a reader sees them in their language.
+TIEBREAK_NAMES = (
+    N_("Buchholz"),
+    N_("Buchholz Cut 1"),
+    N_("Sonneborn-Berger"),
+    N_("Direct encounter"),
+)
 STANDINGS_FILE = "standings.png"
 COLOUR_TOURNAMENT = discord.Colour.dark_teal()
 MAX_LINES = 30  # board lines in one embed
@@ -139,7 +147,7 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
 
 
 def standings_text(standing: TournamentStandings, limit: int = 20) -> str:
-    heads = " · ".join(standing.tiebreaks)
+    heads = " · ".join(_(name) for name in standing.tiebreaks)
     lines = [_("Points, then {tiebreaks}:", tiebreaks=heads) if heads else _("Points:")]
     for s in standing.rows[:limit]:
         breaks = " · ".join(f"{x:g}" for x in s.tiebreaks)
