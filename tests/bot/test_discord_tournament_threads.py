@@ -118,8 +118,10 @@ async def test_when_the_channel_is_taken_too_a_moderator_can_move_the_game(
         (w,) = waiting
         failures = await world.service.post_failures([w.game_id])
         assert "the tournament's channel already has a game" in failures[w.game_id].reason
-        # not lost: a moderator moves it, and its board follows with the players pinged
+        # not lost: /games says why, a moderator moves it, and its board follows there
         mod = world.user("mod")
+        listed = await world.command(mod, "games")
+        assert "cannot post in" in listed.text and "already has a game" in listed.text
         ex = await world.command(mod, "relocate", to="lobby", game=w.game_id)
         assert "moved" in ex.text.lower()
         await world.deliver()
