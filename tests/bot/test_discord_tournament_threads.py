@@ -116,12 +116,16 @@ async def test_when_the_channel_is_taken_too_a_moderator_can_move_the_game(
         waiting = [b for b in pairs.boards if b.location_id is None]
         assert len(here) == 1 and len(waiting) == 1
         (w,) = waiting
+        game = await world.service.repo.get_game(w.game_id)
+        assert game is not None and game.location_id < 0
+        placeholder = game.location_id
         failures = await world.service.post_failures([w.game_id])
         assert "the tournament's channel already has a game" in failures[w.game_id].reason
         # not lost: /games says why, a moderator moves it, and its board follows there
         mod = world.user("mod")
         listed = await world.command(mod, "games")
         assert "cannot post in" in listed.text and "already has a game" in listed.text
+        assert f"/{placeholder}" not in listed.text  # no link to a place that is none
         ex = await world.command(mod, "relocate", to="lobby", game=w.game_id)
         assert "moved" in ex.text.lower()
         await world.deliver()
