@@ -131,5 +131,8 @@ async def test_when_the_channel_is_taken_too_a_moderator_can_move_the_game(
         await world.deliver()
         board = latest_board(world, w.game_id)
         assert board.channel_id == world.channels["lobby"]
+        lobby = world.messages_in(world.channels["lobby"])
+        assert "round 1, board" in lobby[0].text and lobby[0].pings == {w.white_id, w.black_id}
+        assert "A moderator moved game" in lobby[-1].text
     finally:
         await world.close()
