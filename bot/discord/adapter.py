@@ -33,6 +33,7 @@ from bot.service import (
     VerifyReport,
     is_person,
 )
+from bot.service.tournament_life import is_placeholder
 from bot.service.words import reason_word
 from storage.chain import short_head
 
@@ -719,10 +720,13 @@ def games_embed(
             if failure
             else ""
         )
-        jump = _("jump")
+        # a tournament's game still waiting for its thread has no place to link to
+        word = _("jump")
+        jump = "" if is_placeholder(game.location_id) else f" · [{word}]({where})"
         lines.append(
-            f"**{game.id}** · {game.variant} · {status_word(game.status)} · {who}{clock} · "
-            f"[{jump}]({where})" + stuck
+            f"**{game.id}** · {game.variant} · {status_word(game.status)} · {who}{clock}"
+            + jump
+            + stuck
         )
     embed.description = clip("\n".join(lines), MAX_EMBED_TEXT)
     return embed

@@ -6,7 +6,13 @@ outbox worker (``bot.discord.delivery`` hands these rows here):
 - ``tournament_game``: a round's game gets its own thread under the tournament's channel,
   the game moves into it (``Tournaments.place_game``: once, whichever process is first;
   a thread made by a slower one is removed), and its first board is posted there,
-  pinging both players;
+  pinging both players. The round's threads are not held back by the channel's hourly
+  thread budget (``threads_per_hour``), but each is counted in it, so players' own
+  challenges in that channel wait for the hour to have room. When Discord refuses the
+  thread for good (a permission), the game is played in the tournament's channel if no
+  other game is there, its board saying why; else its row fails with the reason
+  (``/games`` shows it) and a moderator moves the game with ``/relocate``. A 429, a 5xx
+  or no answer is tried again;
 - ``tournament_end``: the final standings as an image and a table, with the winner's name;
 - ``tournament_cancelled``: why.
 
@@ -29,7 +35,7 @@ from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
 from bot.discord.timestamps import runs_out, stamp
-from bot.discord.translate import _, ngettext
+from bot.discord.translate import N_, _, ngettext
 from bot.service import COMPUTER_ID, Owed
 from bot.service.clock import from_ms
 from bot.service.tournament_life import is_placeholder
@@ -46,6 +52,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The tiebreaks' names as the pairing core titles them (``bot.tournament.standings``),
+# catalogued here so that a reader sees them in their language.
+TIEBREAK_NAMES = (
+    N_("Buchholz"),
+    N_("Buchholz Cut 1"),
+    N_("Sonneborn-Berger"),
+    N_("Direct encounter"),
+)
 STANDINGS_FILE = "standings.png"
 COLOUR_TOURNAMENT = discord.Colour.dark_teal()
 MAX_LINES = 30  # board lines in one embed
@@ -133,7 +147,7 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
 
 
 def standings_text(standing: TournamentStandings, limit: int = 20) -> str:
-    heads = " · ".join(standing.tiebreaks)
+    heads = " · ".join(_(name) for name in standing.tiebreaks)
     lines = [_("Points, then {tiebreaks}:", tiebreaks=heads) if heads else _("Points:")]
     for s in standing.rows[:limit]:
         breaks = " · ".join(f"{x:g}" for x in s.tiebreaks)
@@ -236,7 +250,7 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
 
 async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
     """Make the game's thread (unless it has one), move the game there, post its board."""
-    from bot.discord.delivery import Permanent, classify
+    from bot.discord.delivery import Permanent, Transient, classify
 
     row = owed.row
     service = delivery.service
@@ -246,36 +260,58 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
     if game is None or board is None or owed.outcome is None:
         raise Permanent(f"game {row.game_id} is not a tournament's game")
     where = game.location_id
+    refused: str | None = None  # why Discord gave no thread (then the game is played here)
     if is_placeholder(where):
         parent: Any = delivery.bot.get_channel(row.channel_id)
         if parent is None:
             raise Permanent("cannot make the game's thread: the channel is gone")
         home = threads.thread_home(parent)
         if isinstance(home, str):
-            raise Permanent(f"cannot make the game's thread: {home}")
-        name = threads.thread_name(
-            f"T{board.tournament_id} R{board.round} B{board.board}",
-            await _label(delivery, board.tournament_id, board.white_id),
-            await _label(delivery, board.tournament_id, board.black_id),
-        )
-        try:
-            thread = await threads.open_thread(
-                home,
-                name,
-                starter=_(
-                    "Tournament {id}, round {round}, board {board}.",
-                    id=board.tournament_id,
-                    round=board.round,
-                    board=board.board,
-                ),
-                reason=f"Chess Garden tournament {board.tournament_id}",
+            refused = home
+        else:
+            try:
+                thread = await threads.open_thread(
+                    home,
+                    await _thread_name(delivery, board),
+                    starter=_(
+                        "Tournament {id}, round {round}, board {board}.",
+                        id=board.tournament_id,
+                        round=board.round,
+                        board=board.board,
+                    ),
+                    reason=f"Chess Garden tournament {board.tournament_id}",
+                )
+            except threads.REQUEST_FAILURES as error:
+                verdict = classify(error)
+                if isinstance(verdict, Transient):  # a 429, a 5xx, no answer: try again
+                    raise verdict from error
+                refused = adapter.failure_cause(error)
+            else:
+                # A round's threads are exempt from the hourly budget (a moderator started
+                # the tournament, and its games open together), but they count in it:
+                # players' challenges in this channel wait until the hour has room again.
+                delivery.bot.thread_budget.spend(home.parent.id)
+                where = await service.tournaments.place_game(game_id=game.id, location_id=thread.id)
+                if where != thread.id:  # another process placed it first
+                    await threads.discard(thread)
+        if refused is not None:
+            # Discord refused the thread for good (a permission, the kind of channel):
+            # the game is played in the tournament's channel, if no other game is there.
+            where = await service.tournaments.place_game(
+                game_id=game.id, location_id=row.channel_id
             )
-        except threads.REQUEST_FAILURES as error:
-            verdict = classify(error)
-            raise verdict from error
-        where = await service.tournaments.place_game(game_id=game.id, location_id=thread.id)
-        if where != thread.id:  # another process placed it first
-            await threads.discard(thread)
+            if is_placeholder(where):
+                raise Permanent(
+                    f"cannot make the game's thread ({refused}), and the tournament's "
+                    "channel already has a game"
+                )
+            log.warning(
+                "tournament %s game %s is played in channel %s: no thread (%s)",
+                board.tournament_id,
+                game.id,
+                row.channel_id,
+                refused,
+            )
     outcome = owed.outcome
     head = _(
         "Tournament {id}, round {round}, board {board}: {white} (White) against {black} "
@@ -286,6 +322,10 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
         white=adapter.mention(board.white_id),
         black=adapter.mention(board.black_id),
     )
+    if refused is not None and where == row.channel_id:
+        head += " " + _(
+            "I could not make its thread ({reason}), so it is played here.", reason=refused
+        )
 
     def build() -> Post:
         post = board_message(outcome, actor_id=COMPUTER_ID, show_commitment=True)
@@ -303,6 +343,14 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
         where, lambda: channel.send(nonce=row.nonce, **build().kwargs())
     )
     return message
+
+
+async def _thread_name(delivery: Delivery, board: Any) -> str:
+    return threads.thread_name(
+        f"T{board.tournament_id} R{board.round} B{board.board}",
+        await _label(delivery, board.tournament_id, board.white_id),
+        await _label(delivery, board.tournament_id, board.black_id),
+    )
 
 
 async def _label(delivery: Delivery, tournament_id: int, user_id: int) -> str:

@@ -510,15 +510,20 @@ class Tournaments(TournamentLife, TournamentViews):
     # ----- the front end's: a round's game moves into its thread ------------------------
 
     async def place_game(self, *, game_id: int, location_id: int) -> int:
-        """Move a round's game from its placeholder into ``location_id`` (its new thread),
-        with the posts it owes there; where the game is now (another process may have
-        placed it first: then that thread, and the caller's is not needed)."""
+        """Move a round's game from its placeholder into ``location_id`` (its new thread,
+        or the tournament's channel when Discord refused the thread), with the posts it
+        owes there; where the game is now (another process may have placed it first: then
+        that thread, and the caller's is not needed). A place that already holds another
+        live game is not taken: the game stays where it was (still a placeholder)."""
         game_id = check_id(game_id, "the game id")
         location_id = check_id(location_id, "the location id")
         core = self.core
         async with core._lock(core._game_locks, game_id), core._write() as tx:
             row = await core._reload(tx, game_id)
             if not is_placeholder(row.location_id):
+                return row.location_id
+            there = await tx.live_game_at(location_id)
+            if there is not None and there.id != game_id:
                 return row.location_id
             await tx.update_game(game_id, GameChanges(location_id=location_id))
             await tx.move_game_posts(game_id, row.location_id, location_id)

@@ -308,12 +308,27 @@ class World:
     # ----- people and places -------------------------------------------------------------------
 
     def user(
-        self, name: str, *, moderator: bool = False, admin: bool = False, locale: str = "en-GB"
+        self,
+        name: str,
+        *,
+        moderator: bool = False,
+        admin: bool = False,
+        locale: str = "en-GB",
+        roles: tuple[int, ...] = (),
     ) -> Person:
+        """A member; ``roles``: further roles of this server (``add_role``)."""
         if name not in self.people:
-            roles = ((self.mod_role,) if moderator else ()) + ((self.admin_role,) if admin else ())
-            self.people[name] = Person(snowflake(), name, roles, locale)
+            own = ((self.mod_role,) if moderator else ()) + ((self.admin_role,) if admin else ())
+            self.people[name] = Person(snowflake(), name, own + roles, locale)
         return self.people[name]
+
+    def add_role(self, name: str, **perms: bool) -> int:
+        """A new role on the server, with these permissions (Discord sends GUILD_ROLE_CREATE)."""
+        role_id = snowflake()
+        role = role_payload(role_id, name, P(**perms).value, len(self._roles))
+        self._roles.append(role)
+        self.discord.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(self.guild_id), "role": role})
+        return role_id
 
     @property
     def chess(self) -> int:
@@ -431,6 +446,10 @@ class World:
                         else {}
                     ),
                 }
+            elif kind is discord.AppCommandOptionType.role:
+                role = next(r for r in self._roles if r["id"] == str(value))  # a role's id
+                item["value"] = role["id"]
+                resolved.setdefault("roles", {})[role["id"]] = role
             elif kind in (discord.AppCommandOptionType.user,):
                 person: Person = value
                 item["value"] = str(person.id)
