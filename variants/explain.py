@@ -131,7 +131,6 @@ class _Searched:
     row has them read against a list built once. ``texts`` keeps each move's notation as
     ``match_blocked`` formats it (the same whatever squares a text names)."""
 
-    pos: Position
     state: tuple[object, ...]
     legal: tuple[Move, ...]
     to_mask: int
@@ -142,12 +141,13 @@ class _Searched:
         return (
             (self.to_mask == to_mask or self.to_mask == ALL_SQUARES)
             and self.legal == tuple(legal)
-            and (self.pos is pos and self.state[0] is pos.dice or self.state == _state(pos))
+            and self.state == _state(pos)
         )
 
 
 def _state(pos: Position) -> tuple[object, ...]:
-    """Every field of ``pos`` (a copied position is the same position: ``Game.copy``)."""
+    """Every field of ``pos``, compared by value: a copied position is the same position
+    (``Game.copy``), and a position changed in place is another one."""
     return (
         pos.dice,
         tuple(pos.board),
@@ -165,7 +165,7 @@ def _searched(rules: Variant, pos: Position, legal: Sequence[Move], to_mask: int
     memo = rules._blocked_memo
     if isinstance(memo, _Searched) and memo.serves(pos, legal, to_mask):
         return memo
-    found = _Searched(pos, _state(pos), tuple(legal), to_mask, (), {})
+    found = _Searched(_state(pos), tuple(legal), to_mask, (), {})
     found.blocked = tuple(_blocked_moves(rules, pos, legal, to_mask))
     rules._blocked_memo = found
     return found
