@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import gettext as _gettext
 import io
@@ -192,3 +193,17 @@ def render_all(locale: str | None, lines: Iterable[str]) -> list[str]:
 def N_(msgid: str) -> str:  # noqa: N802 (the usual gettext name for "mark, translate later")
     """Mark ``msgid`` for the catalogue without translating it now (a module constant)."""
     return msgid
+
+
+# ----- pictures -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Speech:
+    """The words of a picture in ``locale`` (``renderers.speech``: the renderers draw what
+    it says, and keep their caches per ``locale``). It pickles (worker processes)."""
+
+    locale: str = DEFAULT
+
+    def __call__(self, text: str, /) -> str:
+        return render(self.locale, text) if isinstance(text, Said) else str(text)

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 # Guardener caption in words, "Knight, or a capture by a pawn, King or Guardener", was cut).
 SHORT_LIMIT = 60
 SEPARATOR = " · "
+# The short form in check (the image's strip), as message ids: "Check · Knight or Rook",
+# and "White to move · check" when the variant has nothing shorter to say.
+CHECK_FIRST = N_("Check · {short}")
+CHECK_LAST = N_("{short} · check")
 ORDINALS = {
     1: N_("first"),
     2: N_("second"),
@@ -125,10 +129,10 @@ def describe(game: Game) -> Status:
             headline = said(
                 "Game over: {side} wins ({reason})", side=side_word(result.winner), reason=reason
             )
-            short = f"{who} wins{SEPARATOR}{result.reason}"
+            short = said("{side} wins · {reason}", side=side_word(result.winner), reason=reason)
         else:
             headline = said("Game over: a draw ({reason})", reason=reason)
-            short = f"Draw{SEPARATOR}{result.reason}"
+            short = said("Draw · {reason}", reason=reason)
         return Status(
             actor=None,
             phase="over",
@@ -152,9 +156,11 @@ def describe(game: Game) -> Status:
         headline = said("{status}, in check", status=headline)
     if facts.allows:
         headline = said("{status}: {allows}", status=headline, allows=facts.allows)
-    short = facts.short or f"{who} to {facts.verb}"
+    short = facts.short or said(
+        "{side} to {verb}", side=side_word(game.turn), verb=word(facts.verb)
+    )
     if check:
-        short = f"Check{SEPARATOR}{short}" if facts.short else f"{short}{SEPARATOR}check"
+        short = said(CHECK_FIRST if facts.short else CHECK_LAST, short=short)
     lines: list[str] = [headline]
     if check:
         lines.append(
