@@ -49,6 +49,9 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DEFAULT = "en"  # the source language: message ids are English sentences
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("chessgarden_locale")
+# The language of the pictures drawn for this piece of work: a board posted in a channel
+# speaks the server's language, whoever asked for it (``pictures``, ``set_pictures``).
+_pictures: contextvars.ContextVar[str] = contextvars.ContextVar("chessgarden_pictures")
 
 
 # ----- which catalogue ------------------------------------------------------------------------
@@ -158,6 +161,17 @@ def current() -> str:
 def set_current(locale: str) -> contextvars.Token[str]:
     """Set the locale for the rest of this task (an interaction's handler)."""
     return _current.set(locale)
+
+
+def pictures() -> str:
+    """The locale of the pictures drawn for this piece of work (``set_pictures``), else
+    English."""
+    return _pictures.get(DEFAULT)
+
+
+def set_pictures(locale: str) -> contextvars.Token[str]:
+    """Draw this task's public pictures in ``locale`` (the server's language)."""
+    return _pictures.set(locale)
 
 
 @contextlib.contextmanager

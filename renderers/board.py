@@ -67,8 +67,8 @@ from .png import (
     filtered_up,
     up_differences,
 )
-from .speech import ENGLISH, Speech, is_english
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
+from .speech import ENGLISH, Speech, is_english
 from .themes import Theme, get_theme
 
 __all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]

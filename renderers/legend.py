@@ -28,7 +28,7 @@ from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 from PIL.ImageFont import ImageFont as _BitmapFont
 
-from variants.sentence import word
+from variants.sentence import word as said_word
 
 from .dice import bundled_font, flat_text
 from .layout import LEGEND_COLUMNS, LEGEND_PAD, Box, Layout
@@ -63,8 +63,8 @@ def legend_entries(rules: Any, speech: Speech = ENGLISH) -> tuple[Entry, ...]:
     for kind in getattr(rules, "legend_kinds", ()):
         t = rules.types[kind]
         sprite = f"{kind}:N" if t.facing_relative else kind
-        brief = speech(word(t.brief)) if t.brief else ""
-        out.append(Entry(sprite, speech(word(t.name)), brief))
+        brief = speech(said_word(t.brief)) if t.brief else ""
+        out.append(Entry(sprite, speech(said_word(t.name)), brief))
     return tuple(out)
 
 

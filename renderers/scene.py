@@ -252,13 +252,13 @@ def badge(game: Game, pending: str) -> str:
     head = pending.split(":", 1)[0]
     if not words:
         value = _VALUE.search(head)
-        # (drawn in capitals: "ENTRY VALUE 3")
-        return said("entry value {value}", value=value.group(1)) if value else head.upper()
+        # (in capitals, in every language)
+        return said("ENTRY VALUE {value}", value=value.group(1)) if value else head.upper()
     where = _WHERE.search(pending)
     if words == ["teleport", "resurrect"]:
-        what: str = said("teleport/resurrect")
+        what: str = said("TELEPORT/RESURRECT")
     else:
-        what = word(N_("teleport")) if words == ["teleport"] else word(N_("resurrect"))
+        what = word(N_("TELEPORT")) if words == ["teleport"] else word(N_("RESURRECT"))
     if where is None:
         return what
     return said("{action} {where}", action=what, where=where.group(1).upper())

@@ -123,13 +123,14 @@ def describe(game: Game) -> Status:
     sides = rules.die_sides(pos) if dice else 0
     if game.result is not None:
         result = game.result
-        who = result.winner.capitalize() if result.winner else ""
         reason = word(result.reason)
         if result.winner:
             headline = said(
                 "Game over: {side} wins ({reason})", side=side_word(result.winner), reason=reason
             )
-            short = said("{side} wins · {reason}", side=side_word(result.winner), reason=reason)
+            short: str = said(
+                "{side} wins · {reason}", side=side_word(result.winner), reason=reason
+            )
         else:
             headline = said("Game over: a draw ({reason})", reason=reason)
             short = said("Draw · {reason}", reason=reason)
@@ -148,7 +149,6 @@ def describe(game: Game) -> Status:
     moves = game.legal_move_list()
     facts = rules.turn_facts(pos, moves)
     check = game.checked_king() >= 0
-    who = game.turn.capitalize()
     headline = said("{side} to {verb}", side=side_word(game.turn), verb=word(facts.verb))
     if dice:
         headline = said("{status} {dice}", status=headline, dice=dice_text(dice))
