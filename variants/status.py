@@ -86,6 +86,16 @@ def either(words: Iterable[str], joiner: str = "or") -> str:
     return said("{first} or {last}", first=head, last=items[-1])
 
 
+def joined(parts: Iterable[str]) -> str:
+    """'a · b · c': the short forms of the image's strip (``Said``, each part too where
+    it is)."""
+    out = ""
+    for part in parts:
+        if part:
+            out = said("{first} · {last}", first=out, last=part) if out else part
+    return out
+
+
 def clauses(parts: Iterable[str]) -> str:
     """'a; b; c': clauses of one sentence (``Said``, each clause too where it is)."""
     out = ""
