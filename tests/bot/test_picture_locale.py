@@ -66,3 +66,32 @@ async def test_private_boards_in_the_readers_language_public_in_the_servers(
         assert public == drawn(game, "black", "de")
     finally:
         await world.close()
+
+
+async def test_the_computers_move_posted_by_the_outbox_is_drawn_in_the_servers_language(
+    tmp_path: Path,
+) -> None:
+    import discord
+
+    world = await World.open(tmp_path, real_images=True)
+    try:
+        guild = world.bot.get_guild(world.guild_id)
+        assert guild is not None
+        guild.preferred_locale = discord.Locale.german
+        alice = world.user("alice")  # English herself: the server's language is German
+        before = len(world.discord.uploads)
+        await world.command(alice, "play", variant=VARIANT, computer=1, colour="black")
+        await world.bot.computer_runner.idle()
+        await world.deliver()
+        (row,) = await world.service.list_games(location_id=world.chess, limit=1)
+        view = await world.service.view(game_id=row.id)
+        assert view.ply >= 1  # the computer moved
+        game = variants.replay((await world.service.history(game_id=row.id)).record)
+        names = [name for name, _ in world.discord.uploads[before:]]
+        assert names == ["board.png", "board.png"]  # the challenge's board, the computer's
+        posted = world.discord.uploads[-1][1]
+        side = view.turn or "white"
+        assert posted == drawn(game, side, "de")
+        assert posted != drawn(game, side, "en")
+    finally:
+        await world.close()
