@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import gettext as _gettext
 import io
@@ -48,6 +49,9 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DEFAULT = "en"  # the source language: message ids are English sentences
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("chessgarden_locale")
+# The language of the pictures drawn for this piece of work: a board posted in a channel
+# speaks the server's language, whoever asked for it (``pictures``, ``set_pictures``).
+_pictures: contextvars.ContextVar[str] = contextvars.ContextVar("chessgarden_pictures")
 
 
 # ----- which catalogue ------------------------------------------------------------------------
@@ -159,6 +163,17 @@ def set_current(locale: str) -> contextvars.Token[str]:
     return _current.set(locale)
 
 
+def pictures() -> str:
+    """The locale of the pictures drawn for this piece of work (``set_pictures``), else
+    English."""
+    return _pictures.get(DEFAULT)
+
+
+def set_pictures(locale: str) -> contextvars.Token[str]:
+    """Draw this task's public pictures in ``locale`` (the server's language)."""
+    return _pictures.set(locale)
+
+
 @contextlib.contextmanager
 def using(locale: str) -> Iterator[str]:
     """``with using("de"): ...``: the current locale for the block."""
@@ -192,3 +207,17 @@ def render_all(locale: str | None, lines: Iterable[str]) -> list[str]:
 def N_(msgid: str) -> str:  # noqa: N802 (the usual gettext name for "mark, translate later")
     """Mark ``msgid`` for the catalogue without translating it now (a module constant)."""
     return msgid
+
+
+# ----- pictures -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Speech:
+    """The words of a picture in ``locale`` (``renderers.speech``: the renderers draw what
+    it says, and keep their caches per ``locale``). It pickles (worker processes)."""
+
+    locale: str = DEFAULT
+
+    def __call__(self, text: str, /) -> str:
+        return render(self.locale, text) if isinstance(text, Said) else str(text)

@@ -1,6 +1,7 @@
 """Board pictures of any variant, composed from cached palette-mode layers.
 
-    render_png(game, *, size=800, orientation=None, theme="classic", legend=True) -> bytes
+    render_png(game, *, size=800, orientation=None, theme="classic", legend=True,
+               speech=ENGLISH) -> bytes
     warm(variant_key, *, size=800, themes=("classic",), legend=True) -> int
 
 Layers, each drawn once and cached:
@@ -67,6 +68,7 @@ from .png import (
     up_differences,
 )
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
+from .speech import ENGLISH, Speech, is_english
 from .themes import Theme, get_theme
 
 __all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]
@@ -140,14 +142,19 @@ class BoardArt:
         flipped: bool,
         outlined: bool = False,
         legend: tuple[Entry, ...] = (),
+        speech: Speech = ENGLISH,
     ) -> None:
         self.theme = theme
+        self.speech = speech  # says the strip's and the bars' words (issue 27)
         self.lay: Layout = layout(geometry, size, flipped, legend_rows(len(legend)))
         self.palette = palette_image(theme, bool(zones) and not outlined)
         self.plte = bytes(self.palette.getpalette() or [])  # PLTE: exactly the entries
         # squares whose empty background is the same share tiles (``cls``), drawn on
         # their class's empty square in RGB (``class_back``)
-        self.base_key = prebuilt.digest(base_key(self.lay, zones, theme, outlined, legend))
+        key = base_key(self.lay, zones, theme, outlined, legend)
+        if not is_english(speech):  # the kept strips and bars are in this language
+            key = (key, speech.locale)
+        self.base_key = prebuilt.digest(key)
         self.p, self.cls, self.class_back = board_base(
             self.lay, zones, theme, self.palette, self.base_key, outlined, legend
         )
@@ -241,7 +248,8 @@ class BoardArt:
     def status_strip(self, st: Status) -> Image.Image:
         x0, y0, x1, y1 = self.lay.strip
         im = self.panels.fetch(
-            ("status", st), lambda: self.quantize(draw_status(st, x1 - x0, y1 - y0, self.theme))
+            ("status", st),
+            lambda: self.quantize(draw_status(st, x1 - x0, y1 - y0, self.theme, self.speech)),
         )
         assert isinstance(im, Image.Image)
         return im
@@ -249,7 +257,8 @@ class BoardArt:
     def side_bar(self, side: Side) -> Image.Image:
         x0, y0, x1, y1 = self.lay.top_bar
         im = self.panels.fetch(
-            ("side", side), lambda: self.quantize(draw_side(side, x1 - x0, y1 - y0, self.theme))
+            ("side", side),
+            lambda: self.quantize(draw_side(side, x1 - x0, y1 - y0, self.theme, self.speech)),
         )
         assert isinstance(im, Image.Image)
         return im
@@ -436,18 +445,26 @@ _ARTS: OrderedDict[tuple[object, ...], BoardArt] = OrderedDict()
 
 
 def board_art(
-    rules: Variant, theme: Theme | str, size: int, flipped: bool, legend: bool = True
+    rules: Variant,
+    theme: Theme | str,
+    size: int,
+    flipped: bool,
+    legend: bool = True,
+    speech: Speech = ENGLISH,
 ) -> BoardArt:
     """The cached layers for a variant's rules object (``legend``: with the legend strip
-    of the pieces a newcomer will not know, when the variant has any)."""
+    of the pieces a newcomer will not know, when the variant has any), with the words
+    said by ``speech`` (kept per locale)."""
     th = get_theme(theme)
-    key = (rules.key, th, size, flipped, legend)
+    key = (rules.key, th, size, flipped, legend, speech.locale)
     art = _ARTS.get(key)
     if art is None:
         zones = {str(k): tuple(v) for k, v in rules.zones().items()}
-        entries = legend_entries(rules) if legend else ()
-        art = BoardArt(rules.geometry, zones, th, size, flipped, rules.zones_outlined, entries)
-        twin = _ARTS.get((rules.key, th, size, not flipped, legend))
+        entries = legend_entries(rules, speech) if legend else ()
+        art = BoardArt(
+            rules.geometry, zones, th, size, flipped, rules.zones_outlined, entries, speech
+        )
+        twin = _ARTS.get((rules.key, th, size, not flipped, legend, speech.locale))
         if twin is not None and (twin.lay.width, twin.plte) == (art.lay.width, art.plte):
             art.words = twin.words  # the same strip and bars, whichever way the board faces
         _ARTS[key] = art
@@ -495,6 +512,7 @@ def warm(
     themes: Iterable[Theme | str] = ("classic",),
     orientations: Iterable[str] = ("white", "black"),
     legend: bool = True,
+    speech: Speech = ENGLISH,
 ) -> int:
     """Draw every tile ``variant_key`` can show at ``size``, and the dice and pieces its
     status strip and player bars can show, and encode the rows and bars of its start
@@ -515,7 +533,7 @@ def warm(
         for orientation in orientations:
             if orientation not in ("white", "black"):
                 raise ValueError(f"orientation must be 'white' or 'black', not {orientation!r}")
-            art = board_art(rules, theme, size, orientation == "black", legend)
+            art = board_art(rules, theme, size, orientation == "black", legend, speech)
             n += art.warm(keys) + art.warm_start(start)
             lay = art.lay
             n += warm_pieces(
@@ -560,10 +578,11 @@ def render_image(
     orientation: str | None = None,
     theme: Theme | str = "classic",
     legend: bool = True,
+    speech: Speech = ENGLISH,
 ) -> Image.Image:
-    """The picture of ``game`` as a palette-mode ('P') image (``legend`` as for
-    ``render_png``)."""
-    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend)
+    """The picture of ``game`` as a palette-mode ('P') image (``legend`` and ``speech`` as
+    for ``render_png``)."""
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend, speech)
     frame = art.new_frame()
     art.paint(frame, scene(game, art.lay))
     return frame
@@ -583,6 +602,7 @@ def render_png(
     orientation: str | None = None,
     theme: Theme | str = "classic",
     legend: bool = True,
+    speech: Speech = ENGLISH,
 ) -> bytes:
     """A palette-mode PNG of ``game``, ``size`` pixels wide.
 
@@ -591,6 +611,8 @@ def render_png(
     under the board names the pieces a newcomer will not know (the variant's
     ``legend_kinds``: Stone Garden's, the Guardener, the Tquarc), each with its sprite
     and a few words of how it moves; False leaves it out (a player who knows them).
+    ``speech`` says the picture's words (the strip, the bars, the legend) in its locale
+    (``renderers.speech``; ``bot.i18n.Speech`` has the catalogues); English by default.
     """
-    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend)
+    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend, speech)
     return art.encode(scene(game, art.lay), keep=not game.moves)

@@ -11,8 +11,11 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 import variants
+from variants.sentence import word
 
 from .dice import bundled_font
+from .panels import drawable
+from .speech import ENGLISH, Speech
 from .sprites import piece_kinds, piece_sprite
 from .themes import get_theme
 
@@ -41,8 +44,9 @@ def variant_pieces(key: str) -> list[tuple[str, str, str]]:
 
 
 @lru_cache(maxsize=16)
-def piece_diagram_png(key: str, theme: str = "classic") -> bytes:
-    """A PNG grid of the variant's pieces, each as a white and a black sprite over its name."""
+def piece_diagram_png(key: str, theme: str = "classic", speech: Speech = ENGLISH) -> bytes:
+    """A PNG grid of the variant's pieces, each as a white and a black sprite over its name
+    (said by ``speech``: the reader's language, issue 27)."""
     pieces = variant_pieces(key)
     palette = get_theme(theme)
     rows = max(1, -(-len(pieces) // COLUMNS))
@@ -61,7 +65,7 @@ def piece_diagram_png(key: str, theme: str = "classic") -> bytes:
         for side, colour in enumerate(("white", "black")):
             sprite = piece_sprite(kind, colour, SPRITE, palette)
             image.paste(sprite, (x + 8 + side * (SPRITE + 4), y + 6), sprite)
-        label = f"{name} ({letter})"
+        label = f"{drawable(speech(word(name)))} ({letter})"
         left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
         draw.text(
             (x + (CELL_W - (right - left)) / 2, y + SPRITE + 14),

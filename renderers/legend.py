@@ -28,10 +28,13 @@ from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 from PIL.ImageFont import ImageFont as _BitmapFont
 
+from variants.sentence import word as said_word
+
 from .dice import bundled_font, flat_text
 from .layout import LEGEND_COLUMNS, LEGEND_PAD, Box, Layout
 from .palette import colours
 from .panels import crisp_icon, drawable
+from .speech import ENGLISH, Speech
 from .themes import RGB, Theme
 
 SPRITE = 0.82  # the sprite's tile, in rows
@@ -53,13 +56,15 @@ class Entry:
     brief: str  # a few words of how it moves ('' when the variant gives none)
 
 
-def legend_entries(rules: Any) -> tuple[Entry, ...]:
-    """The legend of a variant's rules object: its ``legend_kinds``, in order."""
+def legend_entries(rules: Any, speech: Speech = ENGLISH) -> tuple[Entry, ...]:
+    """The legend of a variant's rules object: its ``legend_kinds``, in order, each
+    piece's name and brief said by ``speech`` (both are marked ``N_`` where written)."""
     out = []
     for kind in getattr(rules, "legend_kinds", ()):
         t = rules.types[kind]
         sprite = f"{kind}:N" if t.facing_relative else kind
-        out.append(Entry(sprite, t.name, t.brief))
+        brief = speech(said_word(t.brief)) if t.brief else ""
+        out.append(Entry(sprite, speech(said_word(t.name)), brief))
     return tuple(out)
 
 

@@ -6,20 +6,26 @@ the result by content, so an unchanged strip or bar is a single paste.
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 from PIL.ImageFont import FreeTypeFont
 from PIL.ImageFont import ImageFont as _BitmapFont
 
+from variants.sentence import N_, word
+
 from .dice import bundled_font, draw_die, flat_text, value_badge
 from .palette import colours
 from .prebuilt import kept
 from .scene import Side, Status
+from .speech import ENGLISH, Speech
 from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
 
-COLOR_NAMES = ("White", "Black")
+COLOR_NAMES = (N_("White"), N_("Black"))
+# the captions of a player's bar: pieces waiting off the board, still to place, lost
+WAITING, TO_PLACE, LOST = N_("waiting"), N_("to place"), N_("lost")
 
 
 def icon(key: str, color: int, size: int, theme: Theme) -> Image.Image:
@@ -144,8 +150,31 @@ def alert_colour(theme: Theme) -> RGB:
     return colours(theme).alert
 
 
-# Stand-ins for characters the bundled font cannot draw.
-_PLAIN = {"\u00d7": "x", "\u2014": "-", "\u2013": "-", "\u2192": "->", "\u00a5": "Y"}
+# Stand-ins for characters the bundled font cannot draw. Pillow's font has no letters
+# beyond ASCII but the degree sign: German words are written as German does without
+# umlauts (ae, oe, ue, ss); any other accented letter loses its accent (``_bare``).
+_PLAIN = {
+    "\u00d7": "x",
+    "\u2014": "-",
+    "\u2013": "-",
+    "\u2192": "->",
+    "\u00a5": "Y",
+    "\u00e4": "ae",
+    "\u00f6": "oe",
+    "\u00fc": "ue",
+    "\u00c4": "Ae",
+    "\u00d6": "Oe",
+    "\u00dc": "Ue",
+    "\u00df": "ss",
+    "\u201e": '"',
+    "\u201c": '"',
+}
+
+
+def _bare(ch: str) -> str:
+    """A letter without its accents ('e' for 'e acute'), or '?' when it has no plain form."""
+    base = "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
+    return base or "?"
 
 
 def drawable(text: str) -> str:
@@ -159,7 +188,7 @@ def drawable(text: str) -> str:
         elif ch.isspace() or ch.isascii() or bytes(font.getmask(ch)) != missing:
             out.append(ch)
         else:
-            out.append("?")
+            out.append(_bare(ch))
     return "".join(out)
 
 
@@ -213,10 +242,10 @@ def warm_pieces(kinds: list[str], strip_h: int, bar_h: int, theme: Theme) -> int
     return n
 
 
-def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
+def draw_status(st: Status, w: int, h: int, theme: Theme, speech: Speech = ENGLISH) -> Image.Image:
     """Whose turn (or the result) and what the dice allow on the left, in two lines, with a
     badge when a teleport or resurrection is on offer; the dice as numerals on the right,
-    then the pieces a Jepps setup roll offers."""
+    then the pieces a Jepps setup roll offers. The words are said by ``speech``."""
     c = colours(theme)
     im = Image.new("RGB", (w, h), c.page)
     d = ImageDraw.Draw(im)
@@ -252,7 +281,7 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
         r = h * (0.13 if two else 0.18)
         _disc(d, x, line1, r, st.disc, theme)
         x += disc_width(r) + gap
-    text, font = _fit(st.text, max(10, round(h * 0.34)), end - x)
+    text, font = _fit(speech(st.text), max(10, round(h * 0.34)), end - x)
     flat_text(
         im,
         (x, line1),
@@ -265,9 +294,12 @@ def draw_status(st: Status, w: int, h: int, theme: Theme) -> Image.Image:
         return im
     x2 = pad
     if st.badge:
-        x2 = _badge_pill(im, x2, line2, st.badge, h, end, theme) + gap
+        badge = speech(st.badge).upper()
+        x2 = _badge_pill(im, x2, line2, badge, h, end, theme) + gap
     if st.detail and x2 < end:
-        detail, font = _fit(st.detail, max(9, round(h * 0.27)), end - x2)
+        said = speech(st.detail)
+        said = said[:1].upper() + said[1:]  # the first letter, after translating
+        detail, font = _fit(said, max(9, round(h * 0.27)), end - x2)
         flat_text(im, (x2, line2), detail, fill=c.text, font=font, anchor="lm")
     return im
 
@@ -295,7 +327,7 @@ def _grouped(keys: tuple[str, ...]) -> list[tuple[str, int]]:
     return list(out.items())
 
 
-def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
+def draw_side(side: Side, w: int, h: int, theme: Theme, speech: Speech = ENGLISH) -> Image.Image:
     """A player's bar: their stone and name, then the pieces waiting off the board, still to
     place, and lost: each kind once, with its count, as a plain silhouette in the player's
     own colour on a light tray (so that black pieces show on the dark page)."""
@@ -309,17 +341,24 @@ def draw_side(side: Side, w: int, h: int, theme: Theme) -> Image.Image:
     r = h * 0.22
     _disc(d, x, cy, r, side.color, theme)
     x += disc_width(r) + round(pad * 0.6)
-    name = COLOR_NAMES[side.color]
+    name = drawable(speech(word(COLOR_NAMES[side.color])))
     font = bundled_font(max(10, round(h * 0.42)))
     flat_text(im, (x, cy), name, fill=c.text, font=font, anchor="lm")
     x += round(font.getlength(name)) + 2 * pad
     sections: list[tuple[str, list[tuple[str, int]], frozenset[str], str]] = []
     if side.waiting:
-        sections.append(("waiting", _grouped(side.waiting), frozenset(), side.waiting_badge))
+        sections.append(
+            (
+                drawable(speech(word(WAITING))),
+                _grouped(side.waiting),
+                frozenset(),
+                side.waiting_badge,
+            )
+        )
     if side.stock:
-        sections.append(("to place", _grouped(side.stock), side.offered, ""))
+        sections.append((drawable(speech(word(TO_PLACE))), _grouped(side.stock), side.offered, ""))
     if side.lost:
-        sections.append(("lost", _grouped(side.lost), frozenset(), ""))
+        sections.append((drawable(speech(word(LOST))), _grouped(side.lost), frozenset(), ""))
     icon_px = bar_icon_px(h)
     cap_font = bundled_font(max(9, round(h * 0.3)))
     count_font = bundled_font(max(9, round(h * 0.34)))

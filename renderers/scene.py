@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import variants
 from variants import Game
 from variants.position import Move, Piece
-from variants.status import SEPARATOR
+from variants.sentence import N_, Said, said, word
+from variants.status import CHECK_FIRST, CHECK_LAST, SEPARATOR, side_word
 
 from .layout import Layout, screen_facing
 
@@ -193,11 +194,13 @@ def status(game: Game, offered: frozenset[str]) -> Status:
             offered_color=0,
         )
     who = st.actor.capitalize()
-    text = f"{who} to place" if st.phase == "setup" else f"{who} to move"
+    side = side_word(st.actor)
+    verb = word(N_("place") if st.phase == "setup" else N_("move"))
+    text: str = said("{side} to {verb}", side=side, verb=verb)
     detail = st.short
     if st.check:
-        text += ": check"
-        detail = _drop(_drop(detail, f"Check{SEPARATOR}", front=True), f"{SEPARATOR}check")
+        text = said("{status}: check", status=text)
+        detail = _unchecked(detail)
     if detail.startswith(f"{who} to "):  # describe's fallback: nothing beyond the headline
         detail = ""
     label = badge(game, st.pending)
@@ -205,7 +208,7 @@ def status(game: Game, offered: frozenset[str]) -> Status:
         detail = ""  # the badge says it already ("teleport to Tquad 1")
     return Status(
         text=text,
-        detail=detail[:1].upper() + detail[1:],
+        detail=detail,  # its first letter is made a capital where it is drawn
         badge=label,
         disc=game.pos.turn,
         alert=st.check,
@@ -214,6 +217,14 @@ def status(game: Game, offered: frozenset[str]) -> Status:
         offered=tuple(sorted(offered, key=_rank)),
         offered_color=game.pos.turn,
     )
+
+
+def _unchecked(short: str) -> str:
+    """``describe``'s short form without its 'check' (the strip's first line says it)."""
+    if isinstance(short, Said) and short.msgid in (CHECK_FIRST, CHECK_LAST):
+        inner = short.params["short"]
+        return inner if isinstance(inner, str) else str(inner)
+    return _drop(_drop(short, f"Check{SEPARATOR}", front=True), f"{SEPARATOR}check")
 
 
 def _drop(text: str, part: str, front: bool = False) -> str:
@@ -241,6 +252,13 @@ def badge(game: Game, pending: str) -> str:
     head = pending.split(":", 1)[0]
     if not words:
         value = _VALUE.search(head)
-        return f"ENTRY VALUE {value.group(1)}" if value else head.upper()
+        # (in capitals, in every language)
+        return said("ENTRY VALUE {value}", value=value.group(1)) if value else head.upper()
     where = _WHERE.search(pending)
-    return "/".join(words).upper() + (f" {where.group(1).upper()}" if where else "")
+    if words == ["teleport", "resurrect"]:
+        what: str = said("TELEPORT/RESURRECT")
+    else:
+        what = word(N_("TELEPORT")) if words == ["teleport"] else word(N_("RESURRECT"))
+    if where is None:
+        return what
+    return said("{action} {where}", action=what, where=where.group(1).upper())

@@ -82,7 +82,7 @@ GUARDENER = PieceType(
         "moves or captures one square diagonally, or leaps to the second square "
         "orthogonally, over anything between (so it keeps to one colour of squares)"
     ),
-    brief="1 diagonally, or leaps 2 straight",
+    brief=N_("1 diagonally, or leaps 2 straight"),
 )
 
 # It stands on both squares until its first move (reading: both count as occupied).

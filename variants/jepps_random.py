@@ -49,8 +49,8 @@ FACE_NAMES = {1: "King", 2: "Knight", 3: "Bishop", 4: "Rook", 5: "Queen", 6: N_(
 FREE_PLAY_NUMBERING = "roman"
 FREE_PLAY_FIRST_MOVE = 9  # where play starts with the "moves" numbering
 
-MIRROR = "Mirror"
-REVERSE = "Reverse"
+MIRROR = N_("Mirror")
+REVERSE = N_("Reverse")
 # Where a position notes the mixed mediator dice (a note for the words, not state).
 MEDIATOR_ROLL = NOTE + "mediator_roll"
 _PLACEMENT = re.compile(r"[KQRBN][a-h][18]")

@@ -165,7 +165,7 @@ class KingsGuard(ChessLike):
         if captures:
             texts = ", ".join(self.san(pos, m, legal) for m in captures)
             allows = said("a pawn may capture")
-            short = "pawn capture possible"
+            short = said("pawn capture possible")
             lines.append(said("Captures possible now: {moves}.", moves=texts))
         else:
             lines.append(said("No capture is possible now."))

@@ -16,8 +16,9 @@ readings in force from ``Variant.readings``. This module assembles them:
 
 from __future__ import annotations
 
+import re
 import textwrap
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -273,3 +274,57 @@ def _split_long(line: str, limit: int) -> list[str]:
     if len(line) <= limit:
         return [line]
     return textwrap.wrap(line, limit, break_long_words=True, break_on_hyphens=False)
+
+
+# ----- in another language (issue 27) -----------------------------------------------------------
+
+# A table cell is words to translate when it has a word of three small letters ("a pawn
+# capture"); notation ("Nf3, Qd3", "e8=Q", "G@z4 {T3}") and letters ("N") stay as written.
+_WORDY = re.compile(r"[a-z]{3,}")
+
+
+def texts(book: Rulebook) -> Iterator[str]:
+    """Every text of ``book`` a reader in another language needs translated, as it stands
+    in the book (the message ids of ``python -m bot.discord.catalogue``): the title, the
+    tagline and the summary, each section's title, every paragraph and list item, and the
+    table headers and cells that are words. The inventor and the rule page's name stay."""
+    yield book.title
+    yield book.tagline
+    yield book.summary
+    for section in book.sections:
+        yield section.title
+        for block in section.blocks:
+            if isinstance(block, str):
+                yield block
+            elif isinstance(block, tuple):
+                yield from block
+            else:
+                yield from block.header
+                yield from (cell for row in block.rows for cell in row if _WORDY.search(cell))
+
+
+def translated(book: Rulebook, say: Callable[[str], str]) -> Rulebook:
+    """``book`` with every text of ``texts`` said by ``say`` (a catalogue lookup of the
+    English text); the English book is ``book`` itself."""
+
+    def block(b: Block) -> Block:
+        if isinstance(b, str):
+            return say(b)
+        if isinstance(b, tuple):
+            return tuple(say(item) for item in b)
+        rows = tuple(
+            tuple(say(cell) if _WORDY.search(cell) else cell for cell in row) for row in b.rows
+        )
+        return Table(tuple(say(h) for h in b.header), rows)
+
+    return Rulebook(
+        key=book.key,
+        title=say(book.title),
+        inventor=book.inventor,
+        source=book.source,
+        tagline=say(book.tagline),
+        summary=say(book.summary),
+        sections=tuple(
+            Section(say(s.title), tuple(block(b) for b in s.blocks)) for s in book.sections
+        ),
+    )

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 # Guardener caption in words, "Knight, or a capture by a pawn, King or Guardener", was cut).
 SHORT_LIMIT = 60
 SEPARATOR = " · "
+# The short form in check (the image's strip), as message ids: "Check · Knight or Rook",
+# and "White to move · check" when the variant has nothing shorter to say.
+CHECK_FIRST = N_("Check · {short}")
+CHECK_LAST = N_("{short} · check")
 ORDINALS = {
     1: N_("first"),
     2: N_("second"),
@@ -82,6 +86,16 @@ def either(words: Iterable[str], joiner: str = "or") -> str:
     return said("{first} or {last}", first=head, last=items[-1])
 
 
+def joined(parts: Iterable[str]) -> str:
+    """'a · b · c': the short forms of the image's strip (``Said``, each part too where
+    it is)."""
+    out = ""
+    for part in parts:
+        if part:
+            out = said("{first} · {last}", first=out, last=part) if out else part
+    return out
+
+
 def clauses(parts: Iterable[str]) -> str:
     """'a; b; c': clauses of one sentence (``Said``, each clause too where it is)."""
     out = ""
@@ -119,16 +133,17 @@ def describe(game: Game) -> Status:
     sides = rules.die_sides(pos) if dice else 0
     if game.result is not None:
         result = game.result
-        who = result.winner.capitalize() if result.winner else ""
         reason = word(result.reason)
         if result.winner:
             headline = said(
                 "Game over: {side} wins ({reason})", side=side_word(result.winner), reason=reason
             )
-            short = f"{who} wins{SEPARATOR}{result.reason}"
+            short: str = said(
+                "{side} wins · {reason}", side=side_word(result.winner), reason=reason
+            )
         else:
             headline = said("Game over: a draw ({reason})", reason=reason)
-            short = f"Draw{SEPARATOR}{result.reason}"
+            short = said("Draw · {reason}", reason=reason)
         return Status(
             actor=None,
             phase="over",
@@ -144,7 +159,6 @@ def describe(game: Game) -> Status:
     moves = game.legal_move_list()
     facts = rules.turn_facts(pos, moves)
     check = game.checked_king() >= 0
-    who = game.turn.capitalize()
     headline = said("{side} to {verb}", side=side_word(game.turn), verb=word(facts.verb))
     if dice:
         headline = said("{status} {dice}", status=headline, dice=dice_text(dice))
@@ -152,9 +166,11 @@ def describe(game: Game) -> Status:
         headline = said("{status}, in check", status=headline)
     if facts.allows:
         headline = said("{status}: {allows}", status=headline, allows=facts.allows)
-    short = facts.short or f"{who} to {facts.verb}"
+    short = facts.short or said(
+        "{side} to {verb}", side=side_word(game.turn), verb=word(facts.verb)
+    )
     if check:
-        short = f"Check{SEPARATOR}{short}" if facts.short else f"{short}{SEPARATOR}check"
+        short = said(CHECK_FIRST if facts.short else CHECK_LAST, short=short)
     lines: list[str] = [headline]
     if check:
         lines.append(

@@ -179,7 +179,7 @@ HORSE = PieceType(
         "leaps two squares forward and one to the side (a knight that only goes forward), "
         "over anything between; on the last rank it must promote"
     ),
-    brief="a Knight's leap, forward only",
+    brief=N_("a Knight's leap, forward only"),
 )
 OX = PieceType(
     "O",
@@ -192,7 +192,7 @@ OX = PieceType(
         "also captures, but never moves, on the first square, and on the second when the first "
         "is empty"
     ),
-    brief="3 straight, or beside the 3rd",
+    brief=N_("3 straight, or beside the 3rd"),
 )
 INDEX = PieceType(
     "I",
@@ -205,7 +205,7 @@ INDEX = PieceType(
         "from the second (either way); it also captures, but never moves, on the first diagonal "
         "square, and on the second when the first is empty"
     ),
-    brief="the Ox turned 45°",
+    brief=N_("the Ox turned 45°"),
 )
 POLICEMAN = PieceType(
     "PO",
@@ -216,7 +216,7 @@ POLICEMAN = PieceType(
     f"{POLICEMAN_MIDDLE_STEPS} squares straight on, all empty, and moves or captures one "
     "square further, straight on or diagonally; it may also step one square orthogonally "
     "without capturing",
-    brief="a long bent run; steps 1",
+    brief=N_("a long bent run; steps 1"),
 )
 # The Policeman's words as the catalogue holds them (its middle leg filled in; a test checks
 # that every piece's words are in the catalogue).
@@ -236,7 +236,7 @@ RAVEN = PieceType(
         "faces one way: she leaps one or two squares straight ahead, one or two squares "
         "diagonally backward, or steps one square sideways, moving and capturing alike"
     ),
-    brief="1-2 ahead, 1-2 back aslant, 1 aside",
+    brief=N_("1-2 ahead, 1-2 back aslant, 1 aside"),
 )
 # Not a piece type of its own: the King's moves while its state is '+'.
 PROMOTED_KING = PieceType("K", "K", N_("Promoted King"), (K_STEP, *_xiangqi_horse()), is_royal=True)

@@ -33,7 +33,7 @@ TQUARC = PieceType(
         "the first or second square of its colour diagonally (one or two squares away), "
         "capturing as it moves; it keeps to one colour of squares"
     ),
-    brief="leaps on its colour; value = Tquad",
+    brief=N_("leaps on its colour; value = Tquad"),
 )
 
 TQUARC_DIE = 4

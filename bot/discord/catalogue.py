@@ -28,12 +28,13 @@ from typing import Any, cast
 
 from discord import app_commands
 
+import variants
 from bot import i18n
 from bot.discord.translate import context_name
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 # The packages whose sentences are marked (the adapter, the service's and the rules' Said).
-SOURCES = ("bot/discord", "bot/service", "bot/i18n.py", "variants")
+SOURCES = ("bot/discord", "bot/service", "bot/i18n.py", "variants", "renderers")
 KEYWORDS: dict[str, Any] = {"_": None, "N_": None, "ngettext": (1, 2), "said": None}
 TEMPLATE = i18n.LOCALE_DIR / f"{i18n.DOMAIN}.pot"
 
@@ -114,10 +115,24 @@ async def collect_tree() -> list[Entry]:
     return await tree_entries(await bot_tree())
 
 
+def rulebook_entries() -> list[Entry]:
+    """The rule pages' texts (``/rules``), each paragraph whole, as the rulebook writes it
+    (``variants.rulebook.texts``): the facts a paragraph states (squares, ranks) are in its
+    message id, so a changed fact shows as a missing translation."""
+    from variants.rulebook import texts
+
+    found: list[Entry] = []
+    for key in variants.names():
+        for text in texts(variants.rulebook(key)):
+            found.append(Entry(text, None, None, f"rule page: {key}"))
+    return found
+
+
 def all_entries(tree_strings: Iterable[Entry], root: Path = ROOT) -> list[Entry]:
-    """The template's entries: the code's, then the tree's; each message once."""
+    """The template's entries: the code's, the rule pages', then the tree's; each message
+    once."""
     out: dict[tuple[str, str | None], Entry] = {}
-    for entry in [*code_entries(root), *tree_strings]:
+    for entry in [*code_entries(root), *rulebook_entries(), *tree_strings]:
         out.setdefault((entry.msgid, entry.context), entry)
     return list(out.values())
 

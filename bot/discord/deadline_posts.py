@@ -26,6 +26,7 @@ from bot.discord.adapter import Post
 from bot.discord.timestamps import days_text
 from bot.discord.translate import _, colour_word
 from bot.service import DeadlineEvent, GameView
+from bot.service.words import reason_word
 
 
 def reminder_post(event: DeadlineEvent) -> Post | None:
@@ -127,5 +128,7 @@ def _expired_why(line: str) -> str:
 
 def _outcome_words(view: GameView) -> str:
     if view.status == "aborted":
-        return _("aborted with no result ({reason})", reason=view.result_reason)
+        # a reason the service chose or wrote with its facts, in the reader's language
+        reason = i18n.render(None, reason_word(view.result_reason))
+        return _("aborted with no result ({reason})", reason=reason)
     return adapter.result_line(view)

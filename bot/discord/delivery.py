@@ -241,6 +241,9 @@ class Delivery:
     async def deliver(self, row: OutboxRow) -> None:
         """One try of one row; settles it as sent, failed or to be tried again."""
         try:
+            # the post (and its picture, drawn by ``owed``) speaks the server's language
+            guild = self.bot.get_guild(row.guild_id) if row.guild_id is not None else None
+            translate.use_locale(guild.preferred_locale if guild is not None else None)
             owed = await self.service.owed(row)
             if owed.superseded is not None:
                 log.info("outbox %s (%s): nothing to post: %s", row.id, row.kind, owed.superseded)

@@ -17,7 +17,7 @@ from typing import Any
 
 import discord
 
-from bot.discord import adapter, standings_embeds, threads, views
+from bot.discord import adapter, standings_embeds, threads, translate, views
 from bot.discord.adapter import Post
 from bot.discord.answers import (
     Interaction,
@@ -470,6 +470,8 @@ async def show_board(
                 orientation=side,
                 user_id=interaction.user.id,
                 theme=theme,
+                # a private board speaks its reader's language; a posted one the server's
+                locale=translate.locale_of(interaction) if ephemeral else None,
                 **seen(interaction, from_button=from_button),
             )
         except ServiceError as error:

@@ -65,11 +65,21 @@ def locale_of(interaction: Interaction) -> str:
 
 
 def use(interaction: Interaction) -> str:
-    """Make the interaction's locale the current one for the rest of this task."""
+    """Make the interaction's locale the current one for the rest of this task; the
+    pictures it posts in a channel speak the server's language (``public_locale``)."""
     locale = locale_of(interaction)
     interaction.extras["cg_locale"] = locale
     i18n.set_current(locale)
+    i18n.set_pictures(public_locale(interaction))
     return locale
+
+
+def public_locale(interaction: Interaction) -> str:
+    """The language of what the interaction posts for everyone in a server: the server's
+    (``guild_locale``), else (a direct message) the user's, else English."""
+    if interaction.guild_locale is not None:
+        return i18n.negotiate(interaction.guild_locale.value)
+    return locale_of(interaction)
 
 
 def use_locale(tag: str | discord.Locale | None) -> str:
@@ -78,6 +88,7 @@ def use_locale(tag: str | discord.Locale | None) -> str:
     value = tag.value if isinstance(tag, discord.Locale) else tag
     locale = i18n.negotiate(value)
     i18n.set_current(locale)
+    i18n.set_pictures(locale)
     return locale
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Self, TypeVar
 
 import variants
+from bot import i18n
 from bot.i18n import said
 from bot.service.access import Viewer, can_see, hidden
 from bot.service.clock import DEFAULT_CHALLENGE_HOURS, Clock, store_clock
@@ -1109,11 +1110,14 @@ class ServiceCore(Settling, Timekeeping):
         render: bool,
         orientation: str | None = None,
         theme: str | None = None,
+        locale: str | None = None,
     ) -> Shown:
         """The legal actions and, if ``render``, the board and dice images: one hop to a
         worker thread. Call with the game's lock held (the thread reads the engine game).
         ``theme``: the board's; by default the theme of the player who made the game
-        (``board_theme``, issue 27)."""
+        (``board_theme``, issue 27). ``locale``: the language of the picture's words; by
+        default the one set for this piece of work (``bot.i18n.pictures``: the front end
+        sets the server's for what it posts in a channel)."""
         active = view.status == "active"
         if not active and not render:  # an ended game: its status is one line, no moves
             return Shown(status=variants.describe(live.game))
@@ -1122,6 +1126,8 @@ class ServiceCore(Settling, Timekeeping):
             theme = await self.board_theme(view.challenger_id)
         if theme == "classic":
             theme = None
+        if locale is None:
+            locale = i18n.pictures()
         return await self._cpu(
             show,
             live.game,
@@ -1133,4 +1139,5 @@ class ServiceCore(Settling, Timekeeping):
             self._dice_renderer if render else None,
             render,
             theme,
+            None if locale == i18n.DEFAULT else locale,
         )

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, overload
 
 import variants
-from bot.i18n import said
+from bot.i18n import DEFAULT, Speech, said
 from bot.service.clock import from_ms, timeout_end
 from bot.service.errors import CorruptGame, IllegalAction, RenderUnavailable
 from bot.service.results import GameSummary, GameView
@@ -20,7 +20,8 @@ from variants.dice import ScriptedDice, VerifiableDice
 
 Renderer = Callable[..., bytes]
 """(game, orientation 'white'|'black') -> PNG bytes; called with a third argument, the
-theme (``renderers.THEMES``), only for a theme other than the classic one (issue 27)."""
+theme (``renderers.THEMES``), only for a theme other than the classic one, and with
+``locale=`` (the words' language) only for a language other than English (issue 27)."""
 
 DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 """(variant key, dice showing) -> PNG bytes."""
@@ -28,13 +29,19 @@ DiceRenderer = Callable[[str, tuple[int, ...]], bytes]
 END_KINDS = ("resign", "draw_accept")
 
 
-def render_board(game: Any, orientation: str = "white", theme: str = "classic") -> bytes:
-    """The one place the service draws a board: ``renderers.render_png``."""
+def render_board(
+    game: Any, orientation: str = "white", theme: str = "classic", *, locale: str = DEFAULT
+) -> bytes:
+    """The one place the service draws a board: ``renderers.render_png``, its words in
+    ``locale`` (issue 27)."""
     try:
         from renderers import render_png
     except ImportError as error:
         raise RenderUnavailable(said("the board renderer is not available")) from error
-    return bytes(render_png(game, orientation=orientation, theme=theme))
+    if locale == DEFAULT:
+        return bytes(render_png(game, orientation=orientation, theme=theme))
+    speech = Speech(locale)
+    return bytes(render_png(game, orientation=orientation, theme=theme, speech=speech))
 
 
 def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:

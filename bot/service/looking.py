@@ -81,10 +81,12 @@ class Looking(ServiceCore):
         user_id: int | None = None,
         viewer: Viewer | None = None,
         theme: str | None = None,
+        locale: str | None = None,
     ) -> Outcome:
         """The board image (``RenderUnavailable`` if it cannot be drawn), the dice image
         and the legal actions. A challenge has no board: no die exists before it starts.
-        ``theme``: ``renderers.THEMES``' name (default: the game's, ``_present``)."""
+        ``theme``: ``renderers.THEMES``' name (default: the game's, ``_present``);
+        ``locale``: the language of the picture's words (default: ``_present``'s)."""
         self._check_orientation(orientation)
         row = await self._find(location_id, game_id, live_only=False, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
@@ -95,7 +97,9 @@ class Looking(ServiceCore):
             side = orientation
             if side is None and user_id is not None:
                 side = view.colour_of(user_id)
-            shown = await self._present(live, view, render=True, orientation=side, theme=theme)
+            shown = await self._present(
+                live, view, render=True, orientation=side, theme=theme, locale=locale
+            )
         if shown.failure is not None:
             raise shown.failure
         return Outcome(

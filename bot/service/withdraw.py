@@ -26,7 +26,7 @@ from bot.service.core import COMPUTER_ID, ServiceCore, check_id, clean_text
 from bot.service.errors import InvalidState, NotAllowed
 from bot.service.live import make_view
 from bot.service.results import Outcome
-from bot.service.words import status_word
+from bot.service.words import status_word, stored_reason
 from storage import GameChanges
 
 WITHDRAWN = "withdrawn"
@@ -75,9 +75,15 @@ class Withdrawal(ServiceCore):
                 _, row = await self._log_abort(tx, row, user_id, why)
         self._cache.pop(row.id, None)
         if row.status == "cancelled":
-            done = said("Game {game}: challenge cancelled ({reason}).", game=row.id, reason=why)
+            done = said(
+                "Game {game}: challenge cancelled ({reason}).",
+                game=row.id,
+                reason=stored_reason(why),
+            )
         else:
-            done = said("Game {game}: game aborted ({reason}).", game=row.id, reason=why)
+            done = said(
+                "Game {game}: game aborted ({reason}).", game=row.id, reason=stored_reason(why)
+            )
         return Outcome(make_view(row, None), (done, *self._reveal_lines(row)))
 
     async def release_computer(self, *, game_id: int) -> None:

@@ -6,6 +6,8 @@ service does not know (a variant's own reason, from the rules) is left as it is.
 
 from __future__ import annotations
 
+import re
+
 from bot.i18n import said
 
 
@@ -67,4 +69,27 @@ def reason_word(reason: str | None) -> str:
         "timeout": said("timeout"),
         "timeout vs insufficient material": said("timeout vs insufficient material"),
     }
-    return words.get(reason or "", reason or "")
+    found = words.get(reason or "")
+    if found is not None:
+        return found
+    return stored_reason(reason or "")
+
+
+# The reasons the service writes with facts in them, stored as English text (older records
+# have them too): read back into sentences where they are shown (issue 27).
+_EXPIRED = re.compile(r"expired: not accepted within (?:(1) hour|(\d+(?:\.\d+)?) hours)")
+_WITHDRAWN = re.compile(r"withdrawn: (.*)", re.DOTALL)
+
+
+def stored_reason(reason: str) -> str:
+    """A stored reason with facts in it ("expired: not accepted within 48 hours",
+    "withdrawn: <what the player typed>") as a sentence a front end can translate (what
+    the player typed stays as typed); any other text as it is."""
+    expired = _EXPIRED.fullmatch(reason)
+    if expired is not None:
+        hours = said("1 hour") if expired.group(1) else said("{n} hours", n=expired.group(2))
+        return said("expired: not accepted within {hours}", hours=hours)
+    withdrawn = _WITHDRAWN.fullmatch(reason)
+    if withdrawn is not None:
+        return said("withdrawn: {reason}", reason=withdrawn.group(1))
+    return reason

@@ -56,7 +56,7 @@ from multiprocessing.connection import Connection
 from typing import Any, ParamSpec, TypeVar
 
 import variants
-from bot.i18n import said
+from bot.i18n import DEFAULT, said
 from bot.service.errors import RenderUnavailable, ServiceError
 from bot.service.live import DiceRenderer, Renderer, legal_actions
 
@@ -371,10 +371,11 @@ def show(
     dice_renderer: DiceRenderer | None,
     render: bool,
     theme: str | None = None,
+    locale: str | None = None,
 ) -> Shown:
     """Runs in a worker thread: the legal list (its texts written when read), the status
     in words, the board and the dice images. ``theme``: the board's, if not the classic
-    one (issue 27)."""
+    one; ``locale``: the language of its words, if not English (issue 27)."""
     legal = legal_actions(game) if active else ()
     status = variants.describe(game)
     image = dice_image = None
@@ -384,7 +385,11 @@ def show(
             failure = RenderUnavailable(said("this service draws no images"))
         else:
             try:
-                image = renderer(game, side) if theme is None else renderer(game, side, theme)
+                extra = {} if locale is None or locale == DEFAULT else {"locale": locale}
+                if theme is None:
+                    image = renderer(game, side, **extra)
+                else:
+                    image = renderer(game, side, theme, **extra)
             except ServiceError as error:
                 failure = error
             except Exception as error:

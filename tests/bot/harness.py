@@ -190,13 +190,15 @@ class World:
         ``tmp_path``)."""
         holder: list[World] = []
 
-        def renderer(game: Any, orientation: str, theme: str = "classic") -> bytes:
+        def renderer(
+            game: Any, orientation: str, theme: str = "classic", *, locale: str = "en"
+        ) -> bytes:
             if holder and holder[0].render_delay:
                 time.sleep(holder[0].render_delay)
-            if real_images:
-                from renderers import render_png
+            if real_images:  # the service's own drawing (its words in ``locale``)
+                from bot.service.live import render_board
 
-                return bytes(render_png(game, orientation=orientation, theme=theme))
+                return render_board(game, orientation, theme, locale=locale)
             return PNG
 
         seeds = itertools.count()

@@ -251,3 +251,52 @@ def test_a_finished_games_reason_is_said_in_german() -> None:
         unknown = dataclasses.replace(view, result_reason="a reason nobody wrote down")
         assert adapter.result_line(unknown).endswith("(a reason nobody wrote down)")
     assert adapter.result_line(view) == "1-0 · white wins (king captured)"
+
+
+def test_stored_reasons_with_facts_are_said_in_german() -> None:
+    """An expired challenge's and a withdrawn game's reasons are stored as English text
+    (old records too); where they are shown they are read back into sentences, and German
+    says them (what the player typed stays as typed)."""
+
+    from bot.service.results import GameView
+    from bot.service.words import reason_word
+
+    expired = reason_word("expired: not accepted within 48 hours")
+    assert expired == "expired: not accepted within 48 hours"  # the English, unchanged
+    assert i18n.render("de", expired) == "verfallen: nicht innerhalb von 48 Stunden angenommen"
+    one = reason_word("expired: not accepted within 1 hour")
+    assert i18n.render("de", one) == "verfallen: nicht innerhalb von 1 Stunde angenommen"
+    withdrawn = reason_word("withdrawn: wrong opponent")
+    assert i18n.render("de", withdrawn) == "zurückgezogen: wrong opponent"
+    assert reason_word("expired: sometime") == "expired: sometime"  # unknown: as stored
+    # a game aborted by its withdrawal, posted by the outbox (deadline_posts)
+    from bot.discord import deadline_posts
+
+    view = GameView(
+        id=1,
+        variant="kings_guard",
+        variant_title="King's Guard Chess",
+        options={},
+        status="aborted",
+        location_id=1,
+        guild_id=None,
+        challenger_id=1,
+        opponent_id=2,
+        white_id=1,
+        black_id=2,
+        turn=None,
+        to_move_id=None,
+        dice=None,
+        ply=0,
+        last_move=None,
+        result=None,
+        winner=None,
+        result_reason="withdrawn: wrong opponent",
+        draw_offer=None,
+        commitment=None,
+        seed=None,
+    )
+    with i18n.using("de"):
+        line = deadline_posts._outcome_words(view)
+    assert "zurückgezogen: wrong opponent" in line, line
+    assert "withdrawn: wrong opponent" in deadline_posts._outcome_words(view)

@@ -11,7 +11,7 @@ from typing import ClassVar, Protocol
 from ..position import Move, Piece, Position
 from ..refusal import Blocked
 from ..sentence import said, word
-from ..status import SEPARATOR, TurnFacts, clauses, dice_text, either
+from ..status import TurnFacts, clauses, dice_text, either
 from . import RulesView
 
 # The dice in words (status line and rules text), from the one table of which die value
@@ -28,7 +28,7 @@ def die_short(rules: GuardenerRules, value: int) -> str:
     without a die anyway (the die only lets them capture), else the piece's name."""
     kinds = rules.permission[value]
     if all(k in rules.free_kinds + ("P",) for k in kinds):
-        return "a capture by a " + either(piece_name(rules, k) for k in kinds)
+        return said("a capture by a {pieces}", pieces=either(piece_name(rules, k) for k in kinds))
     return either(piece_name(rules, k) for k in kinds)
 
 
@@ -277,9 +277,8 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
     if rules.is_double(pos):
         v = dice[0]
         x2 = rules.is_double_x2(pos)
-        name = "Double x2" if x2 else "Double"
         allows.append(said("any piece may move or capture, the Queen too"))
-        short = f"{name}: any piece"
+        short: str = said("Double x2: any piece") if x2 else said("Double: any piece")
         if x2:
             lines.append(
                 said(
@@ -310,7 +309,7 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
             else:
                 pending = said("Double x2: teleport to T{terrace}", terrace=v)
                 allows.append(said("or teleport one piece to T{terrace}", terrace=v))
-            short = f"Double x2{SEPARATOR}teleport T{v}"
+            short = said("Double x2 · teleport T{terrace}", terrace=v)
             lines.append(
                 said(
                     "Teleport: instead, any one piece may leap to a vacant square of T{terrace} "
@@ -331,7 +330,7 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
                 )
         if may_reroll:
             allows.append(said("re-roll available"))
-            short += f"{SEPARATOR}re-roll"
+            short = said("{short} · re-roll", short=short)
             lines.append(
                 said(
                     "Re-roll: instead of moving you may roll again (reroll); a double rolled "
@@ -350,10 +349,11 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
             allows.append(said("pawn, King or Guardener may capture, pawns may cross the centre"))
         if any(m.flag == "castle" for m in legal):
             allows.append(said("the King may castle"))
-            shorts.append("castling")
-        short = str(either(shorts))
+            shorts.append(said("castling"))
+        short = either(shorts)
         if 1 in values:
-            short += (", or " if short else "") + die_short(rules, 1)
+            last = die_short(rules, 1)
+            short = said("{first}, or {last}", first=short, last=last) if short else last
         meaning = clauses(
             said("{value} = {meaning}", value=v, meaning=die_meaning(rules, v)) for v in values
         )
@@ -375,7 +375,7 @@ def turn_facts(rules: GuardenerRules, pos: Position, legal: Sequence[Move]) -> T
     )
     if any(m.flag == "pass" for m in legal):
         allows.append(said("you may pass"))
-        short += f"{SEPARATOR}pass"
+        short = said("{short} · pass", short=short)
         lines.append(
             said(
                 "Every move you have puts your King on an attacked square: you may pass "

@@ -13,7 +13,7 @@ from ..geometry import WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
 from ..sentence import said, word
-from ..status import SEPARATOR, TurnFacts, clauses, dice_text, either
+from ..status import TurnFacts, clauses, dice_text, either
 from . import RulesView
 
 
@@ -72,10 +72,10 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
                     answer=answer,
                 )
             )
-        short = answer
+        short: str = word(answer)
         if may_reroll:
             allows.append(said("a double: Black may re-roll"))
-            short += f"{SEPARATOR}re-roll"
+            short = said("{short} · re-roll", short=short)
             lines.append(
                 said(
                     "A double: Black may accept it ({answer}) or roll again (reroll).",
@@ -104,7 +104,7 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
     kinds = [k for k in dict.fromkeys(in_dice_order) if k in placeable]
     names = [word(rules.types[k].name) for k in kinds]
     allows.append(said("{pieces} on {square}", pieces=either(names), square=where))
-    short = f"{either(names)} on {where}"
+    short = said("{pieces} on {square}", pieces=either(names), square=where)
     faces = clauses(
         said("{value} = {meaning}", value=v, meaning=word(rules.face_names[v]))
         for v in sorted(set(dice))
@@ -132,7 +132,7 @@ def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
         )
     if may_reroll:
         allows.append(said("re-roll available"))
-        short += f"{SEPARATOR}re-roll"
+        short = said("{short} · re-roll", short=short)
         lines.append(said("A double: take an offered piece, or roll again (reroll)."))
     lines.append(said("Still to place: {stock}.", stock=", ".join(stock)))
     order = rules.order(pos, color)
@@ -197,7 +197,7 @@ def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
     if relocations:
         targets = ", ".join(f"K{r}" for r in relocations)
         allows = said("the King may relocate ({moves})", moves=targets)
-        short = "King may relocate"
+        short = said("King may relocate")
         lines.append(
             said(
                 "Once per game a King that has never moved may relocate to a vacant home-rank "

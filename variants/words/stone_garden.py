@@ -137,7 +137,7 @@ def turn_facts(rules: StoneGardenRules, pos: Position, legal: Sequence[Move]) ->
     short = ""
     if ready:
         allows = said("a Raven may turn")
-        short = "Raven may turn"
+        short = said("Raven may turn")
     if rules.is_promoted_king(pos, color):
         lines.append(
             said(

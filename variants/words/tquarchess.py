@@ -12,7 +12,7 @@ from ..geometry import BLACK, WHITE
 from ..position import Move, Position, other
 from ..refusal import Blocked
 from ..sentence import said, word
-from ..status import SEPARATOR, TurnFacts, clauses
+from ..status import TurnFacts, clauses, joined
 from . import RulesView
 
 
@@ -46,7 +46,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         allows.append(
             said("enter the Tquarc with value {value}, or make any other move", value=rolled)
         )
-        shorts.append("enter with it, or move")
+        shorts.append(said("enter with it, or move"))
         pending = said(
             "Tquarc entry with value {value}: it would teleport to {quad}",
             value=rolled,
@@ -65,7 +65,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         )
     elif entries:
         allows.append(said("the Tquarc may enter (or roll first)"))
-        shorts.append("entry · roll")
+        shorts.append(said("entry · roll"))
         lines.append(
             said(
                 "Your Tquarc waits to enter: when a back-rank piece first leaves its square, "
@@ -84,7 +84,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         assert p is not None
         value = int(p.state)
         allows.append(said("the Tquarc may teleport to Tquad {value}", value=value))
-        shorts.append(f"teleport to Tquad {value}")
+        shorts.append(said("teleport to Tquad {value}", value=value))
         pending = pending or said(
             "Teleport: the enemy Tquarc just moved, so yours may leap to {quad}",
             quad=rules.quad_text(value),
@@ -102,7 +102,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
         )
     if any(m.flag == "king2" for m in legal):
         allows.append(said("the King may slide two squares (once)"))
-        shorts.append("2-square King")
+        shorts.append(said("2-square King"))
         lines.append(
             said(
                 "Two-square King: your Tquarc is lost, so once per game your King may slide "
@@ -124,7 +124,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
                 )
             )
             allows.append(said("the Tquarc may be resurrected"))
-            shorts.append("resurrect")
+            shorts.append(said("resurrect"))
         else:
             lines.append(
                 said(
@@ -138,7 +138,7 @@ def turn_facts(rules: TquarchessRules, pos: Position, legal: Sequence[Move]) -> 
     lines.extend(tquarc_lines(rules, pos))
     return TurnFacts(
         allows=clauses(allows),
-        short=SEPARATOR.join(shorts),
+        short=joined(shorts),
         pending=pending,
         lines=tuple(lines),
     )

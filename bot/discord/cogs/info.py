@@ -7,6 +7,7 @@ They work in direct messages too: /rules as anywhere, /games lists your own game
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -14,12 +15,14 @@ from discord import app_commands
 from discord.ext import commands
 
 import variants
+from bot import i18n
 from bot.discord import adapter, answers
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import GAME_NUMBER, variant_choices
 from bot.discord.translate import N_, _, command_name
 from bot.service import SeedNotRevealed, ServiceError
 from renderers.diagram import piece_diagram_png
+from variants.rulebook import discord_pages, translated
 
 # A chain head as a board shows it (16 hex characters), or longer, with room for spaces.
 CHAIN_HEAD = app_commands.Range[str, 1, 100]
@@ -34,15 +37,21 @@ IN_A_DM = N_(
 )
 
 
-def rules_embeds(key: str, *, image: bool) -> list[discord.Embed]:
+def rules_embeds(key: str, *, image: bool, locale: str | None = None) -> list[discord.Embed]:
     """The complete rules of a variant as Discord embeds: ``variants.rulebook_pages``, the
     same source as ``chessgarden rules`` and ``docs/rules/``, so they cannot drift. Each
     embed keeps under Discord's limits (6,000 characters, 25 fields); one message holds
     at most 6,000 characters of embeds in all, so each page is a message of its own. The
-    first page has the summary, the options for /play and the pieces diagram."""
+    first page has the summary, the options for /play and the pieces diagram.
+
+    In ``locale`` (default: the reader's, ``i18n.current``), every paragraph of the
+    rulebook as the catalogue says it (``variants.rulebook.texts``; issue 27)."""
+    language = locale or i18n.current()
     book = variants.rulebook(key)
+    if language != i18n.DEFAULT:
+        book = translated(book, functools.partial(i18n.gettext, language))
     rules = variants.rules(key)
-    pages = variants.rulebook_pages(key)
+    pages = discord_pages(book)
     embeds = []
     for number, page in enumerate(pages, 1):
         first = number == 1
@@ -52,7 +61,6 @@ def rules_embeds(key: str, *, image: bool) -> list[discord.Embed]:
             colour=adapter.COLOUR_CHALLENGE,
         )
         if first:
-            # the rulebook's own words come from the variant, in English (not yet translated)
             options = ", ".join(f"`{name}`" for name in rules.option_names)
             embed.description = adapter.clip(
                 f"*{book.tagline}*\n{book.summary}"
@@ -96,7 +104,10 @@ class InfoCog(commands.Cog, name="Info"):
 
         async def work() -> Post:
             try:
-                png: bytes | None = await asyncio.to_thread(piece_diagram_png, variant)
+                speech = i18n.Speech(i18n.current())
+                png: bytes | None = await asyncio.to_thread(
+                    piece_diagram_png, variant, "classic", speech
+                )
             except (ValueError, OSError):
                 png = None
             embeds = rules_embeds(variant, image=png is not None)
