@@ -70,6 +70,7 @@ from .png import (
 from .scene import CHECK, LAST, NEXT, NONE, CellKey, Scene, Side, Status, last_board_move, scene
 from .speech import ENGLISH, Speech, is_english
 from .themes import Theme, get_theme
+from .typeface import speech_face
 
 __all__ = ["board_art", "clear_caches", "drop_position_caches", "last_board_move", "warm"]
 
@@ -156,7 +157,14 @@ class BoardArt:
             key = (key, speech.locale)
         self.base_key = prebuilt.digest(key)
         self.p, self.cls, self.class_back = board_base(
-            self.lay, zones, theme, self.palette, self.base_key, outlined, legend
+            self.lay,
+            zones,
+            theme,
+            self.palette,
+            self.base_key,
+            outlined,
+            legend,
+            speech_face(speech),
         )
         lay = self.lay
         self.class_box: list[Box] = [(0, 0, 0, 0)] * len(self.class_back)

@@ -12,9 +12,10 @@ import sys
 
 from PIL import Image, ImageDraw
 
-from .dice import bundled_font, render_dice, value_badge
+from .dice import render_dice, value_badge
 from .sprites import FACINGS, PIECE_NAMES, piece_kinds, piece_sprite, raven_sprite
 from .themes import THEMES, Theme
+from .typeface import bundled_font
 
 
 def _theme_block(theme: Theme) -> Image.Image:

@@ -13,11 +13,10 @@ from PIL import Image, ImageDraw
 import variants
 from variants.sentence import word
 
-from .dice import bundled_font
-from .panels import drawable
 from .speech import ENGLISH, Speech
 from .sprites import piece_kinds, piece_sprite
 from .themes import get_theme
+from .typeface import bundled_font, drawable, face_for, speech_face
 
 SPRITE = 72
 CELL_W = 2 * SPRITE + 24
@@ -55,7 +54,7 @@ def piece_diagram_png(key: str, theme: str = "classic", speech: Speech = ENGLISH
     height = 2 * MARGIN + rows * CELL_H
     image = Image.new("RGB", (width, height), palette.light_square)
     draw = ImageDraw.Draw(image)
-    font = bundled_font(15)
+    face = speech_face(speech)
     for index, (kind, name, letter) in enumerate(pieces):
         x = MARGIN + (index % COLUMNS) * CELL_W
         y = MARGIN + (index // COLUMNS) * CELL_H
@@ -66,6 +65,7 @@ def piece_diagram_png(key: str, theme: str = "classic", speech: Speech = ENGLISH
             sprite = piece_sprite(kind, colour, SPRITE, palette)
             image.paste(sprite, (x + 8 + side * (SPRITE + 4), y + 6), sprite)
         label = f"{drawable(speech(word(name)))} ({letter})"
+        font = bundled_font(15, face_for(label, face))
         left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
         draw.text(
             (x + (CELL_W - (right - left)) / 2, y + SPRITE + 14),

@@ -27,6 +27,7 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from .prebuilt import kept, load_bytes, save_bytes
 from .themes import Theme, get_theme
+from .typeface import bundled_font
 
 SUPERSAMPLE = 4
 MAX_PIP_DICE = 12  # beyond this many dice, faces show numbers
@@ -56,15 +57,6 @@ _D4_PIPS: dict[int, tuple[tuple[float, float], ...]] = {
     3: ((0.5, 0.45), (0.34, 0.72), (0.66, 0.72)),
     4: ((0.5, 0.4), (0.5, 0.63), (0.3, 0.74), (0.7, 0.74)),
 }
-
-
-@lru_cache(maxsize=64)
-def bundled_font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """Pillow's bundled font at ``px`` (a bitmap fallback when FreeType is missing)."""
-    try:
-        return ImageFont.load_default(size=px)
-    except (ImportError, OSError, TypeError):  # Pillow built without FreeType
-        return ImageFont.load_default()
 
 
 _LEVELS3 = [0 if v < 64 else 255 if v > 191 else 128 for v in range(256)]

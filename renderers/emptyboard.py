@@ -16,11 +16,12 @@ from collections.abc import Hashable
 from PIL import Image, ImageDraw
 
 from . import prebuilt
-from .dice import bundled_font, flat_text
+from .dice import flat_text
 from .layout import Layout
 from .legend import Entry, draw_legend
 from .palette import colours, over, to_palette
 from .themes import RGB, Theme
+from .typeface import Face, bundled_font, face_for
 
 
 def base_key(
@@ -59,9 +60,11 @@ def board_base(
     key: Hashable,
     outlined: bool = False,
     legend: tuple[Entry, ...] = (),
+    face: Face = "pillow",
 ) -> tuple[Image.Image, list[int], list[Image.Image]]:
     """The empty board in palette mode, each square's background class, and each class's
-    empty square in RGB: read from the render cache (``prebuilt.py``) when kept there."""
+    empty square in RGB: read from the render cache (``prebuilt.py``) when kept there.
+    ``face``: the legend's font (``key`` must tell the faces apart: the locale does)."""
     found = prebuilt.load("board", key)
     if found is not None and len(found) >= 2:
         indices, classes, *backs = found
@@ -77,7 +80,7 @@ def board_base(
             p = Image.frombytes("P", indices.size, indices.tobytes())
             p.putpalette(palette.getpalette() or [])
             return p, cls, backs
-    rgb = empty_board(lay, zones, theme, outlined, legend)
+    rgb = empty_board(lay, zones, theme, outlined, legend, face)
     p = to_palette(rgb, palette)
     looks: dict[bytes, int] = {}
     cls = [looks.setdefault(rgb.crop(box).tobytes(), len(looks)) for box in lay.cells]
@@ -97,6 +100,7 @@ def empty_board(
     theme: Theme,
     outlined: bool = False,
     legend: tuple[Entry, ...] = (),
+    face: Face = "pillow",
 ) -> Image.Image:
     g, c = lay.geometry, colours(theme)
     im = Image.new("RGB", (lay.width, lay.height), c.page)
@@ -115,7 +119,7 @@ def empty_board(
             _terrace_label(im, lay, label, squares, theme)
     _coordinates(im, lay, theme)
     if legend:
-        draw_legend(im, lay, legend, theme)
+        draw_legend(im, lay, legend, theme, face)
     return im
 
 
@@ -159,7 +163,7 @@ def _terrace_label(
             (box[0] + t, box[1] + t / 2),
             label,
             fill=_ink(c.zone_line),
-            font=bundled_font(t - 2),
+            font=bundled_font(t - 2, face_for(label)),
             anchor="mm",
         )
         return
@@ -168,7 +172,7 @@ def _terrace_label(
     pill = c.label
     hw, hh = sq * 0.36, sq * 0.24
     d.rounded_rectangle([cx - hw, cy - hh, cx + hw, cy + hh], radius=round(hh * 0.6), fill=pill)
-    font = bundled_font(max(7, round(sq * 0.3)))
+    font = bundled_font(max(7, round(sq * 0.3)), face_for(label))
     flat_text(im, (cx, cy), label, fill=_ink(pill), font=font, anchor="mm")
 
 
@@ -209,7 +213,7 @@ def _outline_zone(
     col, row = max(inside, key=lambda cr: (cr[0] - mx) ** 2 + (cr[1] - my) ** 2)
     x0, y0, x1, y1 = lay.cell_at(col, row)
     t = max(9, round(sq * 0.3))
-    font = bundled_font(max(7, round(t * 0.8)))
+    font = bundled_font(max(7, round(t * 0.8)), face_for(label))
     tw = max(t, round(font.getlength(label) + t * 0.4))
     left = col < mx
     top = row < my

@@ -27,12 +27,11 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .panels import drawable
+from .typeface import bundled_font, drawable, face_for
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 Box = tuple[int, int, int, int]
@@ -77,15 +76,6 @@ class GraphTurn(Protocol):
     def luck_label(self) -> str: ...
 
 
-@lru_cache(maxsize=16)
-def _font(px: int) -> Font:
-    """Pillow's bundled font at ``px`` (a bitmap one without FreeType)."""
-    try:
-        return ImageFont.load_default(size=px)
-    except (ImportError, OSError, TypeError):
-        return ImageFont.load_default()
-
-
 def graph_image(
     turns: Sequence[GraphTurn],
     *,
@@ -101,8 +91,8 @@ def graph_image(
     u = SCALE * width / SHOWN_WIDTH  # one pixel of the graph shown 400 wide
     image = Image.new("RGB", (width * SCALE, height * SCALE), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    small = _font(round(9.5 * u))
-    body = _font(round(11.5 * u))
+    small = bundled_font(round(9.5 * u))
+    body = bundled_font(round(11.5 * u))
 
     left, right = round(44 * u), image.width - round(8 * u)
     top, bottom = round(24 * u), image.height - round(22 * u)
@@ -111,11 +101,13 @@ def graph_image(
     luck_box: Box = (left, split + round(3 * u), right, bottom)
 
     # Title and the players' colours.
-    draw.text((left, 6 * u), drawable(title), font=body, fill=TEXT)
+    title = drawable(title)
+    draw.text((left, 6 * u), title, font=_face_of(body, title), fill=TEXT)
     x = float(right)
     for name, colour in ((_short(black), BLACK_SIDE), (_short(white), WHITE_SIDE)):
-        x -= _text_width(draw, name, small)
-        draw.text((x, 8 * u), name, font=small, fill=TEXT)
+        font = _face_of(small, name)
+        x -= _text_width(draw, name, font)
+        draw.text((x, 8 * u), name, font=font, fill=TEXT)
         x -= 10 * u
         draw.rectangle((x, 8.5 * u, x + 7 * u, 15.5 * u), fill=colour, outline=FRAME, width=1)
         x -= 9 * u
@@ -286,6 +278,14 @@ def _short(name: str) -> str:
     """A player's name as the picture shows it: drawable, and cut when long."""
     name = drawable(" ".join(name.split()))
     return name if len(name) <= NAME_CHARACTERS else name[: NAME_CHARACTERS - 3] + "..."
+
+
+def _face_of(font: Font, text: str) -> Font:
+    """``font``, or DejaVu Sans at its size when ``text`` has a letter it lacks (a name
+    with an accent)."""
+    if face_for(text) == "pillow":
+        return font
+    return bundled_font(round(getattr(font, "size", 11)), "dejavu")
 
 
 def _text_width(draw: ImageDraw.ImageDraw, text: str, font: Font) -> float:

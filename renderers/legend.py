@@ -30,12 +30,13 @@ from PIL.ImageFont import ImageFont as _BitmapFont
 
 from variants.sentence import word as said_word
 
-from .dice import bundled_font, flat_text
+from .dice import flat_text
 from .layout import LEGEND_COLUMNS, LEGEND_PAD, Box, Layout
 from .palette import colours
-from .panels import crisp_icon, drawable
+from .panels import crisp_icon
 from .speech import ENGLISH, Speech
 from .themes import RGB, Theme
+from .typeface import Face, bundled_font, drawable, face_for
 
 SPRITE = 0.82  # the sprite's tile, in rows
 NAME = 0.034  # the name's font, in image widths
@@ -95,11 +96,19 @@ def sprite_box(box: Box) -> Box:
     return x0, top, x0 + side, top + side
 
 
-def draw_legend(im: Image.Image, lay: Layout, entries: tuple[Entry, ...], theme: Theme) -> None:
-    """Draw ``entries`` into ``lay.legend`` on ``im`` (RGB)."""
+def draw_legend(
+    im: Image.Image,
+    lay: Layout,
+    entries: tuple[Entry, ...],
+    theme: Theme,
+    face: Face = "pillow",
+) -> None:
+    """Draw ``entries`` into ``lay.legend`` on ``im`` (RGB), in the font ``face`` (DejaVu
+    Sans for all of them when one needs a letter that ``face`` lacks)."""
     c = colours(theme)
     d = ImageDraw.Draw(im)
-    name_font = bundled_font(max(MIN_WORDS + 1, round(NAME * lay.size)))
+    face = face_for(drawable("".join(e.name + e.brief for e in entries)), face)
+    name_font = bundled_font(max(MIN_WORDS + 1, round(NAME * lay.size)), face)
     words_px = max(MIN_WORDS, round(WORDS * lay.size))
     for entry, box in zip(entries, entry_boxes(lay, len(entries)), strict=True):
         tx0, ty0, tx1, ty1 = sprite_box(box)
@@ -114,14 +123,16 @@ def draw_legend(im: Image.Image, lay: Layout, entries: tuple[Entry, ...], theme:
         gap = max(3, side // 5)
         left = tx1 + gap
         room = box[2] - gap - left
-        lines, font = _flow(entry, name_font, words_px, room)
+        lines, font = _flow(entry, name_font, words_px, room, face)
         _draw_lines(im, lines, name_font, font, left, (ty0 + ty1) / 2, c.text, c.dim_text)
 
 
 Line = list[tuple[str, bool]]  # (word, is part of the name)
 
 
-def _flow(entry: Entry, name_font: Font, words_px: int, room: float) -> tuple[list[Line], Font]:
+def _flow(
+    entry: Entry, name_font: Font, words_px: int, room: float, face: Face
+) -> tuple[list[Line], Font]:
     """The name, then the words, flowed into at most ``LINES`` lines of ``room`` pixels;
     the words' font shrinks to fit, and the words are cut with '...' when even the
     smallest is too wide."""
@@ -129,7 +140,7 @@ def _flow(entry: Entry, name_font: Font, words_px: int, room: float) -> tuple[li
     words = drawable(entry.brief).split()
     px = words_px
     while True:
-        font = bundled_font(px)
+        font = bundled_font(px, face)
         lines = _wrap(name, words, name_font, font, room)
         if len(lines) <= LINES or px <= MIN_WORDS:
             break

@@ -25,10 +25,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from .dice import bundled_font, draw_die, value_badge
+from .dice import draw_die, value_badge
 from .palette_data import PALETTES
 from .sprites import piece_colours, piece_kinds, piece_sprite
 from .themes import RGB, RGBA, THEMES, Theme
+from .typeface import bundled_font
 
 CUT_COLORS = 12  # median-cut colours besides the exact ones: few keep the PNG small
 NEAR = 8  # a cut colour this close (per channel) to an exact one is left out

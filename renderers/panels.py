@@ -6,7 +6,6 @@ the result by content, so an unchanged strip or bar is a single paste.
 
 from __future__ import annotations
 
-import unicodedata
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -15,13 +14,14 @@ from PIL.ImageFont import ImageFont as _BitmapFont
 
 from variants.sentence import N_, word
 
-from .dice import bundled_font, draw_die, flat_text, value_badge
+from .dice import draw_die, flat_text, value_badge
 from .palette import colours
 from .prebuilt import kept
 from .scene import Side, Status
 from .speech import ENGLISH, Speech
 from .sprites import PIECE_NAMES, piece_colours, piece_sprite, plain_sprite, raven_sprite
 from .themes import RGB, Theme
+from .typeface import Face, bundled_font, drawable, face_for, speech_face
 
 COLOR_NAMES = (N_("White"), N_("Black"))
 # the captions of a player's bar: pieces waiting off the board, still to place, lost
@@ -150,57 +150,19 @@ def alert_colour(theme: Theme) -> RGB:
     return colours(theme).alert
 
 
-# Stand-ins for characters the bundled font cannot draw. Pillow's font has no letters
-# beyond ASCII but the degree sign: German words are written as German does without
-# umlauts (ae, oe, ue, ss); any other accented letter loses its accent (``_bare``).
-_PLAIN = {
-    "\u00d7": "x",
-    "\u2014": "-",
-    "\u2013": "-",
-    "\u2192": "->",
-    "\u00a5": "Y",
-    "\u00e4": "ae",
-    "\u00f6": "oe",
-    "\u00fc": "ue",
-    "\u00c4": "Ae",
-    "\u00d6": "Oe",
-    "\u00dc": "Ue",
-    "\u00df": "ss",
-    "\u201e": '"',
-    "\u201c": '"',
-}
-
-
-def _bare(ch: str) -> str:
-    """A letter without its accents ('e' for 'e acute'), or '?' when it has no plain form."""
-    base = "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
-    return base or "?"
-
-
-def drawable(text: str) -> str:
-    """``text`` with every character the bundled font lacks replaced by a plain one."""
-    font = bundled_font(16)
-    missing = bytes(font.getmask("\ue000"))
-    out = []
-    for ch in text:
-        if ch in _PLAIN:
-            out.append(_PLAIN[ch])
-        elif ch.isspace() or ch.isascii() or bytes(font.getmask(ch)) != missing:
-            out.append(ch)
-        else:
-            out.append(_bare(ch))
-    return "".join(out)
-
-
 @lru_cache(maxsize=1024)
-def _fit(text: str, px: int, room: float, least: int = 9) -> tuple[str, FreeTypeFont | _BitmapFont]:
-    """The font (shrunk down to ``least`` px) at which ``text`` fits in ``room``; cut
-    with '...' when even that is too wide. Kept: a strip says the same few things."""
+def _fit(
+    text: str, px: int, room: float, face: Face = "pillow", least: int = 9
+) -> tuple[str, FreeTypeFont | _BitmapFont]:
+    """The font of ``face`` (shrunk down to ``least`` px) at which ``text`` fits in
+    ``room``; cut with '...' when even that is too wide. Kept: a strip says the same few
+    things."""
     text = drawable(text)
-    font = bundled_font(px)
+    face = face_for(text, face)
+    font = bundled_font(px, face)
     while px > least and font.getlength(text) > room:
         px -= 1
-        font = bundled_font(px)
+        font = bundled_font(px, face)
     while len(text) > 1 and font.getlength(text) > room:
         text = text[:-2].rstrip() + "\u2026"
     return text, font
@@ -281,7 +243,8 @@ def draw_status(st: Status, w: int, h: int, theme: Theme, speech: Speech = ENGLI
         r = h * (0.13 if two else 0.18)
         _disc(d, x, line1, r, st.disc, theme)
         x += disc_width(r) + gap
-    text, font = _fit(speech(st.text), max(10, round(h * 0.34)), end - x)
+    words = speech_face(speech)
+    text, font = _fit(speech(st.text), max(10, round(h * 0.34)), end - x, words)
     flat_text(
         im,
         (x, line1),
@@ -295,21 +258,28 @@ def draw_status(st: Status, w: int, h: int, theme: Theme, speech: Speech = ENGLI
     x2 = pad
     if st.badge:
         badge = speech(st.badge).upper()
-        x2 = _badge_pill(im, x2, line2, badge, h, end, theme) + gap
+        x2 = _badge_pill(im, x2, line2, badge, h, end, theme, words) + gap
     if st.detail and x2 < end:
         said = speech(st.detail)
         said = said[:1].upper() + said[1:]  # the first letter, after translating
-        detail, font = _fit(said, max(9, round(h * 0.27)), end - x2)
+        detail, font = _fit(said, max(9, round(h * 0.27)), end - x2, words)
         flat_text(im, (x2, line2), detail, fill=c.text, font=font, anchor="lm")
     return im
 
 
 def _badge_pill(
-    im: Image.Image, x: int, cy: float, text: str, h: int, end: float, theme: Theme
+    im: Image.Image,
+    x: int,
+    cy: float,
+    text: str,
+    h: int,
+    end: float,
+    theme: Theme,
+    face: Face = "pillow",
 ) -> int:
     """The accent-coloured pill that says a teleport or resurrection is on offer; returns
     where it ends."""
-    label, font = _fit(text, max(9, round(h * 0.25)), end - x - h * 0.3)
+    label, font = _fit(text, max(9, round(h * 0.25)), end - x - h * 0.3, face)
     ph = round(h * 0.36)
     pw = round(font.getlength(label) + h * 0.28)
     ImageDraw.Draw(im).rounded_rectangle(
@@ -341,8 +311,9 @@ def draw_side(side: Side, w: int, h: int, theme: Theme, speech: Speech = ENGLISH
     r = h * 0.22
     _disc(d, x, cy, r, side.color, theme)
     x += disc_width(r) + round(pad * 0.6)
+    face = speech_face(speech)
     name = drawable(speech(word(COLOR_NAMES[side.color])))
-    font = bundled_font(max(10, round(h * 0.42)))
+    font = bundled_font(max(10, round(h * 0.42)), face_for(name, face))
     flat_text(im, (x, cy), name, fill=c.text, font=font, anchor="lm")
     x += round(font.getlength(name)) + 2 * pad
     sections: list[tuple[str, list[tuple[str, int]], frozenset[str], str]] = []
@@ -360,8 +331,9 @@ def draw_side(side: Side, w: int, h: int, theme: Theme, speech: Speech = ENGLISH
     if side.lost:
         sections.append((drawable(speech(word(LOST))), _grouped(side.lost), frozenset(), ""))
     icon_px = bar_icon_px(h)
-    cap_font = bundled_font(max(9, round(h * 0.3)))
-    count_font = bundled_font(max(9, round(h * 0.34)))
+    captions = "".join(caption for caption, *_ in sections)
+    cap_font = bundled_font(max(9, round(h * 0.3)), face_for(captions, face))
+    count_font = bundled_font(max(9, round(h * 0.34)), face)
     ink = theme.piece_white_outline  # the counts, dark on the tray
     inset = max(2, icon_px // 10)
     top = round(cy - icon_px / 2)

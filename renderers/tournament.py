@@ -21,8 +21,7 @@ from typing import Literal
 
 from PIL import Image, ImageDraw
 
-from renderers.dice import bundled_font
-from renderers.panels import drawable
+from renderers.typeface import Font, bundled_font, drawable, face_for
 
 BACKGROUND = (250, 248, 243)
 INK = (34, 34, 34)
@@ -74,7 +73,12 @@ class StandingsTable:
 
 
 def _width(text: str, px: int) -> float:
-    return float(bundled_font(px).getlength(_plain(text)))
+    return float(_font(px, text).getlength(_plain(text)))
+
+
+def _font(px: int, text: str) -> Font:
+    """The font that draws ``text`` (``½`` is drawn apart, as a fraction)."""
+    return bundled_font(px, face_for(drawable(text.replace("½", ""))))
 
 
 def _plain(text: str) -> str:
@@ -91,7 +95,7 @@ def _draw_text(
     anchor: str = "lm",
 ) -> None:
     """Text with ``½`` drawn as a small fraction (the bundled font has no such glyph)."""
-    font = bundled_font(px)
+    font = _font(px, text)
     if "½" not in text:
         draw.text((x, y), _plain(text), font=font, fill=fill, anchor=anchor)
         return
@@ -142,7 +146,7 @@ def render_standings_image(table: StandingsTable) -> Image.Image:
     draw.text(
         (PAD, PAD + TITLE_PX / 2),
         _plain(table.title),
-        font=bundled_font(TITLE_PX),
+        font=_font(TITLE_PX, table.title),
         fill=INK,
         anchor="lm",
     )
@@ -150,7 +154,7 @@ def render_standings_image(table: StandingsTable) -> Image.Image:
         draw.text(
             (PAD, PAD + TITLE_PX + 6 + SMALL_PX / 2),
             _plain(table.subtitle),
-            font=bundled_font(SMALL_PX + 2),
+            font=_font(SMALL_PX + 2, table.subtitle),
             fill=FAINT,
             anchor="lm",
         )
@@ -208,7 +212,7 @@ def render_standings_image(table: StandingsTable) -> Image.Image:
                 draw.text(
                     (x + cell_w - 5, y + 6),
                     _plain(cell.note),
-                    font=bundled_font(SMALL_PX - 2),
+                    font=_font(SMALL_PX - 2, cell.note),
                     fill=note_ink,
                     anchor="ra",
                 )

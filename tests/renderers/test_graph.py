@@ -69,3 +69,15 @@ def test_png_sizes_and_edge_cases() -> None:
     assert Image.open(io.BytesIO(graph_png([]))).size == (WIDTH, HEIGHT)  # nothing to plot
     with pytest.raises(ValueError, match="at least"):
         graph_png([Step(0.5)], width=100, height=100)
+
+
+def test_a_name_with_an_accent_keeps_it() -> None:
+    """A player's name and a title Pillow's font cannot draw are drawn in DejaVu Sans with
+    their letters ('José' was drawn 'Jose'); a plain name keeps Pillow's font."""
+    steps = [Step(0.5), Step(0.6), Step(0.4)]
+
+    def drawn(white: str, title: str = "") -> bytes:
+        return graph_image(steps, white=white, title=title).tobytes()
+
+    assert drawn("José") != drawn("Jose")
+    assert drawn("Jo", "Partie 3 · Jägerspiel") != drawn("Jo", "Partie 3 · Jagerspiel")
