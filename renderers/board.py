@@ -156,15 +156,9 @@ class BoardArt:
         if not is_english(speech):  # the kept strips and bars are in this language
             key = (key, speech.locale)
         self.base_key = prebuilt.digest(key)
+        face = speech_face(speech)  # the legend's font
         self.p, self.cls, self.class_back = board_base(
-            self.lay,
-            zones,
-            theme,
-            self.palette,
-            self.base_key,
-            outlined,
-            legend,
-            speech_face(speech),
+            self.lay, zones, theme, self.palette, self.base_key, outlined, legend, face
         )
         lay = self.lay
         self.class_box: list[Box] = [(0, 0, 0, 0)] * len(self.class_back)

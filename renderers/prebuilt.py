@@ -67,7 +67,8 @@ def fingerprint() -> str:
     h = hashlib.sha256()
     h.update(f"Pillow {PIL.__version__} FreeType {features.version('freetype2')}".encode())
     try:
-        sources = sorted(Path(__file__).parent.glob("*.py"))
+        here = Path(__file__).parent
+        sources = sorted(here.glob("*.py")) + sorted(here.glob("fonts/*.ttf"))  # and the fonts
         for path in sources:
             h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     except OSError:
