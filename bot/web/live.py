@@ -3,7 +3,9 @@
 The service tells the hub of each committed change (``add_row_listener``). The hub reads
 the game once (``GameStates``), turns it into one event, and every open page of that
 game is woken to send the same bytes: the work per move does not grow with the watchers,
-only the writes do. A watcher that falls behind skips to the newest event (each event
+only the writes do. The watchers are woken in waves (``Waves``: at most ``WAVE`` writes
+per loop iteration), so a thousand open pages never hold the event loop for one long
+block: a move's commit and reply run between the waves. A watcher that falls behind skips to the newest event (each event
 holds the whole move list). Connections are bounded per game, per address and in total.
 
 A web server in another process than the one that moves (``chessgarden web`` beside a
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,7 @@ from bot.service import ServiceError
 log = logging.getLogger(__name__)
 
 KEEP_ALIVE_S = 25.0
+WAVE = 32  # watchers woken (each writes once) per loop iteration
 
 
 @dataclass(frozen=True)
@@ -37,17 +41,66 @@ class Busy(Exception):
     """Too many live pages already; one line saying which bound."""
 
 
-class Channel:
-    """The newest event of one game, and one shared wake-up for its watchers: a publish
-    costs one future, however many pages wait on it."""
+class Waves:
+    """Wakes waiting watchers a bounded number at a time: ``size`` per loop iteration, and
+    yields between waves, so that a move's commit and reply (and any other ready work) run
+    between them instead of waiting behind every open page's write. One per hub, shared by
+    all its games, so that many games woken at once (a keep-alive, a round of moves) are
+    spread over iterations too."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = 32) -> None:
+        self.size = max(1, size)
+        self._due: deque[asyncio.Future[None]] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def wake(self, waiting: Iterable[asyncio.Future[None]]) -> None:
+        self._due.extend(waiting)
+        if self._due and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        due, size = self._due, self.size
+        try:
+            while due:
+                woken = 0
+                while due and woken < size:
+                    waiter = due.popleft()
+                    if not waiter.done():  # a closed page's wait is cancelled
+                        waiter.set_result(None)
+                        woken += 1
+                # the woken watchers write in the next iteration; this task resumes after
+                # them, with the I/O that arrived meanwhile handled in between
+                await asyncio.sleep(0)
+        finally:
+            self._task = None
+            if due:  # cancelled midway (the hub stops): wake the rest at once
+                while due:
+                    waiter = due.popleft()
+                    if not waiter.done():
+                        waiter.set_result(None)
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+class Channel:
+    """The newest event of one game, and its watchers waiting for the next: a publish
+    encodes the event once, and the hub's ``Waves`` wake the watchers to write those same
+    bytes, a bounded number per loop iteration."""
+
+    def __init__(self, waves: Waves | None = None) -> None:
         self.watchers = 0
         self.version = 0
         self.full = b""  # the whole state: a watcher's first event, or after it skipped one
         self.delta = b""  # only what changed since the version before
         self.mark = ""  # the state version the payload shows
-        self._next: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waves = waves or Waves()
+        # one future per waiting watcher (at most one wait each, so bounded by the
+        # watchers); a dict keeps their order and forgets a closed page's at once
+        self._waiting: dict[asyncio.Future[None], None] = {}
 
     def publish(self, full: bytes, delta: bytes, mark: str) -> None:
         if mark == self.mark:
@@ -58,16 +111,23 @@ class Channel:
         self.poke()
 
     def poke(self) -> None:
-        """Wake every watcher (a publish, or a keep-alive with nothing new)."""
-        woken, self._next = self._next, asyncio.get_running_loop().create_future()
-        woken.set_result(None)
+        """Wake every watcher waiting now (a publish, or a keep-alive with nothing new),
+        in waves. A watcher that waits again after this is woken by the next poke only."""
+        if self._waiting:
+            waiting, self._waiting = self._waiting, {}
+            self._waves.wake(waiting)
 
     def payload_after(self, seen: int) -> bytes:
         """What a watcher that has seen version ``seen`` needs now."""
         return self.delta if seen and seen == self.version - 1 else self.full
 
     async def wait(self) -> None:
-        await asyncio.shield(self._next)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[waiter] = None
+        try:
+            await waiter
+        finally:
+            self._waiting.pop(waiter, None)
 
 
 class Hub:
@@ -79,11 +139,13 @@ class Hub:
         limits: Limits | None = None,
         *,
         poll_s: float | None = None,
+        wave: int = WAVE,
     ) -> None:
         # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event
         self._build = build
         self.limits = limits or Limits()
         self.channels: dict[int, Channel] = {}
+        self.waves = Waves(wave)
         self.total = 0
         self._addresses: dict[str, int] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}
@@ -150,7 +212,7 @@ class Hub:
         if channel is not None and channel.watchers >= limits.per_game:
             raise Busy("this game has too many live pages open; reload it later")
         if channel is None:
-            channel = self.channels[game_id] = Channel()
+            channel = self.channels[game_id] = Channel(self.waves)
         channel.watchers += 1
         self.total += 1
         self._addresses[address] = self._addresses.get(address, 0) + 1
@@ -186,6 +248,7 @@ class Hub:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.waves.stop()
 
     async def _keep_alive(self) -> None:
         """Every open page gets a comment now and then, so that proxies keep it open."""
