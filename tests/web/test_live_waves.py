@@ -15,12 +15,11 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service import GameService
 from bot.web.app import Site, create_app
-from bot.web.live import Limits
+from bot.web.live import BEHIND_BYTES, Channel, Limits, Watcher, Waves
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers live beside this file
 from webgames import make_site, play_moves, start_game  # noqa: E402
@@ -66,17 +65,19 @@ class Iterations:
 
 @pytest.fixture
 def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Iterations, list[tuple[int, bytes]]]]:
-    """Every write to a live page, with the iteration it ran in (aiohttp's own write is
-    called as before)."""
+    """Every write to a socket, with the iteration it ran in (asyncio's own write is
+    called as before): the pages' events, however the server writes them."""
     iterations = Iterations()
     noted: list[tuple[int, bytes]] = []
-    write = web.StreamResponse.write
+    from asyncio.selector_events import _SelectorSocketTransport as Transport
 
-    async def counted(self: web.StreamResponse, data: Any) -> None:
+    write = Transport.write
+
+    def counted(self: Any, data: Any) -> None:
         noted.append((iterations.count, bytes(data)))
-        await write(self, data)
+        write(self, data)
 
-    monkeypatch.setattr(web.StreamResponse, "write", counted)
+    monkeypatch.setattr(Transport, "write", counted)
     yield iterations, noted
     iterations.stop()
 
@@ -109,7 +110,8 @@ async def next_comment(stream: Any) -> None:
 
 
 def per_iteration(noted: list[tuple[int, bytes]], kind: bytes) -> Counter[int]:
-    return Counter(n for n, data in noted if data.startswith(kind))
+    """How many writes of ``kind`` (a page's event or keep-alive) ran in each iteration."""
+    return Counter(n for n, data in noted if kind in data[:24])
 
 
 async def test_a_move_reaches_300_pages_of_one_game_in_waves(service, tmp_path, files, writes):
@@ -161,3 +163,47 @@ async def test_keep_alives_of_many_games_at_once_are_spread_in_waves(
             stream.close()
         await site.hub.stop()
         await client.close()
+
+
+class Connection:
+    """A connection's side the waves see: what was written, and how much is unsent."""
+
+    def __init__(self, unsent: int = 0) -> None:
+        self.written: list[bytes] = []
+        self.unsent = unsent
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return self.unsent
+
+
+async def test_a_page_behind_or_not_chunked_is_left_to_its_own_task() -> None:
+    waves = Waves(size=2)
+    channel = Channel(waves)
+    fast, slow, plain = Connection(), Connection(unsent=BEHIND_BYTES + 1), Connection()
+    pages = [Watcher(fast, True), Watcher(slow, True), Watcher(plain, False)]
+    for page in pages:
+        channel.add(page)
+    woken = [asyncio.ensure_future(page.wait()) for page in pages]
+    channel.publish(b"data: one\n\n", b"data: one\n\n", "v1")
+    await asyncio.wait(woken[1:], timeout=5)
+    assert fast.written == [b"b\r\ndata: one\n\n\r\n"]  # one chunk, as aiohttp frames it
+    assert pages[0].seen == 1 and not woken[0].done()
+    assert slow.written == [] and plain.written == []  # their tasks write, with back-pressure
+    assert woken[1].done() and woken[2].done() and pages[1].seen == pages[2].seen == 0
+    channel.remove(pages[1])
+    channel.remove(pages[2])
+    channel.poke()  # a keep-alive: nothing new
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert not woken[0].done()  # a keep-alive written for it: its task sleeps on
+    assert fast.written[1:] == [b"e\r\n: still here\n\n\r\n"]
+    ending = woken[0]
+    channel.publish(b"event: over\ndata: all\n\n", b"event: over\ndata: two\n\n", "v2")
+    await asyncio.wait_for(ending, 5)  # woken to end the stream
+    assert fast.written[2:] == [b"17\r\nevent: over\ndata: two\n\n\r\n"] and pages[0].over
