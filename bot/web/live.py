@@ -102,7 +102,11 @@ class Waves:
                 for _ in range(min(size, len(due))):
                     channel, watcher = due.popleft()
                     watcher.queued = False
-                    channel.deliver(watcher)
+                    try:
+                        channel.deliver(watcher)
+                    except Exception:  # one broken page must not stop the others' events
+                        log.exception("a live page could not be written")
+                        watcher.wake()
                 await asyncio.sleep(0)  # the I/O that arrived meanwhile runs now
         finally:
             self._task = None
