@@ -32,7 +32,7 @@ from aiohttp import hdrs, web
 from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
 from bot.web.live import KEEP_ALIVE, Busy, Hub, Limits, Watcher
-from bot.web.state import GameState, GameStates, event_payload, step_image
+from bot.web.state import GameState, GameStates, event_payloads, step_image
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +126,9 @@ class Site:
                         break
                     same += 1
             over = b"event: over\n" if state.view.is_over else b""
-            full = over + f"data: {event_payload(state, self.links)}\n\n".encode()
-            delta = over + f"data: {event_payload(state, self.links, first=same)}\n\n".encode()
+            whole, changed = event_payloads(state, self.links, same)
+            full = over + f"data: {whole}\n\n".encode()
+            delta = over + f"data: {changed}\n\n".encode()
             kept = self._events[game_id] = (state.version, full, delta, digests)
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}
