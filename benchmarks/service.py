@@ -540,7 +540,7 @@ async def one_run(
     await prober
     watch.remove()
     cached = len(service._cache)
-    events = await pages.close() if pages is not None else None
+    events, pages_cpu = await pages.close() if pages is not None else (None, None)
     await bot.close()
     await service.close()
     ms = sorted(x * 1000 for _, x in latencies)
@@ -569,7 +569,9 @@ async def one_run(
         "work": work,
         "untimed": untimed,
         "trace": traced,
-        "pages": None if pages is None else {"open": pages.open, "events": events},
+        "pages": None
+        if pages is None
+        else {"open": pages.open, "events": events, "cpu_s": pages_cpu},
     }
 
 
@@ -584,12 +586,14 @@ class Pages:
     def __init__(self, server: Any, watchers: Any, games: list[int], open_: int) -> None:
         self.server, self.watchers, self.games, self.open = server, watchers, games, open_
 
-    async def close(self) -> int:
+    async def close(self) -> tuple[int, float]:
+        """The events the pages read, and the CPU seconds their process used."""
         self.watchers.stdin.close()
         said = (await self.watchers.stdout.read()).decode().split()
         await self.watchers.wait()
         await self.server.stop()
-        return int(said[-1]) if said and said[-1].isdigit() else -1
+        told = dict(zip(said[::2], said[1::2], strict=False))
+        return int(told.get("EVENTS", -1)), float(told.get("CPU", "nan"))
 
 
 async def open_pages(service: Any, ids: list[int]) -> Pages:
@@ -909,8 +913,11 @@ def compare_variants(
             results[variant].append(out)
             report(rep, variant, out, mode)
             if out.get("pages"):
+                pages = out["pages"]
                 print(
-                    f"    live pages open {out['pages']['open']}, events read {out['pages']['events']}"
+                    f"    live pages open {pages['open']}, events read {pages['events']}, "
+                    f"the pages' process used {pages.get('cpu_s', float('nan')):.1f} s of CPU "
+                    "(on this machine's cores too)"
                 )
     summary(results, ("watched", "improved") if args.watchers else ("improved", "baseline"), mode)
     return results

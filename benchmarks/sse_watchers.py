@@ -1,7 +1,8 @@
 """Open live game pages for ``benchmarks/service.py --watchers``: ``N`` server-sent event
 streams spread over the game paths given, each read to its end, in this process (as in
 production the browsers are not in the bot's process). Prints ``READY n`` once every
-stream is open, then ``EVENTS n`` (the events read in all) when its stdin closes.
+stream is open, then ``CPU s`` (its CPU seconds) and ``EVENTS n`` (the events read in
+all) when its stdin closes.
 
     python benchmarks/sse_watchers.py BASE_URL N PATH...
 """
@@ -9,6 +10,7 @@ stream is open, then ``EVENTS n`` (the events read in all) when its stdin closes
 from __future__ import annotations
 
 import asyncio
+import resource
 import sys
 
 import aiohttp
@@ -35,6 +37,8 @@ async def main(base: str, total: int, paths: list[str]) -> None:
             task.cancel()
         await asyncio.gather(*watchers.tasks, return_exceptions=True)
     events = sum(len(arrived) for arrived in watchers.arrivals.values())
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"CPU {used.ru_utime + used.ru_stime:.2f}", flush=True)
     print(f"EVENTS {events}", flush=True)
 
 

@@ -24,6 +24,9 @@ Methodology:
   move path, is not run here.)
 - **Memory per watcher**: the server's RSS with the watchers connected (and one event
   sent to all) minus before, divided by the watchers.
+- **Server CPU per move**: the server process's CPU time over the watched moves (the
+  fan-out included) divided by the moves, beside the same over the moves with no page
+  open: the cost of the pages that the machine's load does not blur as much as latency.
 """
 
 from __future__ import annotations
@@ -139,7 +142,7 @@ async def serve(db: str, games: int) -> None:
         if command["do"] == "move":
             answer = await move(command["game"])
         elif command["do"] == "rss":
-            answer = {"rss_kb": rss_kb(), "watchers": site.hub.total}
+            answer = {"rss_kb": rss_kb(), "watchers": site.hub.total, "cpu_s": time.process_time()}
         else:
             break
         print(json.dumps(answer), flush=True)
@@ -222,12 +225,14 @@ async def scenario(
     import aiohttp
 
     ids = dict(zip(server.hello["paths"], server.hello["ids"], strict=True))
-    before = (await server.ask(do="rss"))["rss_kb"]
+    start = await server.ask(do="rss")
+    before = start["rss_kb"]
     # the move path with no page open: the baseline, interleaved with the watched runs
     base_ms = [
         (await server.ask(do="move", game=ids[p]))["act_ms"]
         for p in rng.sample(paths, min(len(paths), moves))
     ]
+    base_cpu_ms = ((await server.ask(do="rss"))["cpu_s"] - start["cpu_s"]) * 1000 / len(base_ms)
     watchers = Watchers()
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
@@ -264,6 +269,7 @@ async def scenario(
                 if answer["over"]:
                     break
             await asyncio.sleep(gap)
+        cpu_ms = ((await server.ask(do="rss"))["cpu_s"] - during["cpu_s"]) * 1000 / max(1, done)
         for task in watchers.tasks:
             task.cancel()
         await asyncio.gather(*watchers.tasks, return_exceptions=True)
@@ -278,6 +284,8 @@ async def scenario(
         "act_p99": q(act_ms, 0.99),
         "base_act_p99": q(base_ms, 0.99),
         "moves": len(every),
+        "cpu_ms": cpu_ms,
+        "base_cpu_ms": base_cpu_ms,
     }
 
 
@@ -287,7 +295,8 @@ def line(name: str, r: dict[str, Any]) -> str:
         f"p99 {r['every_p99']:6.1f} max {r['every_max']:6.1f} ms | per watcher p50 "
         f"{r['each_p50']:6.1f} p99 {r['each_p99']:6.1f} ms | act p99 {r['act_p99']:5.1f} ms "
         f"(no pages {r['base_act_p99']:5.1f} ms, ratio {r['act_p99'] / r['base_act_p99']:.2f}) | "
-        f"{r['kb_per_watcher']:5.1f} KB/watcher | {r['moves']} moves"
+        f"{r['kb_per_watcher']:5.1f} KB/watcher | {r['moves']} moves | server CPU "
+        f"{r['cpu_ms']:5.1f} ms/move (no pages {r['base_cpu_ms']:5.1f})"
     )
 
 

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
-from bot.web.live import Busy, Hub, Limits
-from bot.web.state import GameState, GameStates, event_payload, step_image
+from bot.web.live import KEEP_ALIVE, Busy, Hub, Limits, Watcher
+from bot.web.state import GameState, GameStates, event_payloads, step_image
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +126,9 @@ class Site:
                         break
                     same += 1
             over = b"event: over\n" if state.view.is_over else b""
-            full = over + f"data: {event_payload(state, self.links)}\n\n".encode()
-            delta = over + f"data: {event_payload(state, self.links, first=same)}\n\n".encode()
+            whole, changed = event_payloads(state, self.links, same)
+            full = over + f"data: {whole}\n\n".encode()
+            delta = over + f"data: {changed}\n\n".encode()
             kept = self._events[game_id] = (state.version, full, delta, digests)
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}
@@ -309,6 +310,7 @@ async def events(request: web.Request) -> web.StreamResponse:
         channel = site.hub.join(game_id, address)
     except Busy as error:
         return web.Response(text=f"{error}\n", status=503, headers={"Retry-After": "30"})
+    watcher: Watcher | None = None
     try:
         response = web.StreamResponse(
             headers={
@@ -319,26 +321,43 @@ async def events(request: web.Request) -> web.StreamResponse:
         )
         _secure(response)
         await response.prepare(request)
-        await response.write(b"retry: 3000\n\n")
+        await response.write(b"retry: 3000\n\n")  # the headers go out with it
+        # the hub's waves write this page's events straight to its connection when the
+        # body is plainly chunked (HTTP/1.1, not compressed); else all go through here
+        chunked = response.headers.get(hdrs.TRANSFER_ENCODING, "").lower() == "chunked"
+        watcher = Watcher(request.transport, chunked and not response.compression)
+        channel.add(watcher)
         if channel.version == 0:
             site.hub.refresh(game_id)
-        seen = 0
-        while True:
-            if channel.version == seen:
-                await channel.wait()
-            if channel.version == seen:  # woken with nothing new: a keep-alive
-                await response.write(b": still here\n\n")
-                continue
-            payload = channel.payload_after(seen)
-            seen = channel.version
-            await response.write(payload)
-            if payload.startswith(b"event: over"):
-                break
+        while not watcher.over:
+            if watcher.seen != channel.version:  # its first event, or it fell behind
+                payload = channel.payload_after(watcher.seen)
+                watcher.seen = channel.version
+                await _write(response, watcher, payload)
+                if payload.startswith(b"event: over"):
+                    break
+            elif watcher.ping:  # a keep-alive the waves could not write
+                watcher.ping = False
+                await _write(response, watcher, KEEP_ALIVE)
+            else:
+                await watcher.wait()
         return response
     except (ConnectionResetError, asyncio.CancelledError):
         raise
     finally:
+        if watcher is not None:
+            channel.remove(watcher)
         site.hub.leave(game_id, address, channel)
+
+
+async def _write(response: web.StreamResponse, watcher: Watcher, data: bytes) -> None:
+    """A page's write through aiohttp, waiting for its connection to drain; the waves
+    leave the page alone meanwhile."""
+    watcher.busy = True
+    try:
+        await response.write(data)
+    finally:
+        watcher.busy = False
 
 
 # ----- a server's live games ----------------------------------------------------------

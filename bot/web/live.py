@@ -3,7 +3,9 @@
 The service tells the hub of each committed change (``add_row_listener``). The hub reads
 the game once (``GameStates``), turns it into one event, and every open page of that
 game is woken to send the same bytes: the work per move does not grow with the watchers,
-only the writes do. A watcher that falls behind skips to the newest event (each event
+only the writes do. The watchers are woken in waves (``Waves``: at most ``WAVE`` writes
+per loop iteration), so a thousand open pages never hold the event loop for one long
+block: a move's commit and reply run between the waves. A watcher that falls behind skips to the newest event (each event
 holds the whole move list). Connections are bounded per game, per address and in total.
 
 A web server in another process than the one that moves (``chessgarden web`` beside a
@@ -15,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,7 @@ from bot.service import ServiceError
 log = logging.getLogger(__name__)
 
 KEEP_ALIVE_S = 25.0
+WAVE = 32  # watchers woken (each writes once) per loop iteration
 
 
 @dataclass(frozen=True)
@@ -37,37 +41,161 @@ class Busy(Exception):
     """Too many live pages already; one line saying which bound."""
 
 
-class Channel:
-    """The newest event of one game, and one shared wake-up for its watchers: a publish
-    costs one future, however many pages wait on it."""
+class Watcher:
+    """One open live page. The hub's waves write the events straight to its connection
+    (``transport``: the same bytes aiohttp's chunked writer would send), so a page costs
+    one socket write per event, not a task switch and aiohttp's write path. Its own task
+    (the ``events`` handler) writes only when the page is behind (its connection holds
+    more than ``BEHIND_BYTES`` unsent, or its response cannot take direct writes), through
+    aiohttp with its back-pressure, and ends the stream after the last event."""
 
-    def __init__(self) -> None:
+    __slots__ = ("transport", "chunked", "seen", "busy", "over", "ping", "queued", "_waiter")
+
+    def __init__(self, transport: Any, chunked: bool) -> None:
+        self.transport = transport  # asyncio.Transport, or None: always through the task
+        self.chunked = chunked  # the response uses chunked encoding (HTTP/1.1)
+        self.seen = 0  # the channel's version this page has
+        self.busy = False  # its task is writing: the waves leave it alone
+        self.over = False  # the last event is written: its task ends the stream
+        self.ping = False  # a keep-alive its task should write
+        self.queued = False  # in the waves' queue already
+        self._waiter: asyncio.Future[None] | None = None
+
+    def wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
+class Waves:
+    """Delivers a poked channel's events to its watchers a bounded number at a time:
+    ``size`` per loop iteration, yielding between waves, so that a move's commit and reply
+    (and any other ready work) run between them instead of waiting behind every open
+    page's write. One per hub, shared by all its games, so that many games poked at once
+    (a keep-alive, a round of moves) are spread over iterations too."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = max(1, size)
+        self._due: deque[tuple[Channel, Watcher]] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, channel: Channel, watchers: Iterable[Watcher]) -> None:
+        due = self._due
+        for watcher in watchers:
+            if not watcher.queued:  # a page poked twice before its turn is written once
+                watcher.queued = True
+                due.append((channel, watcher))
+        if due and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        due, size = self._due, self.size
+        try:
+            while due:
+                for _ in range(min(size, len(due))):
+                    channel, watcher = due.popleft()
+                    watcher.queued = False
+                    try:
+                        channel.deliver(watcher)
+                    except Exception:  # one broken page must not stop the others' events
+                        log.exception("a live page could not be written")
+                        watcher.wake()
+                await asyncio.sleep(0)  # the I/O that arrived meanwhile runs now
+        finally:
+            self._task = None
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+KEEP_ALIVE = b": still here\n\n"
+BEHIND_BYTES = 0x10000  # unsent bytes past which a page is written through its own task
+
+
+def _chunk(data: bytes) -> bytes:
+    """``data`` as one chunk of a chunked HTTP/1.1 body, as aiohttp's writer frames it."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+class Channel:
+    """The newest event of one game, and its watchers: a publish encodes the event once
+    (framed once too), and the hub's ``Waves`` write those same bytes to every page, a
+    bounded number per loop iteration."""
+
+    def __init__(self, waves: Waves | None = None) -> None:
         self.watchers = 0
         self.version = 0
         self.full = b""  # the whole state: a watcher's first event, or after it skipped one
         self.delta = b""  # only what changed since the version before
         self.mark = ""  # the state version the payload shows
-        self._next: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._framed = (b"", b"")  # full and delta as chunks
+        self._waves = waves or Waves()
+        self._pages: dict[Watcher, None] = {}  # in the order they opened
 
     def publish(self, full: bytes, delta: bytes, mark: str) -> None:
         if mark == self.mark:
             return
         self.mark = mark
         self.full, self.delta = full, delta
+        self._framed = (_chunk(full), _chunk(delta))
         self.version += 1
         self.poke()
 
     def poke(self) -> None:
-        """Wake every watcher (a publish, or a keep-alive with nothing new)."""
-        woken, self._next = self._next, asyncio.get_running_loop().create_future()
-        woken.set_result(None)
+        """Bring every page up to date, in waves (a publish, or a keep-alive with nothing
+        new: then the pages that have the newest event get a comment)."""
+        if self._pages:
+            self._waves.add(self, self._pages)
+
+    def add(self, watcher: Watcher) -> None:
+        self._pages[watcher] = None
+
+    def remove(self, watcher: Watcher) -> None:
+        self._pages.pop(watcher, None)
 
     def payload_after(self, seen: int) -> bytes:
         """What a watcher that has seen version ``seen`` needs now."""
         return self.delta if seen and seen == self.version - 1 else self.full
 
-    async def wait(self) -> None:
-        await asyncio.shield(self._next)
+    def deliver(self, watcher: Watcher) -> None:
+        """Write what ``watcher`` lacks (or a keep-alive) straight to its connection, or
+        wake its task when that cannot be done at once."""
+        if watcher.busy or watcher.over or watcher not in self._pages:
+            return  # its task is writing and catches up by itself, or it has ended
+        transport = watcher.transport
+        direct = (
+            watcher.chunked
+            and transport is not None
+            and not transport.is_closing()
+            and transport.get_write_buffer_size() <= BEHIND_BYTES
+        )
+        if watcher.seen == self.version:
+            if direct:
+                transport.write(_chunk(KEEP_ALIVE))
+            else:
+                watcher.ping = True
+                watcher.wake()
+            return
+        if not direct:
+            watcher.wake()  # behind: its task writes with aiohttp's back-pressure
+            return
+        skipped = watcher.seen != self.version - 1 or not watcher.seen
+        payload = self.full if skipped else self.delta
+        transport.write(self._framed[0] if skipped else self._framed[1])
+        watcher.seen = self.version
+        if payload.startswith(b"event: over"):
+            watcher.over = True
+            watcher.wake()  # its task ends the stream
 
 
 class Hub:
@@ -79,11 +207,13 @@ class Hub:
         limits: Limits | None = None,
         *,
         poll_s: float | None = None,
+        wave: int = WAVE,
     ) -> None:
         # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event
         self._build = build
         self.limits = limits or Limits()
         self.channels: dict[int, Channel] = {}
+        self.waves = Waves(wave)
         self.total = 0
         self._addresses: dict[str, int] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}
@@ -150,7 +280,7 @@ class Hub:
         if channel is not None and channel.watchers >= limits.per_game:
             raise Busy("this game has too many live pages open; reload it later")
         if channel is None:
-            channel = self.channels[game_id] = Channel()
+            channel = self.channels[game_id] = Channel(self.waves)
         channel.watchers += 1
         self.total += 1
         self._addresses[address] = self._addresses.get(address, 0) + 1
@@ -186,6 +316,7 @@ class Hub:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.waves.stop()
 
     async def _keep_alive(self) -> None:
         """Every open page gets a comment now and then, so that proxies keep it open."""

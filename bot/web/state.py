@@ -95,23 +95,28 @@ def clock_line(view: GameView, now: datetime | None = None) -> str:
     return f"{per}; {view.turn} must act by {when}."
 
 
-def event_payload(state: GameState, links: Links, first: int | None = None) -> str:
-    """The live update a page receives (server-sent events): the whole move list, or
-    with ``first`` only the steps from there on (the page keeps the ones before)."""
+def event_payloads(state: GameState, links: Links, first: int) -> tuple[str, str]:
+    """The live update a page receives (server-sent events), from one reading of the
+    steps: the whole move list, and only the steps from ``first`` on (for a page that
+    has the ones before)."""
     data = page_data(state, links)
-    if first is not None:
-        data["first"] = first
-        data["steps"] = data["steps"][first:]
-    return json.dumps(data, separators=(",", ":"))
+    delta = dict(data, first=first)
+    delta["steps"] = data["steps"][first:]
+    return json.dumps(data, separators=(",", ":")), json.dumps(delta, separators=(",", ":"))
 
 
 def step_image(links: Links, game_id: int, step: Step) -> str:
-    return f"{links.game_path(game_id)}/board/{step.index}.png?v={step.digest}"
+    return _image(links.game_path(game_id), step)
+
+
+def _image(path: str, step: Step) -> str:
+    return f"{path}/board/{step.index}.png?v={step.digest}"
 
 
 def page_data(state: GameState, links: Links) -> dict[str, Any]:
     view = state.view
     steps = state.timeline.steps if state.timeline else ()
+    path = links.game_path(view.id)  # one token per game, not one per step
     return {
         "v": state.version,
         "last": len(steps) - 1,
@@ -125,7 +130,7 @@ def page_data(state: GameState, links: Links) -> dict[str, Any]:
                 "dice": list(s.dice) if s.dice else None,
                 "text": s.text,
                 "head": s.headline,
-                "img": step_image(links, view.id, s),
+                "img": _image(path, s),
             }
             for s in steps
         ],
