@@ -23,7 +23,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import pgcluster  # noqa: E402
-import suite_order  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -99,10 +98,3 @@ def _render_cache_in_a_temporary_directory(
         reset()
         yield where
     reset()
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each xdist worker starts with its share of the long tests (``tests/suite_order.py``).
-    Every worker computes the same order from the same collection, as xdist requires."""
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 0) or 0)
-    items[:] = suite_order.arrange(items, [item.nodeid for item in items], workers)
