@@ -118,7 +118,7 @@ def graph_image(
     draw.text((left, 6 * u), title, font=_face_of(body, title), fill=TEXT)
     x = float(right)
     for name, colour in ((_short(black), BLACK_SIDE), (_short(white), WHITE_SIDE)):
-        font = _face_of(small, name)
+        font = _face_of(words, name)  # in the face of the graph's own words
         x -= _text_width(draw, name, font)
         draw.text((x, 8 * u), name, font=font, fill=TEXT)
         x -= 10 * u
