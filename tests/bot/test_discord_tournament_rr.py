@@ -19,9 +19,9 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, assert_no_orphans, latest_board  # noqa: E402
 
+from bot.i18n import Speech  # noqa: E402
 from bot.service import ManualClock, Scheduler  # noqa: E402
 from bot.service.tournament_views import standings_table  # noqa: E402
-from bot.i18n import Speech  # noqa: E402
 from renderers.tournament import render_standings  # noqa: E402
 
 START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
