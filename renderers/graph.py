@@ -31,7 +31,10 @@ from typing import Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
-from .typeface import bundled_font, drawable, face_for
+from variants.sentence import N_, word
+
+from .speech import ENGLISH, Speech
+from .typeface import bundled_font, drawable, face_for, speech_face
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 Box = tuple[int, int, int, int]
@@ -55,6 +58,9 @@ MARKS = {"??": (214, 39, 40), "?": (255, 140, 20), "?!": (232, 197, 71)}
 JOKER = (212, 160, 23)
 NAME_CHARACTERS = 18  # a player's name is cut beyond this
 LUCK_SCALE = 0.3  # the luck panel shows at least +-30% (the joker's threshold)
+# The graph's own words, said by the caller's speech (issue 27).
+WHITE, BLACK = N_("White"), N_("Black")
+WHITE_SCORE, LUCK, PLY = N_("White's score"), N_("Luck"), N_("ply")
 
 
 class GraphTurn(Protocol):
@@ -80,12 +86,14 @@ def graph_image(
     turns: Sequence[GraphTurn],
     *,
     title: str = "",
-    white: str = "White",
-    black: str = "Black",
+    white: str | None = None,
+    black: str | None = None,
     width: int = WIDTH,
     height: int = HEIGHT,
+    speech: Speech = ENGLISH,
 ) -> Image.Image:
-    """The graph as an RGB image of ``width`` x ``height``."""
+    """The graph as an RGB image of ``width`` x ``height``; its words (the panels' names,
+    the axis's, the sides' when no player is named) said by ``speech``."""
     if width < 200 or height < 150:
         raise ValueError("the graph needs at least 200 x 150 pixels")
     u = SCALE * width / SHOWN_WIDTH  # one pixel of the graph shown 400 wide
@@ -93,6 +101,11 @@ def graph_image(
     draw = ImageDraw.Draw(image)
     small = bundled_font(round(9.5 * u))
     body = bundled_font(round(11.5 * u))
+    words = bundled_font(round(9.5 * u), speech_face(speech))  # the graph's own words
+    if white is None:
+        white = speech(word(WHITE))
+    if black is None:
+        black = speech(word(BLACK))
 
     left, right = round(44 * u), image.width - round(8 * u)
     top, bottom = round(24 * u), image.height - round(22 * u)
@@ -105,7 +118,7 @@ def graph_image(
     draw.text((left, 6 * u), title, font=_face_of(body, title), fill=TEXT)
     x = float(right)
     for name, colour in ((_short(black), BLACK_SIDE), (_short(white), WHITE_SIDE)):
-        font = _face_of(small, name)
+        font = _face_of(words, name)  # in the face of the graph's own words
         x -= _text_width(draw, name, font)
         draw.text((x, 8 * u), name, font=font, fill=TEXT)
         x -= 10 * u
@@ -115,9 +128,9 @@ def graph_image(
     xs = _xs(len(turns), left, right)
     _equity_panel(image, draw, equity_box, turns, xs, small, u)
     _luck_panel(draw, luck_box, turns, xs, small, u)
-    _ply_axis(draw, luck_box, xs, small, u)
-    _vertical_label(image, "White's score", equity_box, small, u)
-    _vertical_label(image, "Luck", luck_box, small, u)
+    _ply_axis(draw, luck_box, xs, small, u, drawable(speech(word(PLY))), words)
+    _vertical_label(image, drawable(speech(word(WHITE_SCORE))), equity_box, words, u)
+    _vertical_label(image, drawable(speech(word(LUCK))), luck_box, words, u)
     return image.resize((width, height), Image.Resampling.LANCZOS)
 
 
@@ -125,13 +138,16 @@ def graph_png(
     turns: Sequence[GraphTurn],
     *,
     title: str = "",
-    white: str = "White",
-    black: str = "Black",
+    white: str | None = None,
+    black: str | None = None,
     width: int = WIDTH,
     height: int = HEIGHT,
+    speech: Speech = ENGLISH,
 ) -> bytes:
     """The graph as PNG bytes (a palette image: small, and quick to send)."""
-    image = graph_image(turns, title=title, white=white, black=black, width=width, height=height)
+    image = graph_image(
+        turns, title=title, white=white, black=black, width=width, height=height, speech=speech
+    )
     out = io.BytesIO()
     image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(
         out, format="PNG", optimize=True
@@ -243,15 +259,23 @@ def _luck_panel(
     _right_text(draw, (x0 - 3 * u, y_of(-scale) - 3 * u), f"-{percent}%", font)
 
 
-def _ply_axis(draw: ImageDraw.ImageDraw, box: Box, xs: list[float], font: Font, u: float) -> None:
+def _ply_axis(
+    draw: ImageDraw.ImageDraw,
+    box: Box,
+    xs: list[float],
+    font: Font,
+    u: float,
+    label: str = "ply",
+    label_font: Font | None = None,
+) -> None:
     """Ticks and numbers under the lower panel: the ply of each step (1 for the first),
-    and the axis's name at its right end."""
+    and the axis's name (``label``, in ``label_font``) at its right end."""
     x0, _, x1, y1 = box
     n = len(xs)
     if n == 0:
         return
-    label = "ply"
-    room = x1 - _text_width(draw, label, font) - 4 * u  # numbers stop short of the name
+    label_font = label_font or font
+    room = x1 - _text_width(draw, label, label_font) - 4 * u  # numbers stop short of the name
     every = next((k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500) if n / k <= 10), 1000)
     for i in range(0, n, every):
         text = str(i + 1)
@@ -260,7 +284,8 @@ def _ply_axis(draw: ImageDraw.ImageDraw, box: Box, xs: list[float], font: Font, 
             break
         draw.line((xs[i], y1, xs[i], y1 + 2.5 * u), fill=FRAME, width=max(1, round(u / 2)))
         draw.text((xs[i] - w / 2, y1 + 4 * u), text, font=font, fill=SOFT_TEXT)
-    draw.text((x1 - _text_width(draw, label, font), y1 + 4 * u), label, font=font, fill=TEXT)
+    at = (x1 - _text_width(draw, label, label_font), y1 + 4 * u)
+    draw.text(at, label, font=label_font, fill=TEXT)
 
 
 # ----- small helpers ---------------------------------------------------------------------
@@ -314,4 +339,4 @@ def _vertical_label(image: Image.Image, text: str, box: Box, font: Font, u: floa
     image.paste(turned, at, turned)
 
 
-__all__ = ["GraphTurn", "graph_image", "graph_png"]
+__all__ = ["GraphTurn", "Speech", "graph_image", "graph_png"]

@@ -16,12 +16,14 @@ about 1000 px wide for up to 16 columns of results.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from PIL import Image, ImageDraw
 
+from renderers.speech import ENGLISH, Speech
 from renderers.typeface import Font, bundled_font, drawable, face_for
+from variants.sentence import N_, word
 
 BACKGROUND = (250, 248, 243)
 INK = (34, 34, 34)
@@ -40,6 +42,8 @@ TEXT_PX = 22
 SMALL_PX = 12
 TITLE_PX = 26
 MAX_NAME_W = 180
+# The header's words, said by the caller's speech (issue 27).
+PLAYER, POINTS = N_("Player"), N_("Pts")
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ class TableRow:
 
 @dataclass(frozen=True)
 class StandingsTable:
+    """The table to draw. ``subtitle`` and ``tiebreaks`` may be ``Said`` (the caller's
+    words): the picture draws them as its ``speech`` says them."""
+
     title: str
     subtitle: str
     kind: Literal["swiss", "crosstable"]
@@ -123,12 +130,22 @@ def _fit_name(name: str, room: float) -> str:
     return text
 
 
-def render_standings(table: StandingsTable) -> bytes:
-    """The table as a PNG (see the module)."""
-    return _png(render_standings_image(table))
+def render_standings(table: StandingsTable, speech: Speech = ENGLISH) -> bytes:
+    """The table as a PNG (see the module), its words said by ``speech``."""
+    return _png(render_standings_image(table, speech))
 
 
-def render_standings_image(table: StandingsTable) -> Image.Image:
+def spoken(table: StandingsTable, speech: Speech) -> StandingsTable:
+    """``table`` with its words (the subtitle, the tiebreaks' titles) said by ``speech``."""
+    return replace(
+        table,
+        subtitle=speech(table.subtitle),
+        tiebreaks=tuple(speech(t) for t in table.tiebreaks),
+    )
+
+
+def render_standings_image(table: StandingsTable, speech: Speech = ENGLISH) -> Image.Image:
+    table = spoken(table, speech)
     columns = len(table.columns)
     cell_w = 38 if table.kind == "swiss" else 36
     if table.kind == "crosstable" and any(len(c.text) > 2 for r in table.rows for c in r.cells):
@@ -165,12 +182,12 @@ def render_standings_image(table: StandingsTable) -> Image.Image:
     x: float = PAD
     _draw_text(draw, x + rank_w / 2, mid, "#", SMALL_PX + 2, FAINT, "mm")
     x += rank_w
-    _draw_text(draw, x + 6, mid, "Player", SMALL_PX + 2, FAINT)
+    _draw_text(draw, x + 6, mid, speech(word(PLAYER)), SMALL_PX + 2, FAINT)
     x += name_w
     for title in table.columns:
         _draw_text(draw, x + cell_w / 2, mid, title, SMALL_PX + 2, FAINT, "mm")
         x += cell_w
-    _draw_text(draw, x + points_w / 2, mid, "Pts", SMALL_PX + 2, FAINT, "mm")
+    _draw_text(draw, x + points_w / 2, mid, speech(word(POINTS)), SMALL_PX + 2, FAINT, "mm")
     x += points_w
     for title, w in zip(table.tiebreaks, tb_w, strict=True):
         _draw_text(draw, x + w / 2, mid, title, SMALL_PX, FAINT, "mm")

@@ -25,7 +25,7 @@ from typing import Any
 
 import discord
 
-from bot.discord import adapter, answers, threads
+from bot.discord import adapter, answers, threads, translate
 from bot.discord.translate import N_, _, colour_word, ngettext
 from bot.service import GameView, ServiceError
 from bot.service.analysis import AnalysisProgress, AnalysisReport
@@ -175,6 +175,7 @@ async def analyse(
             game_id=game_id,
             viewer=answers.viewer_of(interaction, from_button=from_button),
             progress=edits.update,
+            locale=translate.public_locale(interaction),  # the graph is posted for everyone
         )
     except ServiceError as error:
         await edits.close()

@@ -211,14 +211,15 @@ Looking (anyone who can see the game)::
 Analyses (issue 29; ``bot.service.analysis``, the engine's ``engine.analysis``)::
 
     analyse(*, location_id=None, game_id=None, viewer=None, depth=None, progress=None,
-            render=True, names=None) -> AnalysisReport
+            render=True, names=None, locale=None) -> AnalysisReport
         # a game that is over (InvalidState while it is played, or without moves): each
         # action's error and each roll's luck (report.analysis, an engine Analysis), run
         # in a worker process once per log head and depth and kept in the store
         # (report.cached on a later call, even after a restart). At most max_analyses
         # (default 1) run at once; the rest wait in order. progress(AnalysisProgress(
         # game_id, state 'queued'|'running'|'done', position, done, total)) on the loop.
-        # report.image: the graph (renderers.graph) when render; report.boards: actions
+        # report.image: the graph (renderers.graph) when render, its words in locale
+        # (default: bot.i18n.pictures(), the public pictures' language); report.boards: actions
         # played -> (channel id, message id) of the board posted then; report.last_board.
     max_analyses  # settable: analyses at once
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Literal
 
+from bot import i18n
 from bot.i18n import said
 from bot.service.access import Viewer
 from bot.service.errors import CorruptGame, InvalidInput, InvalidState
@@ -144,10 +145,13 @@ class Analyses:
         progress: Listener | None = None,
         render: bool = True,
         names: tuple[str, str] | None = None,
+        locale: str | None = None,
     ) -> AnalysisReport:
         """The analysis of a game that is over (kept, or run now; see the module).
         ``depth``: the search's (default: the service's ``depth``, else the variant's own);
-        ``render``: draw the graph, naming the players ``names`` (White's, Black's)."""
+        ``render``: draw the graph, naming the players ``names`` (White's, Black's), its
+        words in ``locale`` (default: ``bot.i18n.pictures``, the one set for this piece of
+        work). The graph is drawn for each call, never kept: nothing to key by locale."""
         if depth is not None and (
             isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH
         ):
@@ -185,10 +189,17 @@ class Analyses:
         )
         image = None
         if render:
-            white, black = names or ("White", "Black")
-            title = f"Game {row.id} · {make_view(row, None).variant_title}"
+            speech = i18n.Speech(locale if locale is not None else i18n.pictures())
+            white, black = names or (None, None)  # the graph says "White" and "Black"
+            title = speech(
+                said(
+                    "Game {game} · {variant}",
+                    game=row.id,
+                    variant=make_view(row, None).variant_title,
+                )
+            )
             try:
-                image = await self.core._cpu(_graph, analysis, title, white, black)
+                image = await self.core._cpu(_graph, analysis, title, white, black, speech)
             except Exception as error:  # a missing picture never loses the analysis
                 log.warning("game %s: the analysis graph could not be drawn: %s", row.id, error)
         return AnalysisReport(
@@ -344,10 +355,12 @@ def _load(text: str) -> Analysis:
     return Analysis.loads(text)
 
 
-def _graph(analysis: Analysis, title: str, white: str, black: str) -> bytes:
+def _graph(
+    analysis: Analysis, title: str, white: str | None, black: str | None, speech: i18n.Speech
+) -> bytes:
     from renderers.graph import graph_png
 
-    return graph_png(analysis.turns, title=title, white=white, black=black)
+    return graph_png(analysis.turns, title=title, white=white, black=black, speech=speech)
 
 
 def analyse_record(record: str, depth: int, progress: Connection | None = None) -> str:

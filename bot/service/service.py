@@ -228,6 +228,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         progress: Listener | None = None,
         render: bool = True,
         names: tuple[str, str] | None = None,
+        locale: str | None = None,
     ) -> AnalysisReport:
         return await self.analyses.analyse(
             location_id=location_id,
@@ -237,6 +238,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             progress=progress,
             render=render,
             names=names,
+            locale=locale,
         )
 
     # ----- deadlines: the deadline component's ---------------------------------

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.i18n import said
+from bot import i18n
+from bot.i18n import N_, said
 from bot.service.clock import days_text, from_ms, iso
 from bot.service.core import ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound
@@ -21,6 +22,7 @@ from bot.service.tournament_life import is_placeholder
 from bot.service.tournament_pairing import board_end, check_rounds, field, played_rounds
 from bot.tournament import Format, Player
 from bot.tournament.standings import TIEBREAK_TITLES, TIEBREAKS, Standing, standings
+from variants.sentence import word
 
 if TYPE_CHECKING:
     from renderers.tournament import StandingsTable
@@ -349,11 +351,15 @@ class TournamentViews:
             return "nobody"
         return player.name or self.core._label(player.player_id)
 
-    async def standings_image(self, standing: TournamentStandings) -> bytes:
-        """The standings drawn (``renderers.tournament``), off the event loop."""
+    async def standings_image(
+        self, standing: TournamentStandings, *, locale: str | None = None
+    ) -> bytes:
+        """The standings drawn (``renderers.tournament``), off the event loop, their words
+        in ``locale`` (default: ``bot.i18n.pictures``, the one set for this piece of work)."""
         from renderers.tournament import render_standings
 
-        return await self.core._cpu(render_standings, standings_table(standing))
+        speech = i18n.Speech(locale if locale is not None else i18n.pictures())
+        return await self.core._cpu(render_standings, standings_table(standing), speech)
 
 
 def _cells(
@@ -391,11 +397,12 @@ def _cells(
     return {pid: tuple(line) for pid, line in out.items()}
 
 
+# The tiebreaks' short titles, as the standings picture heads its columns.
 SHORT_TIEBREAKS = {
-    "Buchholz": "Buch",
-    "Buchholz Cut 1": "Cut1",
-    "Sonneborn-Berger": "S-B",
-    "Direct encounter": "DE",
+    "Buchholz": N_("Buch"),
+    "Buchholz Cut 1": N_("Cut1"),
+    "Sonneborn-Berger": N_("S-B"),
+    "Direct encounter": N_("DE"),
 }
 
 
@@ -439,12 +446,20 @@ def standings_table(standing: TournamentStandings) -> StandingsTable:
         )
     else:
         columns = tuple(str(n) for n in range(1, len(standing.rows) + 1))
-    state = "final standings" if standing.final else f"after round {standing.rounds_done}"
+    # the subtitle and the tiebreaks are Said: the picture draws them in its language
+    if standing.final:
+        subtitle = said("Swiss, final standings") if swiss else said("Round robin, final standings")
+    elif swiss:
+        subtitle = said("Swiss, after round {round}", round=standing.rounds_done)
+    else:
+        subtitle = said("Round robin, after round {round}", round=standing.rounds_done)
     return StandingsTable(
         title=row.name,
-        subtitle=f"{'Swiss' if swiss else 'Round robin'}, {state}",
+        subtitle=subtitle,
         kind="swiss" if swiss else "crosstable",
         columns=columns,
-        tiebreaks=tuple(SHORT_TIEBREAKS.get(t, t) for t in standing.tiebreaks),
+        tiebreaks=tuple(
+            word(SHORT_TIEBREAKS[t]) if t in SHORT_TIEBREAKS else t for t in standing.tiebreaks
+        ),
         rows=tuple(rows),
     )

@@ -11,7 +11,7 @@ sentence, and nothing is changed)::
     start(guild_id, user_id, may_run, tournament_id=None)    # now, instead of at its time
     remove(guild_id, user_id, may_run, player_id, tournament_id=None, reason=None)
     cancel(guild_id, user_id, may_run, tournament_id=None, reason=None)
-    info(...)  pairings(..., round_no=None)  standings(...)  standings_image(...)
+    info(...)  pairings(..., round_no=None)  standings(...)  standings_image(..., locale=None)
     check(tournament_id) -> list[str]    # every stored round re-paired: the differences
     place_game(game_id, location_id)     # a round's game moves into its thread
 

@@ -19,6 +19,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
 from harness import World, assert_no_orphans, latest_board  # noqa: E402
 
+from bot.i18n import Speech  # noqa: E402
 from bot.service import ManualClock, Scheduler  # noqa: E402
 from bot.service.tournament_views import standings_table  # noqa: E402
 from renderers.tournament import render_standings  # noqa: E402
@@ -115,5 +116,11 @@ async def test_a_whole_round_robin_runs_by_itself(
         assert sent[-1] == render_standings(table)
         assert Image.open(io.BytesIO(sent[-1])).size[0] > 0
         assert await world.service.tournaments.check(tournament_id=1) == []
+        # /standings in a German server: posted for everyone, in the server's language
+        world.guild_locale = "de"
+        await world.command(people[0], "tournament standings")
+        sent = [data for name, data in world.discord.uploads if name == "standings.png"]
+        assert sent[-1] == render_standings(table, Speech("de"))
+        assert sent[-1] != render_standings(table)
     finally:
         await world.close()

@@ -184,3 +184,41 @@ async def test_the_boards_of_each_ply_skip_a_move_taken_back(store_target: str) 
         assert report.last_board == (400, 1006)
     finally:
         await service.close()
+
+
+async def test_the_graph_speaks_the_locale_asked_for(
+    store_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``locale=`` (else the pictures' language set for the work) says the graph's words;
+    the graph is drawn per call, so the same kept analysis is drawn in each language."""
+    from PIL import ImageDraw
+
+    from bot import i18n
+
+    seen: list[str] = []
+    real = ImageDraw.ImageDraw.text
+
+    def record(self, xy, text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(str(text))
+        return real(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", record)
+    service = await open_service(store_target)
+    try:
+        game_id, _ = await played(service, 100, HUNG_QUEEN)
+        english = await service.analyse(game_id=game_id)
+        assert f"Game {game_id} · Tquarchess" in seen and "Luck" in seen and "White" in seen
+        seen.clear()
+        german = await service.analyse(game_id=game_id, locale="de")
+        assert german.cached and german.image is not None and german.image != english.image
+        assert f"Partie {game_id} · Tquarchess" in seen and "Glück" in seen and "Weiß" in seen
+        assert "Luck" not in seen and "White" not in seen
+        seen.clear()
+        token = i18n.set_pictures("de")
+        try:
+            default = await service.analyse(game_id=game_id)
+        finally:
+            i18n._pictures.reset(token)
+        assert default.image == german.image and "Glück" in seen
+    finally:
+        await service.close()

@@ -22,7 +22,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import i18n
-from bot.discord import adapter, answers, threads, tournament_posts
+from bot.discord import adapter, answers, threads, tournament_posts, translate
 from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES, NO_TIME_LIMIT, is_moderator, variant_choices
 from bot.discord.translate import N_, _
@@ -291,8 +291,12 @@ class TournamentCog(commands.GroupCog, group_name="tournament"):
                 standing = await service.tournaments.standings(
                     guild_id=interaction.guild_id, tournament_id=id
                 )
-                image = (
-                    await service.tournaments.standings_image(standing) if standing.rows else None
+                image = (  # posted for everyone: in the server's language
+                    await service.tournaments.standings_image(
+                        standing, locale=translate.public_locale(interaction)
+                    )
+                    if standing.rows
+                    else None
                 )
             except ServiceError as error:
                 return await answers.refusal(interaction, error)
