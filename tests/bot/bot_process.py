@@ -21,8 +21,9 @@ from bot.service import GameService
 HUMAN = 424242424242424242
 
 
-def computer_game(db: str, fake: LoopbackDiscord) -> int:
-    """A game where the computer (White, level 3) is to move; the bot resumes it."""
+def computer_game(db: str, fake: LoopbackDiscord, level: int = 3) -> int:
+    """A game where the computer (White, ``level``: 3 thinks its whole 2 s budget, 1
+    moves at once) is to move; the bot resumes it."""
 
     async def make() -> int:
         service = await GameService.open(db, label=service_label)
@@ -32,7 +33,7 @@ def computer_game(db: str, fake: LoopbackDiscord) -> int:
                 location_id=fake.channel_id,
                 guild_id=fake.guild_id,
                 variant=variants.names()[0],
-                level=3,
+                level=level,
                 colour="black",
                 render=False,
             )
