@@ -132,6 +132,7 @@ class Variant(Facts, Notation):
         self.by_letter: dict[str, PieceType] = {t.letter: t for t in self.piece_types}
         self._named: dict[str, int] = {}
         self._normal: dict[str, str] = {}
+        self._readings_memo = None
         cls = type(self)
         self._rolls_by_default = cls.start_turn is not Variant.start_turn
         # Which of the record's hooks the variant has its own of: ``Game`` skips the calls

@@ -37,6 +37,13 @@ _NAMED_MAX = 8192
 _NAMED_LENGTH = 16  # longer texts are not remembered
 
 
+def _squash(s: str) -> str:
+    """A normalised text without captures' x, spaces and hyphens (castling kept)."""
+    if s in (CASTLE_KINGSIDE, CASTLE_QUEENSIDE):
+        return s
+    return s.replace("x", "").replace(" ", "").replace("-", "")
+
+
 def _no_roll(sides: int) -> int:
     """Dice stand-in for looking ahead (legality tests and check marks): rolls never matter there."""
     return _NO_ROLL
@@ -52,6 +59,8 @@ class Notation:
     by_letter: dict[str, PieceType]
     _named: dict[str, int]  # text -> the squares it names (``named_squares``)
     _normal: dict[str, str]  # text -> its normal form (``normalize``)
+    # the last legal texts read (``_readings``): (texts, normalised, squashed)
+    _readings_memo: tuple[tuple[str | None, ...], list[str | None], list[str | None]] | None
 
     def name(self, sq: int) -> str:
         return self.geometry.names[sq]
@@ -241,6 +250,18 @@ class Notation:
                         out |= 1 << sq
         return out
 
+    def _readings(self, texts: Texts) -> tuple[list[str | None], list[str | None]]:
+        """The legal texts normalised, and squashed too (the last list's are kept: the
+        same list is read again for each text typed in a position)."""
+        key = tuple(texts)
+        memo = self._readings_memo
+        if memo is not None and memo[0] == key:
+            return memo[1], memo[2]
+        plain = [self.normalize(t) if t is not None else None for t in texts]
+        squashed = [_squash(t) if t is not None else None for t in plain]
+        self._readings_memo = (key, plain, squashed)
+        return plain, squashed
+
     def parse(self, pos: Position, text: str, legal: Sequence[Move], texts: Texts) -> Move:
         """The one legal move that ``text`` names. ``texts`` are the canonical texts
         of ``legal``; an entry may be None for a move ``candidates`` ruled out."""
@@ -253,25 +274,13 @@ class Notation:
         if text in texts:  # the canonical text names its own action
             return legal[texts.index(text)]
         norm = self.normalize(text)
-        plain = [self.normalize(t) if t is not None else None for t in texts]
-
-        def squash(s: str) -> str:
-            return (
-                s.replace("x", "").replace(" ", "").replace("-", "")
-                if s
-                not in (
-                    CASTLE_KINGSIDE,
-                    CASTLE_QUEENSIDE,
-                )
-                else s
-            )
-
+        plain, squashed_plain = self._readings(texts)
         exact = [m for m, t in zip(legal, plain, strict=True) if t == norm]
         if len(exact) == 1:
             return exact[0]
-        squashed = squash(norm)
+        squashed = _squash(norm)
         loose = [
-            m for m, t in zip(legal, plain, strict=True) if t is not None and squash(t) == squashed
+            m for m, t in zip(legal, squashed_plain, strict=True) if t is not None and t == squashed
         ]
         if len(loose) == 1:
             return loose[0]
