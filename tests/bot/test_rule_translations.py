@@ -15,6 +15,7 @@ import random
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -214,15 +215,11 @@ async def test_a_german_players_refused_move_is_german(tmp_path: Path) -> None:
         await world.close()
 
 
-def test_a_finished_games_reason_is_said_in_german() -> None:
-    """The result's reason is stored in English (the rules' words); the adapter says the
-    rules' reasons in the reader's language, and any other as it was stored."""
-    import dataclasses
-
-    from bot.discord import adapter
+def finished_view(**changes: object) -> Any:
+    """A King's Guard game's view, ended as ``changes`` say (status, result, reason...)."""
     from bot.service.results import GameView
 
-    view = GameView(
+    fields: dict[str, Any] = dict(
         id=1,
         variant="kings_guard",
         variant_title="King's Guard Chess",
@@ -237,14 +234,28 @@ def test_a_finished_games_reason_is_said_in_german() -> None:
         turn=None,
         to_move_id=None,
         dice=None,
-        ply=10,
+        ply=0,
         last_move=None,
-        result="1-0",
-        winner="white",
-        result_reason="king captured",
+        result=None,
+        winner=None,
+        result_reason=None,
         draw_offer=None,
         commitment=None,
         seed=None,
+    )
+    fields.update(changes)
+    return GameView(**fields)
+
+
+def test_a_finished_games_reason_is_said_in_german() -> None:
+    """The result's reason is stored in English (the rules' words); the adapter says the
+    rules' reasons in the reader's language, and any other as it was stored."""
+    import dataclasses
+
+    from bot.discord import adapter
+
+    view = finished_view(
+        status="finished", ply=10, result="1-0", winner="white", result_reason="king captured"
     )
     with i18n.using("de"):
         assert adapter.result_line(view) == "1-0 · Weiß gewinnt (König geschlagen)"
@@ -258,7 +269,6 @@ def test_stored_reasons_with_facts_are_said_in_german() -> None:
     (old records too); where they are shown they are read back into sentences, and German
     says them (what the player typed stays as typed)."""
 
-    from bot.service.results import GameView
     from bot.service.words import reason_word
 
     expired = reason_word("expired: not accepted within 48 hours")
@@ -272,30 +282,7 @@ def test_stored_reasons_with_facts_are_said_in_german() -> None:
     # a game aborted by its withdrawal, posted by the outbox (deadline_posts)
     from bot.discord import deadline_posts
 
-    view = GameView(
-        id=1,
-        variant="kings_guard",
-        variant_title="King's Guard Chess",
-        options={},
-        status="aborted",
-        location_id=1,
-        guild_id=None,
-        challenger_id=1,
-        opponent_id=2,
-        white_id=1,
-        black_id=2,
-        turn=None,
-        to_move_id=None,
-        dice=None,
-        ply=0,
-        last_move=None,
-        result=None,
-        winner=None,
-        result_reason="withdrawn: wrong opponent",
-        draw_offer=None,
-        commitment=None,
-        seed=None,
-    )
+    view = finished_view(status="aborted", result_reason="withdrawn: wrong opponent")
     with i18n.using("de"):
         line = deadline_posts._outcome_words(view)
     assert "zurückgezogen: wrong opponent" in line, line
