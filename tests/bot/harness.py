@@ -712,11 +712,7 @@ async def settle(baseline: set[asyncio.Task[Any]], timeout: float = 60.0) -> Non
         pending = [
             t
             for t in asyncio.all_tasks()
-            if t is not current
-            and t not in baseline
-            and not t.done()
-            and not _is_view_timer(t)
-            and not _is_snapshot_flush(t)
+            if t is not current and t not in baseline and not t.done() and not _owes_nothing(t)
         ]
         if not pending:
             return
@@ -726,16 +722,17 @@ async def settle(baseline: set[asyncio.Task[Any]], timeout: float = 60.0) -> Non
         await asyncio.wait(pending, timeout=left)
 
 
-def _is_snapshot_flush(task: asyncio.Task[Any]) -> bool:
-    """The service's delayed write of the snapshots it took (``_flush_later``: half a
-    second after a move, then one transaction): a cache the next command does not need
-    (a test that reads it waits with ``service.idle()``), not an answer the bot owes."""
-    return "_flush_later" in getattr(task.get_coro(), "__qualname__", "")
+# Tasks that are no answer the bot owes, by their coroutine's name: discord.py's
+# 15-minute timer for a view sent ephemerally, and the service's delayed write of the
+# snapshots it took (``_flush_later``: half a second after a move, then one transaction),
+# a cache the next command does not need (a test that reads it waits with
+# ``service.idle()``).
+NOT_OWED = ("timeout_task_impl", "_flush_later")
 
 
-def _is_view_timer(task: asyncio.Task[Any]) -> bool:
-    """discord.py's 15-minute timer for a view sent ephemerally: not work of the bot."""
-    return "timeout_task_impl" in getattr(task.get_coro(), "__qualname__", "")
+def _owes_nothing(task: asyncio.Task[Any]) -> bool:
+    name = getattr(task.get_coro(), "__qualname__", "")
+    return any(marker in name for marker in NOT_OWED)
 
 
 def prompts(exchange: Exchange, user_id: int) -> list[StoredMessage]:
