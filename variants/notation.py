@@ -9,14 +9,16 @@ says which, so that ``Game.play`` formats one or two moves rather than all.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from .errors import AmbiguousMove, BadNotation, NotLegalHere, legal_hint
 from .geometry import BLACK, WHITE, Geometry
 from .pieces import PieceType
 from .position import Move, Piece, Position, piece
 from .sentence import said
+
+T = TypeVar("T")
 
 CASTLE_KINGSIDE = "O-O"
 CASTLE_QUEENSIDE = "O-O-O"
@@ -35,6 +37,19 @@ _NO_ROLL = 1  # the value looking ahead assumes for any die (rolls never matter 
 # make up most games).
 _NAMED_MAX = 8192
 _NAMED_LENGTH = 16  # longer texts are not remembered
+
+
+def _remembered(table: dict[str, T], text: str, make: Callable[[str], T]) -> T:
+    """``make(text)``, kept in ``table`` if ``text`` is short (the table is emptied when
+    it is full)."""
+    known = table.get(text)
+    if known is None:
+        known = make(text)
+        if len(text) <= _NAMED_LENGTH:
+            if len(table) >= _NAMED_MAX:
+                table.clear()
+            table[text] = known
+    return known
 
 
 def _squash(s: str) -> str:
@@ -180,15 +195,7 @@ class Notation:
     def normalize(self, text: str) -> str:
         """Strip what the parser forgives: annotations, check marks, roll values.
         Remembered per text (the parser normalises every legal text at each reading)."""
-        normal = self._normal
-        known = normal.get(text)
-        if known is None:
-            known = self._normalize(text)
-            if len(text) <= _NAMED_LENGTH:
-                if len(normal) >= _NAMED_MAX:
-                    normal.clear()
-                normal[text] = known
-        return known
+        return _remembered(self._normal, text, self._normalize)
 
     def _normalize(self, text: str) -> str:
         # The record's own additions read back too: automatic notes "(Rh1)" and the
@@ -227,15 +234,7 @@ class Notation:
         """The squares whose names ``text`` contains (as ``candidates`` reads it), as a
         bitboard: the destinations of every move the text can name, castling and
         actions without a destination aside (``Variant.legal_moves_to``)."""
-        named = self._named
-        known = named.get(text)
-        if known is None:
-            known = self._named_squares(text)
-            if len(text) <= _NAMED_LENGTH:
-                if len(named) >= _NAMED_MAX:
-                    named.clear()
-                named[text] = known
-        return known
+        return _remembered(self._named, text, self._named_squares)
 
     def _named_squares(self, text: str) -> int:
         index = self.geometry.name_index
