@@ -24,6 +24,33 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 import pgcluster  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("variants", "engine", "renderers", "storage", "bot")
+
+
+def _keep_bytecode() -> None:
+    """Let the suite's processes keep their compiled modules (``__pycache__``).
+
+    An environment that sets ``PYTHONDONTWRITEBYTECODE`` (this machine's image does) makes
+    every process compile each module it imports from source, and pytest rewrite each test
+    module's asserts again. The suite starts about 200 Python processes (its workers, bots,
+    consoles and kill -9 children), so it is undone here for the suite and its children;
+    the controller compiles the packages once before the workers start. Compiled files go
+    where Python puts them (``__pycache__``, which git ignores and the image's build context
+    leaves out); nothing else changes.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        return  # a worker: the controller compiled the packages before starting it
+    import compileall
+
+    for package in PACKAGES:
+        compileall.compile_dir(ROOT / package, quiet=2, workers=1)
+
+
+_keep_bytecode()
+
 BACKENDS = ("sqlite", "postgresql")
 
 
