@@ -103,7 +103,8 @@ def profile_embed(profile: Profile, name: str) -> discord.Embed:
             )
         embed.add_field(
             name=clip(
-                f"{_said(record.variant_title)}: {shown_rating(s.rating, s.rd)} ± {round(2 * s.rd)}", 256
+                f"{_said(record.variant_title)}: {shown_rating(s.rating, s.rd)} ± {round(2 * s.rd)}",
+                256,
             ),
             value=clip("\n".join(lines), MAX_FIELD_TEXT),
             inline=False,

@@ -77,7 +77,9 @@ def variant_choice(key: str) -> app_commands.Choice[str]:
     """A command's choice of ``key``: its name is the variant's, translated when the tree
     is synced by the same catalogue entry as ``variant_name``."""
     title = variant_title(key)
-    return app_commands.Choice(name=app_commands.locale_str(title, **{VARIANT_EXTRA: key}), value=key)
+    return app_commands.Choice(
+        name=app_commands.locale_str(title, **{VARIANT_EXTRA: key}), value=key
+    )
 
 
 def locale_of(interaction: Interaction) -> str:

@@ -177,7 +177,8 @@ class Owing(ServiceCore):
             messages = news + self._status_lines(game, view) + rating_lines(rated, self._label)
             if not current:  # the game moved on: the news, without an old picture or buttons
                 return Owed(row, Outcome(view, tuple(news)), current=False)
-            side = view.turn if view.status == "active" and view.turn else "white"
+            # a live game's board: its challenger's /prefs orientation, else the side to act
+            side = None if view.status == "active" and view.turn else "white"
             shown = await self._present(live, view, render=render, orientation=side)
         outcome = Outcome(
             view,
@@ -185,6 +186,7 @@ class Owing(ServiceCore):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
         )
