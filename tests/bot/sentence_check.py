@@ -10,7 +10,9 @@ Two rules, over every module of ``bot/discord`` except the operator's (``OPERATO
 - **sentences anywhere**: a literal that holds words (two or more in a row) sits
   inside a marker, wherever it is, unless it is one of the places that are not the
   reader's (``NOT_FOR_READERS``): a docstring, a log line, an exception raised for the
-  code or the log, an audit-log ``reason=``, the delivery worker's stored diagnostics.
+  code or the log, an audit-log ``reason=``, the delivery worker's retry notes. A
+  ``Permanent`` refusal is stored and shown on /games and /board (``STORED_ERRORS``): even
+  raised, its words are the reader's (it takes a code: ``bot.service.failure_words``).
 
 Literal parts that are not words are fine anywhere: `` · ``, ``\\n``, ``**{x}**``, mentions,
 links (``https://``, ``attachment://``).
@@ -61,8 +63,8 @@ NOT_FOR_READERS = {
     "raise": "exceptions raised for the code (an unexpected state) or the delivery log",
     "reason=": "Discord's audit log, read by the server's admins in Discord's own UI "
     "(kept English: the same words as the bot's log)",
-    "Permanent/Transient/DELIVERY_CODES": "the delivery worker's stored diagnostics "
-    "(shown to moderators by /games as the service stores them: see docs/translating.md)",
+    "Transient": "the delivery worker's notes on a try that may work later (the log, and "
+    "the row's retry note, never shown; a Permanent refusal is shown: STORED_ERRORS)",
     "withdraw reason": "the game's log entry (stored; English like every log entry)",
     "owe_now": "the outbox row's stored reason (a diagnostic for the log)",
     "command tree": "app_commands.command/describe/Choice: the tree's strings, translated by "
@@ -77,7 +79,10 @@ SENTENCE = re.compile(r"[A-Za-z']{2,}[,;:]?\s+[A-Za-z']{2,}")
 # Not words to translate: links, mentions, custom ids, and proper names.
 NOT_WORDS = re.compile(r"(https?|attachment)://\S*|<[@#&!:a-z]+[^>]*>|cg:[a-z-]+:?|Glicko-2")
 LOG_NAMES = {"debug", "info", "warning", "error", "exception", "critical"}
-DIAGNOSTICS = {"Permanent", "Transient", "owe_now", *TREE_CALLS}
+DIAGNOSTICS = {"Transient", "owe_now", *TREE_CALLS}
+# Exceptions whose words are stored and shown to readers (the delivery worker's refusals,
+# on /games and /board): raised or not, they are checked like any other literal.
+STORED_ERRORS = {"Permanent"}
 
 
 @dataclass(frozen=True)
@@ -148,14 +153,9 @@ class _Walker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Raise(self, node: ast.Raise) -> None:
-        if node.exc is not None:
+        stored = isinstance(node.exc, ast.Call) and _call_name(node.exc) in STORED_ERRORS
+        if node.exc is not None and not stored:
             self._exempt(node.exc)
-        self.generic_visit(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
-        if "PERMANENT" in names:  # delivery.py: the stored diagnostics of Discord's refusals
-            self._exempt(node.value)
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
