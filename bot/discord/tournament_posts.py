@@ -143,6 +143,12 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
         value=adapter.clip(", ".join(joined) or _("nobody yet"), 1024),
         inline=False,
     )
+    if info.log:  # the log's latest entries, said in the reader's language
+        embed.add_field(
+            name=_("Latest changes"),
+            value=adapter.clip("\n".join(i18n.render_all(None, info.log)), 1024),
+            inline=False,
+        )
     return adapter.fit(embed)
 
 

@@ -41,6 +41,7 @@ from bot.service.live import variant_title
 from bot.service.settings import ServerSettings
 from bot.service.store_faults import translate_store_faults
 from bot.service.tournament_life import TournamentLife, is_placeholder
+from bot.service.tournament_log import detail_record
 from bot.service.tournament_views import (
     BoardLine,
     RoundPairings,
@@ -227,9 +228,15 @@ class Tournaments(TournamentLife, TournamentViews):
                 row.id,
                 "create",
                 actor_id=user_id,
-                detail=f"{variant} {format}, {rounds} rounds, {days} day{'s' if days != 1 else ''} "
-                "per move, "
-                f"{'rated' if rated else 'unrated'}, starts {iso(when)}",
+                detail=detail_record(
+                    "create",
+                    variant=variant,
+                    format=format,
+                    rounds=rounds,
+                    days=days,
+                    rated=rated,
+                    start=iso(when),
+                ),
             )
         self.core._announce_due(row.starts_ms)  # the scheduler wakes for the start
         return TournamentNews(
@@ -363,7 +370,9 @@ class Tournaments(TournamentLife, TournamentViews):
                     )
                 )
             row = await tx.update_tournament(row.id, status="cancelled")
-            await tx.log_tournament(row.id, "cancel", actor_id=user_id, detail=why)
+            # the moderator's words as typed; the service's own reason as a code
+            detail = why if reason else detail_record("moderator")
+            await tx.log_tournament(row.id, "cancel", actor_id=user_id, detail=detail)
             await self._owe(tx, row, "tournament_cancelled", {"reason": why})
             games = [b.game_id for b in await tx.tournament_boards(row.id) if b.game_id]
         for game_id in games:
