@@ -111,6 +111,14 @@ class TournamentNews:
     players: int = 0
 
 
+def default_name(variant: str, format: str) -> str:
+    """A tournament's name when its organiser gives none (``Said``): the variant and the
+    format. A front end may say it in the server's language and pass it as ``name``;
+    without one it is stored in English."""
+    kind = said("Swiss") if format == "swiss" else said("round robin")
+    return said("{variant} {format}", variant=variant_title(variant), format=kind)
+
+
 @translate_store_faults
 class Tournaments(TournamentLife, TournamentViews):
     """See the module. Keeps no state of its own beyond a random source for the drawing
@@ -179,11 +187,7 @@ class Tournaments(TournamentLife, TournamentViews):
             )
         if when > now + timedelta(days=MAX_START_DAYS):
             raise InvalidInput(said("a tournament must start within {n} days", n=MAX_START_DAYS))
-        title = (
-            clean_text(name)[:MAX_NAME]
-            if name
-            else f"{variant_title(variant)} {'Swiss' if format == 'swiss' else 'round robin'}"
-        )
+        title = clean_text(name)[:MAX_NAME] if name else str(default_name(variant, format))
         server = await self.settings.of_guild(guild_id)
         most_players = server.tournament_players
         if format == "round-robin":

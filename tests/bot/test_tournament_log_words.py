@@ -107,3 +107,22 @@ async def test_tournament_info_shows_the_log_in_the_readers_language(tmp_path: P
         assert "remove: old English words" in shown
     finally:
         await world.close()
+
+
+async def test_a_tournament_without_a_title_is_named_in_the_servers_language(
+    tmp_path: Path,
+) -> None:
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        mod = world.user("mod", moderator=True, locale="de")
+        world.guild_locale = "de"
+        await world.command(mod, "tournament create", starts="1h", **SWISS)
+        made = await world.service.tournaments.info(guild_id=world.guild_id)
+        assert made.tournament.name == "King's-Guard-Schach, Schweizer System"
+        await world.command(mod, "tournament cancel")
+        world.guild_locale = "en-US"  # the moderator's German does not name a public thing
+        await world.command(mod, "tournament create", starts="1h", **SWISS)
+        made = await world.service.tournaments.info(guild_id=world.guild_id)
+        assert made.tournament.name == "King's Guard Chess Swiss"
+    finally:
+        await world.close()
