@@ -56,6 +56,17 @@ SINK_CALLS = {
     "error_post": (0,),
     "error_embed": (0,),
     "HelpPage": (0, 1),
+    # discord.ui's other items: a select's options, a modal and its inputs
+    "SelectOption": ("label", "description"),
+    "Select": ("placeholder",),
+    "ChannelSelect": ("placeholder",),
+    "RoleSelect": ("placeholder",),
+    "UserSelect": ("placeholder",),
+    "Modal": ("title",),
+    "TextInput": ("label", "placeholder", "default"),
+    # a Choice made while the bot runs (an autocomplete's answer): the translator never
+    # sees it, unlike the tree's choices (module constants and decorators, ``TREE_CALLS``)
+    "RuntimeChoice": ("name",),
 }
 # Places whose words are not for the reader (the "sentences anywhere" rule skips them).
 NOT_FOR_READERS = {
@@ -131,6 +142,7 @@ class _Walker(ast.NodeVisitor):
         self.where = where
         self.problems: list[Problem] = []
         self.skip: set[int] = set()  # ids of literal nodes inside markers or exempt places
+        self.depth = 0  # inside how many function bodies (a Choice there is made at run time)
 
     def _exempt(self, node: ast.AST) -> None:
         for inner in ast.walk(node):
@@ -143,6 +155,8 @@ class _Walker(ast.NodeVisitor):
             self._exempt(node)
         elif isinstance(func, ast.Attribute) and name in LOG_NAMES:
             self._exempt(node)  # log.warning(...)
+        elif name == "Choice" and self.depth > 0:  # an autocomplete's answer, at run time
+            self._check_sink(node, "RuntimeChoice")
         elif name in DIAGNOSTICS:
             self._exempt(node)
         else:
@@ -169,7 +183,9 @@ class _Walker(ast.NodeVisitor):
             self._exempt(node)
         for decorator in node.decorator_list:  # @app_commands.describe(...): the tree's
             self._exempt(decorator)
+        self.depth += 1
         self.generic_visit(node)
+        self.depth -= 1
 
     def visit_Compare(self, node: ast.Compare) -> None:
         self._exempt(node)  # `label == "prev"`: a code, not text

@@ -282,6 +282,28 @@ PERMANENT = {1: "the channel no longer exists"}
     ]
 
 
+def test_the_sentence_check_sees_runtime_choices_selects_and_modals() -> None:
+    """Strings the translator never sees: an autocomplete's choices (made while the bot
+    runs), a select's options and a modal's words; the tree's own choices (module
+    constants) stay the translator's."""
+    source = """
+COLOURS = [Choice(name="white", value="white")]
+async def complete(interaction, current):
+    return [Choice(name="no legal moves", value="")]
+def menu():
+    return Select(placeholder="Pick a game", options=[SelectOption(label="Game one")])
+def ask():
+    return Modal(title="Your reason"), TextInput(label=_("Reason"))
+"""
+    found = [(p.line, p.rule, p.text) for p in check_source(source, "x.py")]
+    assert found == [
+        (4, "RuntimeChoice() text", "no legal moves"),
+        (6, "SelectOption() text", "Game one"),
+        (6, "Select() text", "Pick a game"),
+        (8, "Modal() text", "Your reason"),
+    ]
+
+
 def test_the_services_errors_are_said() -> None:
     """Every message a ``ServiceError`` of ``bot/service`` is built with is ``said(...)``."""
     files = {p.relative_to(ROOT).as_posix() for p in service_files(ROOT)}
