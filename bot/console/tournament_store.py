@@ -84,6 +84,7 @@ async def _show(service: GameService, tournament_id: int) -> int:
 
 async def show_text(service: GameService, tournament_id: int) -> str:
     from bot.service.clock import from_ms, iso
+    from bot.service.tournament_log import detail_words
     from bot.service.tournaments import points_text
 
     tours = service.tournaments
@@ -136,6 +137,7 @@ async def show_text(service: GameService, tournament_id: int) -> str:
     for entry in await service.repo.tournament_log(row.id):
         who = "the bot" if entry.actor_id is None else str(entry.actor_id)
         player = f" {entry.player_id}" if entry.player_id is not None else ""
-        detail = f": {entry.detail}" if entry.detail else ""
+        words = detail_words(entry.detail)  # English (the service's codes, said)
+        detail = f": {words}" if words else ""
         lines.append(f"  {entry.created_at[:19]}  {who}  {entry.action}{player}{detail}")
     return "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ from discord import app_commands
 
 import variants
 from bot import i18n
-from bot.discord.translate import context_name
+from bot.discord.translate import VARIANT_EXTRA, context_name
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 # The packages whose sentences are marked (the adapter, the service's and the rules' Said).
@@ -88,6 +88,8 @@ class RecordingTranslator(app_commands.Translator):
         locale: Any,
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
+        if VARIANT_EXTRA in string.extras:  # a variant's name: the rules' own entry says it
+            return None
         entry = Entry(string.message, None, context_name(context.location), "command tree")
         if entry not in self.seen:
             self.seen.append(entry)

@@ -51,6 +51,7 @@ from bot.discord.adapter import Post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
 from bot.service import COMPUTER_ID, GameService, Outcome, Owed, ServiceError
+from bot.service.failure_words import DISCORD_CODES, failure_record, failure_words
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
@@ -62,14 +63,9 @@ T = TypeVar("T")
 
 THREAD_ARCHIVED = 50083
 UNKNOWN_MESSAGE = 10008
-# Discord's refusals that no retry changes, and the words kept for them.
-PERMANENT = {
-    10003: "the channel no longer exists (Unknown Channel)",
-    50001: "the bot cannot see the channel (Missing Access)",
-    50013: "the bot lacks a permission there (Missing Permissions)",
-    50083: "the thread is archived and cannot be reopened",
-    10004: "the bot is no longer in that server (Unknown Guild)",
-}
+# Discord's refusals that no retry changes, and the codes they are stored under (said in
+# the reader's language where they are shown: ``bot.service.failure_words``).
+PERMANENT = DISCORD_CODES
 SEND_TIMEOUT_S = 30.0  # one request; an unknown outcome is settled by the nonce
 BACKOFF_FIRST_S = 2.0
 BACKOFF_CAP_S = 300.0
@@ -89,9 +85,17 @@ class Transient(Exception):
 
 
 class Permanent(Exception):
-    """A refusal no retry changes: the row is kept as failed with this reason."""
+    """A refusal no retry changes: the row is kept as failed with this reason, stored as
+    its ``code`` and values (``stored``; ``bot.service.failure_words``) and said in each
+    reader's language where it is shown; ``str()`` is its English, for the log."""
 
     label = "refused"
+
+    def __init__(self, code: str, /, **values: str | int) -> None:
+        self.code = code
+        self.values = values
+        self.stored = failure_record(code, **values)
+        super().__init__(str(failure_words(self.stored)))
 
 
 def backoff_s(attempts: int) -> float:
@@ -107,7 +111,8 @@ def classify(error: BaseException) -> Transient | Permanent:
         return Transient("rate limited (429)", error.retry_after, "429")
     if isinstance(error, discord.HTTPException):
         status, code = error.status, error.code
-        said = f"{error.status} {error.text or error.response.reason}".strip()
+        # Discord's own words, kept as data (short: the stored record stays whole)
+        said = f"{error.status} {error.text or error.response.reason}".strip()[:300]
         if status == 429:
             retry = _retry_after(error)
             return Transient(f"rate limited (429): {said}", retry, "429")
@@ -116,8 +121,8 @@ def classify(error: BaseException) -> Transient | Permanent:
         if code in PERMANENT:
             return Permanent(PERMANENT[code])
         if status in (403, 404):
-            return Permanent(f"Discord refused it: {said} (code {code})")
-        return Permanent(f"Discord refused the message: {said} (code {code})")
+            return Permanent("refused_here", discord=said, error=code)
+        return Permanent("refused", discord=said, error=code)
     if isinstance(error, asyncio.TimeoutError | TimeoutError):
         return Transient("no answer from Discord in time", label="timeout")
     if isinstance(error, aiohttp.ClientError | OSError):
@@ -271,7 +276,7 @@ class Delivery:
             metrics.outbox_failure(verdict.label)
         try:
             if isinstance(verdict, Permanent):
-                await self.service.owed_failed(row, str(verdict))
+                await self.service.owed_failed(row, verdict.stored)
                 return
             after = max(backoff_s(row.attempts), verdict.after_s or 0.0)
             log.info(
@@ -326,7 +331,7 @@ class Delivery:
         if row.kind == "timeout" and owed.event is not None:
             event = owed.event
             return lambda: timeout_post(event)
-        raise Permanent(f"unknown outbox row kind {row.kind!r}")
+        raise Permanent("unknown_kind", kind=row.kind)
 
     async def _edit_expired(self, owed: Owed) -> discord.Message | None:
         event = owed.event
@@ -356,7 +361,7 @@ class Delivery:
             return await asyncio.wait_for(request(), self.send_timeout_s)
         except discord.HTTPException as error:
             if error.code == UNKNOWN_MESSAGE:
-                raise Permanent("the message to edit was deleted (Unknown Message)") from error
+                raise Permanent("message_deleted") from error
             raise classify(error) from error
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
             raise classify(error) from error

@@ -82,7 +82,7 @@ def board_message(
     """``board_post`` for the entry of ``actor_id``, with or without an interaction (the
     outbox posts the computer's moves, and a board an interaction could not carry, so)."""
     view = outcome.game
-    side = orientation or default_orientation(view)
+    side = orientation or outcome.orientation or default_orientation(view)
     files = []
     if outcome.image is not None:
         files.append(adapter.png_file(outcome.image, adapter.BOARD_FILE))
@@ -478,7 +478,7 @@ async def show_board(
             return await refusal(interaction, error)
         interaction.extras["game_id"] = outcome.game.id
         player = outcome.game.colour_of(interaction.user.id)
-        side = side or player or default_orientation(outcome.game)
+        side = side or player or outcome.orientation or default_orientation(outcome.game)
         post = board_post(
             interaction, outcome, orientation=side, ephemeral=ephemeral, prompt=player is not None
         )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import discord
 
+from bot import i18n
 from bot.discord.adapter import MAX_EMBED_TEXT, MAX_FIELD_TEXT, clip, fit, mention
 from bot.discord.translate import N_, _, colour_word, ngettext
 from bot.service import Leaderboard, Profile, RatingChange, Standing
@@ -20,6 +21,11 @@ COLOUR_RATINGS = discord.Colour.teal()
 PROVISIONAL_NOTE = N_("? provisional: rating deviation above 110 (few games, or long ago)")
 RATING_FIELD = N_("Rating changes")
 SCORE_WORDS = {1.0: N_("won"), 0.5: N_("drew"), 0.0: N_("lost")}
+
+
+def _said(text: str) -> str:
+    """A name the service hands over (a variant's, ``Said``) in the reader's language."""
+    return i18n.render(None, text)
 
 
 def _where(scope: int | None) -> str:
@@ -39,7 +45,7 @@ def standing_line(s: Standing) -> str:
 
 def leaderboard_embed(board: Leaderboard) -> discord.Embed:
     embed = discord.Embed(
-        title=_("Leaderboard") + f" · {board.variant_title} · {_where(board.scope)}",
+        title=_("Leaderboard") + f" · {_said(board.variant_title)} · {_where(board.scope)}",
         colour=COLOUR_RATINGS,
     )
     if not board.top:
@@ -97,7 +103,8 @@ def profile_embed(profile: Profile, name: str) -> discord.Embed:
             )
         embed.add_field(
             name=clip(
-                f"{record.variant_title}: {shown_rating(s.rating, s.rd)} ± {round(2 * s.rd)}", 256
+                f"{_said(record.variant_title)}: {shown_rating(s.rating, s.rd)} ± {round(2 * s.rd)}",
+                256,
             ),
             value=clip("\n".join(lines), MAX_FIELD_TEXT),
             inline=False,

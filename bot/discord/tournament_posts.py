@@ -143,6 +143,12 @@ def info_embed(info: TournamentInfo) -> discord.Embed:
         value=adapter.clip(", ".join(joined) or _("nobody yet"), 1024),
         inline=False,
     )
+    if info.log:  # the log's latest entries, said in the reader's language
+        embed.add_field(
+            name=_("Latest changes"),
+            value=adapter.clip("\n".join(i18n.render_all(None, info.log)), 1024),
+            inline=False,
+        )
     return adapter.fit(embed)
 
 
@@ -245,7 +251,7 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
         )
         embed.set_footer(text=_("Tournament {id}", id=tournament.id))
         return lambda: Post(embed=embed)
-    raise Permanent(f"unknown outbox row kind {row.kind!r}")
+    raise Permanent("unknown_kind", kind=row.kind)
 
 
 async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
@@ -258,14 +264,15 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
     game = await service.repo.get_game(row.game_id)
     board = await service.tournaments.tournament_of_game(game_id=row.game_id)
     if game is None or board is None or owed.outcome is None:
-        raise Permanent(f"game {row.game_id} is not a tournament's game")
+        raise Permanent("not_a_tournament_game", game=row.game_id)
     where = game.location_id
     refused: str | None = None  # why Discord gave no thread (then the game is played here)
     if is_placeholder(where):
         parent: Any = delivery.bot.get_channel(row.channel_id)
         if parent is None:
-            raise Permanent("cannot make the game's thread: the channel is gone")
-        home = threads.thread_home(parent)
+            raise Permanent("thread_channel_gone")
+        with i18n.using(i18n.DEFAULT):  # the cause is stored in English, said again at display
+            home = threads.thread_home(parent)
         if isinstance(home, str):
             refused = home
         else:
@@ -285,7 +292,8 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
                 verdict = classify(error)
                 if isinstance(verdict, Transient):  # a 429, a 5xx, no answer: try again
                     raise verdict from error
-                refused = adapter.failure_cause(error)
+                with i18n.using(i18n.DEFAULT):  # stored in English, said again at display
+                    refused = adapter.failure_cause(error)
             else:
                 # A round's threads are exempt from the hourly budget (a moderator started
                 # the tournament, and its games open together), but they count in it:
@@ -301,10 +309,7 @@ async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
                 game_id=game.id, location_id=row.channel_id
             )
             if is_placeholder(where):
-                raise Permanent(
-                    f"cannot make the game's thread ({refused}), and the tournament's "
-                    "channel already has a game"
-                )
+                raise Permanent("no_thread_no_channel", refused=refused)
             log.warning(
                 "tournament %s game %s is played in channel %s: no thread (%s)",
                 board.tournament_id,

@@ -25,6 +25,7 @@ from discord import app_commands
 
 from bot import i18n
 from bot.i18n import N_ as N_
+from bot.service.live import variant_title
 
 Interaction = discord.Interaction[Any]
 
@@ -52,8 +53,33 @@ class GardenTranslator(app_commands.Translator):
         language = i18n.negotiate(locale.value)
         if language == i18n.DEFAULT:
             return None  # the tree is written in English
-        text = i18n.pgettext(language, context_name(context.location), string.message)
+        key = string.extras.get(VARIANT_EXTRA)
+        if key is not None:  # a variant's name: said as everywhere else (variant_name)
+            text = i18n.render(language, variant_title(key))
+        else:
+            text = i18n.pgettext(language, context_name(context.location), string.message)
         return None if text == string.message else text
+
+
+# A choice whose name is a variant's carries the variant's key under this name
+# (``variant_choice``): the translator says it as ``variant_name`` does, from the
+# variant's own catalogue entry rather than a second one for the command tree.
+VARIANT_EXTRA = "cg_variant"
+
+
+def variant_name(key: str) -> str:
+    """A variant's name in the current locale: the one way the adapter says it (the
+    service's ``variant_title``, the rules' own ``N_`` entry, rendered here)."""
+    return i18n.render(None, variant_title(key))
+
+
+def variant_choice(key: str) -> app_commands.Choice[str]:
+    """A command's choice of ``key``: its name is the variant's, translated when the tree
+    is synced by the same catalogue entry as ``variant_name``."""
+    title = variant_title(key)
+    return app_commands.Choice(
+        name=app_commands.locale_str(title, **{VARIANT_EXTRA: key}), value=key
+    )
 
 
 def locale_of(interaction: Interaction) -> str:

@@ -350,6 +350,7 @@ class Computer:
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
         )
 

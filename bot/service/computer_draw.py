@@ -247,6 +247,7 @@ class ComputerDraw:
             repeated=repeated,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
         )

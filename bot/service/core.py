@@ -193,6 +193,9 @@ class ServiceCore(Settling, Timekeeping):
     # The theme of a game's boards, from its challenger's preferences (issue 27; set by
     # ``GameService``); ``None``: every board is drawn in the classic theme.
     board_theme: Callable[[int | None], Awaitable[str | None]] | None = None
+    # The side at the bottom of a game's public boards, from its challenger's preferences
+    # (issue 27: "white", or None for the side to act); ``None``: the side to act.
+    board_orientation: Callable[[int | None], Awaitable[str | None]] | None = None
 
     def __init__(
         self,
@@ -878,6 +881,7 @@ class ServiceCore(Settling, Timekeeping):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
             owed=owed,
@@ -997,6 +1001,7 @@ class ServiceCore(Settling, Timekeeping):
             repeated=repeated,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
         )
@@ -1115,12 +1120,16 @@ class ServiceCore(Settling, Timekeeping):
         """The legal actions and, if ``render``, the board and dice images: one hop to a
         worker thread. Call with the game's lock held (the thread reads the engine game).
         ``theme``: the board's; by default the theme of the player who made the game
-        (``board_theme``, issue 27). ``locale``: the language of the picture's words; by
+        (``board_theme``, issue 27). ``orientation``: the side at the bottom; by default
+        the one the player who made the game chose (``board_orientation``: White, or the
+        side to act), else the side to act. ``locale``: the language of the picture's words; by
         default the one set for this piece of work (``bot.i18n.pictures``: the front end
         sets the server's for what it posts in a channel)."""
         active = view.status == "active"
         if not active and not render:  # an ended game: its status is one line, no moves
             return Shown(status=variants.describe(live.game))
+        if orientation is None and render and self.board_orientation is not None:
+            orientation = await self.board_orientation(view.challenger_id)
         side = orientation or view.turn or "white"
         if theme is None and render and self.board_theme is not None:
             theme = await self.board_theme(view.challenger_id)

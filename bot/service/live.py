@@ -17,6 +17,7 @@ from bot.service.results import GameSummary, GameView
 from storage import ActionRow, GameRow, ResultText, Roll
 from storage.chain import head_of
 from variants.dice import ScriptedDice, VerifiableDice
+from variants.sentence import word
 
 Renderer = Callable[..., bytes]
 """(game, orientation 'white'|'black') -> PNG bytes; called with a third argument, the
@@ -345,10 +346,17 @@ def illegal(error: ValueError) -> IllegalAction:
 
 
 def variant_title(key: str) -> str:
+    """The variant's name as its rules declare it (``N_("Guardener Chess")``), as ``Said``:
+    the one place every front end gets a variant's name from, so that a German reader sees
+    "Guardener-Schach" wherever the name is said (an embed, a sentence, the graph's
+    title, a choice). The policy for the catalogues: the proper name stays as it is, and a
+    generic word for chess in it ("Chess") is translated ("Guardener-Schach"); a coined
+    name ("Tquarchess") stays whole. An unknown key is said as it is."""
     try:
-        return str(getattr(variants.rules(key), "title", key))
+        title = getattr(variants.rules(key), "title", None)
     except ValueError:
         return key
+    return word(title) if isinstance(title, str) else key
 
 
 def result_text(winner: str | None) -> ResultText:

@@ -108,6 +108,7 @@ class Looking(ServiceCore):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
         )
 

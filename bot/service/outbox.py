@@ -23,7 +23,7 @@ passed is settled unsent (``Owed.superseded``): the player acted, there is nothi
 remind them of.
 
 Permanent failures (the bot may not post in the channel, or it is gone) are kept with
-their reason: ``post_failures`` names them for ``/games`` and ``/board``, and a moderator's
+their reason, as a code and its values (``bot.service.failure_words``): ``post_failures`` names them for ``/games`` and ``/board``, and a moderator's
 ``relocate`` moves the game, and what it still owes, to another channel.
 """
 
@@ -38,6 +38,7 @@ from bot.service.clock import from_ms
 from bot.service.core import ServiceCore, check_id
 from bot.service.deadlines import Deadlines, _Handled
 from bot.service.errors import NotFound
+from bot.service.failure_words import failure_words
 from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.relocate import RELOCATE_PATTERN
@@ -53,15 +54,23 @@ KEEP_SENT_MS = 7 * 24 * 3600 * 1000  # delivered rows are kept a week (their mes
 
 @dataclass(frozen=True)
 class PostFailure:
-    """Why the bot cannot post a game's messages: ``channel_id`` and Discord's reason."""
+    """Why the bot cannot post a game's messages: ``channel_id`` and the refusal as the
+    delivery worker stored it (``bot.service.failure_words``: a code and its values, or
+    the English text of an older row)."""
 
     game_id: int
     channel_id: int
-    reason: str
+    stored: str
+
+    @property
+    def reason(self) -> str:
+        """The refusal in words (``Said``: said in the reader's language by a front end)."""
+        return failure_words(self.stored)
 
     @property
     def line(self) -> str:
-        return f"cannot post in <#{self.channel_id}>: {self.reason}"
+        channel = f"<#{self.channel_id}>"
+        return said("cannot post in {channel}: {reason}", channel=channel, reason=self.reason)
 
 
 @dataclass(frozen=True)
@@ -97,10 +106,11 @@ class Owing(ServiceCore):
             await tx.outbox_sent(row.id, channel_id, message_id, self._now_ms())
 
     async def owed_failed(self, row: OutboxRow, reason: str) -> None:
-        """A permanent refusal: kept with its reason (``post_failures``)."""
+        """A permanent refusal: kept with its reason (``post_failures``), a record of
+        ``failure_words.failure_record``."""
         log.warning(
             "game %s: cannot post %s (outbox %s) in channel %s: %s",
-            row.game_id, row.kind, row.id, row.channel_id, reason,
+            row.game_id, row.kind, row.id, row.channel_id, failure_words(reason),
         )  # fmt: skip
         async with self.repo.write() as tx:
             await tx.outbox_failed(row.id, reason, self._now_ms())
@@ -177,7 +187,8 @@ class Owing(ServiceCore):
             messages = news + self._status_lines(game, view) + rating_lines(rated, self._label)
             if not current:  # the game moved on: the news, without an old picture or buttons
                 return Owed(row, Outcome(view, tuple(news)), current=False)
-            side = view.turn if view.status == "active" and view.turn else "white"
+            # a live game's board: its challenger's /prefs orientation, else the side to act
+            side = None if view.status == "active" and view.turn else "white"
             shown = await self._present(live, view, render=render, orientation=side)
         outcome = Outcome(
             view,
@@ -185,6 +196,7 @@ class Owing(ServiceCore):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
         )

@@ -128,6 +128,9 @@ class Outcome:
     status: Status | None = None
     ratings: tuple[RatingChange, ...] = ()
     owed: int | None = None  # the outbox row of this board, held for its front end to post
+    # the side at the bottom of ``image`` (the front end says it; the game's challenger's
+    # /prefs orientation may have chosen it, issue 27); None: no image
+    orientation: str | None = None
 
     @property
     def next_user_id(self) -> int | None:

@@ -121,6 +121,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             self.repo, self._write, SettingDefaults(max_challenges=self.max_open_challenges)
         )
         self.board_theme = self.server_settings.board_theme  # a game's boards (issue 27)
+        self.board_orientation = self.server_settings.board_orientation
         self.analyses = Analyses(self)  # errors and luck of finished games (issue 29)
         self.tournaments = Tournaments(self, self.server_settings)  # tournaments (issue 30)
 
@@ -543,6 +544,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             owed=owed,
         )
@@ -735,6 +737,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             rolls,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             ratings=rated,
             owed=owed,

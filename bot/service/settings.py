@@ -308,6 +308,14 @@ class ServerSettings:
         self._prefs[user_id] = _Cached(prefs)
         return prefs
 
+    async def board_orientation(self, user_id: int | None) -> str | None:
+        """The side at the bottom of the public boards of the games ``user_id`` started:
+        ``"white"`` if they chose White; ``None`` (the side to act) if they chose "mover"
+        or nothing, as every public board faces the side to act by default."""
+        if user_id is None:
+            return None
+        return "white" if (await self.prefs(user_id)).orientation == "white" else None
+
     async def board_theme(self, user_id: int | None) -> str | None:
         """The theme of boards drawn for ``user_id`` (``None``: the classic one)."""
         if user_id is None:

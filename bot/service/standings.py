@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
-import variants
 from bot.i18n import said
 from bot.service.core import check_id, check_variant
 from bot.service.errors import InvalidInput
-from bot.service.live import make_summary
+from bot.service.live import make_summary, variant_title
 from bot.service.rating_log import (
     LEADERBOARD_SIZE,
     REBUILD_BATCH,
@@ -92,7 +91,7 @@ class Standings:
             mine = await self.repo.rating_of(scope, variant, user_id)
             if mine is not None:
                 own = _standing(await self.repo.rating_rank(mine), mine)
-        title = variants.rules(variant).title
+        title = variant_title(variant)
         return Leaderboard(variant, title, guild_id, top, own)
 
     async def profile(
@@ -118,9 +117,7 @@ class Standings:
             records.append(
                 VariantRecord(
                     row.variant,
-                    variants.rules(row.variant).title
-                    if row.variant in variants.names()
-                    else row.variant,
+                    variant_title(row.variant),
                     _standing(await self.repo.rating_rank(row), row),
                     tuple(
                         RecentResult(

@@ -341,6 +341,7 @@ class TakeBack(Looking):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
             owed=owed,
         )
@@ -402,5 +403,6 @@ class TakeBack(Looking):
             shown.image,
             legal=shown.legal,
             dice_image=shown.dice_image,
+            orientation=shown.side,
             status=shown.status,
         )

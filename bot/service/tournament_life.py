@@ -47,6 +47,7 @@ from bot.service.core import ServiceCore
 from bot.service.errors import InvalidInput, ServiceError
 from bot.service.live import Live, new_engine_game
 from bot.service.rating_log import rate_finished
+from bot.service.tournament_log import detail_record, detail_words
 from bot.service.tournament_pairing import (
     UNRATED,
     board_end,
@@ -243,7 +244,9 @@ class TournamentLife:
         if len(players) < 2:
             await tx.update_tournament(tournament.id, status="cancelled")
             why = "fewer than two players had joined when it was due to start"
-            await tx.log_tournament(tournament.id, "cancel", actor_id=actor, detail=why)
+            await tx.log_tournament(
+                tournament.id, "cancel", actor_id=actor, detail=detail_record("too_few")
+            )
             await self._owe(tx, tournament, "tournament_cancelled", {"reason": why})
             events.append(TournamentEvent("cancelled", tournament.id, 0, f"cancelled: {why}"))
             return
@@ -264,7 +267,10 @@ class TournamentLife:
             )
         tournament = await tx.update_tournament(tournament.id, status="running", rounds=rounds)
         await tx.log_tournament(
-            tournament.id, "start", actor_id=actor, detail=f"{len(order)} players, {rounds} rounds"
+            tournament.id,
+            "start",
+            actor_id=actor,
+            detail=detail_record("start", players=len(order), rounds=rounds),
         )
         events.append(
             TournamentEvent("started", tournament.id, 0, f"started with {len(order)} players")
@@ -320,7 +326,7 @@ class TournamentLife:
                     tournament.id,
                     "withdraw",
                     player_id=player.player_id,
-                    detail=f"lost {total} games on time",
+                    detail=detail_record("timeouts", n=total),
                 )
         players = await tx.tournament_players(tournament.id)
         left = [p for p in players if p.seed_no is not None and p.plays_in(number + 1)]
@@ -389,13 +395,15 @@ class TournamentLife:
         await self._owe(tx, tournament, "tournament_round", {"round": number})
         for row in games:
             await self._owe(tx, tournament, "tournament_game", {"round": number}, game=row)
-        detail = f"round {number}: {len(pairing.boards)} boards" + (
-            f", bye {bye}" if bye is not None else ""
+        detail = detail_record(
+            "pair",
+            round=number,
+            boards=len(pairing.boards),
+            bye=bye,
+            gave_way=list(pairing.compromises),
         )
-        if pairing.compromises:
-            detail += f"; gave way on {', '.join(pairing.compromises)}"
         await tx.log_tournament(tournament.id, "pair", detail=detail)
-        events.append(TournamentEvent("paired", tournament.id, number, detail))
+        events.append(TournamentEvent("paired", tournament.id, number, str(detail_words(detail))))
 
     async def _open_game(
         self,
@@ -461,7 +469,12 @@ class TournamentLife:
         name = self._name_of(winner_id, players) if winner_id is not None else "nobody"
         points = winner.points if winner is not None else 0.0
         await tx.log_tournament(
-            tournament.id, "finish", player_id=winner_id, detail=f"won by {name} ({points:g})"
+            tournament.id,
+            "finish",
+            player_id=winner_id,
+            detail=detail_record(
+                "finish", player=name if winner_id is not None else None, points=points
+            ),
         )
         await self._owe(
             tx,

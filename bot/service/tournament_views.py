@@ -19,6 +19,7 @@ from bot.service.core import ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound
 from bot.service.live import variant_title
 from bot.service.tournament_life import is_placeholder
+from bot.service.tournament_log import latest_lines
 from bot.service.tournament_pairing import board_end, check_rounds, field, played_rounds
 from bot.tournament import Format, Player
 from bot.tournament.standings import TIEBREAK_TITLES, TIEBREAKS, Standing, standings
@@ -36,6 +37,8 @@ from storage.tournaments import (
     TournamentRow,
 )
 
+INFO_LOG_LINES = 5  # the latest log entries /tournament info shows
+
 
 @dataclass(frozen=True)
 class TournamentInfo:
@@ -43,6 +46,8 @@ class TournamentInfo:
     players: tuple[TournamentPlayerRow, ...]
     rounds: tuple[RoundRow, ...]
     lines: tuple[str, ...]
+    # the latest entries of its log, the oldest first (``tournament_log.log_line``: Said)
+    log: tuple[str, ...] = ()
 
     @property
     def joined(self) -> tuple[TournamentPlayerRow, ...]:
@@ -195,7 +200,9 @@ class TournamentViews:
                 lines.append(said("Finished."))
         else:
             lines.append(said("Cancelled."))
-        return TournamentInfo(row, tuple(players), tuple(rounds), tuple(lines))
+        entries = await self.core.repo.tournament_log(row.id)
+        log = latest_lines(entries, self.core._label, INFO_LOG_LINES)
+        return TournamentInfo(row, tuple(players), tuple(rounds), tuple(lines), log)
 
     async def log(
         self, *, guild_id: int | None, tournament_id: int | None = None

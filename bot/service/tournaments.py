@@ -41,6 +41,7 @@ from bot.service.live import variant_title
 from bot.service.settings import ServerSettings
 from bot.service.store_faults import translate_store_faults
 from bot.service.tournament_life import TournamentLife, is_placeholder
+from bot.service.tournament_log import detail_record
 from bot.service.tournament_views import (
     BoardLine,
     RoundPairings,
@@ -108,6 +109,14 @@ class TournamentNews:
     tournament: TournamentRow
     message: str
     players: int = 0
+
+
+def default_name(variant: str, format: str) -> str:
+    """A tournament's name when its organiser gives none (``Said``): the variant and the
+    format. A front end may say it in the server's language and pass it as ``name``;
+    without one it is stored in English."""
+    kind = said("Swiss") if format == "swiss" else said("round robin")
+    return said("{variant} {format}", variant=variant_title(variant), format=kind)
 
 
 @translate_store_faults
@@ -178,11 +187,7 @@ class Tournaments(TournamentLife, TournamentViews):
             )
         if when > now + timedelta(days=MAX_START_DAYS):
             raise InvalidInput(said("a tournament must start within {n} days", n=MAX_START_DAYS))
-        title = (
-            clean_text(name)[:MAX_NAME]
-            if name
-            else f"{variant_title(variant)} {'Swiss' if format == 'swiss' else 'round robin'}"
-        )
+        title = clean_text(name)[:MAX_NAME] if name else str(default_name(variant, format))
         server = await self.settings.of_guild(guild_id)
         most_players = server.tournament_players
         if format == "round-robin":
@@ -227,9 +232,15 @@ class Tournaments(TournamentLife, TournamentViews):
                 row.id,
                 "create",
                 actor_id=user_id,
-                detail=f"{variant} {format}, {rounds} rounds, {days} day{'s' if days != 1 else ''} "
-                "per move, "
-                f"{'rated' if rated else 'unrated'}, starts {iso(when)}",
+                detail=detail_record(
+                    "create",
+                    variant=variant,
+                    format=format,
+                    rounds=rounds,
+                    days=days,
+                    rated=rated,
+                    start=iso(when),
+                ),
             )
         self.core._announce_due(row.starts_ms)  # the scheduler wakes for the start
         return TournamentNews(
@@ -363,7 +374,9 @@ class Tournaments(TournamentLife, TournamentViews):
                     )
                 )
             row = await tx.update_tournament(row.id, status="cancelled")
-            await tx.log_tournament(row.id, "cancel", actor_id=user_id, detail=why)
+            # the moderator's words as typed; the service's own reason as a code
+            detail = why if reason else detail_record("moderator")
+            await tx.log_tournament(row.id, "cancel", actor_id=user_id, detail=detail)
             await self._owe(tx, row, "tournament_cancelled", {"reason": why})
             games = [b.game_id for b in await tx.tournament_boards(row.id) if b.game_id]
         for game_id in games:

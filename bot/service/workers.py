@@ -88,6 +88,7 @@ class Shown:
     dice_image: bytes | None = None
     failure: ServiceError | None = None  # why the board image is missing, if asked for
     status: variants.Status | None = None  # the position in words (C1)
+    side: str | None = None  # the side at the bottom of ``image`` (None: no image)
 
 
 class Workers:
@@ -401,7 +402,7 @@ def show(
             dice_image = dice_renderer(variant, dice)
         except Exception as error:  # a missing dice picture never fails a move
             log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
-    return Shown(legal, image, dice_image, failure, status)
+    return Shown(legal, image, dice_image, failure, status, side if image is not None else None)
 
 
 def text_and_status(game: Any, orientation: str) -> tuple[str, variants.Status]:

@@ -10,7 +10,9 @@ Two rules, over every module of ``bot/discord`` except the operator's (``OPERATO
 - **sentences anywhere**: a literal that holds words (two or more in a row) sits
   inside a marker, wherever it is, unless it is one of the places that are not the
   reader's (``NOT_FOR_READERS``): a docstring, a log line, an exception raised for the
-  code or the log, an audit-log ``reason=``, the delivery worker's stored diagnostics.
+  code or the log, an audit-log ``reason=``, the delivery worker's retry notes. A
+  ``Permanent`` refusal is stored and shown on /games and /board (``STORED_ERRORS``): even
+  raised, its words are the reader's (it takes a code: ``bot.service.failure_words``).
 
 Literal parts that are not words are fine anywhere: `` · ``, ``\\n``, ``**{x}**``, mentions,
 links (``https://``, ``attachment://``).
@@ -54,6 +56,17 @@ SINK_CALLS = {
     "error_post": (0,),
     "error_embed": (0,),
     "HelpPage": (0, 1),
+    # discord.ui's other items: a select's options, a modal and its inputs
+    "SelectOption": ("label", "description"),
+    "Select": ("placeholder",),
+    "ChannelSelect": ("placeholder",),
+    "RoleSelect": ("placeholder",),
+    "UserSelect": ("placeholder",),
+    "Modal": ("title",),
+    "TextInput": ("label", "placeholder", "default"),
+    # a Choice made while the bot runs (an autocomplete's answer): the translator never
+    # sees it, unlike the tree's choices (module constants and decorators, ``TREE_CALLS``)
+    "RuntimeChoice": ("name",),
 }
 # Places whose words are not for the reader (the "sentences anywhere" rule skips them).
 NOT_FOR_READERS = {
@@ -61,8 +74,8 @@ NOT_FOR_READERS = {
     "raise": "exceptions raised for the code (an unexpected state) or the delivery log",
     "reason=": "Discord's audit log, read by the server's admins in Discord's own UI "
     "(kept English: the same words as the bot's log)",
-    "Permanent/Transient/DELIVERY_CODES": "the delivery worker's stored diagnostics "
-    "(shown to moderators by /games as the service stores them: see docs/translating.md)",
+    "Transient": "the delivery worker's notes on a try that may work later (the log, and "
+    "the row's retry note, never shown; a Permanent refusal is shown: STORED_ERRORS)",
     "withdraw reason": "the game's log entry (stored; English like every log entry)",
     "owe_now": "the outbox row's stored reason (a diagnostic for the log)",
     "command tree": "app_commands.command/describe/Choice: the tree's strings, translated by "
@@ -77,7 +90,10 @@ SENTENCE = re.compile(r"[A-Za-z']{2,}[,;:]?\s+[A-Za-z']{2,}")
 # Not words to translate: links, mentions, custom ids, and proper names.
 NOT_WORDS = re.compile(r"(https?|attachment)://\S*|<[@#&!:a-z]+[^>]*>|cg:[a-z-]+:?|Glicko-2")
 LOG_NAMES = {"debug", "info", "warning", "error", "exception", "critical"}
-DIAGNOSTICS = {"Permanent", "Transient", "owe_now", *TREE_CALLS}
+DIAGNOSTICS = {"Transient", "owe_now", *TREE_CALLS}
+# Exceptions whose words are stored and shown to readers (the delivery worker's refusals,
+# on /games and /board): raised or not, they are checked like any other literal.
+STORED_ERRORS = {"Permanent"}
 
 
 @dataclass(frozen=True)
@@ -126,6 +142,7 @@ class _Walker(ast.NodeVisitor):
         self.where = where
         self.problems: list[Problem] = []
         self.skip: set[int] = set()  # ids of literal nodes inside markers or exempt places
+        self.depth = 0  # inside how many function bodies (a Choice there is made at run time)
 
     def _exempt(self, node: ast.AST) -> None:
         for inner in ast.walk(node):
@@ -138,6 +155,8 @@ class _Walker(ast.NodeVisitor):
             self._exempt(node)
         elif isinstance(func, ast.Attribute) and name in LOG_NAMES:
             self._exempt(node)  # log.warning(...)
+        elif name == "Choice" and self.depth > 0:  # an autocomplete's answer, at run time
+            self._check_sink(node, "RuntimeChoice")
         elif name in DIAGNOSTICS:
             self._exempt(node)
         else:
@@ -148,14 +167,9 @@ class _Walker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Raise(self, node: ast.Raise) -> None:
-        if node.exc is not None:
+        stored = isinstance(node.exc, ast.Call) and _call_name(node.exc) in STORED_ERRORS
+        if node.exc is not None and not stored:
             self._exempt(node.exc)
-        self.generic_visit(node)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
-        if "PERMANENT" in names:  # delivery.py: the stored diagnostics of Discord's refusals
-            self._exempt(node.value)
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -169,7 +183,9 @@ class _Walker(ast.NodeVisitor):
             self._exempt(node)
         for decorator in node.decorator_list:  # @app_commands.describe(...): the tree's
             self._exempt(decorator)
+        self.depth += 1
         self.generic_visit(node)
+        self.depth -= 1
 
     def visit_Compare(self, node: ast.Compare) -> None:
         self._exempt(node)  # `label == "prev"`: a code, not text

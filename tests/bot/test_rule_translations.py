@@ -103,7 +103,7 @@ def test_the_sentences_really_are_german() -> None:
     refused = variants.explain(stone, "Nf6")
     assert refused is not None
     assert i18n.render("de", refused.message) == (
-        "Stone Garden Chess hat keine Figur mit dem Buchstaben N: seine Figuren sind H O I P R K"
+        "Stone-Garden-Schach hat keine Figur mit dem Buchstaben N: seine Figuren sind H O I P R K"
     )
     # a word inside a list is translated too
     guardener = variants.new_game("guardener", rolls=[2, 3])
@@ -197,7 +197,7 @@ async def test_a_german_players_refused_move_is_german(tmp_path: Path) -> None:
         # a move out of the board, and castling where there is none
         nowhere = (await world.command(hans, "move", notation="a9")).only_private()
         assert nowhere.text.startswith(
-            "Auf dem Brett von King's Guard Chess gibt es kein Feld a9"
+            "Auf dem Brett von King's-Guard-Schach gibt es kein Feld a9"
         ), nowhere.text
         # Hans's own board says the status in German
         legal = [m for m in await world.service.legal_moves(game_id=view.id) if m != "reroll"]

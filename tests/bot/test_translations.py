@@ -258,6 +258,52 @@ def f(embed, interaction, answers, view):
     ]
 
 
+def test_the_sentence_check_sees_a_stored_refusal() -> None:
+    """The delivery worker's ``Permanent`` refusals are stored and shown on /games and
+    /board: raised or built, their words are the reader's (a code, said by
+    ``bot.service.failure_words``); a ``Transient`` try's note is the log's."""
+    source = """
+def f(error):
+    raise Permanent("the bot cannot post here")
+def g():
+    raise Permanent("missing_permissions", error=50013)
+def h():
+    raise Transient("no answer from Discord in time")
+def k(x, y):
+    return Permanent(f"Discord refused it: {x} (code {y})")
+PERMANENT = {1: "the channel no longer exists"}
+"""
+    found = [(p.line, p.rule, p.text) for p in check_source(source, "x.py")]
+    rule = "sentence outside the catalogue"
+    assert found == [
+        (3, rule, "the bot cannot post here"),
+        (9, rule, "Discord refused it: "),
+        (10, rule, "the channel no longer exists"),
+    ]
+
+
+def test_the_sentence_check_sees_runtime_choices_selects_and_modals() -> None:
+    """Strings the translator never sees: an autocomplete's choices (made while the bot
+    runs), a select's options and a modal's words; the tree's own choices (module
+    constants) stay the translator's."""
+    source = """
+COLOURS = [Choice(name="white", value="white")]
+async def complete(interaction, current):
+    return [Choice(name="no legal moves", value="")]
+def menu():
+    return Select(placeholder="Pick a game", options=[SelectOption(label="Game one")])
+def ask():
+    return Modal(title="Your reason"), TextInput(label=_("Reason"))
+"""
+    found = [(p.line, p.rule, p.text) for p in check_source(source, "x.py")]
+    assert found == [
+        (4, "RuntimeChoice() text", "no legal moves"),
+        (6, "SelectOption() text", "Game one"),
+        (6, "Select() text", "Pick a game"),
+        (8, "Modal() text", "Your reason"),
+    ]
+
+
 def test_the_services_errors_are_said() -> None:
     """Every message a ``ServiceError`` of ``bot/service`` is built with is ``said(...)``."""
     files = {p.relative_to(ROOT).as_posix() for p in service_files(ROOT)}
@@ -494,7 +540,7 @@ async def test_a_german_user_gets_the_services_sentences_in_german(tmp_path: Pat
         text = created.text
         assert "Turnier 1 (Winterturnier) ist zur Anmeldung offen bis" in text
         assert "Tritt mit /turnier beitreten bei." in text
-        assert "Schweizer System in King's Guard Chess, 3 Runden, 1 Tag pro Zug, gewertet." in text
+        assert "Schweizer System in King's-Guard-Schach, 3 Runden, 1 Tag pro Zug, gewertet." in text
         joined = await world.command(hans, "tournament join")
         assert joined.only_private().text.startswith(
             "Du bist Turnier 1 (Winterturnier) beigetreten"

@@ -18,7 +18,7 @@ from discord.ext import commands
 import variants
 from bot.discord import adapter, answers, challenges, flows, threads
 from bot.discord.adapter import Post
-from bot.discord.translate import _
+from bot.discord.translate import _, variant_choice, variant_name
 from bot.service import ServiceError
 from bot.service.clock import MAX_DAYS, MIN_DAYS
 
@@ -38,7 +38,7 @@ GAME_NUMBER = app_commands.Range[int, 1, 2**53]  # Discord's integers stop at 2*
 
 
 def variant_choices() -> list[Choice[str]]:
-    return [Choice(name=variants.rules(key).title, value=key) for key in variants.names()]
+    return [variant_choice(key) for key in variants.names()]
 
 
 COLOUR_CHOICES = [
@@ -160,7 +160,7 @@ class GameCog(commands.Cog, name="Games"):
             days=None if days == NO_TIME_LIMIT else days,
             rated=rated,
             name=threads.thread_name(
-                rules.title,
+                variant_name(variant),
                 interaction.user.display_name,
                 _("the computer")
                 if computer is not None

@@ -143,7 +143,10 @@ def prefs_embed(prefs: UserPrefs, changed: bool) -> discord.Embed:
         lead,
         _("Theme: {theme}.", theme=theme_words),
         _("Boards shown only to you: {side}.", side=side),
-        _("The boards of the games you start are drawn in your theme."),
+        _(
+            "The boards of the games you start are drawn in your theme, and with White at "
+            "the bottom if you chose White."
+        ),
     ]
     return discord.Embed(description="\n".join(lines), colour=adapter.COLOUR_CHALLENGE)
 
@@ -242,7 +245,7 @@ class SettingsCog(commands.Cog, name="Settings"):
     )
     @app_commands.describe(
         theme="classic, or high-contrast (easier to tell the squares and pieces apart)",
-        orientation="Which side is at the bottom of the boards shown only to you",
+        orientation="Which side is at the bottom of your private boards and your games' boards",
     )
     @app_commands.choices(theme=THEME_CHOICES, orientation=ORIENTATION_CHOICES)
     async def prefs(

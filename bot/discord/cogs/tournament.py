@@ -27,7 +27,7 @@ from bot.discord.adapter import Post
 from bot.discord.cogs.game import DAYS_CHOICES, NO_TIME_LIMIT, is_moderator, variant_choices
 from bot.discord.translate import N_, _
 from bot.service import ServiceError
-from bot.service.tournaments import MAX_SWISS_ROUNDS
+from bot.service.tournaments import MAX_SWISS_ROUNDS, default_name
 
 if TYPE_CHECKING:
     from bot.discord.app import ChessGardenBot
@@ -135,7 +135,11 @@ class TournamentCog(commands.GroupCog, group_name="tournament"):
                     days=days,
                     rated=rated,
                     starts=starts,
-                    name=title,
+                    # no title: the variant and the format, in the server's language
+                    name=title
+                    or i18n.render(
+                        translate.public_locale(interaction), default_name(variant, format)
+                    ),
                 )
                 info = await service.tournaments.info(
                     guild_id=guild_id, tournament_id=news.tournament.id
