@@ -71,10 +71,12 @@ def check_rejection(g: variants.Game, rng: random.Random) -> None:
             g.play(junk)
         assert snapshot(g) == before, junk
     # Actions of other positions, usually not legal here (a forgiving parse
-    # may accept some: those are tried on a copy first and skipped).
+    # may accept some: those are read first, as ``play`` reads them, and skipped).
+    actions = g.legal_actions()
+    moves, texts = [m for m, _ in actions], [t for _, t in actions]
     for text in ("Nf3", "e4", "Kd2", "Te4", "roll", "Mirror", "pass", "b8=T"):
         try:
-            g.copy().play(text)
+            g.rules.parse(g.pos, text, moves, texts)
         except variants.IllegalMove:
             pass
         else:
