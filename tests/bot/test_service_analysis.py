@@ -191,18 +191,11 @@ async def test_the_graph_speaks_the_locale_asked_for(
 ) -> None:
     """``locale=`` (else the pictures' language set for the work) says the graph's words;
     the graph is drawn per call, so the same kept analysis is drawn in each language."""
-    from PIL import ImageDraw
+    from drawn_words import record_drawn_text
 
     from bot import i18n
 
-    seen: list[str] = []
-    real = ImageDraw.ImageDraw.text
-
-    def record(self, xy, text, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(str(text))
-        return real(self, xy, text, *args, **kwargs)
-
-    monkeypatch.setattr(ImageDraw.ImageDraw, "text", record)
+    seen = record_drawn_text(monkeypatch)
     service = await open_service(store_target)
     try:
         game_id, _ = await played(service, 100, HUNG_QUEEN)

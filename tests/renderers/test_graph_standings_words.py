@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from PIL import ImageDraw
+from drawn_words import record_drawn_text
 
 from bot.i18n import Speech, said
 from renderers.graph import graph_png
@@ -59,14 +59,7 @@ def table() -> StandingsTable:
 
 def drawn(monkeypatch: pytest.MonkeyPatch, draw_picture: Any) -> list[str]:
     """Every text ``draw_picture()`` draws, in the order drawn."""
-    seen: list[str] = []
-    real = ImageDraw.ImageDraw.text
-
-    def record(self, xy, text, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(str(text))
-        return real(self, xy, text, *args, **kwargs)
-
-    monkeypatch.setattr(ImageDraw.ImageDraw, "text", record)
+    seen = record_drawn_text(monkeypatch)
     draw_picture()
     return seen
 
