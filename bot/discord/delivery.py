@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 import discord
 
-from bot.discord import adapter, threads, tournament_posts, translate
+from bot.discord import adapter, takebacks, threads, tournament_posts, translate
 from bot.discord.adapter import Post
+from bot.discord.analysis import summary_post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
 from bot.service import COMPUTER_ID, GameService, Outcome, Owed, ServiceError
@@ -326,6 +327,15 @@ class Delivery:
         if row.kind == "timeout" and owed.event is not None:
             event = owed.event
             return lambda: timeout_post(event)
+        if row.kind == "analysis" and owed.analysis is not None:
+            report = owed.analysis
+            locale = row.payload.get("locale")  # the asker's server's, as the graph is
+            if isinstance(locale, str):
+                translate.use_locale(locale)
+            return lambda: summary_post(report)
+        if row.kind == "takeback" and owed.outcome is not None:
+            outcome = owed.outcome
+            return lambda: takebacks.request_post(outcome, int(row.payload["asker"]))
         raise Permanent(f"unknown outbox row kind {row.kind!r}")
 
     async def _edit_expired(self, owed: Owed) -> discord.Message | None:

@@ -1,5 +1,6 @@
 """Takebacks on Discord (issue 27): the board's Takeback button asks, and a public message
-with Accept/Decline buttons pings the opponent; accepting posts the board as it was
+with Accept/Decline buttons pings the opponent (owed: a ``takeback`` outbox row written
+with the request, settled when the answer posts it, else delivered by the worker); accepting posts the board as it was
 before the moves taken back (``GameService.accept_takeback``). Against the computer the
 answer comes at once: the new board at levels 1 and 2, a private refusal at level 3.
 
@@ -29,7 +30,9 @@ from bot.service import Outcome, ServiceError
 
 
 def request_post(outcome: Outcome, asker_id: int) -> Post:
-    """The public request: the opponent is pinged, with Accept and Decline buttons."""
+    """The public request: the opponent is pinged, with Accept and Decline buttons. Owed
+    (``outcome.owed``, a ``takeback`` outbox row): the interaction's answer settles it,
+    or the outbox worker posts it (``bot.discord.delivery``)."""
     view = outcome.game
     opponent = view.black_id if view.white_id == asker_id else view.white_id
     embed = discord.Embed(
@@ -47,6 +50,8 @@ def request_post(outcome: Outcome, asker_id: int) -> Post:
         content=content,
         ping=(opponent,) if opponent is not None else (),
         view=views.takeback_view(view.id),
+        game_id=view.id,
+        owed=outcome.owed,
         note=_("Your takeback request is posted below."),
         failure=_(
             "Your takeback request in game {game} is recorded, but I could not post it.",
