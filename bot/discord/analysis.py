@@ -3,7 +3,8 @@
 The analysis runs in a worker process and takes seconds to a minute, or waits behind
 others (``bot.service.analysis``), so:
 
-1. the interaction is deferred privately at once ("thinking…", only the asker sees it);
+1. the interaction is deferred privately at once ("thinking…", only the asker sees it;
+   if Discord fails that, the work goes on: the summary is owed in the channel anyway);
 2. that private message is edited with the progress: the place in the queue, then the
    steps analysed, as a bar. Discord allows about five edits of a message in five
    seconds: an edit is made at most every ``EDIT_EVERY_S`` (2 s; the bot's
@@ -171,8 +172,9 @@ async def analyse(
     try:
         await interaction.response.defer(ephemeral=True, thinking=True)
     except threads.REQUEST_FAILURES as error:
+        # The asker may see nothing (or "thinking…", if Discord made it after all); the
+        # analysis goes on, and its summary is owed in the channel all the same.
         log.warning("could not defer /analyse %s: %s", interaction.id, error)
-        return
     service = answers.service_of(interaction)
     edits = ProgressEdits(interaction, game_id, edit_every(interaction))
     try:

@@ -105,8 +105,10 @@ async def accept(interaction: Interaction, game_id: int, **_params: Any) -> None
         interaction.extras["game_id"] = outcome.game.id
         return flows.board_post(interaction, outcome)
 
-    _post, sent = await flows.publish(interaction, work())
-    if sent is not None and interaction.message is not None:  # the request is answered
+    post, _sent = await flows.publish(interaction, work())
+    accepted = post is not None and not post.ephemeral  # (a refusal is private)
+    if accepted and interaction.message is not None:  # the request is answered
+        # (also when the board could not be carried by the answer: the worker posts it)
         request = Sent(interaction.message.channel.id, interaction.message.id)
         answered = discord.Embed(
             description=_(
@@ -115,7 +117,8 @@ async def accept(interaction: Interaction, game_id: int, **_params: Any) -> None
             ),
             colour=adapter.COLOUR_CLOSED,
         )
-        await flows.retire(interaction, request, embed=answered)
+        # a failure for now owes taking the buttons off (a ``retire`` row)
+        await flows.retire(interaction, request, embed=answered, game_id=game_id)
 
 
 async def decline(interaction: Interaction, game_id: int, **_params: Any) -> None:
