@@ -96,15 +96,10 @@ async def analyse_prepare(world: World) -> dict[str, Any]:
     """A finished game, its analysis kept already: the flow's requests are the same in
     every run (a fresh analysis's progress edits depend on the worker's timing; the post
     owed with a fresh analysis is tested by the kill below)."""
-    world.service.analyses.depth = DEPTH
     world.bot.analysis_edit_every = 0.0  # type: ignore[attr-defined]
-    alice, bob = world.user("alice"), world.user("bob")
-    view, _ = await start_game(world, alice, bob)
-    await world.command(alice, "move", notation="e3")
-    await world.command(bob, "move", notation="e6")
-    await world.command(alice, "resign")
-    await world.service.analyse(game_id=view.id, render=False)
-    return {"alice": alice, "bob": bob, "game_id": view.id}
+    ctx = await analyse_prepare_fresh(world)
+    await world.service.analyse(game_id=ctx["game_id"], render=False)
+    return ctx
 
 
 async def analyse_run(world: World, ctx: dict[str, Any]) -> None:
@@ -228,3 +223,105 @@ FLOWS = [
 @pytest.mark.parametrize("flow", FLOWS, ids=lambda f: f.name)
 async def test_every_request_of_the_flow_fails_in_turn(tmp_path: Path, flow: Flow) -> None:
     await every_request_fails_in_turn(tmp_path, flow)
+
+
+# ----- a kill between the commit and the post ----------------------------------------------
+# The action commits (the service's call, as the flow makes it), and the process dies before
+# its front end posts anything: a new bot and service on the same store deliver the owed post
+# once the hold runs out, and only once.
+
+
+async def deliver_after_the_hold(world: World) -> None:
+    clock(world).set(clock(world).now() + timedelta(minutes=2))  # past HOLD_BOARDS_MS
+    await world.deliver()
+    await world.deliver()  # a second pass owes nothing more
+
+
+async def test_killed_between_the_takeback_request_and_its_post(tmp_path: Path) -> None:
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        ctx = await takeback_prepare(world)
+        before = set(world.discord.messages)
+        outcome = await world.service.request_takeback(
+            user_id=ctx["alice"].id, game_id=ctx["game_id"], request_id="kill-1"
+        )
+        assert outcome.owed is not None  # held for the interaction that never answers
+        await world.restart(service=True)
+        await world.deliver()
+        assert set(world.discord.messages) == before  # held: the answer might still post it
+        await deliver_after_the_hold(world)
+        new = [m for m in world.discord.messages.values() if m.id not in before]
+        owed = request_owed(world, ctx, new)
+        print(f"\ntakeback request, killed: lost {int(not owed)}, doubled {max(0, len(owed) - 1)}")
+        assert len(owed) == 1 and len(new) == 1, [m.text for m in new]
+        assert "Accept takeback" in owed[0].buttons()
+        assert "asks to take back e3" in owed[0].text
+        rows = await world.service.outbox_of_game(game_id=ctx["game_id"])
+        assert [(r.kind, r.state) for r in rows if r.kind == "takeback"] == [("takeback", "sent")]
+    finally:
+        await world.close()
+
+
+async def test_a_takeback_request_answered_before_its_post_is_not_posted(tmp_path: Path) -> None:
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        ctx = await takeback_prepare(world)
+        before = set(world.discord.messages)
+        await world.service.request_takeback(user_id=ctx["alice"].id, game_id=ctx["game_id"])
+        await world.restart(service=True)
+        await world.service.decline_takeback(user_id=ctx["bob"].id, game_id=ctx["game_id"])
+        await deliver_after_the_hold(world)
+        new = [m for m in world.discord.messages.values() if m.id not in before]
+        assert new == []  # nothing to answer any more: settled unsent
+        rows = await world.service.outbox_of_game(game_id=ctx["game_id"])
+        assert [(r.kind, r.state, r.message_id) for r in rows if r.kind == "takeback"] == [
+            ("takeback", "sent", None)
+        ]
+    finally:
+        await world.close()
+
+
+async def test_killed_between_the_analysis_and_its_summary(tmp_path: Path) -> None:
+    """A fresh analysis: its summary is owed in the transaction that stores it."""
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        ctx = await analyse_prepare_fresh(world)
+        game_id = ctx["game_id"]
+        report = await world.service.analyse(
+            game_id=game_id, post_in=world.chess, request_id="kill-2", render=False
+        )
+        assert world.service.analyses.runs == 1 and not report.cached
+        rows = [r for r in await world.service.outbox_of_game(game_id=game_id)]
+        (row,) = [r for r in rows if r.kind == "analysis"]
+        assert row.id == report.owed and row.nonce == report.nonce
+        assert row.payload["digest"] == report.digest and row.state == "pending"
+        before = set(world.discord.messages)
+        await world.restart(service=True)
+        await deliver_after_the_hold(world)
+        new = [m for m in world.discord.messages.values() if m.id not in before]
+        owed = summary_owed(world, ctx, new)
+        print(f"\n/analyse, killed: lost {int(not owed)}, doubled {max(0, len(owed) - 1)}")
+        assert len(owed) == 1 and len(new) == 1, [m.text for m in new]
+        assert owed[0].files == ["analysis.png"]  # the graph, drawn at delivery
+        # the same request again (a retried interaction) owes nothing new
+        again = await world.service.analyse(
+            game_id=game_id, post_in=world.chess, request_id="kill-2", render=False
+        )
+        assert again.owed == report.owed
+        await deliver_after_the_hold(world)
+        assert [m.id for m in world.discord.messages.values() if m.id not in before] == [owed[0].id]
+        kinds = [r.kind for r in await world.service.outbox_of_game(game_id=game_id)]
+        assert kinds.count("analysis") == 1
+    finally:
+        await world.close()
+
+
+async def analyse_prepare_fresh(world: World) -> dict[str, Any]:
+    """A finished game, not analysed yet."""
+    world.service.analyses.depth = DEPTH
+    alice, bob = world.user("alice"), world.user("bob")
+    view, _ = await start_game(world, alice, bob)
+    await world.command(alice, "move", notation="e3")
+    await world.command(bob, "move", notation="e6")
+    await world.command(alice, "resign")
+    return {"alice": alice, "bob": bob, "game_id": view.id}
