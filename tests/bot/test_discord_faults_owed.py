@@ -237,8 +237,10 @@ async def deliver_after_the_hold(world: World) -> None:
     await world.deliver()  # a second pass owes nothing more
 
 
-async def test_killed_between_the_takeback_request_and_its_post(tmp_path: Path) -> None:
-    world = await World.open(tmp_path, clock=ManualClock(START))
+async def test_killed_between_the_takeback_request_and_its_post(
+    tmp_path: Path, store_target: str
+) -> None:
+    world = await World.open(tmp_path, clock=ManualClock(START), target=store_target)
     try:
         ctx = await takeback_prepare(world)
         before = set(world.discord.messages)
@@ -281,9 +283,11 @@ async def test_a_takeback_request_answered_before_its_post_is_not_posted(tmp_pat
         await world.close()
 
 
-async def test_killed_between_the_analysis_and_its_summary(tmp_path: Path) -> None:
+async def test_killed_between_the_analysis_and_its_summary(
+    tmp_path: Path, store_target: str
+) -> None:
     """A fresh analysis: its summary is owed in the transaction that stores it."""
-    world = await World.open(tmp_path, clock=ManualClock(START))
+    world = await World.open(tmp_path, clock=ManualClock(START), target=store_target)
     try:
         ctx = await analyse_prepare_fresh(world)
         game_id = ctx["game_id"]
