@@ -3,7 +3,9 @@ and the interaction's answers and follow-ups) fails once, in each of the ways Di
 fails, through the payload harness; the outbox worker then runs, with the clock moved past
 its backoffs, until nothing is due. The flows: the computer's move, a reminder, a loss on
 time, an expired challenge, /move, the Accept, Offer draw and Yes-resign buttons, and
-/play in a new thread (the thread's creation, its first post, the answer). Counted for
+/play in a new thread (the thread's creation, its first post, the answer); the takeback
+buttons, /analyse, /settings and a tournament's round are in ``test_discord_faults_owed``,
+on this module's machinery (``every_request_fails_in_turn``). Counted for
 each case: owed posts lost, posts doubled, games left stuck. Printed as a table; all must
 be 0.
 
