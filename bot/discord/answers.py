@@ -241,6 +241,9 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
             kwargs.pop("files", None)
             kwargs.pop("ephemeral", None)
             result = await response.edit_message(**kwargs)
+            if post.owed is not None and interaction.message is not None:
+                # an owed edit (a takeback's answer) was made: its outbox row is settled
+                return Sent(interaction.message.channel.id, interaction.message.id)
         else:
             interaction.extras["cg_responding"] = True  # see _landed
             result = await response.send_message(**kwargs)

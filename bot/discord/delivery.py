@@ -293,6 +293,8 @@ class Delivery:
         translate.use_locale(guild.preferred_locale if guild is not None else None)
         if row.kind == "expired":
             return await self._edit_expired(owed)
+        if row.kind == "takeback_answer":
+            return await self._edit_answered(owed)
         if row.kind == "retire":
             await self._edit_buttons_off(
                 row.guild_id, row.channel_id, int(row.payload["message_id"])
@@ -348,6 +350,20 @@ class Delivery:
             channel_id,
             lambda: channel.get_partial_message(message_id).edit(
                 embed=expired_embed(event), view=None, allowed_mentions=adapter.NO_PINGS
+            ),
+        )
+
+    async def _edit_answered(self, owed: Owed) -> discord.Message | None:
+        """A takeback request's message turned into its answer, the buttons off."""
+        if owed.target is None or owed.outcome is None:
+            return None
+        channel_id, message_id = owed.target
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=owed.row.guild_id)
+        embed = adapter.closed_embed(owed.outcome)
+        return await self._request(
+            channel_id,
+            lambda: channel.get_partial_message(message_id).edit(
+                embed=embed, view=None, allowed_mentions=adapter.NO_PINGS
             ),
         )
 

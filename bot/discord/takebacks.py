@@ -136,7 +136,13 @@ async def decline(interaction: Interaction, game_id: int, **_params: Any) -> Non
             )
         except ServiceError as error:
             return await refusal(interaction, error)
-        # an empty view: the buttons come off the request
-        return Post(embed=adapter.closed_embed(outcome), view=views.GardenView(), replace=True)
+        # an empty view: the buttons come off the request (owed: ``takeback_answer``)
+        return Post(
+            embed=adapter.closed_embed(outcome),
+            view=views.GardenView(),
+            replace=True,
+            game_id=outcome.game.id,
+            owed=outcome.owed,
+        )
 
     await flows.publish(interaction, work())

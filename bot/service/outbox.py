@@ -17,7 +17,9 @@ game in a server: a console game has no channel to post in):
   in their channel, written with the stored analysis (``bot.service.analysis``; held
   while the asker's interaction posts it with the row's nonce, ``owed_posted``);
 - ``takeback``: a takeback request for the opponent to answer (``bot.service.takeback``;
-  held while the asker's interaction posts it, as a person's board is);
+  held while the asker's interaction posts it, as a person's board is), and
+  ``takeback_answer``: its message turned into the decline's (or withdrawal's) notice, its
+  buttons off (held while the presser's interaction edits it);
 - ``tournament_round``, ``tournament_game`` (a round's game: its thread and first board),
   ``tournament_end``, ``tournament_cancelled``: a tournament's (``bot.service.tournament_life``).
 
@@ -48,7 +50,7 @@ from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import DeadlineEvent, Outcome
-from bot.service.takeback import pending_takeback, request_lines, takeback_moves
+from bot.service.takeback import answer_line, pending_takeback, request_lines, takeback_moves
 from bot.service.words import colour_name
 from storage import ActionRow, GameRow, OutboxRow
 
@@ -82,6 +84,7 @@ class Owed:
     current: bool = True  # the game has not moved on since it was owed
     superseded: str | None = None
     analysis: AnalysisReport | None = None  # an ``analysis`` row's report
+    target: tuple[int, int] | None = None  # the message an edit is owed to (channel, id)
 
 
 class Owing(ServiceCore):
@@ -189,6 +192,8 @@ class Owing(ServiceCore):
             return await self._owed_deadline(row, game, current, render)
         if row.kind == "takeback":
             return await self._owed_takeback(row, game)
+        if row.kind == "takeback_answer":
+            return await self._owed_takeback_answer(row, game)
         if row.kind == "analysis":
             report = await self.analyses.report_of(game.id, row.payload, render=render)
             if report is None:
@@ -234,6 +239,26 @@ class Owing(ServiceCore):
             moves = takeback_moves(await self.repo.actions(game.id), asker)
         lines = request_lines(game, colour, moves, self._label)
         return Owed(row, Outcome(make_view(game, live), lines))
+
+    async def _owed_takeback_answer(self, row: OutboxRow, game: GameRow) -> Owed:
+        """The request's message turned into the notice (the request it answers: the one
+        made at the same log length, if it was posted)."""
+        posted = [
+            r
+            for r in await self.repo.outbox_of_game(game.id)
+            if r.kind == "takeback" and r.seq == row.seq and r.message_id is not None
+        ]
+        if not posted:
+            return Owed(row, superseded="the takeback request was never posted")
+        request = posted[-1]
+        assert request.message_id is not None
+        line = answer_line(
+            str(row.payload.get("colour")), withdrawn=bool(row.payload.get("withdrawn"))
+        )
+        async with self._lock(self._game_locks, game.id):
+            live = await self._live_read(game)
+        outcome = Outcome(make_view(game, live), (line,))
+        return Owed(row, outcome, target=(request.channel_id, request.message_id))
 
     async def _moved_since(self, game: GameRow, row: OutboxRow) -> bool:
         return any(e.kind == "move" for e in await self.repo.actions(game.id, after=row.seq or 0))

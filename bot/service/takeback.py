@@ -17,8 +17,8 @@ Discord bot) the request's post, the opponent's Accept/Decline message, is owed 
 request's transaction (a ``takeback`` outbox row, ``Outcome.owed``), held while the
 asker's interaction posts it, as a person's board is; a row delivered after the request
 was answered or went stale is settled unsent. Accepting owes the new board (``board``);
-a decline's notice replaces the request message through the presser's interaction (an
-edit of the message pressed, nothing owed to a channel). The computer answers at once: it
+declining (or withdrawing) owes the request message's edit into the notice, its buttons
+off (``takeback_answer``), held while the presser's interaction makes that edit. The computer answers at once: it
 agrees at levels 1 and 2 (``COMPUTER_TAKEBACK_LEVELS``) and refuses at level 3.
 """
 
@@ -131,6 +131,16 @@ def request_lines(
         ),
         said("{player}, accept or decline the takeback.", player=who),
     )
+
+
+def answer_line(colour: str, *, withdrawn: bool) -> str:
+    """What the request's message says once ``colour`` declined it (or withdrew their own)."""
+    if withdrawn:
+        return said(
+            "{colour} withdraws the takeback request; the game goes on.",
+            colour=colour_name(colour),
+        )
+    return said("{colour} declines the takeback; the game goes on.", colour=colour_name(colour))
 
 
 def moves_text(moves: Sequence[ActionRow]) -> str:
@@ -277,17 +287,17 @@ class TakeBack(Looking):
                 row = await tx.update_game(
                     row.id, GameChanges(takeback_offer=None, takeback_seq=None)
                 )
+                owed = None
+                if self.hold_boards_ms is not None:  # the request's message, answered
+                    owed = await self._owe(
+                        tx,
+                        row,
+                        "takeback_answer",
+                        payload={"colour": colour, "withdrawn": pending == colour},
+                        delay_ms=self.hold_boards_ms,
+                    )
             view = make_view(row, live)
-        if pending == colour:
-            answer = said(
-                "{colour} withdraws the takeback request; the game goes on.",
-                colour=colour_name(colour),
-            )
-        else:
-            answer = said(
-                "{colour} declines the takeback; the game goes on.", colour=colour_name(colour)
-            )
-        return Outcome(view, (answer,))
+        return Outcome(view, (answer_line(colour, withdrawn=pending == colour),), owed=owed)
 
     def _pending_asker(self, row: GameRow, colour: str) -> int:
         """The player whose request ``colour`` may accept, or why there is none."""

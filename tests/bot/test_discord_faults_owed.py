@@ -1,5 +1,5 @@
-"""Discord's faults, in turn, for the flows of issue 24's second round: a takeback request
-and its acceptance, /analyse's summary, /settings, and a tournament's round opening (its
+"""Discord's faults, in turn, for the flows of issue 24's second round: a takeback request,
+its acceptance and its decline, /analyse's summary, /settings, and a tournament's round opening (its
 announcement, a game's thread and first board). The machinery is
 ``test_discord_faults``'s: every request of the flow fails once in each of the ways
 Discord fails, the outbox worker then runs until nothing is due, and the owed posts lost
@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this 
 from discord_fake import StoredMessage  # noqa: E402
 from harness import World, latest_board, start_game  # noqa: E402
 from test_discord_faults import (  # noqa: E402
+    REFUSALS,
     START,
     Flow,
     clock,
@@ -87,6 +88,28 @@ async def accepted_stuck(world: World, ctx: dict[str, Any]) -> str | None:
         if row is not None and row.takeback_offer is not None:
             return "the request still stands"
     return problem
+
+
+async def decline_run(world: World, ctx: dict[str, Any]) -> None:
+    await world.press(ctx["bob"], world.discord.messages[ctx["message"]], "Decline takeback")
+
+
+def declined_owed(
+    world: World, ctx: dict[str, Any], new: list[StoredMessage]
+) -> list[StoredMessage]:
+    """The request's message, turned into the notice (an edit: nothing new is posted)."""
+    message = world.discord.messages[ctx["message"]]
+    notices = [m for m in new if "declines the takeback" in m.text]
+    return [message, *notices] if "declines the takeback" in message.text else notices
+
+
+async def declined_stuck(world: World, ctx: dict[str, Any]) -> str | None:
+    row = await world.service.repo.get_game(ctx["game_id"])
+    if row is None or row.takeback_offer is not None:
+        return "the request still stands"
+    if world.discord.messages[ctx["message"]].buttons() and ctx.get("fault") not in REFUSALS:
+        return "the answered request still has its buttons"
+    return await to_act_has_a_board(world, {**ctx, "ply": 1})
 
 
 # ----- /analyse -----------------------------------------------------------------------------
@@ -204,6 +227,14 @@ FLOWS = [
         accept_tb_run,
         pinging("alice"),
         accepted_stuck,
+        None,
+    ),
+    Flow(
+        "the Decline takeback button",
+        accept_prepare,
+        decline_run,
+        declined_owed,
+        declined_stuck,
         None,
     ),
     Flow("/analyse", analyse_prepare, analyse_run, summary_owed, analyse_stuck, POST),
@@ -329,3 +360,25 @@ async def analyse_prepare_fresh(world: World) -> dict[str, Any]:
     await world.command(bob, "move", notation="e6")
     await world.command(alice, "resign")
     return {"alice": alice, "bob": bob, "game_id": view.id}
+
+
+async def test_killed_between_a_takeback_decline_and_its_notice(tmp_path: Path) -> None:
+    world = await World.open(tmp_path, clock=ManualClock(START))
+    try:
+        ctx = await accept_prepare(world)  # the request is posted, with its buttons
+        before = set(world.discord.messages)
+        outcome = await world.service.decline_takeback(
+            user_id=ctx["bob"].id, game_id=ctx["game_id"]
+        )
+        assert outcome.owed is not None
+        await world.restart(service=True)
+        await deliver_after_the_hold(world)
+        request = world.discord.messages[ctx["message"]]
+        assert "Black declines the takeback; the game goes on." in request.text
+        assert request.buttons() == {}
+        assert [m for m in world.discord.messages if m not in before] == []  # an edit only
+        rows = await world.service.outbox_of_game(game_id=ctx["game_id"])
+        answers = [(r.kind, r.state, r.message_id) for r in rows if r.kind == "takeback_answer"]
+        assert answers == [("takeback_answer", "sent", ctx["message"])]
+    finally:
+        await world.close()
