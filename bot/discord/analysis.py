@@ -3,7 +3,8 @@
 The analysis runs in a worker process and takes seconds to a minute, or waits behind
 others (``bot.service.analysis``), so:
 
-1. the interaction is deferred privately at once ("thinking…", only the asker sees it);
+1. the interaction is deferred privately at once ("thinking…", only the asker sees it;
+   if Discord fails that, the work goes on: the summary is owed in the channel anyway);
 2. that private message is edited with the progress: the place in the queue, then the
    steps analysed, as a bar. Discord allows about five edits of a message in five
    seconds: an edit is made at most every ``EDIT_EVERY_S`` (2 s; the bot's
@@ -12,8 +13,14 @@ others (``bot.service.analysis``), so:
    interaction's follow-ups stop working after 15 minutes, and a long queue may take
    longer): an embed with each player's error rate, luck rate and luck-adjusted result,
    the biggest error and the luckiest roll with jump links to their boards, and the
-   graph (``renderers.graph``). The private message then says where it is. If the
-   channel refuses the post, the summary is shown privately instead, and says so.
+   graph (``renderers.graph``). The private message then says where it is.
+
+The summary is owed (issue 24): the service writes an ``analysis`` outbox row with the
+stored analysis (``AnalysisReport.owed``), and this flow posts it with the row's nonce
+and settles the row. If the post fails (Discord fails, refuses, or the process dies
+first), the outbox worker delivers the row, built from the store (``summary_post``);
+the nonce turns a second post of a message Discord made into the first. Meanwhile the
+asker sees the summary privately, told that it will be posted in the channel.
 """
 
 from __future__ import annotations
@@ -26,8 +33,9 @@ from typing import Any
 import discord
 
 from bot.discord import adapter, answers, threads, translate
+from bot.discord.refusals import Permanent, classify
 from bot.discord.translate import N_, _, colour_word, ngettext
-from bot.service import GameView, ServiceError
+from bot.service import GameService, GameView, ServiceError
 from bot.service.analysis import AnalysisProgress, AnalysisReport
 
 log = logging.getLogger(__name__)
@@ -165,8 +173,9 @@ async def analyse(
     try:
         await interaction.response.defer(ephemeral=True, thinking=True)
     except threads.REQUEST_FAILURES as error:
+        # The asker may see nothing (or "thinking…", if Discord made it after all); the
+        # analysis goes on, and its summary is owed in the channel all the same.
         log.warning("could not defer /analyse %s: %s", interaction.id, error)
-        return
     service = answers.service_of(interaction)
     edits = ProgressEdits(interaction, game_id, edit_every(interaction))
     try:
@@ -176,6 +185,8 @@ async def analyse(
             viewer=answers.viewer_of(interaction, from_button=from_button),
             progress=edits.update,
             locale=translate.public_locale(interaction),  # the graph is posted for everyone
+            post_in=answers.location_of(interaction),  # the summary is owed there
+            request_id=answers.request_id(interaction),
         )
     except ServiceError as error:
         await edits.close()
@@ -184,41 +195,81 @@ async def analyse(
         return
     await edits.close()
     game = report.game
-    sent = await _post_summary(interaction, report)
+    sent, refused = await _post_summary(interaction, report)
     if sent is not None:
         where = jump_link(game.guild_id, (sent.channel.id, sent.id))
         await edits.edit(
             _("Game {id} is analysed: the summary is posted here: {where}", id=game.id, where=where)
         )
         return
-    # The channel refused the post: the asker sees the summary privately.
+    # The post failed: the asker sees the summary privately; an owed one is posted later.
     files = [adapter.png_file(report.image, GRAPH_FILE)] if report.image else []
-    await edits.edit(
-        _(
+    if report.owed is not None and not refused:
+        text = _(
+            "Game {id} is analysed, but I could not post the summary in this channel yet; "
+            "I will keep trying. Here it is for you meanwhile.",
+            id=game.id,
+        )
+    else:
+        text = _(
             "Game {id} is analysed, but I could not post the summary in this channel; here it "
             "is for you only.",
             id=game.id,
-        ),
-        embed=summary_embed(report),
-        attachments=files,
-    )
+        )
+    await edits.edit(text, embed=summary_embed(report), attachments=files)
 
 
-async def _post_summary(interaction: Interaction, report: AnalysisReport) -> discord.Message | None:
+async def _post_summary(
+    interaction: Interaction, report: AnalysisReport
+) -> tuple[discord.Message | None, bool]:
+    """Post the summary in the asker's channel (with its outbox row's nonce, settling the
+    row); the message, ``None`` when that failed (the outbox worker then posts an owed
+    one), and whether Discord refused it for good."""
     channel_id = answers.location_of(interaction)
     channel: Any = interaction.client.get_partial_messageable(
         channel_id, guild_id=interaction.guild_id
     )
+    service = answers.service_of(interaction)
     await threads.unarchive(interaction.channel)
-    files = [adapter.png_file(report.image, GRAPH_FILE)] if report.image else []
+    post = summary_post(report)
+    extra: dict[str, Any] = {} if report.nonce is None else {"nonce": report.nonce}
     try:
-        message: discord.Message = await channel.send(
-            embed=summary_embed(report), files=files, allowed_mentions=adapter.NO_PINGS
-        )
+        message: discord.Message = await channel.send(**post.kwargs(), **extra)
     except threads.REQUEST_FAILURES as error:
         log.info("could not post the analysis of game %s: %s", report.game.id, error)
-        return None
-    return message
+        refused = await _settle_failure(service, report.owed, error)
+        return None, refused
+    if report.owed is not None:
+        try:
+            await service.owed_posted(
+                report.owed, channel_id=message.channel.id, message_id=message.id
+            )
+        except ServiceError as error:  # the worker posts it again: the nonce returns this one
+            log.info("could not record the analysis post of game %s: %s", report.game.id, error)
+    return message, False
+
+
+async def _settle_failure(service: GameService, owed: int | None, error: BaseException) -> bool:
+    """A refusal no retry changes is kept with its reason (``/games`` shows it); any other
+    failure leaves the post to the outbox worker at once (with the same nonce). Whether
+    it was such a refusal."""
+    verdict = classify(error)
+    if owed is None:
+        return isinstance(verdict, Permanent)
+    try:
+        if isinstance(verdict, Permanent):
+            await service.owed_refused(owed, verdict.stored)
+        else:
+            await service.owe_now(owed, f"the interaction could not post it: {verdict}")
+    except ServiceError as failed:  # the hold runs out and the worker tries it then
+        log.info("could not record the failed analysis post (outbox %s): %s", owed, failed)
+    return isinstance(verdict, Permanent)
+
+
+def summary_post(report: AnalysisReport) -> adapter.Post:
+    """The summary as a channel post: the embed and the graph, pinging nobody."""
+    files = [adapter.png_file(report.image, GRAPH_FILE)] if report.image else []
+    return adapter.Post(embed=summary_embed(report), files=files, game_id=report.game.id)
 
 
 # ----- the summary -----------------------------------------------------------------------
@@ -371,4 +422,11 @@ def _luckiest_roll(report: AnalysisReport) -> str:
     )
 
 
-__all__ = ["EDIT_EVERY_S", "GRAPH_FILE", "ProgressEdits", "analyse", "summary_embed"]
+__all__ = [
+    "EDIT_EVERY_S",
+    "GRAPH_FILE",
+    "ProgressEdits",
+    "analyse",
+    "summary_embed",
+    "summary_post",
+]

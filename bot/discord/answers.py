@@ -189,16 +189,22 @@ async def deliver(interaction: Interaction, post: Post) -> Sent | None:
     """Send ``post``: as the response, or as follow-ups (see the module's notes).
 
     Returns the public message, if one was posted. When Discord refuses a public post,
-    the caller is told privately what did and did not happen (``post.failure``).
+    the caller is told privately what did and did not happen (``post.failure``). A
+    private answer that fails (and did not land after all) is tried once more, then
+    logged: Discord's failure is not the bot's ("Something went wrong on my side").
     """
     try:
         return await _deliver(interaction, post)
     except threads.REQUEST_FAILURES as error:
-        if post.ephemeral:
-            raise
         landed = await _landed(interaction)
         if landed is not None:  # Discord made the response; only its answer was lost
-            return landed
+            return None if post.ephemeral else landed
+        if post.ephemeral:  # a private answer: tried once more, then only logged
+            try:
+                await _deliver(interaction, post)
+            except threads.REQUEST_FAILURES as again:
+                log.warning("could not answer user %s: %r", interaction.user.id, again)
+            return None
         log.warning("could not post for game %s: %r", post.game_id, error)
         why = (
             adapter.discord_error_text(error, doing=_("post here"))
@@ -235,8 +241,11 @@ async def _deliver(interaction: Interaction, post: Post) -> Sent | None:
             kwargs.pop("files", None)
             kwargs.pop("ephemeral", None)
             result = await response.edit_message(**kwargs)
+            if post.owed is not None and interaction.message is not None:
+                # an owed edit (a takeback's answer) was made: its outbox row is settled
+                return Sent(interaction.message.channel.id, interaction.message.id)
         else:
-            interaction.extras["cg_responding"] = not post.ephemeral  # see _landed
+            interaction.extras["cg_responding"] = True  # see _landed
             result = await response.send_message(**kwargs)
             interaction.extras.pop("cg_responding", None)
         if post.ephemeral or result is None or result.message_id is None:

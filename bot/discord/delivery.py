@@ -46,12 +46,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 import discord
 
-from bot.discord import adapter, threads, tournament_posts, translate
+from bot.discord import adapter, takebacks, threads, tournament_posts, translate
 from bot.discord.adapter import Post
+from bot.discord.analysis import summary_post
 from bot.discord.deadline_posts import expired_embed, reminder_post, timeout_post
 from bot.discord.flows import board_message
+from bot.discord.refusals import Permanent, Transient, classify
 from bot.service import COMPUTER_ID, GameService, Outcome, Owed, ServiceError
-from bot.service.failure_words import DISCORD_CODES, failure_record, failure_words
 from storage import OutboxRow, StorageError
 
 if TYPE_CHECKING:
@@ -63,9 +64,6 @@ T = TypeVar("T")
 
 THREAD_ARCHIVED = 50083
 UNKNOWN_MESSAGE = 10008
-# Discord's refusals that no retry changes, and the codes they are stored under (said in
-# the reader's language where they are shown: ``bot.service.failure_words``).
-PERMANENT = DISCORD_CODES
 SEND_TIMEOUT_S = 30.0  # one request; an unknown outcome is settled by the nonce
 BACKOFF_FIRST_S = 2.0
 BACKOFF_CAP_S = 300.0
@@ -74,70 +72,11 @@ MAX_SLEEP_S = 30.0
 PRUNE_EVERY_S = 3600.0
 
 
-class Transient(Exception):
-    """A try that may work later: ``after_s`` at the earliest. ``label``: its kind, for
-    the metrics (``429``, ``5xx``, ``timeout``, ``connection``, ``other``)."""
-
-    def __init__(self, reason: str, after_s: float | None = None, label: str = "other") -> None:
-        super().__init__(reason)
-        self.after_s = after_s
-        self.label = label
-
-
-class Permanent(Exception):
-    """A refusal no retry changes: the row is kept as failed with this reason, stored as
-    its ``code`` and values (``stored``; ``bot.service.failure_words``) and said in each
-    reader's language where it is shown; ``str()`` is its English, for the log."""
-
-    label = "refused"
-
-    def __init__(self, code: str, /, **values: str | int) -> None:
-        self.code = code
-        self.values = values
-        self.stored = failure_record(code, **values)
-        super().__init__(str(failure_words(self.stored)))
-
-
 def backoff_s(attempts: int) -> float:
     """Seconds before try ``attempts + 1``: doubling from 2 s, at most 5 minutes, with
     a little jitter so that many rows do not come back at once."""
     base = min(BACKOFF_CAP_S, BACKOFF_FIRST_S * 2.0 ** max(0, attempts - 1))
     return base * random.uniform(0.8, 1.0)
-
-
-def classify(error: BaseException) -> Transient | Permanent:
-    """What a failed request means for its row (see the module)."""
-    if isinstance(error, discord.RateLimited):
-        return Transient("rate limited (429)", error.retry_after, "429")
-    if isinstance(error, discord.HTTPException):
-        status, code = error.status, error.code
-        # Discord's own words, kept as data (short: the stored record stays whole)
-        said = f"{error.status} {error.text or error.response.reason}".strip()[:300]
-        if status == 429:
-            retry = _retry_after(error)
-            return Transient(f"rate limited (429): {said}", retry, "429")
-        if status >= 500:
-            return Transient(f"Discord failed ({said})", label="5xx")
-        if code in PERMANENT:
-            return Permanent(PERMANENT[code])
-        if status in (403, 404):
-            return Permanent("refused_here", discord=said, error=code)
-        return Permanent("refused", discord=said, error=code)
-    if isinstance(error, asyncio.TimeoutError | TimeoutError):
-        return Transient("no answer from Discord in time", label="timeout")
-    if isinstance(error, aiohttp.ClientError | OSError):
-        return Transient(f"connection failed ({type(error).__name__}: {error})", label="connection")
-    return Transient(f"{type(error).__name__}: {error}")
-
-
-def _retry_after(error: discord.HTTPException) -> float | None:
-    response: Any = error.response
-    for header in ("Retry-After", "X-RateLimit-Reset-After"):
-        value = getattr(response, "headers", {}).get(header) if response is not None else None
-        if value:
-            with suppress(ValueError):
-                return float(value)
-    return None
 
 
 class Delivery:
@@ -297,6 +236,8 @@ class Delivery:
         translate.use_locale(guild.preferred_locale if guild is not None else None)
         if row.kind == "expired":
             return await self._edit_expired(owed)
+        if row.kind == "takeback_answer":
+            return await self._edit_answered(owed)
         if row.kind == "retire":
             await self._edit_buttons_off(
                 row.guild_id, row.channel_id, int(row.payload["message_id"])
@@ -331,6 +272,15 @@ class Delivery:
         if row.kind == "timeout" and owed.event is not None:
             event = owed.event
             return lambda: timeout_post(event)
+        if row.kind == "analysis" and owed.analysis is not None:
+            report = owed.analysis
+            locale = row.payload.get("locale")  # the asker's server's, as the graph is
+            if isinstance(locale, str):
+                translate.use_locale(locale)
+            return lambda: summary_post(report)
+        if row.kind == "takeback" and owed.outcome is not None:
+            outcome = owed.outcome
+            return lambda: takebacks.request_post(outcome, int(row.payload["asker"]))
         raise Permanent("unknown_kind", kind=row.kind)
 
     async def _edit_expired(self, owed: Owed) -> discord.Message | None:
@@ -343,6 +293,20 @@ class Delivery:
             channel_id,
             lambda: channel.get_partial_message(message_id).edit(
                 embed=expired_embed(event), view=None, allowed_mentions=adapter.NO_PINGS
+            ),
+        )
+
+    async def _edit_answered(self, owed: Owed) -> discord.Message | None:
+        """A takeback request's message turned into its answer, the buttons off."""
+        if owed.target is None or owed.outcome is None:
+            return None
+        channel_id, message_id = owed.target
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=owed.row.guild_id)
+        embed = adapter.closed_embed(owed.outcome)
+        return await self._request(
+            channel_id,
+            lambda: channel.get_partial_message(message_id).edit(
+                embed=embed, view=None, allowed_mentions=adapter.NO_PINGS
             ),
         )
 

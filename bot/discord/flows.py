@@ -187,6 +187,11 @@ async def after_post(
         await service_of(interaction).owe_now(post.owed, "the interaction could not carry it")
         return
     previous: Sent | None = None
+    if sent is not None and post.owed is not None and not post.is_board:
+        # an owed post that is not a board (a takeback request): settled as delivered
+        await service_of(interaction).owed_posted(
+            post.owed, channel_id=sent.channel_id, message_id=sent.message_id
+        )
     if sent is not None and post.is_board:
         previous = await remember_board(interaction, post.game_id, sent, post.owed)
     elif post.game_over:

@@ -1,5 +1,6 @@
 """Takebacks on Discord (issue 27): the board's Takeback button asks, and a public message
-with Accept/Decline buttons pings the opponent; accepting posts the board as it was
+with Accept/Decline buttons pings the opponent (owed: a ``takeback`` outbox row written
+with the request, settled when the answer posts it, else delivered by the worker); accepting posts the board as it was
 before the moves taken back (``GameService.accept_takeback``). Against the computer the
 answer comes at once: the new board at levels 1 and 2, a private refusal at level 3.
 
@@ -29,7 +30,9 @@ from bot.service import Outcome, ServiceError
 
 
 def request_post(outcome: Outcome, asker_id: int) -> Post:
-    """The public request: the opponent is pinged, with Accept and Decline buttons."""
+    """The public request: the opponent is pinged, with Accept and Decline buttons. Owed
+    (``outcome.owed``, a ``takeback`` outbox row): the interaction's answer settles it,
+    or the outbox worker posts it (``bot.discord.delivery``)."""
     view = outcome.game
     opponent = view.black_id if view.white_id == asker_id else view.white_id
     embed = discord.Embed(
@@ -47,6 +50,8 @@ def request_post(outcome: Outcome, asker_id: int) -> Post:
         content=content,
         ping=(opponent,) if opponent is not None else (),
         view=views.takeback_view(view.id),
+        game_id=view.id,
+        owed=outcome.owed,
         note=_("Your takeback request is posted below."),
         failure=_(
             "Your takeback request in game {game} is recorded, but I could not post it.",
@@ -100,8 +105,10 @@ async def accept(interaction: Interaction, game_id: int, **_params: Any) -> None
         interaction.extras["game_id"] = outcome.game.id
         return flows.board_post(interaction, outcome)
 
-    _post, sent = await flows.publish(interaction, work())
-    if sent is not None and interaction.message is not None:  # the request is answered
+    post, _sent = await flows.publish(interaction, work())
+    accepted = post is not None and not post.ephemeral  # (a refusal is private)
+    if accepted and interaction.message is not None:  # the request is answered
+        # (also when the board could not be carried by the answer: the worker posts it)
         request = Sent(interaction.message.channel.id, interaction.message.id)
         answered = discord.Embed(
             description=_(
@@ -110,7 +117,8 @@ async def accept(interaction: Interaction, game_id: int, **_params: Any) -> None
             ),
             colour=adapter.COLOUR_CLOSED,
         )
-        await flows.retire(interaction, request, embed=answered)
+        # a failure for now owes taking the buttons off (a ``retire`` row)
+        await flows.retire(interaction, request, embed=answered, game_id=game_id)
 
 
 async def decline(interaction: Interaction, game_id: int, **_params: Any) -> None:
@@ -128,7 +136,13 @@ async def decline(interaction: Interaction, game_id: int, **_params: Any) -> Non
             )
         except ServiceError as error:
             return await refusal(interaction, error)
-        # an empty view: the buttons come off the request
-        return Post(embed=adapter.closed_embed(outcome), view=views.GardenView(), replace=True)
+        # an empty view: the buttons come off the request (owed: ``takeback_answer``)
+        return Post(
+            embed=adapter.closed_embed(outcome),
+            view=views.GardenView(),
+            replace=True,
+            game_id=outcome.game.id,
+            owed=outcome.owed,
+        )
 
     await flows.publish(interaction, work())

@@ -34,6 +34,7 @@ from bot import i18n
 from bot.discord import adapter, threads
 from bot.discord.adapter import Post
 from bot.discord.flows import board_message
+from bot.discord.refusals import Permanent, Transient, classify
 from bot.discord.timestamps import runs_out, stamp
 from bot.discord.translate import N_, _, ngettext
 from bot.service import COMPUTER_ID, Owed
@@ -216,8 +217,6 @@ async def send(delivery: Delivery, owed: Owed) -> discord.Message | None:
 
 
 async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
-    from bot.discord.delivery import Permanent
-
     row = owed.row
     tours = delivery.service.tournaments
     tournament = await tours.tournament(tournament_id=int(row.payload["tournament"]))
@@ -256,8 +255,6 @@ async def _builder(delivery: Delivery, owed: Owed) -> Callable[[], Post]:
 
 async def _game(delivery: Delivery, owed: Owed) -> discord.Message | None:
     """Make the game's thread (unless it has one), move the game there, post its board."""
-    from bot.discord.delivery import Permanent, Transient, classify
-
     row = owed.row
     service = delivery.service
     assert row.game_id is not None

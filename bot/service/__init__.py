@@ -211,7 +211,8 @@ Looking (anyone who can see the game)::
 Analyses (issue 29; ``bot.service.analysis``, the engine's ``engine.analysis``)::
 
     analyse(*, location_id=None, game_id=None, viewer=None, depth=None, progress=None,
-            render=True, names=None, locale=None) -> AnalysisReport
+            render=True, names=None, locale=None, post_in=None, request_id=None)
+            -> AnalysisReport
         # a game that is over (InvalidState while it is played, or without moves): each
         # action's error and each roll's luck (report.analysis, an engine Analysis), run
         # in a worker process once per log head and depth and kept in the store
@@ -221,6 +222,9 @@ Analyses (issue 29; ``bot.service.analysis``, the engine's ``engine.analysis``):
         # report.image: the graph (renderers.graph) when render, its words in locale
         # (default: bot.i18n.pictures(), the public pictures' language); report.boards: actions
         # played -> (channel id, message id) of the board posted then; report.last_board.
+        # post_in (a channel id, a game in a server): the summary post is owed there, an
+        # 'analysis' outbox row (report.owed, report.nonce; one per game and request_id),
+        # held while the front end posts it with that nonce (owed_posted), else the worker.
     max_analyses  # settable: analyses at once
 
 Ratings (issue 15; Glicko-2 in ``bot.service.ratings``, the rules in

@@ -18,6 +18,15 @@
   queued, each time its place in the queue changes, as the worker reports the steps
   it has analysed (at most every ``PROGRESS_EVERY_S``, through a pipe), and once done.
 
+The summary post (issue 24): with ``post_in`` (a channel id, the Discord bot's) the
+asker is owed the summary in that channel, an ``analysis`` outbox row written in the
+transaction that stores the analysis (or, for a kept one, in a transaction of its own
+once it is read), one per game and request (``request_id``: a second ask with the same
+id owes nothing new). It is held for ``hold_boards_ms`` while the asker's front end posts
+it itself with the row's nonce (``AnalysisReport.owed``, settled by ``owed_posted``); if
+that fails, or the process dies, the delivery worker posts it, built from the store
+(``report_of``). A game outside a server owes no post.
+
 Only a game that is over can be analysed: an analysis of a game in play would be an
 engine's advice to its players.
 
@@ -37,16 +46,18 @@ import multiprocessing
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Literal
 
 from bot import i18n
 from bot.i18n import said
 from bot.service.access import Viewer
+from bot.service.core import check_id, clean_request
 from bot.service.errors import CorruptGame, InvalidInput, InvalidState
 from bot.service.live import make_view
 from bot.service.results import GameView, HistoryEntry
+from storage import GameRow, WriteTx, nonce_of
 
 if TYPE_CHECKING:
     from bot.service.looking import Looking
@@ -85,10 +96,24 @@ class AnalysisReport:
     boards: dict[int, tuple[int, int]]  # actions played -> (channel id, message id)
     last_board: tuple[int, int] | None
     image: bytes | None = None  # the graph (renderers.graph), when asked for
+    owed: int | None = None  # the outbox row owing the summary post (``post_in``)
+    nonce: str | None = None  # that row's message nonce: a post with it is never doubled
 
     def board_after(self, actions: int) -> tuple[int, int] | None:
         """The board message posted after ``actions`` actions, if it is known."""
         return self.boards.get(actions)
+
+
+@dataclass(eq=False)
+class _Owe:
+    """An asker's summary post: owed in ``channel_id`` by the transaction that stores the
+    analysis, or after it (``owed``: the row, once written)."""
+
+    channel_id: int
+    request_id: str | None
+    locale: str
+    owed: int | None = None
+    nonce: str | None = None
 
 
 @dataclass(eq=False)
@@ -99,6 +124,7 @@ class _Job:
     depth: int
     future: asyncio.Future[str]
     listeners: list[Listener] = field(default_factory=list)
+    owes: list[_Owe] = field(default_factory=list)
     state: State = "queued"
     position: int = 0
     done: int = 0
@@ -146,8 +172,11 @@ class Analyses:
         render: bool = True,
         names: tuple[str, str] | None = None,
         locale: str | None = None,
+        post_in: int | None = None,
+        request_id: str | None = None,
     ) -> AnalysisReport:
         """The analysis of a game that is over (kept, or run now; see the module).
+        ``post_in``: owe the summary post in that channel (see the module).
         ``depth``: the search's (default: the service's ``depth``, else the variant's own);
         ``render``: draw the graph, naming the players ``names`` (White's, Black's), its
         words in ``locale`` (default: ``bot.i18n.pictures``, the one set for this piece of
@@ -170,15 +199,78 @@ class Analyses:
             raise InvalidState(said("game {game} has no moves to analyse", game=row.id))
         depth = depth or self.depth or _variant_depth(row.variant)
         digest = row.log_head
+        locale = locale if locale is not None else i18n.pictures()
+        owe = None
+        if post_in is not None and row.guild_id is not None:
+            owe = _Owe(check_id(post_in, "the channel id"), clean_request(request_id), locale)
         stored = await self.core.repo.stored_analysis(digest, depth)
         cached = stored is not None
         if stored is None:
             history = await self.core.history(game_id=row.id)
             if not history.record or not _has_actions(history.entries):
                 raise InvalidState(said("game {game} has no moves to analyse", game=row.id))
-            stored = await self._wait(row.id, digest, depth, history.record, progress)
+            stored = await self._wait(row.id, digest, depth, history.record, progress, owe)
         elif progress is not None:
             progress(AnalysisProgress(row.id, "done"))
+        if owe is not None and owe.nonce is None:  # kept, or stored before this asker came
+            async with self.core._write(durable=False) as tx:
+                await self._owe(tx, row.id, digest, depth, owe)
+        report = await self._report(row, stored, digest, depth, cached, render, names, locale)
+        if owe is None:
+            return report
+        return replace(report, owed=owe.owed, nonce=owe.nonce)
+
+    async def report_of(
+        self, game_id: int, payload: dict[str, object], *, render: bool = True
+    ) -> AnalysisReport | None:
+        """The report an ``analysis`` outbox row owes (its ``payload``), from the store;
+        ``None`` when the analysis is no longer kept."""
+        row = await self.core.repo.get_game(game_id)
+        digest, depth = payload.get("digest"), payload.get("depth")
+        if row is None or not isinstance(digest, str) or not isinstance(depth, int):
+            return None
+        stored = await self.core.repo.stored_analysis(digest, depth)
+        if stored is None:
+            return None
+        locale = payload.get("locale")
+        locale = locale if isinstance(locale, str) else i18n.pictures()
+        return await self._report(row, stored, digest, depth, True, render, None, locale)
+
+    async def _owe(self, tx: WriteTx, game_id: int, digest: str, depth: int, owe: _Owe) -> None:
+        """Write ``owe``'s row in ``tx`` (not a second one for the same game and request)."""
+        row = await tx.get_game(game_id)
+        if row is None:
+            return
+        if owe.request_id is not None:
+            for known in await tx.outbox_of_game(game_id):
+                if known.kind == "analysis" and known.payload.get("request") == owe.request_id:
+                    owe.owed, owe.nonce = known.id, known.nonce
+                    return
+        payload: dict[str, object] = {"digest": digest, "depth": depth, "locale": owe.locale}
+        if owe.request_id is not None:
+            payload["request"] = owe.request_id
+        owed = await self.core._owe(
+            tx,
+            replace(row, location_id=owe.channel_id),
+            "analysis",
+            payload=dict(payload),
+            delay_ms=self.core.hold_boards_ms or 0,
+        )
+        if owed is not None:
+            owe.owed, owe.nonce = owed, nonce_of(owed)
+
+    async def _report(
+        self,
+        row: GameRow,
+        stored: str,
+        digest: str,
+        depth: int,
+        cached: bool,
+        render: bool,
+        names: tuple[str, str] | None,
+        locale: str,
+    ) -> AnalysisReport:
+        """The report of ``row``'s analysis ``stored`` (its JSON), with the graph."""
         analysis = await self.core._cpu(_load, stored)
         actions = await self.core.repo.actions(row.id)
         boards = await self._boards(row.id, [(a.seq, a.kind) for a in actions])
@@ -189,7 +281,7 @@ class Analyses:
         )
         image = None
         if render:
-            speech = i18n.Speech(locale if locale is not None else i18n.pictures())
+            speech = i18n.Speech(locale)
             white, black = names or (None, None)  # the graph says "White" and "Black"
             title = speech(
                 said(
@@ -215,7 +307,13 @@ class Analyses:
     # ----- the queue --------------------------------------------------------------------
 
     async def _wait(
-        self, game_id: int, digest: str, depth: int, record: str, progress: Listener | None
+        self,
+        game_id: int,
+        digest: str,
+        depth: int,
+        record: str,
+        progress: Listener | None,
+        owe: _Owe | None = None,
     ) -> str:
         """The analysis's JSON, from a job of its own or one already under way."""
         key = (digest, depth)
@@ -229,6 +327,8 @@ class Analyses:
             self._waiting.append(job)
         if progress is not None:
             job.listeners.append(progress)
+        if owe is not None:  # owed with the analysis, when it is stored
+            job.owes.append(owe)
         self._start_next()
         if job.state == "queued":
             job.position = self._waiting.index(job) + 1
@@ -288,8 +388,11 @@ class Analyses:
                 ) from error
             readable()  # the last report, if it came with the answer
             cpu_ms = round(1000 * float(json.loads(text).get("cpu_s", 0.0)))
-            async with self.core._write(durable=False) as tx:  # a cache: a power cut loses none
+            # a cache (a power cut loses no game), with the summary posts it owes
+            async with self.core._write(durable=False) as tx:
                 await tx.save_analysis(job.game_id, job.key[0], job.depth, text, cpu_ms)
+                for owe in job.owes:
+                    await self._owe(tx, job.game_id, job.key[0], job.depth, owe)
             job.state = "done"
             job.future.set_result(text)
             job.tell()

@@ -13,6 +13,13 @@ game in a server: a console game has no channel to post in):
   interaction's answer carries it (``Outcome.owed``; the Discord bot sets
   ``hold_boards_ms``);
 - ``retire``: an old board's buttons to take off, after the edit failed for now;
+- ``analysis``: a finished game's errors and luck, the summary ``/analyse`` owes its asker
+  in their channel, written with the stored analysis (``bot.service.analysis``; held
+  while the asker's interaction posts it with the row's nonce, ``owed_posted``);
+- ``takeback``: a takeback request for the opponent to answer (``bot.service.takeback``;
+  held while the asker's interaction posts it, as a person's board is), and
+  ``takeback_answer``: its message turned into the decline's (or withdrawal's) notice, its
+  buttons off (held while the presser's interaction edits it);
 - ``tournament_round``, ``tournament_game`` (a round's game: its thread and first board),
   ``tournament_end``, ``tournament_cancelled``: a tournament's (``bot.service.tournament_life``).
 
@@ -34,6 +41,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.i18n import said
+from bot.service.analysis import Analyses, AnalysisReport
 from bot.service.clock import from_ms
 from bot.service.core import ServiceCore, check_id
 from bot.service.deadlines import Deadlines, _Handled
@@ -43,6 +51,7 @@ from bot.service.live import make_view
 from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import DeadlineEvent, Outcome
+from bot.service.takeback import answer_line, pending_takeback, request_lines, takeback_moves
 from bot.service.words import colour_name
 from storage import ActionRow, GameRow, OutboxRow
 
@@ -83,12 +92,15 @@ class Owed:
     event: DeadlineEvent | None = None
     current: bool = True  # the game has not moved on since it was owed
     superseded: str | None = None
+    analysis: AnalysisReport | None = None  # an ``analysis`` row's report
+    target: tuple[int, int] | None = None  # the message an edit is owed to (channel, id)
 
 
 class Owing(ServiceCore):
     """The outbox half of ``GameService``; see the module."""
 
     deadlines: Deadlines  # the deadline component (GameService sets it): a post's event
+    analyses: Analyses  # the analyses (GameService sets it): an ``analysis`` row's report
 
     # ----- delivering (for the front end's worker) ---------------------------------
 
@@ -115,9 +127,26 @@ class Owing(ServiceCore):
         async with self.repo.write() as tx:
             await tx.outbox_failed(row.id, reason, self._now_ms())
 
+    async def owed_refused(self, owed: int, reason: str) -> None:
+        """A held row its front end's post was refused for good: kept with the reason."""
+        log.warning("cannot post outbox row %s: %s", owed, reason)
+        async with self.repo.write() as tx:
+            await tx.outbox_failed(check_id(owed, "the outbox row"), reason, self._now_ms())
+
     async def owed_retry(self, row: OutboxRow, *, after_ms: int, reason: str) -> None:
         async with self.repo.write() as tx:
             await tx.outbox_retry(row.id, self._now_ms() + max(0, after_ms), reason)
+
+    async def owed_posted(self, owed: int, *, channel_id: int, message_id: int) -> None:
+        """A held row (``AnalysisReport.owed``, a takeback request's ``Outcome.owed``) that
+        its front end posted itself, with the row's nonce: settled as sent."""
+        async with self.repo.write(durable=False) as tx:
+            await tx.outbox_sent(
+                check_id(owed, "the outbox row"),
+                check_id(channel_id, "the channel id"),
+                check_id(message_id, "the message id"),
+                self._now_ms(),
+            )
 
     async def owe_now(self, owed: int, reason: str) -> None:
         """A held row (``Outcome.owed``) its front end could not deliver: the worker's now."""
@@ -171,6 +200,15 @@ class Owing(ServiceCore):
             return await self._owed_board(row, game, current, render)
         if row.kind in ("reminder", "timeout", "expired"):
             return await self._owed_deadline(row, game, current, render)
+        if row.kind == "takeback":
+            return await self._owed_takeback(row, game)
+        if row.kind == "takeback_answer":
+            return await self._owed_takeback_answer(row, game)
+        if row.kind == "analysis":
+            report = await self.analyses.report_of(game.id, row.payload, render=render)
+            if report is None:
+                return Owed(row, superseded="the analysis is no longer kept")
+            return Owed(row, analysis=report)
         return Owed(row, current=current)
 
     async def _owed_board(self, row: OutboxRow, game: GameRow, current: bool, render: bool) -> Owed:
@@ -201,6 +239,38 @@ class Owing(ServiceCore):
             ratings=rated,
         )
         return Owed(row, outcome)
+
+    async def _owed_takeback(self, row: OutboxRow, game: GameRow) -> Owed:
+        """A takeback request: superseded once it was answered or went stale."""
+        asker = int(row.payload.get("asker", 0))
+        colour = pending_takeback(game)
+        if colour is None or game.takeback_seq != row.seq:
+            return Owed(row, current=False, superseded="the takeback request was answered")
+        async with self._lock(self._game_locks, game.id):
+            live = await self._live_read(game)
+            moves = takeback_moves(await self.repo.actions(game.id), asker)
+        lines = request_lines(game, colour, moves, self._label)
+        return Owed(row, Outcome(make_view(game, live), lines))
+
+    async def _owed_takeback_answer(self, row: OutboxRow, game: GameRow) -> Owed:
+        """The request's message turned into the notice (the request it answers: the one
+        made at the same log length, if it was posted)."""
+        posted = [
+            r
+            for r in await self.repo.outbox_of_game(game.id)
+            if r.kind == "takeback" and r.seq == row.seq and r.message_id is not None
+        ]
+        if not posted:
+            return Owed(row, superseded="the takeback request was never posted")
+        request = posted[-1]
+        assert request.message_id is not None
+        line = answer_line(
+            str(row.payload.get("colour")), withdrawn=bool(row.payload.get("withdrawn"))
+        )
+        async with self._lock(self._game_locks, game.id):
+            live = await self._live_read(game)
+        outcome = Outcome(make_view(game, live), (line,))
+        return Owed(row, outcome, target=(request.channel_id, request.message_id))
 
     async def _moved_since(self, game: GameRow, row: OutboxRow) -> bool:
         return any(e.kind == "move" for e in await self.repo.actions(game.id, after=row.seq or 0))

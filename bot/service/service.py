@@ -230,6 +230,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         render: bool = True,
         names: tuple[str, str] | None = None,
         locale: str | None = None,
+        post_in: int | None = None,
+        request_id: str | None = None,
     ) -> AnalysisReport:
         return await self.analyses.analyse(
             location_id=location_id,
@@ -240,6 +242,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             render=render,
             names=names,
             locale=locale,
+            post_in=post_in,
+            request_id=request_id,
         )
 
     # ----- deadlines: the deadline component's ---------------------------------

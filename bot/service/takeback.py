@@ -12,13 +12,19 @@ A takeback by agreement takes back the asker's last move and every move after it
 opponent's reply, if they made one): one ``undo`` entry per move, the latest first, as
 the console's undo logs them, so ``/verify`` checks them the same way. The standing
 request is the game's ``takeback_offer`` (the side that asked) and ``takeback_seq`` (the
-log length then): any later entry makes it stale. The computer answers at once: it
+log length then): any later entry makes it stale. With ``hold_boards_ms`` set (the
+Discord bot) the request's post, the opponent's Accept/Decline message, is owed in the
+request's transaction (a ``takeback`` outbox row, ``Outcome.owed``), held while the
+asker's interaction posts it, as a person's board is; a row delivered after the request
+was answered or went stale is settled unsent. Accepting owes the new board (``board``);
+declining (or withdrawing) owes the request message's edit into the notice, its buttons
+off (``takeback_answer``), held while the presser's interaction makes that edit. The computer answers at once: it
 agrees at levels 1 and 2 (``COMPUTER_TAKEBACK_LEVELS``) and refuses at level 3.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import variants
@@ -111,6 +117,32 @@ def pending_takeback(row: GameRow) -> str | None:
     return str(row.takeback_offer)
 
 
+def request_lines(
+    row: GameRow, colour: str, moves: Sequence[ActionRow], label: Callable[[int], str]
+) -> tuple[str, ...]:
+    """What a takeback request asked by ``colour`` says: the moves, and who answers."""
+    answerer = row.black_id if colour == "white" else row.white_id
+    who = label(answerer) if answerer is not None else colour_word(other_colour(colour))
+    return (
+        said(
+            "{colour} asks to take back {moves}.",
+            colour=colour_name(colour),
+            moves=moves_text(moves),
+        ),
+        said("{player}, accept or decline the takeback.", player=who),
+    )
+
+
+def answer_line(colour: str, *, withdrawn: bool) -> str:
+    """What the request's message says once ``colour`` declined it (or withdrew their own)."""
+    if withdrawn:
+        return said(
+            "{colour} withdraws the takeback request; the game goes on.",
+            colour=colour_name(colour),
+        )
+    return said("{colour} declines the takeback; the game goes on.", colour=colour_name(colour))
+
+
 def moves_text(moves: Sequence[ActionRow]) -> str:
     """``e4``, ``e4 and e5``, ``e4 and e5 and Nf3``."""
     if len(moves) <= 1:
@@ -186,20 +218,17 @@ class TakeBack(Looking):
                     row.id,
                     GameChanges(takeback_offer=colour, takeback_seq=row.log_count),  # type: ignore[arg-type]
                 )
+                owed = None
+                if self.hold_boards_ms is not None:  # the request's post is owed (see the module)
+                    owed = await self._owe(
+                        tx,
+                        row,
+                        "takeback",
+                        payload={"asker": user_id},
+                        delay_ms=self.hold_boards_ms,
+                    )
             view = make_view(row, live)
-        answerer = row.black_id if colour == "white" else row.white_id
-        who = self._label(answerer) if answerer is not None else colour_word(other_colour(colour))
-        return Outcome(
-            view,
-            (
-                said(
-                    "{colour} asks to take back {moves}.",
-                    colour=colour_name(colour),
-                    moves=moves_text(moves),
-                ),
-                said("{player}, accept or decline the takeback.", player=who),
-            ),
-        )
+        return Outcome(view, request_lines(row, colour, moves, self._label), owed=owed)
 
     async def accept_takeback(
         self,
@@ -258,17 +287,17 @@ class TakeBack(Looking):
                 row = await tx.update_game(
                     row.id, GameChanges(takeback_offer=None, takeback_seq=None)
                 )
+                owed = None
+                if self.hold_boards_ms is not None:  # the request's message, answered
+                    owed = await self._owe(
+                        tx,
+                        row,
+                        "takeback_answer",
+                        payload={"colour": colour, "withdrawn": pending == colour},
+                        delay_ms=self.hold_boards_ms,
+                    )
             view = make_view(row, live)
-        if pending == colour:
-            answer = said(
-                "{colour} withdraws the takeback request; the game goes on.",
-                colour=colour_name(colour),
-            )
-        else:
-            answer = said(
-                "{colour} declines the takeback; the game goes on.", colour=colour_name(colour)
-            )
-        return Outcome(view, (answer,))
+        return Outcome(view, (answer_line(colour, withdrawn=pending == colour),), owed=owed)
 
     def _pending_asker(self, row: GameRow, colour: str) -> int:
         """The player whose request ``colour`` may accept, or why there is none."""

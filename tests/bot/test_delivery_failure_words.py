@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this 
 from harness import World, start_game  # noqa: E402
 
 from bot import i18n  # noqa: E402
-from bot.discord.delivery import Permanent  # noqa: E402
+from bot.discord.refusals import Permanent  # noqa: E402
 from bot.service import ManualClock  # noqa: E402
 from bot.service.failure_words import FAILURE_WORDS, failure_record, failure_words  # noqa: E402
 from bot.service.outbox import PostFailure  # noqa: E402

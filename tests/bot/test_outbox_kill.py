@@ -4,7 +4,8 @@ that owes a post (the computer's move; a loss on time), its post to Discord is i
 (held by the fake: not answered, or done by Discord with the answer lost), and the process
 is killed with SIGKILL. A new process starts on the same store: the owed post is delivered
 once (the nonce turns a second try of a post Discord made into the first message), and no
-worker is left from the killed one. Printed: what was tried, and the posts lost and
+worker is left from the killed one. The same for a takeback request and /analyse's summary,
+owed by a service whose interaction never posted them (the Discord bot's hold run out). Printed: what was tried, and the posts lost and
 doubled."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,10 +66,68 @@ def timed_out_game(db: str, fake: LoopbackDiscord) -> int:
     return asyncio.run(make())
 
 
+def person_game(service: GameService, fake: LoopbackDiscord) -> Any:
+    """Human (White) against OTHER, e3 played: the made game's view."""
+
+    async def make() -> Any:
+        made = await service.challenge(
+            location_id=fake.channel_id,
+            guild_id=fake.guild_id,
+            challenger_id=HUMAN,
+            opponent_id=OTHER,
+            variant="kings_guard",
+            colour="white",
+            days=1,
+        )
+        await service.accept(user_id=OTHER, game_id=made.game.id, render=False)
+        await service.act(user_id=HUMAN, game_id=made.game.id, text="e3", render=False)
+        return made.game
+
+    return make()
+
+
+def takeback_requested(db: str, fake: LoopbackDiscord) -> int:
+    """A takeback request whose interaction never answered (the bot died): owed."""
+
+    async def make() -> int:
+        service = await GameService.open(db, label=service_label)
+        try:
+            game = await person_game(service, fake)
+            service.hold_boards_ms = 0  # the Discord bot's hold, run out
+            await service.request_takeback(user_id=HUMAN, game_id=game.id, request_id="k1")
+            return int(game.id)
+        finally:
+            await service.close()
+
+    return asyncio.run(make())
+
+
+def analysed_game(db: str, fake: LoopbackDiscord) -> int:
+    """A finished game analysed for /analyse, whose summary was never posted: owed."""
+
+    async def make() -> int:
+        service = await GameService.open(db, label=service_label)
+        try:
+            game = await person_game(service, fake)
+            await service.act(user_id=OTHER, game_id=game.id, text="e6", render=False)
+            await service.resign(user_id=HUMAN, game_id=game.id)
+            service.hold_boards_ms = 0  # the Discord bot's hold, run out
+            await service.analyse(
+                game_id=game.id, depth=1, post_in=fake.channel_id, request_id="k2", render=False
+            )
+            return int(game.id)
+        finally:
+            await service.close()
+
+    return asyncio.run(make())
+
+
 FLOWS = {  # how the game is made, the outbox row it owes, the words of that post
     # level 1 moves at once: the post owed after the commit is what is tested, not the search
     "the computer's move": (partial(computer_game, level=1), "board", f"<@{HUMAN}>, your move"),
     "a loss on time": (timed_out_game, "timeout", "is over"),
+    "a takeback request": (takeback_requested, "takeback", "asks for a takeback"),
+    "/analyse's summary": (analysed_game, "analysis", "errors and luck"),
 }
 
 
@@ -108,14 +168,14 @@ def test_kill_9_between_the_commit_and_its_post(
         fake.wait_for(
             lambda: (
                 set(state_of(store_target, game_id)) == {f"{kind} sent"}
-                and any(words in m.content for m in fake.messages(fake.channel_id))
+                and any(words in m.text for m in fake.messages(fake.channel_id))
             ),
             90,
         )
     finally:
         stop(again, tmp_path / "bot.2.log")
     fake.release()  # the dead process's request, if Discord answers it now, changes nothing
-    posts = [m for m in fake.messages(fake.channel_id) if words in m.content]
+    posts = [m for m in fake.messages(fake.channel_id) if words in m.text]
     owed = state_of(store_target, game_id)
     everything = fake.messages(fake.channel_id)  # one message per owed row, no more
     lost = int(not posts) + max(0, len(owed) - len(everything))
