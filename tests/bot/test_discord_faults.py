@@ -400,7 +400,10 @@ async def run_case(
     tmp_path: Path, flow: Flow, index: int | None, fault: str | None
 ) -> tuple[Case, list[tuple[str, str]]]:
     tmp_path.mkdir(parents=True)
-    world = await World.open(tmp_path, clock=ManualClock(START))
+    # Each case fails one request of the clean run's list, so every run must make the same
+    # requests: an answer deferred because a loaded machine took 2 s would add one. No flow
+    # here defers on purpose, so the bot waits a minute before it defers.
+    world = await World.open(tmp_path, clock=ManualClock(START), defer_after=60.0)
     try:
         ctx = await flow.prepare(world)
         world.expect_answers = index is None  # a failed answer is what Discord would show
