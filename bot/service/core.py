@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, Self, TypeVar
 
 import variants
 from bot import i18n
-from bot.i18n import said
+from bot.i18n import N_, said
 from bot.service.access import Viewer, can_see, hidden
 from bot.service.clock import DEFAULT_CHALLENGE_HOURS, Clock, store_clock
 from bot.service.errors import (
@@ -74,6 +74,7 @@ from storage import (
 )
 from storage.sqlite import CHECKPOINT_EVERY
 from variants.dice import new_secret_seed
+from variants.sentence import word
 
 MAX_TEXT = 200
 MAX_REQUEST_ID = 200
@@ -114,11 +115,40 @@ def other_colour(colour: str) -> str:
     return "black" if colour == "white" else "white"
 
 
+# What ``check_id`` may name, marked for the catalogue here once (a call names one of them,
+# as a literal: a test reads every call), so that its refusal is said whole in the
+# reader's language.
+ID_NAMES = frozenset(
+    {
+        N_("a channel id"),
+        N_("a game id"),
+        N_("the challenger id"),
+        N_("the channel id"),
+        N_("the expected ply"),
+        N_("the game id"),
+        N_("the guild id"),
+        N_("the limit"),
+        N_("the location id"),
+        N_("the message id"),
+        N_("the opponent id"),
+        N_("the outbox row"),
+        N_("the player id"),
+        N_("the role id"),
+        N_("the round"),
+        N_("the server id"),
+        N_("the tournament id"),
+        N_("the user id"),
+    }
+)
+
+
 def check_id(value: Any, what: str) -> int:
+    """``value`` as an id (a whole number in 64 bits), else ``InvalidInput`` naming
+    ``what`` (one of ``ID_NAMES``)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(said("{what} must be a whole number", what=what))
+        raise InvalidInput(said("{what} must be a whole number", what=word(what)))
     if not -(2**63) <= value < 2**63:
-        raise InvalidInput(said("{what} is out of range", what=what))
+        raise InvalidInput(said("{what} is out of range", what=word(what)))
     return value
 
 
