@@ -41,6 +41,7 @@ from typing import Any
 # too; it is re-exported here (``from bot.i18n import said``).
 from variants.sentence import Said as Said
 from variants.sentence import said as said
+from variants.sentence import said_n as said_n
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +195,12 @@ def _words(locale: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
 
 def render(locale: str | None, text: str) -> str:
     """``text`` in ``locale`` if it is ``Said``, else as it is (English from the service)."""
-    return gettext(locale, text.msgid, **text.params) if isinstance(text, Said) else text
+    if not isinstance(text, Said):
+        return text
+    if text.plural is not None:  # a count's sentence (``said_n``): the language's plural rule
+        values = {k: v for k, v in text.params.items() if k != "n"}
+        return ngettext(locale, text.msgid, text.plural, text.params["n"], **values)
+    return gettext(locale, text.msgid, **text.params)
 
 
 def render_all(locale: str | None, lines: Iterable[str]) -> list[str]:

@@ -33,6 +33,7 @@ class Said(str):
 
     msgid: str
     params: dict[str, Any]
+    plural: str | None = None  # a count's sentence (``said_n``): the plural's message id
 
     def __new__(cls, msgid: str, params: Mapping[str, Any] | None = None) -> Said:
         values = dict(params) if params else {}
@@ -43,6 +44,10 @@ class Said(str):
         return made
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled as itself (worker processes)
+        if self.plural is not None:
+            n = self.params["n"]
+            rest = {k: v for k, v in self.params.items() if k != "n"}
+            return (_said_n_again, (self.msgid, self.plural, n, rest))
         return (Said, (self.msgid, self.params))
 
 
@@ -54,6 +59,22 @@ def said(msgid: str, /, **params: Any) -> Said:
     made.msgid = msgid
     made.params = params
     return made
+
+
+def said_n(singular: str, plural: str, n: int, /, **params: Any) -> Said:
+    """A sentence about ``n`` things ("{n} boards"): the English singular for 1 and the
+    plural otherwise, and in another language that language's own plural rule (the
+    catalogue's ``msgid_plural``). ``{n}`` is ``n``."""
+    values = {"n": n, **params}
+    made = str.__new__(Said, (singular if n == 1 else plural).format_map(values))
+    made.msgid = singular
+    made.plural = plural
+    made.params = values
+    return made
+
+
+def _said_n_again(singular: str, plural: str, n: int, params: dict[str, Any]) -> Said:
+    return said_n(singular, plural, n, **params)
 
 
 def N_(msgid: str) -> str:  # noqa: N802 (the usual gettext name for "mark, translate later")

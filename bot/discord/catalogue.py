@@ -35,7 +35,13 @@ from bot.discord.translate import VARIANT_EXTRA, context_name
 ROOT = Path(__file__).resolve().parent.parent.parent
 # The packages whose sentences are marked (the adapter, the service's and the rules' Said).
 SOURCES = ("bot/discord", "bot/service", "bot/i18n.py", "variants", "renderers")
-KEYWORDS: dict[str, Any] = {"_": None, "N_": None, "ngettext": (1, 2), "said": None}
+KEYWORDS: dict[str, Any] = {
+    "_": None,
+    "N_": None,
+    "ngettext": (1, 2),
+    "said": None,
+    "said_n": (1, 2),
+}
 TEMPLATE = i18n.LOCALE_DIR / f"{i18n.DOMAIN}.pot"
 
 

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bot.i18n import said
+from bot.i18n import said, said_n
 from bot.service.clock import days_text
 from bot.service.live import variant_title
 from storage.tournaments import TournamentLogRow
@@ -40,9 +40,9 @@ def _pairing(v: Values) -> str:
     player = "<@" + str(bye) + ">"  # a mention
     rules = [COMPROMISE_WORDS.get(str(r), str(r)) for r in v.get("gave_way") or ()]
     return said(
-        "round {round}: {boards} boards{bye}{gave_way}",
+        "round {round}: {boards}{bye}{gave_way}",
         round=v["round"],
-        boards=v["boards"],
+        boards=said_n("{n} board", "{n} boards", v["boards"]),
         bye=said(", bye {player}", player=player) if bye is not None else "",
         gave_way=said("; gave way on {rules}", rules=_listed(rules)) if rules else "",
     )
@@ -60,16 +60,18 @@ DETAIL_WORDS: dict[str, Callable[[Values], str]] = {
         "{format} of {variant}, {rounds}, {time}, {rated}, starts {start}",
         format=_format(v["format"]),
         variant=variant_title(str(v["variant"])),
-        rounds=said("{n} rounds", n=v["rounds"]),
+        rounds=said_n("{n} round", "{n} rounds", v["rounds"]),
         time=days_text(v["days"]) if v["days"] else said("0 days per move"),
         rated=said("rated") if v["rated"] else said("unrated"),
         start=v["start"],
     ),
     "start": lambda v: said(
-        "{players} players, {rounds} rounds", players=v["players"], rounds=v["rounds"]
+        "{players}, {rounds}",
+        players=said_n("{n} player", "{n} players", v["players"]),
+        rounds=said_n("{n} round", "{n} rounds", v["rounds"]),
     ),
     "pair": _pairing,
-    "timeouts": lambda v: said("lost {n} games on time", n=v["n"]),
+    "timeouts": lambda v: said_n("lost {n} game on time", "lost {n} games on time", v["n"]),
     "finish": lambda v: (
         said("won by {player} ({points})", player=v["player"], points=format(v["points"], "g"))
         if v.get("player") is not None

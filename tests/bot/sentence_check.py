@@ -314,7 +314,7 @@ def service_error_names(*sources: str) -> set[str]:
 
 def _unsaid(node: ast.AST) -> list[tuple[int, str]]:
     """The worded literal text in ``node`` that is not inside ``said(...)``."""
-    if isinstance(node, ast.Call) and _call_name(node) == "said":
+    if isinstance(node, ast.Call) and _call_name(node) in ("said", "said_n"):
         return []
     if isinstance(node, ast.Constant | ast.JoinedStr):
         return [(line, text) for line, text in _literal_parts(node) if _words(text)]

@@ -287,3 +287,20 @@ def test_stored_reasons_with_facts_are_said_in_german() -> None:
         line = deadline_posts._outcome_words(view)
     assert "zurückgezogen: wrong opponent" in line, line
     assert "withdrawn: wrong opponent" in deadline_posts._outcome_words(view)
+
+
+def test_a_count_says_its_singular_and_plural_and_survives_a_worker() -> None:
+    """``said_n``: English picks its form by ``n``, another language by its own rule, and
+    the sentence crosses a process boundary (a worker's pickle) whole."""
+    import pickle
+
+    from bot import i18n
+    from variants.sentence import said_n
+
+    for n, english, german in ((1, "lost 1 game on time", "1 Partie auf Zeit verloren"),
+                               (3, "lost 3 games on time", "3 Partien auf Zeit verloren")):  # fmt: skip
+        sentence = said_n("lost {n} game on time", "lost {n} games on time", n)
+        assert sentence == english
+        again = pickle.loads(pickle.dumps(sentence))
+        assert again == english and again.plural == sentence.plural
+        assert i18n.render("de", again) == german

@@ -46,6 +46,12 @@ def test_each_detail_is_said_in_english_and_german() -> None:
     assert i18n.render("de", detail_words(pair)) == (
         "Runde 2: 3 Bretter, Freilos <@77>; Zugeständnisse: eine wiederholte Paarung, die Farben"
     )
+    one = detail_record("pair", round=1, boards=1)  # a count says its own singular
+    assert detail_words(one) == "round 1: 1 board"
+    assert i18n.render("de", detail_words(one)) == "Runde 1: 1 Brett"
+    timeouts = detail_record("timeouts", n=1)
+    assert detail_words(timeouts) == "lost 1 game on time"
+    assert i18n.render("de", detail_words(timeouts)) == "1 Partie auf Zeit verloren"
     finish = detail_record("finish", player="anna", points=2.5)
     assert detail_words(finish) == "won by anna (2.5)"
     assert i18n.render("de", detail_words(finish)) == "gewonnen von anna (2.5)"
@@ -92,7 +98,7 @@ async def test_tournament_info_shows_the_log_in_the_readers_language(tmp_path: P
         fields = {f["name"]: f["value"] for f in german.embeds[0]["fields"]}
         latest = fields["Letzte Änderungen"]
         assert "beigetreten" in latest and "begonnen: 2 Spieler, 3 Runden" in latest
-        assert "gepaart: Runde 1: 1 Bretter" in latest
+        assert "gepaart: Runde 1: 1 Brett" in latest and "1 Bretter" not in latest
         assert "entfernt: old English words" in latest  # as stored
         assert "players" not in latest and "round 1" not in latest
 
