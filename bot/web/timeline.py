@@ -123,7 +123,7 @@ class Builder:
         self.actions: list[str] = []
         head = json.dumps([variant, options, values], sort_keys=True)
         start = _chain("", head)
-        self.steps = [Step(0, None, None, "", variants.describe(self.game).headline, start)]
+        self.steps = [Step(0, None, None, "", str(variants.describe(self.game).headline), start)]
 
     def extend(self, entries: Sequence[Entry], skipped: set[int] | None = None) -> None:
         """Play ``entries``, the ones after ``seq``. Raises ``Rebuild`` for a take-back,
@@ -155,7 +155,7 @@ class Builder:
         digest = _chain(self.steps[-1].digest, [recorded, drawn])
         index = len(self.steps)
         self.steps.append(
-            Step(index, side, shown, recorded, variants.describe(game).headline, digest)
+            Step(index, side, shown, recorded, str(variants.describe(game).headline), digest)
         )
 
     def timeline(self) -> Timeline:

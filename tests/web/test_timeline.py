@@ -4,6 +4,7 @@ relocation or a log that is not the one read before are handled."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -152,3 +153,45 @@ async def test_the_event_after_a_move_carries_only_its_step_and_the_whole_one_al
     full, delta = await event()
     assert full["last"] == 3 and delta["first"] == 3 and len(delta["steps"]) == 1
     assert delta["steps"][0]["img"] == full["steps"][3]["img"]
+
+
+async def test_no_event_is_built_for_a_game_nobody_watches(
+    service: GameService, tmp_path: Path
+) -> None:
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from bot.web.app import create_app
+
+    site, _ = make_site(service, tmp_path)
+    built: list[int] = []
+    build = site.hub._build
+
+    async def counted(game_id: int) -> object:
+        built.append(game_id)
+        return await build(game_id)
+
+    site.hub._build = counted
+    service.add_row_listener(site.hub.row_committed)
+    client: TestClient = TestClient(TestServer(create_app(site)))  # type: ignore[type-arg]
+    await client.start_server()
+    try:
+        watched = await start_game(service, "tquarchess", location_id=1, seed="w")
+        alone = await start_game(service, "tquarchess", location_id=2, seed="a")
+        await play_moves(service, alone, 3)
+        assert built == [] and alone not in site.states._states and site._events == {}
+        stream = await client.get(site.links.game_path(watched) + "/events")
+        async for line in stream.content:
+            if line.startswith(b"data: "):
+                break
+        await play_moves(service, watched, 2)
+        await play_moves(service, alone, 2)
+        for _ in range(100):  # the hub's reads run after the commits, on the loop
+            if built.count(watched) >= 2 and not site.hub._refreshing:
+                break
+            await asyncio.sleep(0.01)
+        assert alone not in built and built.count(watched) >= 2
+        assert alone not in site.states._states and alone not in site._events
+        stream.close()
+    finally:
+        await site.hub.stop()
+        await client.close()
