@@ -123,9 +123,10 @@ class Site:
         return f"/static/{name}?v={self.static[name][2]}"
 
     async def _event(self, game_id: int) -> tuple[bytes, bytes, str]:
-        """The live event of a game as stored now: the whole state, and only the steps
-        that changed since the event before. Each step is encoded once and kept (with
-        its digest), so a move encodes its new step alone."""
+        """The live event of a game as stored now: the whole state, and only the new steps
+        since the event before (the whole state again when steps were taken back). Each
+        step is encoded once and kept (with its digest), so a move encodes its new step
+        alone."""
         state = await self.states.state(game_id)
         kept = self._events.get(game_id)
         if kept is None or kept.version != state.version:
@@ -137,12 +138,15 @@ class Site:
                     break
                 same += 1
             path = self.links.game_path(game_id)
-            encoded = old[:same] if same < len(old) else old
+            grown = same == len(old)  # only new steps: a page that has the old ones appends
+            encoded = old if grown else old[:same]
             encoded.extend((step.digest, step_json(path, step)) for step in steps[same:])
             texts = [text for _, text in encoded]
             over = b"event: over\n" if state.view.is_over else b""
             full = over + f"data: {event_json(state, texts)}\n\n".encode()
-            delta = over + f"data: {event_json(state, texts[same:], same)}\n\n".encode()
+            delta = full  # a take-back: the whole list again
+            if grown and kept is not None:
+                delta = over + f"data: {event_json(state, texts[same:], same)}\n\n".encode()
             kept = self._events[game_id] = Event(state.version, full, delta, encoded)
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}

@@ -139,16 +139,14 @@ async def test_the_event_after_a_move_carries_only_its_step_and_the_whole_one_al
     await play_moves(service, game_id, 1)
     full, delta = await event()
     whole_steps = (await whole(service, game_id)).steps
-    assert [s["text"] for s in full["steps"]] == [s.text for s in whole_steps[:1]] + [
-        s.text for s in whole_steps[1:]
-    ]
+    assert [s["text"] for s in full["steps"]] == [s.text for s in whole_steps]
     assert [s["img"].rsplit("=", 1)[1] for s in full["steps"]] == [s.digest for s in whole_steps]
     assert delta["first"] == 3 and [s["i"] for s in delta["steps"]] == [3]
     assert full["last"] == delta["last"] == 3 and full["v"] == delta["v"]
-    # a take-back: the page gets the step that changed (none: one fewer) and its status
+    # a take-back: every page gets the whole list again
     await service.undo(user_id=BLACK, game_id=game_id)
     full, delta = await event()
-    assert full["last"] == 2 and delta["first"] == 3 and delta["steps"] == []
+    assert full["last"] == 2 and delta == full and len(full["steps"]) == 3
     await play_moves(service, game_id, 1)
     full, delta = await event()
     assert full["last"] == 3 and delta["first"] == 3 and len(delta["steps"]) == 1
@@ -195,3 +193,16 @@ async def test_no_event_is_built_for_a_game_nobody_watches(
     finally:
         await site.hub.stop()
         await client.close()
+
+
+async def test_a_take_back_and_a_relocation_tell_the_live_pages(service: GameService) -> None:
+    """The hub hears of every commit through the row listeners: a take-back and a
+    relocation too (before, neither was announced, and an open page missed them)."""
+    game_id = await start_game(service, "kings_guard", location_id=50, seed="told")
+    await play_moves(service, game_id, 2)
+    told: list[int] = []
+    service.add_row_listener(lambda row: told.append(row.log_count))
+    await service.undo(user_id=WHITE, game_id=game_id)
+    assert told == [3]
+    await service.relocate(user_id=99, moderator=True, channel_id=51, game_id=game_id)
+    assert told == [3, 4]
