@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ log = logging.getLogger(__name__)
 
 KEPT_STATES = 512  # game states kept in memory
 KEPT_IMAGES = 2048  # board images kept in memory (about 20 KB each)
+NAMELESS_S = 300.0  # a player without a stored name is asked again after this
 INLINE_ENTRIES = 2  # new log entries played on the loop itself; more go to a thread
 
 
@@ -148,6 +150,7 @@ class GameStates:
         self._images: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
         self._loading: dict[int, asyncio.Future[GameState]] = {}
         self._names: dict[int, str] = {}
+        self._nameless: OrderedDict[int, float] = OrderedDict()  # asked, had no name: when
         self._builders: OrderedDict[int, Builder] = OrderedDict()
 
     async def state(self, game_id: int) -> GameState:
@@ -247,9 +250,14 @@ class GameStates:
         return Verdict(False, report.problems or report.messages)
 
     async def _player_names(self, view: GameView) -> dict[int, str]:
-        """The names the service stores for the players (``profile``), when it has one."""
+        """The names the service stores for the players (``profile``), when it has one.
+        A player with none is asked again only after ``NAMELESS_S`` (not at every move)."""
+        now = time.monotonic()
         for user_id in (view.white_id, view.black_id):
             if user_id is None or not is_person(user_id) or user_id in self._names:
+                continue
+            asked = self._nameless.get(user_id)
+            if asked is not None and now - asked < NAMELESS_S:
                 continue
             try:
                 name = (await self.service.profile(user_id=user_id)).name
@@ -257,6 +265,12 @@ class GameStates:
                 name = None
             if name:
                 self._names[user_id] = name
+                self._nameless.pop(user_id, None)
+            else:
+                self._nameless[user_id] = now
+                self._nameless.move_to_end(user_id)
+                while len(self._nameless) > 2 * KEPT_STATES:
+                    self._nameless.popitem(last=False)
         return self._names
 
     async def image(self, state: GameState, index: int) -> bytes:
