@@ -197,6 +197,7 @@ Looking (anyone who can see the game)::
     legal_moves(*, location_id=None, game_id=None, viewer=None) -> tuple[str, ...]
     position(*, location_id=None, game_id=None, viewer=None) -> str    # FEN-like text
     history(*, location_id=None, game_id=None, viewer=None) -> History
+    log_tail(*, game_id, after=0, viewer=None) -> LogTail   (the entries after ``after`` only)
         # .record is variants.replay-able ('' for a game that never started: a
         # challenge shows no dice); .entries include aborts with who and why.
     list_games(*, location_id=None, guild_id=None, player_id=None,
@@ -287,7 +288,8 @@ Result types (``bot.service.results``)::
                 moves: int | None, time_days, clock_side, deadline, computer, computer_level,
                 rated)
     History(game, record, entries: tuple[HistoryEntry(seq, kind, actor_id, text, rolls,
-            created_at), ...], start_rolls)
+            created_at, digest), ...], start_rolls)
+    LogTail(game, after, entries, start_rolls, started)
     VerifyReport(game_id, commitment, seed, seed_matches, rolls_checked,
                  mismatches: tuple[RollMismatch(index, where, sides, stored, expected)],
                  replay_error, messages, problems, log_entries)  .ok
@@ -393,6 +395,7 @@ from bot.service.results import (
     GameView,
     History,
     HistoryEntry,
+    LogTail,
     Outcome,
     RatingChange,
     RollMismatch,
@@ -429,6 +432,7 @@ __all__ = [
     "GameView",
     "History",
     "HistoryEntry",
+    "LogTail",
     "IllegalAction",
     "InvalidInput",
     "InvalidState",

@@ -33,6 +33,7 @@ from bot.service.results import (
     GameView,
     History,
     HistoryEntry,
+    LogTail,
     Outcome,
     TextBoard,
     VerifyReport,
@@ -51,6 +52,13 @@ def moves_on_board(actions: Sequence[ActionRow]) -> int:
     except ValueError:  # a broken log: count what is there; verify names the fault
         undone = sum(1 for a in actions if a.kind == "undo")
     return sum(1 for a in actions if a.kind == "move") - undone
+
+
+def _entries(actions: Sequence[ActionRow]) -> tuple[HistoryEntry, ...]:
+    return tuple(
+        HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at, a.digest)
+        for a in actions
+    )
 
 
 class Looking(ServiceCore):
@@ -181,14 +189,32 @@ class Looking(ServiceCore):
         async with self._lock(self._game_locks, row.id):
             actions = await self.repo.actions(row.id)
             live = await self._live_read(row)
-            entries = tuple(
-                HistoryEntry(a.seq, a.kind, a.actor_id, a.text, a.rolls, a.created_at)
-                for a in actions
-            )
+            entries = _entries(actions)
             if live is not None and live.partial:  # restored from a snapshot: replay all
                 live = await self._cpu(rebuild, row, actions)
             record = "" if live is None else await self._cpu(live.game.record)
             return History(make_view(row, live), record, entries, row.start_rolls)
+
+    async def log_tail(
+        self,
+        *,
+        game_id: int,
+        after: int = 0,
+        viewer: Viewer | None = None,
+    ) -> LogTail:
+        """The game as it is now and only its log entries after entry ``after`` (each
+        with its chain digest), read in one go: for a reader that follows a game entry
+        by entry (the web pages) without decoding the whole log for every move. The log
+        is append-only, so the entries before ``after`` are the ones it read before; a
+        reader checks that by the digest of entry ``after`` (ask from ``after - 1``)."""
+        after = max(0, int(after))
+        row = await self._find(None, game_id, live_only=False, viewer=viewer)
+        async with self._lock(self._game_locks, row.id):
+            live = await self._live_read(row)
+            actions = await self.repo.actions(row.id, after=after)
+            return LogTail(
+                make_view(row, live), after, _entries(actions), row.start_rolls, live is not None
+            )
 
     async def list_games(
         self,

@@ -98,6 +98,7 @@ class Relocation(ServiceCore):
                 again = await tx.outbox_reowe(row.id, channel_id, self._now_ms())
                 await self._owe(tx, row, "board", payload={"actor": user_id})
             live.seq += 1
+            self._announce_row(row)  # committed: the listeners (live pages) learn
             view = make_view(row, live)
         values = {"game": row.id, "old": f"<#{old}>", "new": f"<#{channel_id}>"}
         if why and again:

@@ -198,11 +198,12 @@ class HistoryEntry:
 
     seq: int
     kind: str  # 'move', 'resign', 'draw_offer', 'draw_accept', 'draw_decline', 'abort',
-    # 'undo', 'timeout', 'extend'
+    # 'undo', 'timeout', 'extend', 'relocate'
     actor_id: int | None
     text: str
     rolls: tuple[Roll, ...]
     created_at: str
+    digest: str | None = None  # the log's chain digest up to this entry (``storage.chain``)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,20 @@ class History:
     record: str
     entries: tuple[HistoryEntry, ...]
     start_rolls: tuple[Roll, ...]
+
+
+@dataclass(frozen=True)
+class LogTail:
+    """The log entries after entry ``after`` (``GameService.log_tail``), with the game as
+    it is now: a reader that keeps what it built from the entries before reads only the
+    new ones. ``started``: the game has dice (a challenge, or one declined or cancelled,
+    has none and no ``start_rolls``)."""
+
+    game: GameView
+    after: int
+    entries: tuple[HistoryEntry, ...]
+    start_rolls: tuple[Roll, ...]
+    started: bool
 
 
 @dataclass(frozen=True)

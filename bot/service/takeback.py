@@ -420,6 +420,7 @@ class TakeBack(Looking):
                 )
                 row = await tx.update_game(row.id, GameChanges(draw_offer=None))
             self._remember(row.id, live)
+            self._announce_row(row)  # committed: the listeners (live pages, clocks) learn
             view = make_view(row, live)
             shown = await self._present(live, view, render=render)
         colour = str(live.game.turn)

@@ -32,7 +32,7 @@ from aiohttp import hdrs, web
 from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
 from bot.web.live import KEEP_ALIVE, Busy, Hub, Limits, Watcher
-from bot.web.state import GameState, GameStates, event_payloads, step_image
+from bot.web.state import GameState, GameStates, event_json, step_image, step_json
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,16 @@ async def _never_listed(guild_id: int) -> bool:
     return False
 
 
+@dataclass
+class Event:
+    """A game's newest live event, and its steps as encoded: (digest, JSON) each."""
+
+    version: str
+    full: bytes
+    delta: bytes
+    steps: list[tuple[str, str]]
+
+
 class Site:
     """Everything the handlers share."""
 
@@ -97,7 +107,7 @@ class Site:
         self.rate = rate or RateLimit()
         self.states = GameStates(service)
         self.hub = Hub(self._event, limits, poll_s=poll_s)
-        self._events: dict[int, tuple[str, bytes, bytes, tuple[str, ...]]] = {}
+        self._events: dict[int, Event] = {}
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
             autoescape=True,
@@ -113,26 +123,34 @@ class Site:
         return f"/static/{name}?v={self.static[name][2]}"
 
     async def _event(self, game_id: int) -> tuple[bytes, bytes, str]:
-        """The live event of a game as stored now: the whole state, and only the steps
-        that changed since the event before (kept per state)."""
+        """The live event of a game as stored now: the whole state, and only the new steps
+        since the event before (the whole state again when steps were taken back). Each
+        step is encoded once and kept (with its digest), so a move encodes its new step
+        alone."""
         state = await self.states.state(game_id)
         kept = self._events.get(game_id)
-        if kept is None or kept[0] != state.version:
-            digests = state.timeline.digests() if state.timeline else ()
+        if kept is None or kept.version != state.version:
+            steps = state.timeline.steps if state.timeline else ()
+            old = kept.steps if kept is not None else []
             same = 0
-            if kept is not None:
-                for old, new in zip(kept[3], digests, strict=False):
-                    if old != new:
-                        break
-                    same += 1
+            for (digest, _), step in zip(old, steps, strict=False):
+                if digest != step.digest:
+                    break
+                same += 1
+            path = self.links.game_path(game_id)
+            grown = same == len(old)  # only new steps: a page that has the old ones appends
+            encoded = old if grown else old[:same]
+            encoded.extend((step.digest, step_json(path, step)) for step in steps[same:])
+            texts = [text for _, text in encoded]
             over = b"event: over\n" if state.view.is_over else b""
-            whole, changed = event_payloads(state, self.links, same)
-            full = over + f"data: {whole}\n\n".encode()
-            delta = over + f"data: {changed}\n\n".encode()
-            kept = self._events[game_id] = (state.version, full, delta, digests)
+            full = over + f"data: {event_json(state, texts)}\n\n".encode()
+            delta = full  # a take-back: the whole list again
+            if grown and kept is not None:
+                delta = over + f"data: {event_json(state, texts[same:], same)}\n\n".encode()
+            kept = self._events[game_id] = Event(state.version, full, delta, encoded)
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}
-        return kept[1], kept[2], kept[0]
+        return kept.full, kept.delta, kept.version
 
     def page(self, name: str, status: int = 200, **values: Any) -> web.Response:
         html = self.templates.get_template(name).render(asset=self.asset, **values)
@@ -268,7 +286,7 @@ async def board_image(request: web.Request) -> web.Response:
     return web.Response(body=png, content_type="image/png", headers=headers)
 
 
-def record_text(state: GameState) -> str:
+def record_text(state: GameState, record: str) -> str:
     """The record with the page's facts as tags (a replay ignores them): who played, the
     commitment, and once over the seed, the result and the log's chain head."""
     view = state.view
@@ -281,7 +299,7 @@ def record_text(state: GameState) -> str:
         tags.append(("Chain", view.chain_head))
     if state.result_line:
         tags.append(("Outcome", state.result_line))
-    lines = state.record.split("\n")
+    lines = record.split("\n")
     count = 0
     while count < len(lines) and lines[count].startswith("[") and lines[count].endswith('"]'):
         count += 1
@@ -292,10 +310,16 @@ def record_text(state: GameState) -> str:
 
 async def record_download(request: web.Request) -> web.Response:
     site, state = await _game(request)
-    if not state.record:
+    if not state.started:
+        raise web.HTTPNotFound()
+    try:  # the whole log, read for the download alone
+        record = (await site.service.history(game_id=state.view.id)).record
+    except NotFound:
+        raise web.HTTPNotFound() from None
+    if not record:
         raise web.HTTPNotFound()
     return web.Response(
-        text=record_text(state),
+        text=record_text(state, record),
         content_type="text/plain",
         charset="utf-8",
         headers={"Content-Disposition": f'attachment; filename="game-{state.view.id}.txt"'},

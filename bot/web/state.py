@@ -7,27 +7,31 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from bot.links import Links
 from bot.service import (
     COMPUTER_ID,
     GameService,
     GameView,
+    LogTail,
     ServiceError,
     VerifyReport,
     is_person,
     render_board,
 )
-from bot.web.timeline import Builder, Step, Timeline, extend_timeline, game_at
+from bot.web.timeline import Builder, Rebuild, Step, Timeline, build, game_at
 
 log = logging.getLogger(__name__)
 
 KEPT_STATES = 512  # game states kept in memory
 KEPT_IMAGES = 2048  # board images kept in memory (about 20 KB each)
+NAMELESS_S = 300.0  # a player without a stored name is asked again after this
+INLINE_ENTRIES = 2  # new log entries played on the loop itself; more go to a thread
 
 
 @dataclass(frozen=True)
@@ -41,8 +45,8 @@ class GameState:
     """One stored state of a game, as its page shows it."""
 
     view: GameView
-    record: str
-    timeline: Timeline | None  # None: a challenge, or a record that would not replay
+    started: bool  # the game has dice and a record (not a challenge, declined or cancelled)
+    timeline: Timeline | None  # None: a challenge, or a log that would not replay
     white: str
     black: str
     result_line: str
@@ -95,16 +99,6 @@ def clock_line(view: GameView, now: datetime | None = None) -> str:
     return f"{per}; {view.turn} must act by {when}."
 
 
-def event_payloads(state: GameState, links: Links, first: int) -> tuple[str, str]:
-    """The live update a page receives (server-sent events), from one reading of the
-    steps: the whole move list, and only the steps from ``first`` on (for a page that
-    has the ones before)."""
-    data = page_data(state, links)
-    delta = dict(data, first=first)
-    delta["steps"] = data["steps"][first:]
-    return json.dumps(data, separators=(",", ":")), json.dumps(delta, separators=(",", ":"))
-
-
 def step_image(links: Links, game_id: int, step: Step) -> str:
     return _image(links.game_path(game_id), step)
 
@@ -113,28 +107,37 @@ def _image(path: str, step: Step) -> str:
     return f"{path}/board/{step.index}.png?v={step.digest}"
 
 
-def page_data(state: GameState, links: Links) -> dict[str, Any]:
-    view = state.view
-    steps = state.timeline.steps if state.timeline else ()
-    path = links.game_path(view.id)  # one token per game, not one per step
-    return {
+def step_json(path: str, step: Step) -> str:
+    """One step as the live event carries it (encoded once per step and kept)."""
+    return json.dumps(
+        {
+            "i": step.index,
+            "side": step.side,
+            "dice": list(step.dice) if step.dice else None,
+            "text": step.text,
+            "head": step.headline,
+            "img": _image(path, step),
+        },
+        separators=(",", ":"),
+    )
+
+
+def event_json(state: GameState, steps: Sequence[str], first: int | None = None) -> str:
+    """The live update a page receives (server-sent events): the status and the steps
+    given (already encoded, ``step_json``); with ``first``, they are the steps from
+    ``first`` on, for a page that has the ones before."""
+    last = state.timeline.last if state.timeline else -1
+    head = {
         "v": state.version,
-        "last": len(steps) - 1,
-        "over": view.is_over,
+        "last": last,
+        "over": state.view.is_over,
         "status": state.status_line,
         "clock": state.clock_line,
-        "steps": [
-            {
-                "i": s.index,
-                "side": s.side,
-                "dice": list(s.dice) if s.dice else None,
-                "text": s.text,
-                "head": s.headline,
-                "img": _image(path, s),
-            }
-            for s in steps
-        ],
     }
+    if first is not None:
+        head["first"] = first
+    text = json.dumps(head, separators=(",", ":"))
+    return f'{text[:-1]},"steps":[{",".join(steps)}]}}'
 
 
 class GameStates:
@@ -147,6 +150,7 @@ class GameStates:
         self._images: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
         self._loading: dict[int, asyncio.Future[GameState]] = {}
         self._names: dict[int, str] = {}
+        self._nameless: OrderedDict[int, float] = OrderedDict()  # asked, had no name: when
         self._builders: OrderedDict[int, Builder] = OrderedDict()
 
     async def state(self, game_id: int) -> GameState:
@@ -160,49 +164,81 @@ class GameStates:
         return await asyncio.shield(running)
 
     async def _read(self, game_id: int) -> GameState:
-        view = await self.service.view(game_id=game_id)
+        builder = self._builders.pop(game_id, None)  # used by this reading alone
+        # one entry before the new ones: its digest says the log is the one read before
+        after = builder.seq - 1 if builder is not None else 0
+        tail = await self.service.log_tail(game_id=game_id, after=max(0, after))
+        view = tail.game
+        seq = tail.entries[-1].seq if tail.entries else tail.after
+        version = f"{view.chain_head or ''}:{view.status}:{seq}"
         kept = self._states.get(game_id)
-        if kept is not None and (kept.view.chain_head, kept.view.status, kept.view.deadline) == (
-            view.chain_head,
-            view.status,
-            view.deadline,
-        ):
+        if kept is not None and (kept.version, kept.view.deadline) == (version, view.deadline):
+            if builder is not None:
+                self._keep_builder(game_id, builder)
             self._states.move_to_end(game_id)
             return kept
-        history = await self.service.history(game_id=game_id)
-        view = history.game
         timeline = None
-        if history.record:
-            kept_builder = self._builders.pop(game_id, None)  # used by this reading alone
-            try:
-                timeline, builder = await asyncio.to_thread(
-                    extend_timeline, kept_builder, history.record
-                )
-                self._builders[game_id] = builder
-                while len(self._builders) > KEPT_STATES:
-                    self._builders.popitem(last=False)
-            except ValueError:
-                log.warning("game %s: its record does not replay for the web page", game_id)
+        if tail.started:
+            builder = await self._built(game_id, builder, tail)
+            if builder is not None:
+                timeline = builder.timeline()
+                self._keep_builder(game_id, builder)
         verdict = None
         if view.is_over and view.seed is not None:
             verdict = await self._verdict(game_id)
         names = await self._player_names(view)
         state = GameState(
             view=view,
-            record=history.record,
+            started=tail.started,
             timeline=timeline,
             white=_name(view, view.white_id, "white", names),
             black=_name(view, view.black_id, "black", names),
             result_line=result_line(view),
             clock_line=clock_line(view),
             verdict=verdict,
-            version=f"{view.chain_head or ''}:{view.status}:{len(history.entries)}",
+            version=version,
         )
         self._states[game_id] = state
         self._states.move_to_end(game_id)
         while len(self._states) > KEPT_STATES:
             self._states.popitem(last=False)
         return state
+
+    async def _built(self, game_id: int, builder: Builder | None, tail: LogTail) -> Builder | None:
+        """``builder`` grown by the tail's new entries, or a build of the whole log when it
+        cannot be (none kept, a take-back, a log that is not the one read before); None
+        when the log does not replay."""
+        entries = tail.entries
+        if builder is not None and builder.seq > 0:
+            first = entries[0] if entries else None
+            if first is None or (first.seq, first.digest) != (builder.seq, builder.digest):
+                builder = None  # not the log this builder read
+            else:
+                entries = entries[1:]
+        if builder is not None:
+            try:
+                if len(entries) <= INLINE_ENTRIES:  # a move or two: no thread hop
+                    builder.extend(entries)
+                else:
+                    await asyncio.to_thread(builder.extend, entries)
+                return builder
+            except (Rebuild, ValueError):
+                pass  # spoiled: build anew from the whole log
+        if tail.after > 0:
+            tail = await self.service.log_tail(game_id=game_id, after=0)
+        view = tail.game
+        try:
+            return await asyncio.to_thread(
+                build, view.variant, view.options, tail.start_rolls, tail.entries
+            )
+        except ValueError:
+            log.warning("game %s: its log does not replay for the web page", game_id)
+            return None
+
+    def _keep_builder(self, game_id: int, builder: Builder) -> None:
+        self._builders[game_id] = builder
+        while len(self._builders) > KEPT_STATES:
+            self._builders.popitem(last=False)
 
     async def _verdict(self, game_id: int) -> Verdict:
         try:
@@ -214,9 +250,14 @@ class GameStates:
         return Verdict(False, report.problems or report.messages)
 
     async def _player_names(self, view: GameView) -> dict[int, str]:
-        """The names the service stores for the players (``profile``), when it has one."""
+        """The names the service stores for the players (``profile``), when it has one.
+        A player with none is asked again only after ``NAMELESS_S`` (not at every move)."""
+        now = time.monotonic()
         for user_id in (view.white_id, view.black_id):
             if user_id is None or not is_person(user_id) or user_id in self._names:
+                continue
+            asked = self._nameless.get(user_id)
+            if asked is not None and now - asked < NAMELESS_S:
                 continue
             try:
                 name = (await self.service.profile(user_id=user_id)).name
@@ -224,6 +265,12 @@ class GameStates:
                 name = None
             if name:
                 self._names[user_id] = name
+                self._nameless.pop(user_id, None)
+            else:
+                self._nameless[user_id] = now
+                self._nameless.move_to_end(user_id)
+                while len(self._nameless) > 2 * KEPT_STATES:
+                    self._nameless.popitem(last=False)
         return self._names
 
     async def image(self, state: GameState, index: int) -> bytes:
@@ -235,12 +282,12 @@ class GameStates:
         if kept is not None:
             self._images.move_to_end(key)
             return kept
-        png = await asyncio.to_thread(_draw, state.record, index)
+        png = await asyncio.to_thread(_draw, state.timeline, index)
         self._images[key] = png
         while len(self._images) > KEPT_IMAGES:
             self._images.popitem(last=False)
         return png
 
 
-def _draw(record: str, index: int) -> bytes:
-    return render_board(game_at(record, index), "white")
+def _draw(timeline: Timeline, index: int) -> bytes:
+    return render_board(game_at(timeline, index), "white")

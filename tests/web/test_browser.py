@@ -23,7 +23,7 @@ import variants
 from bot.service import render_board
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers live beside this file
-from webgames import ServerThread, play_moves, start_game  # noqa: E402
+from webgames import BLACK, WHITE, ServerThread, play_moves, start_game  # noqa: E402
 
 CHROMIUM = os.environ.get("CHESSGARDEN_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHESSGARDEN_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -204,6 +204,75 @@ def test_a_move_through_the_service_appears_on_the_open_page(
     assert wait_for(lambda: "Verified by this server." in browser.page_source, 10)
     assert errors(browser) == []
     shot(browser, "finished-proof")
+
+
+def shown_step(browser: Any, index: int) -> Any:
+    """The text of the current step when it is step ``index`` and the last one (read in
+    one script, while events may change the list)."""
+    return browser.execute_script(
+        "var c = document.querySelectorAll('#moves a.mv.cur'), all = document.querySelectorAll('#moves a.mv');"
+        "return c.length === 1 && c[0].getAttribute('data-i') === arguments[0]"
+        " && all[all.length - 1] === c[0] ? c[0].textContent : null;",
+        str(index),
+    )
+
+
+def move_rows(browser: Any) -> list[list[str]]:
+    """The move list as rows of (number, each step's text and image)."""
+    rows: list[list[str]] = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#moves li'), function (li) {"
+        "  var n = li.querySelector('span.n');"
+        "  return [n ? n.textContent : ''].concat(Array.prototype.map.call("
+        "    li.querySelectorAll('a.mv'), function (a) {"
+        "      return a.getAttribute('data-i') + ' ' + a.textContent.trim() + ' '"
+        "        + a.getAttribute('data-img'); }));"
+        "});"
+    )
+    return rows
+
+
+def test_moves_and_a_take_back_appear_on_the_open_page(server: ServerThread, browser: Any) -> None:
+    """Several moves, each shown within the wait of its commit (the events carry only
+    the new step, which the page appends), then a take-back (the whole list again) and
+    a move in its place; the list the script built is the one the server renders."""
+    game_id = server.run(start_game(server.service, "kings_guard", location_id=6, seed=SEED))
+    server.run(play_moves(server.service, game_id, 2))
+    browser.get(server.url(game_id))
+    assert wait_for(lambda: browser.find_element("id", "live").is_displayed(), 10)
+    seen: list[float] = []
+    for index in (3, 4, 5, 6):
+        outcome = server.run(play_moves(server.service, game_id, 1))
+        assert outcome is not None and outcome.recorded
+        committed = time.monotonic()
+        text = wait_for(lambda i=index: shown_step(browser, i), LIVE_WAIT_S)  # type: ignore[misc]
+        seen.append(time.monotonic() - committed)
+        assert text, f"move {index} was not shown within {LIVE_WAIT_S} s"
+        assert text.endswith(outcome.recorded)
+    taken = server.run(server.service.undo(user_id=WHITE, game_id=game_id))
+    assert taken.game.ply == 5
+    committed = time.monotonic()
+    gone = wait_for(
+        lambda: (
+            shown_step(browser, 5)
+            and not browser.find_elements("css selector", '#moves a.mv[data-i="6"]')
+        ),
+        LIVE_WAIT_S,
+    )
+    seen.append(time.monotonic() - committed)
+    assert gone, f"the take-back was not shown within {LIVE_WAIT_S} s"
+    legal = server.run(server.service.legal_moves(game_id=game_id))
+    outcome = server.run(server.service.act(user_id=BLACK, text=legal[-1], game_id=game_id))
+    committed = time.monotonic()
+    text = wait_for(lambda: shown_step(browser, 6), LIVE_WAIT_S)
+    seen.append(time.monotonic() - committed)
+    assert text and outcome.recorded and text.endswith(outcome.recorded)
+    assert "/board/6.png?v=" in browser.find_element("id", "board").get_attribute("src")
+    built = move_rows(browser)
+    assert errors(browser) == []
+    shot(browser, "live-moves-and-take-back")
+    browser.get(server.url(game_id))  # the same list, as the server renders it
+    assert move_rows(browser) == built
+    print("live updates shown " + ", ".join(f"{s * 1000:.0f}" for s in seen) + " ms after")
 
 
 def test_a_phone_sized_viewport(server: ServerThread) -> None:

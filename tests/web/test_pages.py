@@ -308,24 +308,3 @@ def test_links_are_not_the_same_under_another_secret() -> None:
     assert b.game_of(a.game_token(7)) is None
     assert a.game_of(a.guild_token(7)) is None  # a server's token is not a game's
     assert SECRET.decode() not in repr(a)
-
-
-def test_a_timeline_extended_move_by_move_equals_one_built_at_once() -> None:
-    from bot.web.timeline import build_timeline, extend_timeline
-
-    full = variants.random_playout("guardener", 30, 5)
-    actions = variants.parse_record(full.record())[1]
-    builder = None
-    for count in (0, 3, 4, 17, 30):
-        prefix = variants.new_game("guardener", rolls=variants.parse_record(full.record())[2])
-        for text in actions[:count]:
-            prefix.play(text)
-        record = prefix.record()
-        timeline, builder = extend_timeline(builder, record)
-        assert timeline == build_timeline(record)
-    # a take-back (the record no longer continues the kept game): built anew, still right
-    shorter = variants.new_game("guardener", rolls=variants.parse_record(full.record())[2])
-    for text in actions[:10]:
-        shorter.play(text)
-    timeline, builder = extend_timeline(builder, shorter.record())
-    assert timeline == build_timeline(shorter.record()) and timeline.last == 10

@@ -72,7 +72,8 @@ def test_verify_record_checks_a_downloaded_record(tmp_path: Path, capsys) -> Non
     async def record() -> str:
         service = await GameService.open(db, cpu_workers=1)
         try:
-            return record_text(await GameStates(service).state(game_id))
+            state = await GameStates(service).state(game_id)
+            return record_text(state, (await service.history(game_id=game_id)).record)
         finally:
             await service.close()
 

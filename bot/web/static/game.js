@@ -110,62 +110,74 @@
     return a;
   }
 
-  // The steps as the page knows them (from its links), so that an event with only the
-  // new steps ("first": where they start) can be added to them.
-  function model() {
-    return steps.map(function (a) {
-      var d = a.querySelector(".dice");
-      var text = a.lastChild ? a.lastChild.textContent.trim() : "";
-      return {
-        i: Number(a.getAttribute("data-i")),
-        side: a.classList.contains("white") ? "white" : a.classList.contains("black") ? "black" : null,
-        dice: d ? d.textContent.replace(/[\[\]]/g, "").split(" ").map(Number) : null,
-        text: text, head: a.getAttribute("data-head"), img: a.getAttribute("data-img")
-      };
-    });
+  function sideOf(a) {
+    return a.classList.contains("white") ? "white" : a.classList.contains("black") ? "black" : null;
   }
 
-  function rebuild(data) {
-    if (data.first !== undefined) { data.steps = model().slice(0, data.first).concat(data.steps); }
-    var atEnd = current === last();
-    while (list.firstChild) { list.removeChild(list.firstChild); }
-    var row = null, number = 0, previous = null;
-    data.steps.forEach(function (step) {
-      if (step.i === 0 || !row || (step.side === "white" && previous === "black")) {
-        row = document.createElement("li");
-        row.className = "turn";
-        list.appendChild(row);
-        if (step.i > 0) {
-          number += 1;
-          var n = document.createElement("span");
-          n.className = "n";
-          n.textContent = number + ".";
-          row.appendChild(n);
-          row.appendChild(document.createTextNode(" "));
-        }
+  // Take the page's steps from ``n`` on off the list (and the rows left empty).
+  function truncate(n) {
+    for (var k = last(); k >= n; k--) {
+      var a = steps[k], row = a.parentNode, gap = a.nextSibling;
+      if (gap && gap.nodeType === 3) { row.removeChild(gap); }
+      row.removeChild(a);
+      if (!row.querySelector("a.mv")) { list.removeChild(row); }
+    }
+    steps.length = Math.max(0, Math.min(n, steps.length));
+  }
+
+  // One step at the end of the list, in the rows the server draws: the start alone, then
+  // a numbered row each time White acts after Black.
+  function add(step) {
+    var row = list.lastElementChild;
+    var previous = last() > 0 ? sideOf(steps[last()]) : null;
+    if (step.i === 0 || !row || last() === 0 || (step.side === "white" && previous === "black")) {
+      row = document.createElement("li");
+      row.className = "turn";
+      list.appendChild(row);
+      if (step.i > 0) {
+        var n = document.createElement("span");
+        n.className = "n";
+        n.textContent = list.querySelectorAll("span.n").length + 1 + ".";
+        row.appendChild(n);
+        row.appendChild(document.createTextNode(" "));
       }
-      row.appendChild(link(step));
-      row.appendChild(document.createTextNode(" "));
-      if (step.i > 0) { previous = step.side; }
-    });
-    collect();
+    }
+    var a = link(step);
+    row.appendChild(a);
+    row.appendChild(document.createTextNode(" "));
+    steps[step.i] = a;
+  }
+
+  // An event: only the new steps ("first": where they start, right after the page's
+  // last), or the whole list (a page's first event, or after a take-back).
+  function update(data) {
+    var atEnd = current === last();
+    if (data.first === undefined) {
+      truncate(0);
+    } else if (data.first !== last() + 1) {
+      return false;  // not the steps this page has: it asks for the whole list again
+    }
+    data.steps.forEach(add);
     main.setAttribute("data-last", String(last()));
     var status = document.getElementById("status");
     if (status) { status.textContent = data.status; }
     var clock = document.getElementById("clock");
     if (clock) { clock.textContent = data.clock; }
     show(atEnd ? last() : Math.min(current, last()), atEnd);
+    return true;
   }
 
-  if (main.getAttribute("data-live") === "1" && window.EventSource) {
-    var source = new EventSource(base + "/events");
+  var source = null;
+  function follow() {
+    source = new EventSource(base + "/events");  // its first event is the whole list
     var live = document.getElementById("live");
     source.onopen = function () { if (live) { live.hidden = false; } };
     source.onmessage = function (e) {
       var data = JSON.parse(e.data);
       if (data.v === version) { return; }
-      version = data.v;
-      rebuild(data);
+      if (update(data)) { version = data.v; return; }
+      source.close();
+      follow();
     };
     source.addEventListener("over", function (e) {
       source.close();
@@ -173,4 +185,5 @@
       if (data.v !== version) { window.location.replace(base); }
     });
   }
+  if (main.getAttribute("data-live") === "1" && window.EventSource) { follow(); }
 })();
