@@ -102,6 +102,7 @@ from storage.repository import (
 from storage.settings import SettingsReads, SettingsWrites
 from storage.sqlite_faults import (
     check_tables,
+    latest_schema,
     migration_failed,
     name_connection,
     store_error,
@@ -808,18 +809,19 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
             version = int(row[0])
             _check_version(version, path)
             await check_tables(conn, version, path)  # not a version set back by hand
-            for number in range(version + 1, LATEST_VERSION + 1):
-                for statement in MIGRATIONS[number - 1]:
-                    try:
-                        if statement == FILL_LOG_DIGESTS:
-                            await _fill_log_digests(conn)
-                        else:
-                            await conn.execute(statement)
-                    except sqlite3.Error as error:
-                        if _refused_by_tables(error):
-                            raise migration_failed(path, version, error) from error
-                        raise
-                await conn.execute(f"PRAGMA user_version = {number}")
+            if version == 0:
+                # A new file (no table of any version: ``check_tables``): the latest schema
+                # at once, as the migrations would leave it with nothing to copy.
+                try:
+                    for statement in latest_schema():
+                        await conn.execute(statement)
+                except sqlite3.Error as error:
+                    if _refused_by_tables(error):
+                        raise migration_failed(path, version, error) from error
+                    raise
+                await conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
+            else:
+                await _run_migrations(conn, path, version)
             broken = await _fetchall(conn, "PRAGMA foreign_key_check")
             if broken:
                 raise StoreOpenError(
@@ -828,6 +830,22 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
                 )
     finally:
         await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def _run_migrations(conn: aiosqlite.Connection, path: str, version: int) -> None:
+    """Each migration after ``version`` in turn, in the caller's transaction."""
+    for number in range(version + 1, LATEST_VERSION + 1):
+        for statement in MIGRATIONS[number - 1]:
+            try:
+                if statement == FILL_LOG_DIGESTS:
+                    await _fill_log_digests(conn)
+                else:
+                    await conn.execute(statement)
+            except sqlite3.Error as error:
+                if _refused_by_tables(error):
+                    raise migration_failed(path, version, error) from error
+                raise
+        await conn.execute(f"PRAGMA user_version = {number}")
 
 
 async def _fill_log_digests(conn: aiosqlite.Connection) -> None:

@@ -240,3 +240,39 @@ async def test_migration_3_adds_the_clock_and_keeps_every_entry(v1_db: Path) -> 
             )
     finally:
         conn.close()
+
+
+def schema_of(path: Path) -> list[tuple[object, ...]]:
+    """Every table, column, index and trigger of a file, with the SQL SQLite keeps."""
+    objects = rows(
+        path,
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+        "ORDER BY type, name",
+    )
+    columns = [
+        (table, *column)
+        for (kind, table, _, _) in objects
+        if kind == "table"
+        for column in rows(path, f"PRAGMA table_info({table!r})")
+    ]
+    return [*objects, *columns, *rows(path, "PRAGMA user_version")]
+
+
+async def test_a_new_file_gets_the_schema_every_migration_in_turn_makes(tmp_path: Path) -> None:
+    """A new file is given the latest schema at once (``latest_schema``); a file that was
+    made by the first migration alone takes every later one in turn. Both end with the
+    same tables, columns, indexes, triggers and SQL, and the same version."""
+    from storage.migrations import MIGRATIONS
+
+    new, old = tmp_path / "new.sqlite3", tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(old, isolation_level=None)
+    for statement in MIGRATIONS[0]:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    for path in (new, old):
+        store = await SqliteRepository.open(str(path))
+        await store.close()
+    assert rows(new, "PRAGMA user_version") == [(LATEST_VERSION,)]
+    assert schema_of(new) == schema_of(old)
+    assert len(schema_of(new)) > 100  # the comparison sees the whole schema
