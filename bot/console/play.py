@@ -37,7 +37,7 @@ from bot.console.games import (
     player_label,
     resumed,
 )
-from bot.console.terminal import LineReader, wrap_width, wrapped
+from bot.console.terminal import LineReader, settle_interrupt, wrap_width, wrapped
 from bot.console.words import (
     capitalized,
     computer_name,
@@ -301,6 +301,7 @@ class Session:
             try:
                 line = self.reader.read("> ")
             except KeyboardInterrupt:
+                await settle_interrupt()
                 self.say("")
                 await self.leave()
                 return 130

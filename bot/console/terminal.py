@@ -8,11 +8,16 @@ way an escape sequence that a terminal without ``readline`` would pass on (an ar
 key's ``ESC [ A``) is removed from the line rather than refused as a control character.
 
 Ctrl-C interrupts the wait at once (``KeyboardInterrupt``); asyncio's own handler
-would only cancel the task once the blocking read returned.
+would only cancel the task once the blocking read returned. A Ctrl-C that asyncio's
+handler took just before the prompt (the computer's move was being shown: it cancelled
+the task, which had no ``await`` left before the read) interrupts the read the same way,
+and ``settle_interrupt`` takes that cancellation back so that the console can still say
+how to resume.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 import signal
@@ -144,10 +149,33 @@ def _is_terminal(stream: TextIO) -> bool:
 def _interruptible() -> Iterator[None]:
     try:
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    except ValueError:  # not the main thread
+    except ValueError:  # not the main thread (no Ctrl-C here)
         yield
         return
     try:
+        if _cancel_requested():  # a Ctrl-C asyncio took before the handler changed
+            raise KeyboardInterrupt
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _cancel_requested() -> bool:
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop: a plain read
+        return False
+    return task is not None and task.cancelling() > 0
+
+
+async def settle_interrupt() -> None:
+    """After a ``KeyboardInterrupt`` from ``LineReader.read``: if asyncio's Ctrl-C handler
+    had cancelled this task (see the module), take the cancellation now, so that the
+    task can still await its goodbye (the line that resumes the game)."""
+    task = asyncio.current_task()
+    if task is None or not task.cancelling():
+        return
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        task.uncancel()

@@ -3,6 +3,7 @@ completer called directly, and the real console on a pseudo-terminal."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import select
@@ -16,7 +17,15 @@ from typing import Any
 import pytest
 
 from bot.console import session as console
-from bot.console.terminal import Completer, LineReader, clean_line, completions, wrap_width, wrapped
+from bot.console.terminal import (
+    Completer,
+    LineReader,
+    clean_line,
+    completions,
+    settle_interrupt,
+    wrap_width,
+    wrapped,
+)
 from bot.service import GameService
 
 
@@ -69,6 +78,23 @@ def test_no_readline_without_a_terminal() -> None:
     assert reader.readline is None and not reader.interactive
     assert reader.read() == "e4" and reader.read() == "" and reader.read() is None
     assert list(reader.history()) == []
+
+
+async def test_a_ctrl_c_asyncio_took_before_the_prompt_interrupts_the_read() -> None:
+    """asyncio's Ctrl-C handler cancels the task; when that happens after the last await
+    before a prompt (the computer's move being shown), the read is interrupted at once,
+    as a Ctrl-C at the prompt is, instead of waiting for a line; then the cancellation is
+    taken back, and the task can still await its goodbye."""
+    reader = LineReader(io.StringIO("e4\n"), io.StringIO())
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()  # what asyncio.run does on SIGINT
+    with pytest.raises(KeyboardInterrupt):
+        reader.read("> ")
+    await settle_interrupt()
+    assert task.cancelling() == 0
+    await asyncio.sleep(0)  # no CancelledError left to come
+    assert reader.read("> ") == "e4"  # the line is still there for a later read
 
 
 # ----- the real console on a pseudo-terminal ------------------------------------------
