@@ -28,6 +28,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from discord_payloads import (
 from PIL import Image
 
 from bot.discord.app import ChessGardenBot, Settings, make_bot, service_label
-from bot.service import GameService
+from bot.service import GameService, ManualClock
 
 P = discord.Permissions
 EVERYONE_PERMS = P(
@@ -777,6 +778,26 @@ async def start_game(
     accepted = await world.press(black, challenge, "Accept")
     view = await world.service.view(game_id=game_id)
     return view, accepted
+
+
+async def reminder_refused(world: World, white: Person, black: Person) -> Any:
+    """A game in #chess (``white`` has played e3) whose reminder to ``black`` Discord
+    refuses for good (403 Missing Permissions: the server took the bot's right to post
+    there away); the scheduler and the outbox have run. The game's view. The world's clock
+    must be a ``ManualClock`` started at the game's start."""
+    view, _ = await start_game(world, white, black)
+    await world.command(white, "move", notation="e3")
+    chess = world.chess
+    world.discord.fail(
+        "POST /channels/{channel_id}/messages", 403, code=50013, message="Missing Permissions",
+        where=lambda values: values["channel_id"] == str(chess),
+    )  # fmt: skip
+    clock = world.service.clock
+    assert isinstance(clock, ManualClock)
+    clock.set(clock.now() + timedelta(days=3) - timedelta(hours=18))
+    await world.bot.scheduler.run_once()
+    await world.deliver()
+    return view
 
 
 def game_of(message: StoredMessage) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
-from harness import World, start_game  # noqa: E402
+from harness import World, reminder_refused  # noqa: E402
 
 from bot import i18n  # noqa: E402
 from bot.discord.refusals import Permanent  # noqa: E402
@@ -74,18 +74,8 @@ async def test_games_and_board_say_the_refusal_in_the_readers_language(tmp_path:
     try:
         alice, bob = world.user("alice"), world.user("bob")
         hans = world.user("hans", locale="de")
-        view, _ = await start_game(world, alice, bob)
-        await world.command(alice, "move", notation="e3")
+        view = await reminder_refused(world, alice, bob)
         chess = world.chess
-        world.discord.fail(
-            POST, 403, code=50013, message="Missing Permissions",
-            where=lambda values: values["channel_id"] == str(chess),
-        )  # fmt: skip
-        clock = world.service.clock
-        assert isinstance(clock, ManualClock)
-        clock.set(START + timedelta(days=3) - timedelta(hours=18))
-        await world.bot.scheduler.run_once()
-        await world.deliver()
         # stored as a code, not as English text
         (failed,) = [r for r in await world.service.outbox_of_game(game_id=view.id) if r.error]
         assert json.loads(failed.error or "") == {"code": "missing_permissions"}

@@ -6,11 +6,11 @@ board, and the move is logged and verified."""
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))  # the harness lives beside this file
-from harness import World, game_of, start_game  # noqa: E402
+from harness import World, game_of, reminder_refused, start_game  # noqa: E402
 
 from bot.service import ManualClock  # noqa: E402
 
@@ -23,19 +23,9 @@ async def test_a_refused_channel_is_shown_and_a_moderator_moves_the_game(tmp_pat
     try:
         alice, bob = world.user("alice"), world.user("bob")
         carol = world.user("carol", moderator=True)
-        view, _ = await start_game(world, alice, bob)
-        await world.command(alice, "move", notation="e3")
-        chess = world.chess
         # The server takes the bot's right to post in #chess away: the reminder is refused.
-        world.discord.fail(
-            POST, 403, code=50013, message="Missing Permissions",
-            where=lambda values: values["channel_id"] == str(chess),
-        )  # fmt: skip
-        clock = world.service.clock
-        assert isinstance(clock, ManualClock)
-        clock.set(START + timedelta(days=3) - timedelta(hours=18))
-        await world.bot.scheduler.run_once()
-        await world.deliver()
+        view = await reminder_refused(world, alice, bob)
+        chess = world.chess
         failures = await world.service.post_failures([view.id])
         assert "Missing Permissions" in failures[view.id].reason
         listed = await world.command(bob, "games")

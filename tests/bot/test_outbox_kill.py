@@ -48,42 +48,33 @@ def timed_out_game(db: str, fake: LoopbackDiscord) -> int:
         past = datetime.now(UTC) - timedelta(days=10)
         service = await GameService.open(db, label=service_label, clock=ManualClock(past))
         try:
-            made = await service.challenge(
-                location_id=fake.channel_id,
-                guild_id=fake.guild_id,
-                challenger_id=HUMAN,
-                opponent_id=OTHER,
-                variant="kings_guard",
-                colour="white",
-                days=1,
-            )
-            await service.accept(user_id=OTHER, game_id=made.game.id, render=False)
-            await service.act(user_id=HUMAN, game_id=made.game.id, text="e3", render=False)
-            return made.game.id
+            return int((await _e3_played(service, fake)).id)
         finally:
             await service.close()
 
     return asyncio.run(make())
 
 
+async def _e3_played(service: GameService, fake: LoopbackDiscord) -> Any:
+    """Human (White) against OTHER in King's Guard with a day per move, e3 played: the
+    game's view."""
+    made = await service.challenge(
+        location_id=fake.channel_id,
+        guild_id=fake.guild_id,
+        challenger_id=HUMAN,
+        opponent_id=OTHER,
+        variant="kings_guard",
+        colour="white",
+        days=1,
+    )
+    await service.accept(user_id=OTHER, game_id=made.game.id, render=False)
+    await service.act(user_id=HUMAN, game_id=made.game.id, text="e3", render=False)
+    return made.game
+
+
 def person_game(service: GameService, fake: LoopbackDiscord) -> Any:
-    """Human (White) against OTHER, e3 played: the made game's view."""
-
-    async def make() -> Any:
-        made = await service.challenge(
-            location_id=fake.channel_id,
-            guild_id=fake.guild_id,
-            challenger_id=HUMAN,
-            opponent_id=OTHER,
-            variant="kings_guard",
-            colour="white",
-            days=1,
-        )
-        await service.accept(user_id=OTHER, game_id=made.game.id, render=False)
-        await service.act(user_id=HUMAN, game_id=made.game.id, text="e3", render=False)
-        return made.game
-
-    return make()
+    """Human (White) against OTHER, e3 played: the made game's view (a coroutine)."""
+    return _e3_played(service, fake)
 
 
 def takeback_requested(db: str, fake: LoopbackDiscord) -> int:
