@@ -22,7 +22,6 @@ from bot.service.failure_words import FAILURE_WORDS, failure_record, failure_wor
 from bot.service.outbox import PostFailure  # noqa: E402
 
 START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-POST = "POST /channels/{channel_id}/messages"
 OLD_TEXT = "the bot lacks a permission there (Missing Permissions)"
 
 

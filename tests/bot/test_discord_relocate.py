@@ -15,7 +15,6 @@ from harness import World, game_of, reminder_refused, start_game  # noqa: E402
 from bot.service import ManualClock  # noqa: E402
 
 START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-POST = "POST /channels/{channel_id}/messages"
 
 
 async def test_a_refused_channel_is_shown_and_a_moderator_moves_the_game(tmp_path: Path) -> None:
