@@ -39,7 +39,30 @@ def event(n: int) -> bytes:
     return b'data: %b"clock":"","first":%d,"steps":[%b]}\n\n' % (head, n, STEP)
 
 
-async def run(watchers: int, events: int) -> float:
+READER = """
+import select, socket, sys, os
+port, n = int(sys.argv[1]), int(sys.argv[2])
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+ep = select.epoll()
+by = {}
+for s in socks:
+    s.setblocking(False)
+    ep.register(s.fileno(), select.EPOLLIN)
+    by[s.fileno()] = s
+ep.register(0, select.EPOLLIN)
+buf = bytearray(1 << 16)
+while True:
+    for fd, _ in ep.poll():
+        if fd == 0:
+            sys.exit(0)
+        try:
+            by[fd].recv_into(buf)
+        except BlockingIOError:
+            pass
+"""
+
+
+async def run(watchers: int, events: int, read: bool) -> float:
     """The loop's CPU per event per page, in microseconds."""
     loop = asyncio.get_running_loop()
     transports: list[asyncio.Transport] = []
@@ -52,12 +75,18 @@ async def run(watchers: int, events: int) -> float:
     server = await loop.create_server(Sink, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     clients = []
-    for k in range(watchers):
-        sock = socket.create_connection(("127.0.0.1", port))
-        sock.setblocking(False)
-        clients.append(sock)
-        if k % 50 == 49:  # the server accepts them meanwhile
-            await asyncio.sleep(0.01)
+    reader = None
+    if read:  # another process reads the pages' ends as they are written, as pages do
+        reader = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", READER, str(port), str(watchers), stdin=asyncio.subprocess.PIPE
+        )
+    else:
+        for k in range(watchers):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.setblocking(False)
+            clients.append(sock)
+            if k % 50 == 49:  # the server accepts them meanwhile
+                await asyncio.sleep(0.01)
     while len(transports) < watchers:
         await asyncio.sleep(0.01)
     waves = Waves()
@@ -85,6 +114,10 @@ async def run(watchers: int, events: int) -> float:
     assert all(page.seen == channel.version for page in pages), "a page missed an event"
     for sock in clients:
         sock.close()
+    if reader is not None:
+        assert reader.stdin is not None
+        reader.stdin.close()
+        await reader.wait()
     server.close()
     for transport in transports:
         transport.close()
@@ -97,10 +130,13 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=1000)
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument(
+        "--read", action="store_true", help="another process reads the pages' ends meanwhile"
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    figures = [asyncio.run(run(args.watchers, args.events)) for _ in range(args.reps)]
+    figures = [asyncio.run(run(args.watchers, args.events, args.read)) for _ in range(args.reps)]
     print(
         f"{args.watchers} pages, {args.events} events of {len(event(1))} bytes: the loop's CPU "
         f"{statistics.median(figures):.2f} us per page per event (median of {args.reps}: "
