@@ -50,9 +50,15 @@ Methodology:
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms
   (with ``--restart``: in every window, and the largest loop block too).
 - **Live pages** (``--watchers N:G``, issue 28): the timed bot also serves the games'
-  web pages (``bot.web``, as ``CHESSGARDEN_WEB`` starts it), and another process keeps N
-  server-sent event streams open over G of the games, which get 10 % of the moves; the
-  same tree without pages runs interleaved (ABBA) as the baseline.
+  web pages (``bot.web``, as ``CHESSGARDEN_WEB`` starts it), and another process
+  (``benchmarks/sse_watchers.py``, an epoll loop) keeps N server-sent event streams open
+  over G of the games, which get 10 % of the moves (quiet ones, so that they go on all
+  run); the same tree without pages runs interleaved (ABBA) as the baseline. Printed
+  besides (``benchmarks/live_pages.py``): commit->every watcher (p50, p99, max over the
+  timed load's events, and per watcher), the memory per watcher, and the CPU of each
+  process over the timed load (the bot's per thread, the watchers' process).
+  ``CHESSGARDEN_BENCH_PROFILE=DIR`` writes a cProfile of the bot's loop thread (CPU
+  clock) over the timed load; ``benchmarks/profile_parts.py`` splits it by part.
 - **Saturation** (``--rates``, issue 26): the steady state at each rate, this tree and the
   baseline interleaved as above, then per rate the median p99 and CPU per move of each,
   and the highest rate each sustains with a median p99 <= 200 ms.
