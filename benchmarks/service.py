@@ -50,9 +50,15 @@ Methodology:
   repetitions and the median of the per-repetition p99 ratios, against the goal p99 <= 50 ms
   (with ``--restart``: in every window, and the largest loop block too).
 - **Live pages** (``--watchers N:G``, issue 28): the timed bot also serves the games'
-  web pages (``bot.web``, as ``CHESSGARDEN_WEB`` starts it), and another process keeps N
-  server-sent event streams open over G of the games, which get 10 % of the moves; the
-  same tree without pages runs interleaved (ABBA) as the baseline.
+  web pages (``bot.web``, as ``CHESSGARDEN_WEB`` starts it), and another process
+  (``benchmarks/sse_watchers.py``, an epoll loop) keeps N server-sent event streams open
+  over G of the games, which get 10 % of the moves (quiet ones, so that they go on all
+  run); the same tree without pages runs interleaved (ABBA) as the baseline. Printed
+  besides (``benchmarks/live_pages.py``): commit->every watcher (p50, p99, max over the
+  timed load's events, and per watcher), the memory per watcher, and the CPU of each
+  process over the timed load (the bot's per thread, the watchers' process).
+  ``CHESSGARDEN_BENCH_PROFILE=DIR`` writes a cProfile of the bot's loop thread (CPU
+  clock) over the timed load; ``benchmarks/profile_parts.py`` splits it by part.
 - **Saturation** (``--rates``, issue 26): the steady state at each rate, this tree and the
   baseline interleaved as above, then per rate the median p99 and CPU per move of each,
   and the highest rate each sustains with a median p99 <= 200 ms.
@@ -102,6 +108,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bot"))  # the payload-level Discord fake
 
+from live_pages import (  # noqa: E402  (benchmarks/live_pages.py)
+    PROFILE_VAR,
+    WATCHERS_VAR,
+    cpu_between,
+    describe,
+    medians,
+    open_pages,
+    thread_cpu,
+)
 from timing import calibrate, quantile, windows  # noqa: E402  (benchmarks/timing.py)
 
 GOAL_P99_MS = 50.0
@@ -437,6 +452,7 @@ async def one_run(
     busy: set[int] = set()
     ids = list(known)
     hot: list[int] = []  # --watchers: the watched games, which get HOT_SHARE of the moves
+    watched: set[int] = set()
     latencies: list[tuple[float, float]] = []  # (arrival since the load started, seconds)
     load_start = 0.0
     failures = {"refused": 0, "dropped": 0, "errors": 0, "no_board": 0}
@@ -446,7 +462,10 @@ async def one_run(
         info = known[gid]
         person = Person(info["white"] if info["turn"] == "white" else info["black"], "p")
         payload = world._base(person, info["channel"], 2)
-        notation = rng.choice(info["legal"])
+        legal = info["legal"]
+        if gid in watched:  # quiet moves (no capture): the watched games go on all run long
+            legal = [m for m in legal if "x" not in m and m != "resign"] or legal
+        notation = rng.choice(legal)
         payload["data"] = {
             "id": str(command_id),
             "name": "move",
@@ -497,6 +516,7 @@ async def one_run(
     pages = await open_pages(service, ids) if os.environ.get(WATCHERS_VAR) else None
     if pages is not None:
         hot[:] = pages.games
+        watched.update(hot)
     if mode == "steady":
         await warming
         await together()
@@ -531,16 +551,32 @@ async def one_run(
             work[k] = max(work[k], (time.thread_time() - own) * 1000)
 
     prober = asyncio.create_task(probe())
+    client_cpu = await pages.mark() if pages is not None else 0.0
+    skip = pages.proc.pid if pages is not None else None
+    threads, timed_from = thread_cpu(skip), time.monotonic()
+    profile = None
+    if os.environ.get(PROFILE_VAR):  # the loop's thread over the timed load
+        import cProfile
+
+        profile = cProfile.Profile(time.thread_time)  # CPU, not waits
+        profile.enable()
     cpu = time.process_time()
     await load(seconds, rng, timed=True)
     traced = trace.summary() if trace is not None else {}
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu
+    if profile is not None:
+        profile.disable()
+        folder = Path(os.environ[PROFILE_VAR])
+        folder.mkdir(parents=True, exist_ok=True)
+        profile.dump_stats(folder / f"{variant}-{seed}.prof")
+    threads, timed = cpu_between(threads, thread_cpu(skip)), (timed_from, time.monotonic())
+    client_cpu = (await pages.mark() - client_cpu) if pages is not None else 0.0
     stop.set()
     await prober
     watch.remove()
     cached = len(service._cache)
-    events, pages_cpu = await pages.close() if pages is not None else (None, None)
+    pages_out = await pages.close(timed, client_cpu) if pages is not None else None
     await bot.close()
     await service.close()
     ms = sorted(x * 1000 for _, x in latencies)
@@ -569,59 +605,12 @@ async def one_run(
         "work": work,
         "untimed": untimed,
         "trace": traced,
-        "pages": None
-        if pages is None
-        else {"open": pages.open, "events": events, "cpu_s": pages_cpu},
+        "threads": threads,
+        "pages": pages_out,
     }
 
 
-WATCHERS_VAR = "CHESSGARDEN_BENCH_WATCHERS"  # "N:G": N live pages over G games
 HOT_SHARE = 0.1  # of the moves, made in the watched games (5 a second at 50/s)
-
-
-class Pages:
-    """Live game pages served by the timed bot's own process (``bot.web``, as
-    ``CHESSGARDEN_WEB`` starts it), watched from another process."""
-
-    def __init__(self, server: Any, watchers: Any, games: list[int], open_: int) -> None:
-        self.server, self.watchers, self.games, self.open = server, watchers, games, open_
-
-    async def close(self) -> tuple[int, float]:
-        """The events the pages read, and the CPU seconds their process used."""
-        self.watchers.stdin.close()
-        said = (await self.watchers.stdout.read()).decode().split()
-        await self.watchers.wait()
-        await self.server.stop()
-        told = dict(zip(said[::2], said[1::2], strict=False))
-        return int(told.get("EVENTS", -1)), float(told.get("CPU", "nan"))
-
-
-async def open_pages(service: Any, ids: list[int]) -> Pages:
-    from bot.links import Links
-    from bot.web.app import RateLimit, Site, WebServer
-    from bot.web.live import Limits
-
-    total, count = (int(x) for x in os.environ[WATCHERS_VAR].split(":"))
-    links = Links(b"benchmark-secret-not-a-real-one-0123", "")
-    site = Site(
-        service,
-        links,
-        rate=RateLimit(rate=1e6, burst=1e6),
-        limits=Limits(per_game=total, per_address=total, total=total),
-    )
-    server = WebServer(site, "127.0.0.1", 0)
-    await server.start()
-    games = ids[:count]
-    watchers = await asyncio.create_subprocess_exec(
-        sys.executable, str(Path(__file__).with_name("sse_watchers.py")),
-        f"http://127.0.0.1:{server.port}", str(total), *(links.game_path(g) for g in games),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert watchers.stdout is not None
-    said = (await watchers.stdout.readline()).decode().split()
-    if said[:1] != ["READY"]:
-        raise SystemExit(f"the watchers did not start: {said}")
-    return Pages(server, watchers, games, int(said[1]))
 
 
 # ----- the driver ---------------------------------------------------------------------------
@@ -913,13 +902,17 @@ def compare_variants(
             results[variant].append(out)
             report(rep, variant, out, mode)
             if out.get("pages"):
-                pages = out["pages"]
+                print(describe(out["pages"], out["threads"], args.seconds), flush=True)
+            elif out.get("threads"):
+                cpu = sorted(out["threads"].items(), key=lambda kv: -kv[1])
                 print(
-                    f"    live pages open {pages['open']}, events read {pages['events']}, "
-                    f"the pages' process used {pages.get('cpu_s', float('nan')):.1f} s of CPU "
-                    "(on this machine's cores too)"
+                    f"    CPU over the {args.seconds:g} s timed load: bot "
+                    f"{sum(out['threads'].values()):.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in cpu)})",
+                    flush=True,
                 )
     summary(results, ("watched", "improved") if args.watchers else ("improved", "baseline"), mode)
+    if args.watchers and results["watched"]:
+        print(f"  watched   : {medians(results['watched'])}")
     return results
 
 
