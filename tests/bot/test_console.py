@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from listed import listed_actions
 
 import variants
 from bot.console import session as console
@@ -192,7 +193,7 @@ def test_resume_shows_the_same_dice(tmp_path: Path) -> None:
     assert con.block()[0] == "game 1"
     last = ""
     for _ in range(5):
-        moves = con.send("moves")[0].split()
+        moves = listed_actions(con.send("moves")[0])
         last = con.send(moves[-1])[1]  # the status headline, with the dice now showing
     code, rest = con.close()
     assert code == 0
@@ -200,7 +201,7 @@ def test_resume_shows_the_same_dice(tmp_path: Path) -> None:
     opening = again.block()
     assert opening[0] == "game 1" and "game 1 resumed" in opening[1]
     assert dice_of(last) and f" {dice_of(last)}" in opening[2]  # the headline shows them
-    moves = again.send("moves")[0].split()
+    moves = listed_actions(again.send("moves")[0])
     assert not again.send(moves[0])[0].startswith("error")
     again.close()
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from listed import listed_actions
 
 import variants
 from bot.service import GameService
@@ -109,7 +110,7 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
             else:  # the killed command had committed: take its action from the record
                 printed.append((stored[-1], shown_dice(status)))
         over = False
-        legal = ask(proc, "moves")[0].split()
+        legal = listed_actions(ask(proc, "moves")[0])
         for _ in range(rng.randint(0, 6)):
             answer = ask(proc, rng.choice(legal))
             assert not answer[0].startswith("error"), answer
@@ -117,7 +118,7 @@ def test_killed_console_resumes_exactly(tmp_path: Path, variant: str) -> None:
             if headline(answer).startswith("result"):  # the action ended the game
                 over = True
                 break
-            legal = ask(proc, "moves")[0].split()
+            legal = listed_actions(ask(proc, "moves")[0])
         # Kill while the next command is in flight, or between commands.
         if not over and rng.random() < 0.6:
             proc.stdin.write(rng.choice(legal) + "\n")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from listed import listed_actions
 
 import variants
 
@@ -82,7 +83,7 @@ def test_a_computer_game_stays_on_the_players_side(tmp_path: Path) -> None:
         assert THINKING in shown and boards(shown) == [BLACK_FILES]
         assert shown.count("Pieces: ") == 1  # the legend, once, under the first board
         for _ in range(3):
-            legal = answer(child, "moves").strip().split()
+            legal = listed_actions(answer(child, "moves"))
             plain = [m for m in legal if m != "roll" and "/T" not in m]
             turn = answer(child, plain[0])
             # The player's move, the computer's answer, then one board: the player's side.
@@ -227,7 +228,7 @@ def test_ctrl_c_while_the_computer_thinks_prints_the_resume_line(tmp_path: Path)
     child = spawn("play", "kings_guard", "--vs", "ai:3", "--db", db)
     try:
         opening(child)
-        first = answer(child, "moves").split()[0]
+        first = listed_actions(answer(child, "moves"))[0]
         child.sendline(first)
         child.expect_exact("The computer (level 3) is thinking...")  # a 2 s search
         child.sendintr()  # Ctrl-C while it thinks
