@@ -35,6 +35,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,29 +53,31 @@ def rss_kb() -> int:
         return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
 
 
+def stat_fields(folder: Path) -> Iterator[tuple[int, list[str]]]:
+    """(id, the fields after the name in its ``stat``) of every process (``/proc``) or
+    thread (``/proc/self/task``) in ``folder``; one that ended meanwhile is left out."""
+    for entry in folder.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            yield int(entry.name), (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+
+
 def thread_cpu(skip: int | None = None) -> dict[str, float]:
     """CPU seconds of this process's threads so far, by name (numbers dropped, so that a
     pool's threads add up), and of its children (``children``) but ``skip``."""
     tick = os.sysconf("SC_CLK_TCK")
     found: dict[str, float] = {}
     names = {t.native_id: t.name for t in threading.enumerate()}
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended meanwhile
-            continue
-        name = names.get(int(task.name), "other")
-        name = "loop" if task.name == str(os.getpid()) else name.rstrip("0123456789_-")
+    for tid, fields in stat_fields(Path("/proc/self/task")):
+        name = names.get(tid, "other")
+        name = "loop" if tid == os.getpid() else name.rstrip("0123456789_-")
         found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     me = str(os.getpid())
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[1] == me and int(proc.name) != skip:
+    for pid, fields in stat_fields(Path("/proc")):
+        if fields[1] == me and pid != skip:
             found["children"] = (
                 found.get("children", 0.0) + (int(fields[11]) + int(fields[12])) / tick
             )

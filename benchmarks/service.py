@@ -115,6 +115,7 @@ from live_pages import (  # noqa: E402  (benchmarks/live_pages.py)
     describe,
     medians,
     open_pages,
+    stat_fields,
     thread_cpu,
 )
 from timing import calibrate, quantile, windows  # noqa: E402  (benchmarks/timing.py)
@@ -1080,15 +1081,9 @@ class PgServer:
         data = Path(self.cluster.folder) / "data" / "postmaster.pid"
         postmaster = int(data.read_text().split()[0])
         total = 0.0
-        for proc in Path("/proc").iterdir():
-            if not proc.name.isdigit():
-                continue
-            try:
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
+        for pid, fields in stat_fields(Path("/proc")):
             ticks = 0
-            if int(proc.name) == postmaster:  # with its ended children's
+            if pid == postmaster:  # with its ended children's
                 ticks = sum(int(f) for f in fields[11:15])
             elif int(fields[1]) == postmaster:
                 ticks = int(fields[11]) + int(fields[12])
