@@ -387,6 +387,15 @@ class ChessGardenBot(commands.Bot):
         return None
 
     async def _close_connection(self) -> None:
+        # discord.py waits up to guild_ready_timeout for the guilds after READY, in a task
+        # that close() leaves running; once close() has cleared the client's loop, that
+        # task's 'ready' dispatch raises. A SIGTERM in those seconds must not leave a
+        # traceback, so the waits (one per shard when sharded) are cancelled first.
+        state = self._connection
+        shards = getattr(state, "_ready_tasks", {})
+        for waiting in (getattr(state, "_ready_task", None), *shards.values()):
+            if waiting is not None:
+                waiting.cancel()
         await super().close()
 
     async def sync_commands(self) -> list[Any]:

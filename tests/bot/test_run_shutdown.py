@@ -5,6 +5,7 @@ step, the store sound afterwards, and no worker process left behind."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the fake lives beside this file
 from bot_process import HUMAN, computer_game, descendants, sound, stop  # noqa: E402
+from discord_payloads import user_payload  # noqa: E402
+from harness import World  # noqa: E402
 from loopback_discord import LoopbackDiscord  # noqa: E402
+
+from bot.discord.app import Settings
 
 POST = "POST /channels/{channel_id}/messages"
 STEPS = (
@@ -124,3 +129,34 @@ def test_sigterm_while_discord_hangs_on_the_post(fake: LoopbackDiscord, tmp_path
         stop(again, log.with_suffix(".2.log"))
     boards = [m for m in fake.messages(fake.channel_id) if f"<@{HUMAN}>" in m.content]
     assert len(boards) == 1, [m.content for m in boards]
+
+
+@pytest.mark.parametrize("shards", [None, 2])
+async def test_closing_while_discord_py_waits_for_the_guilds(
+    tmp_path: Path, shards: int | None
+) -> None:
+    """After READY, discord.py waits for the guilds (``guild_ready_timeout``) in a task that
+    its close() leaves running, and close() clears the client's loop: a wait that ended
+    after it raised in 'ready' (a CI run's shutdown log once held that traceback). The
+    shutdown cancels the wait before it closes the connection."""
+    world = await World.open(tmp_path, settings=Settings(shard_count=shards))
+    state = world.bot._connection
+    state.guild_ready_timeout = 0.3
+    state.parsers["READY"](
+        {
+            "v": 10,
+            "user": user_payload(world.discord.bot_id, "chessgarden", bot=True),
+            "guilds": [{"id": str(world.guild_id), "unavailable": True}],
+            "session_id": "harness",
+            "resume_gateway_url": "wss://gateway.invalid",
+            "application": {"id": str(world.discord.application_id), "flags": 0},
+            **({"shard": [0, shards]} if shards else {}),
+        }
+    )  # discord.py's own READY handler: its wait for the guild starts
+    waits = [state._ready_task, *getattr(state, "_ready_tasks", {}).values()]
+    waiting = next(w for w in waits if w is not None)
+    assert not waiting.done()
+    await world.close()
+    await asyncio.wait([waiting], timeout=2)  # the wait would have ended by now
+    assert waiting.done()
+    assert waiting.cancelled() or waiting.exception() is None, waiting.exception()
