@@ -16,11 +16,20 @@ for the side to act and, as the target, that side's score in the game (1, 1/2, 0
 - The last third is held out: the expected calibration error (10 equal bins of
   predicted equity; the positions' weighted mean of |mean prediction - mean score|),
   the Brier score and the log loss of the fitted curve there.
+- The held-out ECE comes with a 90 % interval from resampling the held-out games (a
+  game's positions share its result, so the games, not the positions, are the
+  sample), and with the ECE of the fitting games themselves: a held-out ECE above its
+  target but with a low one on the fitting games points at too few games, a high one
+  on both at the curve.
 - ``--label-games`` held-out games are analysed in full (``engine.analysis``) with the
-  fitted curve: the errors of the actions that were the search's own choice measure
-  the horizon's noise, and the label thresholds are set above it (an inaccuracy at
-  its 95th percentile, at least 0.04; a mistake twice that; a blunder four times),
-  and the mean luck per roll is printed (the accounting's bias, see the module).
+  fitted curve. The errors the analysis gives the actions that were its own choice
+  are the horizon's noise (the accounting puts the difference between a position's
+  value and its successor's into the mover's error, so that error and luck add up).
+  The thresholds are set from that noise: an inaccuracy above its 95th percentile,
+  a blunder above its 99th (an error larger than nearly all the noise), a mistake
+  half-way between (geometric mean); with floors 0.04, 0.08 and 0.16, and each at
+  least 1.5 times the one below. The mean luck per roll is printed too (the
+  accounting's bias, see the module).
 
 ``--write`` stores the constants in ``engine/equity_fit.json``; ``--report`` fits
 nothing and reports the stored constants on the held-out games (the same seeds).
@@ -31,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import sys
 import time
 from dataclasses import dataclass
@@ -53,6 +63,12 @@ BINS = 10
 class Sample:
     value: float  # the search's value for the side to act
     score: float  # that side's score in the game
+    game: int = 0  # which game it comes from (the interval resamples games)
+
+
+FLOORS = (0.04, 0.08, 0.16)  # the thresholds' least values (?!, ?, ??)
+STEP = 1.5  # each threshold at least this times the one below
+RESAMPLES = 1000  # the ECE interval's resamples of the held-out games
 
 
 def frozen() -> float:
@@ -64,7 +80,7 @@ def self_play(key: str, seed: int, max_plies: int) -> players.Played:
     return players.play_game(key, ai, ai, seed=seed, max_plies=max_plies, search_clock=frozen)
 
 
-def samples(key: str, record: str, every: int, depth: int) -> list[Sample]:
+def samples(key: str, record: str, every: int, depth: int, game: int = 0) -> list[Sample]:
     """The search's value of every ``every``-th position of the game, with its score."""
     headers, actions, rolls = parse_record(record)
     rules = variants.rules(key)
@@ -84,7 +100,7 @@ def samples(key: str, record: str, every: int, depth: int) -> list[Sample]:
             _, _, value = an.measure(node)
             side = "white" if node.pos.turn == 0 else "black"
             score = 0.5 if winner.winner is None else float(winner.winner == side)
-            out.append(Sample(value, score))
+            out.append(Sample(value, score, game))
         if text is not None:
             game.play(text)
     return out
@@ -127,24 +143,56 @@ def fit_logistic(data: list[Sample]) -> tuple[float, float]:
     return a, b
 
 
-def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
-    """Expected calibration error (10 equal bins), Brier score and log loss."""
+def ece_of(pairs: list[tuple[float, float]]) -> float:
+    """Expected calibration error of (predicted, score) pairs: 10 equal bins of the
+    prediction, the pairs' weighted mean of |mean prediction - mean score|."""
     bins: list[list[tuple[float, float]]] = [[] for _ in range(BINS)]
-    brier = logloss = 0.0
-    for s in data:
-        p = fit.equity(s.value)
-        bins[min(BINS - 1, int(p * BINS))].append((p, s.score))
-        brier += (p - s.score) ** 2
-        q = min(max(p, 1e-6), 1 - 1e-6)
-        logloss -= s.score * math.log(q) + (1 - s.score) * math.log(1 - q)
-    n = max(len(data), 1)
+    for p, y in pairs:
+        bins[min(BINS - 1, int(p * BINS))].append((p, y))
+    n = max(len(pairs), 1)
     ece = 0.0
     for b in bins:
         if b:
             ece += len(b) / n * abs(sum(p for p, _ in b) / len(b) - sum(y for _, y in b) / len(b))
+    return ece
+
+
+def ece_interval(
+    fit: Fit, data: list[Sample], seed: int = 0, resamples: int = RESAMPLES
+) -> tuple[float, float]:
+    """A 90 % interval of the ECE, from resampling whole games with replacement."""
+    games: dict[int, list[tuple[float, float]]] = {}
+    for s in data:
+        games.setdefault(s.game, []).append((fit.equity(s.value), s.score))
+    if len(games) < 2:
+        return (math.nan, math.nan)
+    rng = random.Random(seed)
+    keys = sorted(games)
+    eces = []
+    for _ in range(resamples):
+        pairs: list[tuple[float, float]] = []
+        for _ in keys:
+            pairs.extend(games[rng.choice(keys)])
+        eces.append(ece_of(pairs))
+    return quantile(eces, 0.05), quantile(eces, 0.95)
+
+
+def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
+    """Expected calibration error (10 equal bins) with its interval over games, Brier
+    score and log loss."""
+    pairs = [(fit.equity(s.value), s.score) for s in data]
+    brier = logloss = 0.0
+    for p, y in pairs:
+        brier += (p - y) ** 2
+        q = min(max(p, 1e-6), 1 - 1e-6)
+        logloss -= y * math.log(q) + (1 - y) * math.log(1 - q)
+    n = max(len(data), 1)
+    low, high = ece_interval(fit, data)
     return {
         "positions": len(data),
-        "ece": round(ece, 4),
+        "games": len({s.game for s in data}),
+        "ece": round(ece_of(pairs), 4),
+        "ece_90": [round(low, 4), round(high, 4)],
         "brier": round(brier / n, 4),
         "log_loss": round(logloss / n, 4),
     }
@@ -157,16 +205,26 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def thresholds(noise: list[float]) -> tuple[float, float, float]:
+    """?!, ? and ?? from the errors of the analysis's own choices (see the module)."""
+    inaccuracy = max(FLOORS[0], quantile(noise, 0.95))
+    blunder = max(FLOORS[2], quantile(noise, 0.99), STEP * STEP * inaccuracy)
+    mistake = max(FLOORS[1], STEP * inaccuracy, math.sqrt(inaccuracy * blunder))
+    blunder = max(blunder, STEP * mistake)
+    return round(inaccuracy, 2), round(mistake, 2), round(blunder, 2)
+
+
 def labels_from(
-    records: list[str], depth: int
+    records: list[str], depth: int, fit: Fit
 ) -> tuple[tuple[float, float, float], dict[str, Any]]:
-    """Thresholds above the horizon's noise, and the analyses' figures."""
+    """Thresholds above the horizon's noise (with ``fit``'s curve), and the analyses'
+    figures."""
     noise: list[float] = []
     lucks: list[float] = []
     cpu = 0.0
     plies = 0
     for record in records:
-        a = analyse(record, depth)
+        a = analyse(record, depth, fit=fit)
         cpu += a.cpu_s
         plies += len(a.turns) - 1
         for t in a.turns:
@@ -174,18 +232,19 @@ def labels_from(
                 noise.append(t.error)
             if t.roller is not None:
                 lucks.append(t.luck)
-    q95 = quantile(noise, 0.95)
-    base = max(0.04, round(q95 + 0.005, 2))
     figures = {
         "analysed_games": len(records),
         "analysed_plies": plies,
         "cpu_s_per_100_plies": round(100 * cpu / max(plies, 1), 1),
+        "own_choices": len(noise),
         "best_move_error_mean": round(sum(noise) / max(len(noise), 1), 4),
-        "best_move_error_q95": round(q95, 4),
+        "best_move_error_q95": round(quantile(noise, 0.95), 4),
+        "best_move_error_q99": round(quantile(noise, 0.99), 4),
+        "best_move_error_max": round(max(noise, default=0.0), 4),
         "rolls": len(lucks),
         "mean_luck_per_roll": round(sum(lucks) / max(len(lucks), 1), 4),
     }
-    return (base, round(2 * base, 2), round(4 * base, 2)), figures
+    return thresholds(noise), figures
 
 
 def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, Any]:
@@ -201,7 +260,7 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
         if played.capped:
             capped += 1
             continue
-        data = samples(key, played.record, args.every, depth)
+        data = samples(key, played.record, args.every, depth, i)
         if i < n_train:
             train.extend(data)
         else:
@@ -215,7 +274,8 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
         a, b = fit_logistic(fitted)
         fit = Fit(slope=a, offset=b, depth=depth, labels=stored.labels, fitted=True)
     held_out = calibration(fit, test)
-    labels, figures = labels_from(test_records[: args.label_games], depth)
+    fitting = calibration(fit, train)
+    labels, figures = labels_from(test_records[: args.label_games], depth, fit)
     if not args.report:
         fit = Fit(slope=fit.slope, offset=fit.offset, depth=depth, labels=labels, fitted=True)
     return {
@@ -228,6 +288,7 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
         "train_games": n_train,
         "train_positions": len(train),
         "held_out": held_out,
+        "fitting_games_ece": fitting["ece"],
         "analysis": figures,
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -240,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--every", type=int, default=4, help="sample every K-th position (4)")
     p.add_argument("--max-plies", type=int, default=160)
-    p.add_argument("--label-games", type=int, default=3)
+    p.add_argument("--label-games", type=int, default=6)
     p.add_argument("--write", action="store_true", help="store the fit in engine/equity_fit.json")
     p.add_argument("--report", action="store_true", help="report the stored constants only")
     args = p.parse_args(argv)
@@ -255,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{key:13} a={row['slope']:.3f} b={row['offset']:+.3f} depth={row['depth']} "
             f"train={row['train_games']}g/{row['train_positions']}p "
-            f"held-out={h['positions']}p ECE={h['ece']:.4f} Brier={h['brier']:.4f} "
+            f"held-out={h['games']}g/{h['positions']}p ECE={h['ece']:.4f} "
+            f"(90% over games {h['ece_90'][0]:.3f}-{h['ece_90'][1]:.3f}; "
+            f"fitting games {row['fitting_games_ece']:.4f}) Brier={h['brier']:.4f} "
             f"labels={row['labels']} luck/roll={a['mean_luck_per_roll']:+.4f} "
             f"cpu/100 plies={a['cpu_s_per_100_plies']}s ({row['seconds']}s)",
             flush=True,

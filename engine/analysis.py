@@ -203,9 +203,9 @@ class Analyser:
     """Searches the positions of one game at a fixed depth (one search object, its
     table kept from position to position)."""
 
-    def __init__(self, key: str, depth: int | None = None) -> None:
+    def __init__(self, key: str, depth: int | None = None, fit: Fit | None = None) -> None:
         self.key = key
-        self.fit: Fit = fit_for(key)
+        self.fit: Fit = fit if fit is not None else fit_for(key)
         self.depth = depth if depth is not None else self.fit.depth
         if self.depth < 1:
             raise ValueError("the analysis depth must be at least 1")
@@ -300,15 +300,22 @@ def _match(rules: variants.Variant, kids: list[tuple[float, Node]], pos: Positio
     raise RuntimeError("the record's position is not among the outcomes the search lists")
 
 
-def analyse(record: str, depth: int | None = None, progress: Progress | None = None) -> Analysis:
+def analyse(
+    record: str,
+    depth: int | None = None,
+    progress: Progress | None = None,
+    fit: Fit | None = None,
+) -> Analysis:
     """Analyse the game ``record`` (``variants.Game.record()``); ``progress(done, total)``
-    is called after each step. Raises ValueError for a record that does not replay."""
+    is called after each step; ``fit``: another equity curve than the variant's stored
+    one (``benchmarks/equity_fit.py`` measures a curve it has just fitted). Raises
+    ValueError for a record that does not replay."""
     cpu0 = time.process_time()
     headers, actions, rolls = parse_record(record)
     key = headers["Variant"]
     rules = variants.rules(key)
     final_game = variants.replay(record)  # the record replays, and its result
-    an = Analyser(key, depth)
+    an = Analyser(key, depth, fit)
     dom = an.dom
     dom.source.clear()
     total = len(actions) + 1
