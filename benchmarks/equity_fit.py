@@ -207,11 +207,15 @@ def quantile(values: list[float], q: float) -> float:
 
 def thresholds(noise: list[float]) -> tuple[float, float, float]:
     """?!, ? and ?? from the errors of the analysis's own choices (see the module)."""
-    inaccuracy = max(FLOORS[0], quantile(noise, 0.95))
-    blunder = max(FLOORS[2], quantile(noise, 0.99), STEP * STEP * inaccuracy)
-    mistake = max(FLOORS[1], STEP * inaccuracy, math.sqrt(inaccuracy * blunder))
-    blunder = max(blunder, STEP * mistake)
-    return round(inaccuracy, 2), round(mistake, 2), round(blunder, 2)
+
+    def up(x: float) -> float:  # to the cent above (1e-9: a float's noise is not a cent)
+        return math.ceil(x * 100 - 1e-9) / 100
+
+    inaccuracy = up(max(FLOORS[0], quantile(noise, 0.95)))
+    top = max(FLOORS[2], quantile(noise, 0.99), STEP * STEP * inaccuracy)
+    mistake = up(max(FLOORS[1], STEP * inaccuracy, math.sqrt(inaccuracy * top)))
+    blunder = up(max(top, STEP * mistake))
+    return inaccuracy, mistake, blunder
 
 
 def labels_from(

@@ -1,0 +1,52 @@
+"""The fitting script's label rule and calibration figures (``benchmarks/equity_fit.py``):
+the constants in ``engine/equity_fit.json`` come from these."""
+
+from __future__ import annotations
+
+import random
+
+from benchmarks.equity_fit import (
+    FLOORS,
+    STEP,
+    Sample,
+    calibration,
+    ece_of,
+    thresholds,
+)
+from engine.equity import Fit
+
+
+def test_thresholds_sit_above_the_noise_of_the_analysiss_own_choices() -> None:
+    # 200 own choices: most cost nothing, a tail up to 0.40 (the horizon's swings)
+    noise = [0.0] * 170 + [0.01 * i for i in range(1, 26)] + [0.30, 0.33, 0.36, 0.38, 0.40]
+    inaccuracy, mistake, blunder = thresholds(noise)
+    assert inaccuracy >= 0.19  # the 95th percentile: 1 in 20 of the search's best moves
+    assert blunder >= 0.38  # the 99th: nearly none of the noise is a blunder
+    assert inaccuracy < mistake < blunder
+    assert mistake >= STEP * inaccuracy - 1e-9 and blunder >= STEP * mistake - 1e-9
+    assert sum(e >= blunder for e in noise) <= 2
+
+
+def test_thresholds_never_fall_below_the_floors() -> None:
+    assert thresholds([0.0] * 100) == FLOORS
+    assert thresholds([]) == FLOORS
+
+
+def test_a_calibrated_curve_has_a_small_ece_and_a_shifted_one_does_not() -> None:
+    rng = random.Random(5)
+    fit = Fit(slope=3.0, offset=0.0)
+    data = []
+    for game in range(4000):  # one position per game, its score drawn from the curve
+        value = rng.uniform(-0.9, 0.9)
+        data.append(Sample(value, float(rng.random() < fit.equity(value)), game))
+    good = calibration(fit, data)
+    bad = calibration(Fit(slope=3.0, offset=1.0), data)
+    assert good["ece"] < 0.03 and bad["ece"] > 0.12
+    low, high = good["ece_90"]
+    assert low <= good["ece"] <= high < bad["ece_90"][0]
+    assert good["games"] == 4000
+
+
+def test_ece_is_the_weighted_gap_per_bin() -> None:
+    # two bins: predictions 0.15 (scores 0, 1: mean 0.5) and 0.85 (scores 1, 1)
+    assert abs(ece_of([(0.15, 0.0), (0.15, 1.0), (0.85, 1.0), (0.85, 1.0)]) - 0.25) < 1e-12
