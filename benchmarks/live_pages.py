@@ -199,6 +199,7 @@ class Pages:
             "each_p50": quantile(each, 0.5),
             "each_p99": quantile(each, 0.99),
             "kb_per_watcher": self.kb_per_watcher,
+            "yielded_s": self.site.hub.waves.yielded_s,  # the waves' waits for commands
         }
 
 
@@ -229,7 +230,8 @@ def describe(pages: dict[str, Any], bot_cpu: dict[str, float], seconds: float) -
         f"watcher p50 {pages['every_p50']:.1f} ms, p99 {pages['every_p99']:.1f} ms, max "
         f"{pages['every_max']:.1f} ms over {pages['moves']} events (missed {pages['missed']}); "
         f"per watcher p50 {pages['each_p50']:.1f}, p99 {pages['each_p99']:.1f} ms; "
-        f"{pages['kb_per_watcher']:.1f} KB per watcher\n"
+        f"{pages['kb_per_watcher']:.1f} KB per watcher; the waves waited "
+        f"{pages['yielded_s']:.2f} s for commands\n"
         f"    CPU over the {seconds:g} s timed load: bot {sum(bot_cpu.values()):.1f} s "
         f"({threads}), watchers' process {pages['timed_cpu_s']:.1f} s "
         f"({pages['cpu_s']:.1f} s in all; {pages['events']} events, "

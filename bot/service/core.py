@@ -716,6 +716,11 @@ class ServiceCore(Settling, Timekeeping):
             took = loop.time() - began
         return warmed
 
+    def acting_for_players(self) -> bool:
+        """A command holds a game's lock now (a player's move, the computer's, a
+        rebuild): work that can wait a little, the live pages' fan-out, yields to it."""
+        return bool(self._game_locks)
+
     async def _players_first(self) -> None:
         """Wait (at most ``WARM_GAP_WAIT``) until no game is being acted on and none was
         for ``WARM_QUIET`` seconds: the warm-up's rebuilds share the interpreter lock

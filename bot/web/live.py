@@ -5,7 +5,8 @@ the game once (``GameStates``), turns it into one event, and every open page of 
 game is woken to send the same bytes: the work per move does not grow with the watchers,
 only the writes do. The watchers are woken in waves (``Waves``: at most ``WAVE`` writes
 per loop iteration), so a thousand open pages never hold the event loop for one long
-block: a move's commit and reply run between the waves. An event comes in two forms:
+block: a move's commit and reply run between the waves, and while a command is acting
+on a game the waves wait for it (up to ``YIELD_MAX_S`` per delivery). An event comes in two forms:
 the whole move list, and only the new steps for a page that has the event before; a
 watcher that falls behind skips to the newest event in its whole form. Connections are
 bounded per game, per address and in total.
@@ -30,6 +31,11 @@ log = logging.getLogger(__name__)
 
 KEEP_ALIVE_S = 25.0
 WAVE = 32  # watchers woken (each writes once) per loop iteration
+# Between waves, while a command is acting on a game (``Waves.yield_to``), the waves
+# wait, looking again every YIELD_POLL_S, for at most YIELD_MAX_S in one delivery run:
+# a move's latency comes first, its watchers' a moment later.
+YIELD_POLL_S = 0.001
+YIELD_MAX_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -83,8 +89,16 @@ class Waves:
     page's write. One per hub, shared by all its games, so that many games poked at once
     (a keep-alive, a round of moves) are spread over iterations too."""
 
-    def __init__(self, size: int = 32) -> None:
+    def __init__(
+        self,
+        size: int = 32,
+        yield_to: Callable[[], bool] | None = None,
+        yield_max_s: float = YIELD_MAX_S,
+    ) -> None:
         self.size = max(1, size)
+        self.yield_to = yield_to  # True while a player's command runs: wait before a wave
+        self.yield_max_s = yield_max_s
+        self.yielded_s = 0.0  # waited for players, in all (the benchmark reads it)
         self._due: deque[tuple[Channel, Watcher]] = deque()
         self._task: asyncio.Task[None] | None = None
 
@@ -98,9 +112,18 @@ class Waves:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        due, size = self._due, self.size
+        due, size, yield_to = self._due, self.size, self.yield_to
+        loop = asyncio.get_running_loop()
+        waited = 0.0
         try:
             while due:
+                if yield_to is not None and waited < self.yield_max_s and yield_to():
+                    began = loop.time()
+                    await asyncio.sleep(YIELD_POLL_S)  # players first
+                    took = loop.time() - began
+                    waited += took
+                    self.yielded_s += took
+                    continue
                 for _ in range(min(size, len(due))):
                     channel, watcher = due.popleft()
                     watcher.queued = False
@@ -210,12 +233,14 @@ class Hub:
         *,
         poll_s: float | None = None,
         wave: int = WAVE,
+        yield_to: Callable[[], bool] | None = None,
     ) -> None:
-        # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event
+        # build(game_id) -> awaitable (full bytes, delta bytes, mark): a game's event;
+        # yield_to() -> True while a player's command runs (``Waves``)
         self._build = build
         self.limits = limits or Limits()
         self.channels: dict[int, Channel] = {}
-        self.waves = Waves(wave)
+        self.waves = Waves(wave, yield_to)
         self.total = 0
         self._addresses: dict[str, int] = {}
         self._refreshing: dict[int, asyncio.Task[None]] = {}

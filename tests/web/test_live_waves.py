@@ -207,3 +207,33 @@ async def test_a_page_behind_or_not_chunked_is_left_to_its_own_task() -> None:
     channel.publish(b"event: over\ndata: all\n\n", b"event: over\ndata: two\n\n", "v2")
     await asyncio.wait_for(ending, 5)  # woken to end the stream
     assert fast.written[2:] == [b"17\r\nevent: over\ndata: two\n\n\r\n"] and pages[0].over
+
+
+async def test_the_waves_wait_while_a_command_acts_and_not_for_ever() -> None:
+    acting = [True]
+    waves = Waves(size=2, yield_to=lambda: acting[0], yield_max_s=10.0)
+    channel = Channel(waves)
+    connections = [Connection() for _ in range(6)]
+    for connection in connections:
+        channel.add(Watcher(connection, True))
+    channel.publish(b"data: one\n\n", b"data: one\n\n", "v1")
+    await asyncio.sleep(0.05)  # a player's command holds a game's lock all this time
+    assert not any(c.written for c in connections)  # the players first
+    assert waves.yielded_s > 0.02
+    acting[0] = False
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert all(c.written for c in connections)
+    # Under a command that never ends, the waves go on after yield_max_s.
+    patient = Waves(size=2, yield_to=lambda: True, yield_max_s=0.02)
+    channel = Channel(patient)
+    later = Connection()
+    channel.add(Watcher(later, True))
+    channel.publish(b"data: two\n\n", b"data: two\n\n", "v1")
+    await asyncio.wait_for(_written(later), 2)
+    assert 0.02 <= patient.yielded_s < 0.5
+
+
+async def _written(connection: Connection) -> None:
+    while not connection.written:
+        await asyncio.sleep(0.005)
