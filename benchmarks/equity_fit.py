@@ -80,7 +80,7 @@ def self_play(key: str, seed: int, max_plies: int) -> players.Played:
     return players.play_game(key, ai, ai, seed=seed, max_plies=max_plies, search_clock=frozen)
 
 
-def samples(key: str, record: str, every: int, depth: int, game: int = 0) -> list[Sample]:
+def samples(key: str, record: str, every: int, depth: int, index: int = 0) -> list[Sample]:
     """The search's value of every ``every``-th position of the game, with its score."""
     headers, actions, rolls = parse_record(record)
     rules = variants.rules(key)
@@ -100,7 +100,7 @@ def samples(key: str, record: str, every: int, depth: int, game: int = 0) -> lis
             _, _, value = an.measure(node)
             side = "white" if node.pos.turn == 0 else "black"
             score = 0.5 if winner.winner is None else float(winner.winner == side)
-            out.append(Sample(value, score, game))
+            out.append(Sample(value, score, index))
         if text is not None:
             game.play(text)
     return out
@@ -192,7 +192,7 @@ def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
         "positions": len(data),
         "games": len({s.game for s in data}),
         "ece": round(ece_of(pairs), 4),
-        "ece_90": [round(low, 4), round(high, 4)],
+        "ece_90": None if math.isnan(low) else [round(low, 4), round(high, 4)],
         "brier": round(brier / n, 4),
         "log_loss": round(logloss / n, 4),
     }
@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{key:13} a={row['slope']:.3f} b={row['offset']:+.3f} depth={row['depth']} "
             f"train={row['train_games']}g/{row['train_positions']}p "
             f"held-out={h['games']}g/{h['positions']}p ECE={h['ece']:.4f} "
-            f"(90% over games {h['ece_90'][0]:.3f}-{h['ece_90'][1]:.3f}; "
+            f"(90% over games {'-'.join(f'{x:.3f}' for x in h['ece_90'] or ())}; "
             f"fitting games {row['fitting_games_ece']:.4f}) Brier={h['brier']:.4f} "
             f"labels={row['labels']} luck/roll={a['mean_luck_per_roll']:+.4f} "
             f"cpu/100 plies={a['cpu_s_per_100_plies']}s ({row['seconds']}s)",

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 
+import variants
 from benchmarks.equity_fit import (
     FLOORS,
     STEP,
     Sample,
     calibration,
     ece_of,
+    samples,
     thresholds,
 )
 from engine.equity import Fit
@@ -50,3 +52,14 @@ def test_a_calibrated_curve_has_a_small_ece_and_a_shifted_one_does_not() -> None
 def test_ece_is_the_weighted_gap_per_bin() -> None:
     # two bins: predictions 0.15 (scores 0, 1: mean 0.5) and 0.85 (scores 1, 1)
     assert abs(ece_of([(0.15, 0.0), (0.15, 1.0), (0.85, 1.0), (0.85, 1.0)]) - 0.25) < 1e-12
+
+
+def test_samples_carry_their_games_index_and_score() -> None:
+    fen = "***4***/*3k4*/*8*/10/10/3n6/10/*PPP5*/*4K2R*/***4*** w - - 0 30 - -"
+    game = variants.from_fen("guardener", fen, rolls=[1, 3, 2, 3])
+    game.play("Kd2")
+    game.play("Nxd2")  # Black takes the King
+    found = samples("guardener", game.record(), 1, 1, 7)
+    assert [(s.game, s.score) for s in found] == [(7, 0.0), (7, 1.0)]  # White's, Black's
+    one = calibration(Fit(), found)
+    assert one["games"] == 1 and one["ece_90"] is None  # no interval from one game
