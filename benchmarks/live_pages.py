@@ -199,7 +199,8 @@ class Pages:
             "each_p50": quantile(each, 0.5),
             "each_p99": quantile(each, 0.99),
             "kb_per_watcher": self.kb_per_watcher,
-            "yielded_s": self.site.hub.waves.yielded_s,  # the waves' waits for commands
+            # the waves' waits for commands (an older tree's waves never wait)
+            "yielded_s": getattr(self.site.hub.waves, "yielded_s", 0.0),
         }
 
 

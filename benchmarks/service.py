@@ -855,7 +855,11 @@ def summary(results: dict[str, list[dict[str, Any]]], ratio: tuple[str, str], mo
                     f"{statistics.median(blocks):6.1f} ms (worst {max(blocks):6.1f}; "
                     f"the loop's own CPU at most {work:.1f} ms)"
                 )
-    a, b = ratio
+    print_ratio(results, *ratio, mode)
+
+
+def print_ratio(results: dict[str, list[dict[str, Any]]], a: str, b: str, mode: str) -> None:
+    """The median of the per-repetition p99 ratios of ``a`` to ``b`` (and per window)."""
     if results.get(a) and results.get(b):
         pairs = list(zip(results[a], results[b], strict=True))
         ratios = [x["p99"] / y["p99"] for x, y in pairs]
@@ -881,15 +885,19 @@ def compare_variants(
     if args.watchers:  # this tree with live pages open, against itself without
         variants_run, code = ["watched", "improved"], {"watched": ROOT, "improved": ROOT}
         print(f"watched: {args.watchers} (live pages : games), {HOT_SHARE:.0%} of the moves there")
-    if "baseline" in variants_run:
+        if args.watchers_baseline:  # and the pages of --baseline-ref's code, between them
+            variants_run = ["watched", "watched-old", "improved"]
+    for name in ("baseline", "watched-old"):
+        if name not in variants_run:
+            continue
         from baseline import export_tree, resolve
 
         tree, commit = export_tree(args.baseline_ref, home)
-        code["baseline"] = tree
+        code[name] = tree
         accept_newer_schema(tree)
         same = resolve("HEAD") == commit
         print(
-            f"baseline: {args.baseline_ref} ({commit[:10]})"
+            f"{name}: {args.baseline_ref} ({commit[:10]})"
             + (" -- the commit this tree is at: name an earlier one" if same else "")
         )
     results: dict[str, list[dict[str, Any]]] = {v: [] for v in variants_run}
@@ -898,7 +906,7 @@ def compare_variants(
         for variant in order:
             db = fresh_sqlite(home, template, f"run-{variant}")
             command = child(args, str(db), mode, variant, 100 + rep, code=code[variant])
-            env = {WATCHERS_VAR: args.watchers} if variant == "watched" else {}
+            env = {WATCHERS_VAR: args.watchers} if variant.startswith("watched") else {}
             out = with_windows(timed_run(command, code[variant], env), args.seconds)
             results[variant].append(out)
             report(rep, variant, out, mode)
@@ -912,8 +920,12 @@ def compare_variants(
                     flush=True,
                 )
     summary(results, ("watched", "improved") if args.watchers else ("improved", "baseline"), mode)
-    if args.watchers and results["watched"]:
-        print(f"  watched   : {medians(results['watched'])}")
+    if results.get("watched-old"):
+        print_ratio(results, "watched-old", "improved", mode)
+        print_ratio(results, "watched", "watched-old", mode)
+    for name in ("watched", "watched-old"):
+        if results.get(name):
+            print(f"  {name:10s}: {medians(results[name])}")
     return results
 
 
@@ -1151,6 +1163,12 @@ def main() -> None:
         metavar="N:G",
         help="live game pages (issue 28): N server-sent event streams over G games, served "
         "by the timed bot's process, against the same tree without pages",
+    )
+    parser.add_argument(
+        "--watchers-baseline",
+        action="store_true",
+        help="with --watchers: also the pages of --baseline-ref's code (watched-old), "
+        "interleaved with this tree's and with no pages",
     )
     parser.add_argument(
         "--rates",
