@@ -25,10 +25,13 @@ for the side to act and, as the target, that side's score in the game (1, 1/2, 0
   fitted curve. The errors the analysis gives the actions that were its own choice
   are the horizon's noise (the accounting puts the difference between a position's
   value and its successor's into the mover's error, so that error and luck add up).
-  The thresholds are set from that noise: an inaccuracy above its 95th percentile,
-  a blunder above its 99th (an error larger than nearly all the noise), a mistake
-  half-way between (geometric mean); with floors 0.04, 0.08 and 0.16, and each at
-  least 1.5 times the one below. The mean luck per roll is printed too (the
+  The thresholds are set from that noise: an inaccuracy above its 95th percentile
+  (what the analysis cannot tell from its own horizon), a mistake 1.5 times that and
+  a blunder 1.5 times a mistake, with floors 0.04, 0.08 and 0.16. (Not the noise's
+  99th percentile for a blunder: from a few hundred own choices that is the largest
+  one, which moves with every game added. The noise's tail is not all noise either:
+  an own choice whose next position shows a Queen lost is the horizon's own blunder.)
+  The 99th percentile and the largest are printed; so is the mean luck per roll (the
   accounting's bias, see the module).
 
 ``--write`` stores the constants in ``engine/equity_fit.json``; ``--report`` fits
@@ -212,9 +215,8 @@ def thresholds(noise: list[float]) -> tuple[float, float, float]:
         return math.ceil(x * 100 - 1e-9) / 100
 
     inaccuracy = up(max(FLOORS[0], quantile(noise, 0.95)))
-    top = max(FLOORS[2], quantile(noise, 0.99), STEP * STEP * inaccuracy)
-    mistake = up(max(FLOORS[1], STEP * inaccuracy, math.sqrt(inaccuracy * top)))
-    blunder = up(max(top, STEP * mistake))
+    mistake = up(max(FLOORS[1], STEP * inaccuracy))
+    blunder = up(max(FLOORS[2], STEP * mistake))
     return inaccuracy, mistake, blunder
 
 
