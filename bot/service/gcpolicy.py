@@ -6,9 +6,7 @@ policy:
 
 - from the start of the warm-up, ``hold``: automatic full collections off (the third
   threshold out of reach); young collections (generations 0 and 1) stay as they are:
-  they walk only recent objects; and the interpreter lock's turns shortened to 1 ms
-  (``SWITCH_INTERVAL_S``, issue 26), so that the background threads' Python work
-  delays a player's request less;
+  they walk only recent objects;
 - after the warm-up, ``settle``: a young collection, then ``gc.freeze()``: the warm
   games move to the permanent generation, which no collection walks again. (Not a full
   collection: with the games loaded, that alone was a 290 ms pause of the loop.)
@@ -34,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,10 +40,6 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 FULL_OFF = 1_000_000_000  # a third threshold that automatic collections never reach
-# How long a thread may keep the interpreter lock while another waits for it (Python's
-# default is 5 ms). The warm-up's, the drawings' and the store's threads run Python
-# too: with a shorter turn, a player's request on the loop waits less for the lock.
-SWITCH_INTERVAL_S = 0.001
 
 
 @dataclass
@@ -112,20 +105,14 @@ class GcPolicy:
         self._last_activity = float("-inf")
         self.full_collections = 0
         self._saved: tuple[int, int, int] | None = None
-        self._switch: float | None = None  # the interval before ``hold`` shortened it
         self._task: asyncio.Task[None] | None = None
 
     def hold(self) -> None:
-        """No automatic full collections from now on (young ones go on); and the
-        interpreter lock handed over after ``SWITCH_INTERVAL_S`` at most (never
-        lengthened: a shorter interval set by someone else stays)."""
+        """No automatic full collections from now on (young ones go on)."""
         if self._saved is None:
             self._saved = gc.get_threshold()
             young, middle, _ = self._saved
             gc.set_threshold(young, middle, FULL_OFF)
-        if self._switch is None and sys.getswitchinterval() > SWITCH_INTERVAL_S:
-            self._switch = sys.getswitchinterval()
-            sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     def settle(self) -> None:
         """After the warm-up: a young collection, then freeze the survivors; and no
@@ -189,6 +176,3 @@ class GcPolicy:
         if self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None
-        if self._switch is not None:
-            sys.setswitchinterval(self._switch)
-            self._switch = None
