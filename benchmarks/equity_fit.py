@@ -18,9 +18,13 @@ for the side to act and, as the target, that side's score in the game (1, 1/2, 0
   the Brier score and the log loss of the fitted curve there.
 - The held-out ECE comes with a 90 % interval from resampling the held-out games (a
   game's positions share its result, so the games, not the positions, are the
-  sample), and with the ECE of the fitting games themselves: a held-out ECE above its
+  sample), with the ECE of the fitting games themselves (a held-out ECE above its
   target but with a low one on the fitting games points at too few games, a high one
-  on both at the curve.
+  on both at the curve), and with the ECE a perfectly calibrated curve would show on
+  the same positions (``ece_if_calibrated``: the results drawn from the curve): what
+  the sample's size alone gives.
+- ``--cache DIR`` keeps each game's record and samples, so that a refit or a report
+  reads them back instead of playing and searching again.
 - ``--label-games`` held-out games are analysed in full (``engine.analysis``) with the
   fitted curve. The errors the analysis gives the actions that were its own choice
   are the horizon's noise (the accounting puts the difference between a position's
@@ -180,6 +184,67 @@ def ece_interval(
     return quantile(eces, 0.05), quantile(eces, 0.95)
 
 
+def ece_if_calibrated(
+    fit: Fit, data: list[Sample], seed: int = 0, draws: int = RESAMPLES // 4
+) -> float:
+    """The median ECE that a perfectly calibrated curve would show on these positions
+    and games: each game's result drawn again from the curve itself (one uniform number
+    per game, so that a game's positions share their luck as they share a result: a
+    position scores 1 if the number is below its predicted score). What the sample's
+    size alone gives; a measured ECE near it cannot be told from a calibrated one."""
+    games: dict[int, list[float]] = {}
+    for s in data:
+        games.setdefault(s.game, []).append(fit.equity(s.value))
+    if not games:
+        return math.nan
+    rng = random.Random(seed)
+    found = []
+    for _ in range(draws):
+        pairs: list[tuple[float, float]] = []
+        for predicted in games.values():
+            u = rng.random()
+            pairs.extend((p, float(u < p)) for p in predicted)
+        found.append(ece_of(pairs))
+    return quantile(found, 0.5)
+
+
+def cache_file(folder: Path, key: str, seed: int, max_plies: int, every: int, depth: int) -> Path:
+    return folder / f"{key}-{seed}-{max_plies}-{every}-{depth}.json"
+
+
+def cached(
+    folder: Path | None, key: str, seed: int, max_plies: int, every: int, depth: int
+) -> tuple[str | None, list[Sample]] | None:
+    """A game kept by ``keep`` (``--cache``): its record (None: it reached the cap) and
+    samples; None if there is none."""
+    if folder is None:
+        return None
+    path = cache_file(folder, key, seed, max_plies, every, depth)
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return kept["record"], [Sample(v, y, g) for v, y, g in kept["samples"]]
+
+
+def keep(
+    folder: Path | None,
+    key: str,
+    seed: int,
+    max_plies: int,
+    every: int,
+    depth: int,
+    record: str | None,
+    data: list[Sample],
+) -> None:
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [[s.value, s.score, s.game] for s in data]
+    text = json.dumps({"record": record, "samples": rows})
+    cache_file(folder, key, seed, max_plies, every, depth).write_text(text, encoding="utf-8")
+
+
 def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
     """Expected calibration error (10 equal bins) with its interval over games, Brier
     score and log loss."""
@@ -262,17 +327,24 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
     capped = 0
     n_train = (2 * args.games) // 3
     for i in range(args.games):
-        played = self_play(key, args.seed + i, args.max_plies)
-        if played.capped:
+        seed = args.seed + i
+        kept = cached(args.cache, key, seed, args.max_plies, args.every, depth)
+        if kept is None:
+            played = self_play(key, seed, args.max_plies)
+            record = played.record if not played.capped else None
+            data = samples(key, record, args.every, depth, i) if record is not None else []
+            keep(args.cache, key, seed, args.max_plies, args.every, depth, record, data)
+        else:
+            record, data = kept
+        if record is None:
             capped += 1
             continue
-        data = samples(key, played.record, args.every, depth, i)
         if i < n_train:
             train.extend(data)
         else:
             test.extend(data)
-            test_records.append(played.record)
-        print(f"  {key} game {i + 1}/{args.games}: {played.plies} plies", file=sys.stderr)
+            test_records.append(record)
+        print(f"  {key} game {i + 1}/{args.games}: {len(data)} positions", file=sys.stderr)
     if args.report:
         fit = stored
     else:
@@ -280,6 +352,7 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
         a, b = fit_logistic(fitted)
         fit = Fit(slope=a, offset=b, depth=depth, labels=stored.labels, fitted=True)
     held_out = calibration(fit, test)
+    held_out["ece_if_calibrated"] = round(ece_if_calibrated(fit, test), 4)
     fitting = calibration(fit, train)
     labels, figures = labels_from(test_records[: args.label_games], depth, fit)
     if not args.report:
@@ -309,6 +382,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-plies", type=int, default=160)
     p.add_argument("--label-games", type=int, default=6)
     p.add_argument("--write", action="store_true", help="store the fit in engine/equity_fit.json")
+    p.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="keep each game's record and samples here, and read them back on a later run "
+        "(the same seed, cap, --every and depth): a refit without replaying",
+    )
     p.add_argument("--report", action="store_true", help="report the stored constants only")
     args = p.parse_args(argv)
     table = read_table()
@@ -324,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
             f"train={row['train_games']}g/{row['train_positions']}p "
             f"held-out={h['games']}g/{h['positions']}p ECE={h['ece']:.4f} "
             f"(90% over games {'-'.join(f'{x:.3f}' for x in h['ece_90'] or ())}; "
+            f"a calibrated curve's on these games {h['ece_if_calibrated']:.4f}; "
             f"fitting games {row['fitting_games_ece']:.4f}) Brier={h['brier']:.4f} "
             f"labels={row['labels']} luck/roll={a['mean_luck_per_roll']:+.4f} "
             f"cpu/100 plies={a['cpu_s_per_100_plies']}s ({row['seconds']}s)",

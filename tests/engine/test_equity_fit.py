@@ -4,13 +4,17 @@ the constants in ``engine/equity_fit.json`` come from these."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import variants
 from benchmarks.equity_fit import (
     FLOORS,
     Sample,
+    cached,
     calibration,
+    ece_if_calibrated,
     ece_of,
+    keep,
     samples,
     thresholds,
 )
@@ -61,3 +65,25 @@ def test_samples_carry_their_games_index_and_score() -> None:
     assert [(s.game, s.score) for s in found] == [(7, 0.0), (7, 1.0)]  # White's, Black's
     one = calibration(Fit(), found)
     assert one["games"] == 1 and one["ece_90"] is None  # no interval from one game
+
+
+def test_the_ece_a_calibrated_curve_would_show_is_what_the_sample_size_gives() -> None:
+    rng = random.Random(9)
+    fit = Fit(slope=3.0, offset=0.0)
+    few = [Sample(rng.uniform(-0.9, 0.9), 0.0, g) for g in range(60)]
+    many = [Sample(rng.uniform(-0.9, 0.9), 0.0, g) for g in range(3000)]
+    # 60 games' results are noisier than 3,000 games': a calibrated curve shows more ECE
+    assert ece_if_calibrated(fit, few) > 2 * ece_if_calibrated(fit, many)
+    # positions that share their game's draw count as fewer: a game of 20 positions
+    grouped = [Sample(rng.uniform(-0.9, 0.9), 0.0, g // 20) for g in range(3000)]
+    assert ece_if_calibrated(fit, grouped) > 1.3 * ece_if_calibrated(fit, many)
+
+
+def test_the_cache_gives_back_a_game_as_kept(tmp_path: Path) -> None:
+    data = [Sample(0.25, 1.0, 3), Sample(-0.5, 0.0, 3)]
+    assert cached(tmp_path, "guardener", 1003, 160, 4, 1) is None
+    keep(tmp_path, "guardener", 1003, 160, 4, 1, "[Variant ...]", data)
+    keep(tmp_path, "guardener", 1004, 160, 4, 1, None, [])  # reached the cap
+    assert cached(tmp_path, "guardener", 1003, 160, 4, 1) == ("[Variant ...]", data)
+    assert cached(tmp_path, "guardener", 1004, 160, 4, 1) == (None, [])
+    assert cached(tmp_path, "guardener", 1003, 160, 4, 2) is None  # another depth
