@@ -6,10 +6,10 @@ game is woken to send the same bytes: the work per move does not grow with the w
 only the writes do. The watchers are woken in waves (``Waves``: at most ``WAVE`` writes
 per loop iteration), so a thousand open pages never hold the event loop for one long
 block: a move's commit and reply run between the waves, and while a command is acting
-on a game the waves wait for it (up to ``YIELD_MAX_S`` per delivery). An event comes in two forms:
-the whole move list, and only the new steps for a page that has the event before; a
-watcher that falls behind skips to the newest event in its whole form. Connections are
-bounded per game, per address and in total.
+on a game the waves wait for it (up to ``YIELD_MAX_S`` per delivery). An event comes in
+two forms: the whole move list, and only the new steps for a page that has the event
+before; a watcher that falls behind skips to the newest event in its whole form.
+Connections are bounded per game, per address and in total.
 
 A web server in another process than the one that moves (``chessgarden web`` beside a
 console game) sees no commits: ``poll_s`` then makes the hub look at the watched games'
