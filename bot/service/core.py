@@ -716,7 +716,7 @@ class ServiceCore(Settling, Timekeeping):
             took = loop.time() - began
         return warmed
 
-    def acting_for_players(self) -> bool:
+    def acting_on_a_game(self) -> bool:
         """A command holds a game's lock now (a player's move, the computer's, a
         rebuild): work that can wait a little, the live pages' fan-out, yields to it."""
         return bool(self._game_locks)

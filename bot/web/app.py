@@ -106,7 +106,7 @@ class Site:
         self.is_listed = is_listed
         self.rate = rate or RateLimit()
         self.states = GameStates(service)
-        self.hub = Hub(self._event, limits, poll_s=poll_s, yield_to=service.acting_for_players)
+        self.hub = Hub(self._event, limits, poll_s=poll_s, yield_to=service.acting_on_a_game)
         self._events: dict[int, Event] = {}
         self.templates = jinja2.Environment(
             loader=jinja2.FileSystemLoader(HERE / "templates"),
