@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--every", type=int, default=4, help="sample every K-th position (4)")
     p.add_argument("--max-plies", type=int, default=160)
-    p.add_argument("--label-games", type=int, default=6)
+    p.add_argument("--label-games", type=int, default=20)
     p.add_argument("--write", action="store_true", help="store the fit in engine/equity_fit.json")
     p.add_argument(
         "--cache",
