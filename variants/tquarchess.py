@@ -79,6 +79,10 @@ KING2_DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0),
 # passed being empty, counts as attacked ("could capture on that square"). So it gives
 # check, a King may not step there, and a piece standing alone on the square passed is
 # pinned. Without it a King could be left, or put, where the enemy King takes it.
+# (reading) Taking the last Tquarc wakes the power with that very move, and check is
+# judged after the move: a capture of the Tquarc after which the enemy King could slide
+# onto ours is not legal (``more_attackers`` counts the capture for a King that takes it,
+# ``_unlocked_checks`` for any other piece). Found by the analysis of a self-play game.
 KING2_ATTACKS = True
 
 
@@ -217,17 +221,29 @@ class Tquarchess(ChessLike):
             return 0
         if occ is None:
             occ = pos.occ[0] | pos.occ[1]
-        if occ >> mid & 1 or not self.king2_ready(pos, by):
+        if occ >> mid & 1 or pos.extra["king2"][by]:
+            return 0
+        # A piece that comes to ``sq`` takes what stands there: ``by``'s Tquarc on ``sq``
+        # is lost once it is taken, and the power wakes with that very capture.
+        if self.tquarcs(pos, by) & ~(1 << sq):
             return 0
         return 1 << king
 
     def more_reach(self, pos: Position, frm: int, occ: int) -> int:
+        """The King's two-square reach while the power is live; the square of its own
+        Tquarc too (targets aside: a piece that takes the Tquarc there wakes the power,
+        as ``more_attackers`` counts it)."""
         p = pos.board[frm]
+        if p is None or frm != pos.kings[p.color]:
+            return 0
+        color = p.color
+        if pos.extra["hand"][color] or pos.extra["king2"][color]:
+            return 0
+        tquarc = self.tquarcs(pos, color)
         out = 0
-        if p is not None and frm == pos.kings[p.color] and self.king2_ready(pos, p.color):
-            for far, mid in self._king2_mid[frm].items():
-                if not occ >> mid & 1:
-                    out |= 1 << far
+        for far, mid in self._king2_mid[frm].items():
+            if not occ >> mid & 1 and not tquarc & ~(1 << far):
+                out |= 1 << far
         return out
 
     def more_pinned(self, pos: Position, king: int, color: int, occ: int) -> int:
@@ -347,6 +363,7 @@ class Tquarchess(ChessLike):
         # The hot overrides call ChessLike directly: in CPython 3.11 ``super()`` builds
         # an object on every call.
         moves = ChessLike.generate_legal(self, pos, to_mask)
+        moves = self._unlocked_checks(pos, moves)
         # The entry attempt: roll the Tquarc die first, while an entry is legal.
         if (
             not pos.extra["rolled"]
@@ -355,6 +372,50 @@ class Tquarchess(ChessLike):
         ):
             moves.append(Move(-1, -1, "roll"))
         return moves
+
+    def _wakes_onto_king(self, pos: Position) -> bool:
+        """Would taking the enemy's Tquarc let its King slide two squares onto ours,
+        which stands where it could (the square passed empty)? Then a piece that takes
+        the Tquarc, though not pinned now, leaves its King in check."""
+        color, enemy = pos.turn, 1 - pos.turn
+        king, theirs = pos.kings[color], pos.kings[enemy]
+        if king < 0 or theirs < 0 or pos.extra["king2"][enemy] or pos.extra["hand"][enemy]:
+            return False
+        if not self.tquarcs(pos, enemy):
+            return False
+        mid = self._king2_mid[theirs].get(king)
+        return mid is not None and not (pos.occ[0] | pos.occ[1]) >> mid & 1
+
+    def quick_has_move(self, pos: Position) -> bool:
+        # The shared shortcut takes any unpinned piece's move as legal: not so for taking
+        # the Tquarc when that wakes the enemy King onto ours (``_wakes_onto_king``).
+        if self._wakes_onto_king(pos):
+            return False  # not shown: the moves are listed in full
+        return ChessLike.quick_has_move(self, pos)
+
+    def _unlocked_checks(self, pos: Position, moves: list[Move]) -> list[Move]:
+        """Without the moves that take the enemy's Tquarc and so give its King the
+        two-square move onto ours. Check is judged after the move (RULES.md section 2:
+        "Check rules apply"), but the shared filter reads a pin in the position before
+        it, while the Tquarc still stands and the power sleeps. (A King that takes the
+        Tquarc is judged by ``more_attackers``, which counts the capture.)"""
+        if not self._wakes_onto_king(pos):
+            return moves
+        enemy = 1 - pos.turn
+        tquarc = self.tquarcs(pos, enemy)
+        sq = tquarc.bit_length() - 1
+        if not any(m[1] == sq for m in moves):
+            return moves
+        kept = []
+        for m in moves:
+            if m[1] == sq:
+                after = pos.copy()
+                self.make_board(after, m)
+                king = after.kings[pos.turn]
+                if king >= 0 and self.more_attackers(after, king, enemy, None):
+                    continue
+            kept.append(m)
+        return kept
 
     def chances(self, pos: Position, move: Move | None = None) -> tuple[Chance, ...]:
         """The Tquarc's d4, rolled inside a move: by ``roll``, a teleport, a Knight's or

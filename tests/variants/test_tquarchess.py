@@ -339,6 +339,39 @@ def test_a_piece_alone_on_the_square_passed_is_pinned() -> None:
     assert [m for m in free.legal_moves() if m.startswith("N")]
 
 
+# Taking the Tquarc wakes its King's two-square move at once: check is judged after the
+# move ("Check rules apply"), so a capture that lets the enemy King slide onto ours is
+# not legal. Found by the analysis of a self-play game: Kxf4 was played in search, and
+# White's King then "took" the Black King with its two-square move.
+
+
+def test_a_king_may_not_take_the_tquarc_where_the_woken_king_could_slide_onto_it() -> None:
+    g = game("6t(2)N/2p2p2/2P2p2/R4k1p/3P1T(3)1P/8/4QKPR/B4B2 b - - 0 40 - f/- - - 0")
+    assert g.rules.in_check(g.pos)  # the Tquarc on f4 checks; Kxf4 was the only answer
+    assert g.legal_moves() == []
+    rules = g.rules
+    outcome = rules.outcome(g.pos, (rules.repetition_key(g.pos),))
+    assert outcome is not None and outcome.winner == "white" and outcome.reason == "checkmate"
+
+
+def test_a_piece_may_not_take_the_tquarc_when_that_wakes_the_king_onto_its_own() -> None:
+    # c3-d4-e5: the White King would slide onto the Black King once its Tquarc is gone.
+    g = game("7T(1)/8/8/4k3/8/2K5/8/7r b - - 0 1 t -/- - - 0")
+    assert "Rxh8" not in g.legal_moves() and "Rh7" in g.legal_moves()
+    used = game("7T(1)/8/8/4k3/8/2K5/8/7r b - - 0 1 t -/- K - 0")  # the power is spent
+    assert "Rxh8" in used.legal_moves()
+
+
+def test_a_capture_of_the_tquarc_that_wakes_the_king_is_no_way_out_of_stalemate() -> None:
+    # The Black King on h8 has no square; the pawn's only move takes the Tquarc on a2,
+    # and then the White King on f6 slides across g7 onto h8.
+    g = game("7k/4N3/5K2/8/8/1p1B4/T(1)P6/8 b - - 0 1 t -/- - - 0")
+    rules = g.rules
+    assert not rules.in_check(g.pos) and not rules.has_legal_move(g.pos)
+    outcome = rules.outcome(g.pos, (rules.repetition_key(g.pos),))
+    assert outcome is not None and outcome.winner is None and outcome.reason == "stalemate"
+
+
 # ----- notation and the end ---------------------------------------------------------
 
 
