@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import struct
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from listed import listed_actions
+from worker_probe import deaf_to_sigint
 
 import variants
 
@@ -29,6 +31,15 @@ WHITE_FILES = "  a  b  c  d  e  f  g  h"  # the file letters on top: White at th
 BLACK_FILES = "  h  g  f  e  d  c  b  a"
 PROMPT = "\r\n> "
 THINKING = "The computer (level 1) is thinking..."
+
+
+def as_a_shell_starts_it() -> None:
+    """In the child before it runs the console: Ctrl-C at its default and unblocked, as
+    an interactive shell starts a foreground job. A signal ignored or blocked by the
+    process that starts it is inherited across fork and exec (the test's worker may
+    have been left that way by other code): the console would then never see Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -42,6 +53,7 @@ def spawn(*args: str) -> pexpect.spawn:
         encoding="utf-8",
         timeout=60,
         dimensions=(50, 200),
+        preexec_fn=as_a_shell_starts_it,
     )
     return child
 
@@ -231,8 +243,10 @@ def test_ctrl_c_while_the_computer_thinks_prints_the_resume_line(tmp_path: Path)
         first = listed_actions(answer(child, "moves"))[0]
         child.sendline(first)
         child.expect_exact("The computer (level 3) is thinking...")  # a 2 s search
+        listening = deaf_to_sigint(child.pid) is False  # (read before the Ctrl-C)
         child.sendintr()  # Ctrl-C while it thinks
-        child.expect(pexpect.EOF)
+        found = child.expect([pexpect.EOF, PROMPT])
+        assert found == 0, f"no goodbye: the computer moved (console listening: {listening})"
         tail = str(child.before).replace("\r\n", "\n")
         assert re.search(r"Game 1 is stored\. Resume it with: .+ play --game 1", tail), tail
         assert "Traceback" not in tail
