@@ -374,17 +374,17 @@ class Tquarchess(ChessLike):
         return moves
 
     def _wakes_onto_king(self, pos: Position) -> bool:
-        """Would taking the enemy's Tquarc let its King slide two squares onto ours,
-        which stands where it could (the square passed empty)? Then a piece that takes
-        the Tquarc, though not pinned now, leaves its King in check."""
+        """Could taking the enemy's Tquarc let its King slide two squares onto ours? Our
+        King stands two squares from it in a line, the power unused and the Tquarc on
+        the board. Then a piece that takes the Tquarc, though not pinned now (the square
+        passed empty, or that piece standing on it), may leave its King in check."""
         color, enemy = pos.turn, 1 - pos.turn
         king, theirs = pos.kings[color], pos.kings[enemy]
         if king < 0 or theirs < 0 or pos.extra["king2"][enemy] or pos.extra["hand"][enemy]:
             return False
         if not self.tquarcs(pos, enemy):
             return False
-        mid = self._king2_mid[theirs].get(king)
-        return mid is not None and not (pos.occ[0] | pos.occ[1]) >> mid & 1
+        return king in self._king2_mid[theirs]
 
     def quick_has_move(self, pos: Position) -> bool:
         # The shared shortcut takes any unpinned piece's move as legal: not so for taking

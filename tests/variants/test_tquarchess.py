@@ -360,6 +360,9 @@ def test_a_piece_may_not_take_the_tquarc_when_that_wakes_the_king_onto_its_own()
     assert "Rxh8" not in g.legal_moves() and "Rh7" in g.legal_moves()
     used = game("7T(1)/8/8/4k3/8/2K5/8/7r b - - 0 1 t -/- K - 0")  # the power is spent
     assert "Rxh8" in used.legal_moves()
+    # The piece on the square passed (d4) may not take it either: it would open the way.
+    across = game("8/8/8/4k3/3n4/2K2T(1)2/8/8 b - - 0 1 t -/- - - 0")
+    assert "Nxf3" not in across.legal_moves() and "Nb5+" in across.legal_moves()
 
 
 def test_a_capture_of_the_tquarc_that_wakes_the_king_is_no_way_out_of_stalemate() -> None:
