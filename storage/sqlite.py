@@ -46,7 +46,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager, suppress
 from datetime import UTC, datetime
 from typing import Any
@@ -812,13 +812,7 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
             if version == 0:
                 # A new file (no table of any version: ``check_tables``): the latest schema
                 # at once, as the migrations would leave it with nothing to copy.
-                try:
-                    for statement in latest_schema():
-                        await conn.execute(statement)
-                except sqlite3.Error as error:
-                    if _refused_by_tables(error):
-                        raise migration_failed(path, version, error) from error
-                    raise
+                await _apply(conn, path, version, latest_schema())
                 await conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
             else:
                 await _run_migrations(conn, path, version)
@@ -835,17 +829,25 @@ async def _migrate(conn: aiosqlite.Connection, path: str) -> None:
 async def _run_migrations(conn: aiosqlite.Connection, path: str, version: int) -> None:
     """Each migration after ``version`` in turn, in the caller's transaction."""
     for number in range(version + 1, LATEST_VERSION + 1):
-        for statement in MIGRATIONS[number - 1]:
-            try:
-                if statement == FILL_LOG_DIGESTS:
-                    await _fill_log_digests(conn)
-                else:
-                    await conn.execute(statement)
-            except sqlite3.Error as error:
-                if _refused_by_tables(error):
-                    raise migration_failed(path, version, error) from error
-                raise
+        await _apply(conn, path, version, MIGRATIONS[number - 1])
         await conn.execute(f"PRAGMA user_version = {number}")
+
+
+async def _apply(
+    conn: aiosqlite.Connection, path: str, version: int, statements: Iterable[str]
+) -> None:
+    """Run schema ``statements`` on a file at ``version``; a statement the file's own
+    tables refuse is the store's one-line ``migration_failed``."""
+    for statement in statements:
+        try:
+            if statement == FILL_LOG_DIGESTS:
+                await _fill_log_digests(conn)
+            else:
+                await conn.execute(statement)
+        except sqlite3.Error as error:
+            if _refused_by_tables(error):
+                raise migration_failed(path, version, error) from error
+            raise
 
 
 async def _fill_log_digests(conn: aiosqlite.Connection) -> None:
