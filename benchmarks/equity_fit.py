@@ -164,13 +164,20 @@ def ece_of(pairs: list[tuple[float, float]]) -> float:
     return ece
 
 
+def by_game(fit: Fit, data: list[Sample]) -> dict[int, list[tuple[float, float]]]:
+    """Each game's (predicted score, score) pairs: a game's positions share its result,
+    so the calibration figures resample and redraw whole games."""
+    games: dict[int, list[tuple[float, float]]] = {}
+    for s in data:
+        games.setdefault(s.game, []).append((fit.equity(s.value), s.score))
+    return games
+
+
 def ece_interval(
     fit: Fit, data: list[Sample], seed: int = 0, resamples: int = RESAMPLES
 ) -> tuple[float, float]:
     """A 90 % interval of the ECE, from resampling whole games with replacement."""
-    games: dict[int, list[tuple[float, float]]] = {}
-    for s in data:
-        games.setdefault(s.game, []).append((fit.equity(s.value), s.score))
+    games = by_game(fit, data)
     if len(games) < 2:
         return (math.nan, math.nan)
     rng = random.Random(seed)
@@ -192,18 +199,16 @@ def ece_if_calibrated(
     per game, so that a game's positions share their luck as they share a result: a
     position scores 1 if the number is below its predicted score). What the sample's
     size alone gives; a measured ECE near it cannot be told from a calibrated one."""
-    games: dict[int, list[float]] = {}
-    for s in data:
-        games.setdefault(s.game, []).append(fit.equity(s.value))
+    games = by_game(fit, data)
     if not games:
         return math.nan
     rng = random.Random(seed)
     found = []
     for _ in range(draws):
         pairs: list[tuple[float, float]] = []
-        for predicted in games.values():
+        for game in games.values():
             u = rng.random()
-            pairs.extend((p, float(u < p)) for p in predicted)
+            pairs.extend((p, float(u < p)) for p, _ in game)
         found.append(ece_of(pairs))
     return quantile(found, 0.5)
 
