@@ -17,9 +17,11 @@ latency that ``service.py`` measures:
   the issue's figure (p99 <= 200 ms); an event that some watcher never received is
   counted as missed.
 - **Memory per watcher**: the bot's RSS once every page is open and has its first event,
-  minus before the web server started, over the pages.
+  minus before the web server started, plus the live pages' relay process's RSS (it
+  holds the pages' connections), over the pages.
 - **CPU of each process** over the timed load: the bot's (and per thread), the watchers'
-  process (``mark`` before and after). The load generator (the Discord payloads, the fake
+  process (``mark`` before and after), and the relay's (``relay``: the process that
+  writes the pages, ``bot.web.relay``). The load generator (the Discord payloads, the fake
   Discord) runs in the bot's process; ``CHESSGARDEN_BENCH_PROFILE=DIR`` writes a cProfile
   of the loop's thread over the timed load there, to split the bot's CPU by part.
 """
@@ -48,9 +50,16 @@ LAST = re.compile(rb'"last":(-?\d+)')
 SETTLE_S = 1.0  # after the load: the events in flight reach their pages
 
 
-def rss_kb() -> int:
-    with open("/proc/self/statm") as f:
+def rss_kb(pid: int | str = "self") -> int:
+    with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+
+
+def relay_pid(site: Any) -> int | None:
+    """The live pages' relay process (``bot.web.relay``), if this tree has one running."""
+    relay = getattr(site.hub, "relay", None)
+    process = getattr(relay, "process", None)
+    return None if process is None else int(process.pid)
 
 
 def stat_fields(folder: Path) -> Iterator[tuple[int, list[str]]]:
@@ -65,9 +74,10 @@ def stat_fields(folder: Path) -> Iterator[tuple[int, list[str]]]:
             continue
 
 
-def thread_cpu(skip: int | None = None) -> dict[str, float]:
+def thread_cpu(skip: int | None = None, relay: int | None = None) -> dict[str, float]:
     """CPU seconds of this process's threads so far, by name (numbers dropped, so that a
-    pool's threads add up), and of its children (``children``) but ``skip``."""
+    pool's threads add up), and of its children (``children``) but ``skip``; the live
+    pages' relay process (``relay``) apart, as ``relay``."""
     tick = os.sysconf("SC_CLK_TCK")
     found: dict[str, float] = {}
     names = {t.native_id: t.name for t in threading.enumerate()}
@@ -78,9 +88,8 @@ def thread_cpu(skip: int | None = None) -> dict[str, float]:
     me = str(os.getpid())
     for pid, fields in stat_fields(Path("/proc")):
         if fields[1] == me and pid != skip:
-            found["children"] = (
-                found.get("children", 0.0) + (int(fields[11]) + int(fields[12])) / tick
-            )
+            name = "relay" if pid == relay else "children"
+            found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return found
 
 
@@ -136,7 +145,9 @@ class Pages:
             raise SystemExit(f"the watchers did not start: {said}")
         self.open = int(said[1])
         await asyncio.sleep(SETTLE_S)  # every page has its first event
-        self.kb_per_watcher = (rss_kb() - before) / max(1, self.open)
+        relay = relay_pid(self.site)  # started with the first page: all of it counts
+        grown = rss_kb() - before + (rss_kb(relay) if relay is not None else 0)
+        self.kb_per_watcher = grown / max(1, self.open)
 
     async def mark(self) -> float:
         """The watchers' process's CPU seconds so far."""

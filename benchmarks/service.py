@@ -115,6 +115,7 @@ from live_pages import (  # noqa: E402  (benchmarks/live_pages.py)
     describe,
     medians,
     open_pages,
+    relay_pid,
     stat_fields,
     thread_cpu,
 )
@@ -554,7 +555,8 @@ async def one_run(
     prober = asyncio.create_task(probe())
     client_cpu = await pages.mark() if pages is not None else 0.0
     skip = pages.proc.pid if pages is not None else None
-    threads, timed_from = thread_cpu(skip), time.monotonic()
+    relay = relay_pid(pages.site) if pages is not None else None
+    threads, timed_from = thread_cpu(skip, relay), time.monotonic()
     profile = None
     if os.environ.get(PROFILE_VAR):  # the loop's thread over the timed load
         import cProfile
@@ -571,7 +573,7 @@ async def one_run(
         folder = Path(os.environ[PROFILE_VAR])
         folder.mkdir(parents=True, exist_ok=True)
         profile.dump_stats(folder / f"{variant}-{seed}.prof")
-    threads, timed = cpu_between(threads, thread_cpu(skip)), (timed_from, time.monotonic())
+    threads, timed = cpu_between(threads, thread_cpu(skip, relay)), (timed_from, time.monotonic())
     client_cpu = (await pages.mark() - client_cpu) if pages is not None else 0.0
     stop.set()
     await prober

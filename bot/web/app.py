@@ -16,9 +16,11 @@ Anything else, a forged token, or a game the store cannot find: the same plain 4
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
+import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -31,7 +33,9 @@ from aiohttp import hdrs, web
 
 from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
-from bot.web.live import KEEP_ALIVE, Busy, Hub, Limits, Watcher
+from bot.web.live import KEEP_ALIVE, Busy, Channel, Hub, Limits, Watcher
+from bot.web.relay import AVAILABLE as RELAY_AVAILABLE
+from bot.web.relay import Relay
 from bot.web.state import GameState, GameStates, event_json, step_image, step_json
 
 log = logging.getLogger(__name__)
@@ -349,7 +353,14 @@ async def events(request: web.Request) -> web.StreamResponse:
         # the hub's waves write this page's events straight to its connection when the
         # body is plainly chunked (HTTP/1.1, not compressed); else all go through here
         chunked = response.headers.get(hdrs.TRANSFER_ENCODING, "").lower() == "chunked"
-        watcher = Watcher(request.transport, chunked and not response.compression)
+        direct = chunked and not response.compression
+        relay = site.hub.relay
+        if direct and relay is not None and request.transport is not None:
+            left = relay.watch(game_id, request.transport, channel.state())
+            if left is not None:  # the relay writes this page's events from now on
+                await _relayed(site, game_id, channel, request.transport, left)
+                return response
+        watcher = Watcher(request.transport, direct)
         channel.add(watcher)
         if channel.version == 0:
             site.hub.refresh(game_id)
@@ -372,6 +383,24 @@ async def events(request: web.Request) -> web.StreamResponse:
         if watcher is not None:
             channel.remove(watcher)
         site.hub.leave(game_id, address, channel)
+
+
+async def _relayed(
+    site: Site, game_id: int, channel: Channel, transport: Any, left: asyncio.Future[None]
+) -> None:
+    """Wait while the relay writes the page; then close the bot's end of it without a
+    byte more (the relay has ended the stream, or the browser has gone)."""
+    if channel.version == 0:
+        site.hub.refresh(game_id)
+    try:
+        await left
+    finally:
+        if not left.done():  # the bot stops: the page ends, its browser reconnects
+            with contextlib.suppress(OSError):
+                raw = transport.get_extra_info("socket")
+                if raw is not None:
+                    raw.shutdown(socket.SHUT_RDWR)
+        transport.abort()
 
 
 async def _write(response: web.StreamResponse, watcher: Watcher, data: bytes) -> None:
@@ -447,15 +476,19 @@ class WebServer:
     """The pages served beside a running service: ``await start()`` / ``await stop()``.
     It hooks the service's commits (``add_row_listener``) for the live pages."""
 
-    def __init__(self, site: Site, host: str, port: int) -> None:
+    def __init__(self, site: Site, host: str, port: int, *, relay: bool = True) -> None:
         self.site = site
         self.host = host
         self.port = port
+        # the live pages are written by another process where it can run (``bot.web.relay``)
+        self.relay = relay and RELAY_AVAILABLE
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
         self.site.service.add_row_listener(self.site.hub.row_committed)
         self.site.hub.start()
+        if self.relay:
+            self.site.hub.relay = Relay(keep_alive_s=self.site.hub.keep_alive_s)
         runner = web.AppRunner(
             create_app(self.site), access_log=None, handle_signals=False, shutdown_timeout=1.0
         )
@@ -475,6 +508,9 @@ class WebServer:
         if current_links() is self.site.links:  # no more "Watch" links to pages not served
             configure(None)
         await self.site.hub.stop()
+        relay, self.site.hub.relay = self.site.hub.relay, None
+        if relay is not None:
+            await relay.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -9,7 +9,9 @@ block: a move's commit and reply run between the waves, and while a command is a
 on a game the waves wait for it (up to ``YIELD_MAX_S`` per delivery). An event comes in
 two forms: the whole move list, and only the new steps for a page that has the event
 before; a watcher that falls behind skips to the newest event in its whole form.
-Connections are bounded per game, per address and in total.
+Connections are bounded per game, per address and in total. Where it can, the hub hands
+a page's connection to the relay (``bot.web.relay``), another process that writes every
+event to the pages it holds, so that a thousand pages cost the bot one write per event.
 
 A web server in another process than the one that moves (``chessgarden web`` beside a
 console game) sees no commits: ``poll_s`` then makes the hub look at the watched games'
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service import ServiceError
+from bot.web.relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -167,14 +170,20 @@ class Channel:
         self._waves = waves or Waves()
         self._pages: dict[Watcher, None] = {}  # in the order they opened
 
-    def publish(self, full: bytes, delta: bytes, mark: str) -> None:
+    def publish(self, full: bytes, delta: bytes, mark: str) -> bool:
+        """A new event (``False``: the pages have it already)."""
         if mark == self.mark:
-            return
+            return False
         self.mark = mark
         self.full, self.delta = full, delta
         self._framed = (_chunk(full), _chunk(delta))
         self.version += 1
         self.poke()
+        return True
+
+    def state(self) -> tuple[bytes, bytes] | None:
+        """The newest event, whole and as new steps (``None``: none yet)."""
+        return (self.full, self.delta) if self.version else None
 
     def poke(self) -> None:
         """Bring every page up to date, in waves (a publish, or a keep-alive with nothing
@@ -250,6 +259,9 @@ class Hub:
         self._keeper: asyncio.Task[None] | None = None
         self.keep_alive_s = KEEP_ALIVE_S
         self.commits_seen = 0
+        # the process that writes the pages it was handed (``bot.web.relay``); its pages
+        # are counted here all the same, and get every event through it
+        self.relay: Relay | None = None
         self.closed = False
 
     # ----- the service's hook ---------------------------------------------------
@@ -286,7 +298,8 @@ class Hub:
                 except ServiceError as error:
                     log.warning("game %s: no live event (%s)", game_id, error)
                     return
-                channel.publish(full, delta, mark)
+                if channel.publish(full, delta, mark) and self.relay is not None:
+                    self.relay.publish(game_id, full, delta)
                 if game_id not in self._again:
                     return
         except Exception:
