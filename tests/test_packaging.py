@@ -463,6 +463,16 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
         assert image, html[:2000]
         with urllib.request.urlopen(base + image.group(1), timeout=30) as picture:
             assert picture.read().startswith(b"\x89PNG\r\n\x1a\n")
+        # Its live updates: the first event, written by the image's relay process.
+        with urllib.request.urlopen(done.stdout.strip() + "/events", timeout=30) as events:
+            assert events.headers["Content-Type"] == "text/event-stream"
+            line = b""
+            while not line.startswith(b"data: "):
+                line = events.readline()
+                assert line, "the live stream ended before its first event"
+            assert json.loads(line[6:])["last"] >= 0
+            relays = children_running(server.pid, b"bot.web.relay")
+            assert len(relays) == 1, "the live page was not handed to the relay"
     finally:
         server.terminate()
         server.communicate(timeout=30)
@@ -489,6 +499,22 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
     heartbeat = Path(env["CHESSGARDEN_HEARTBEAT"])
     os.utime(heartbeat, (time.time() - 3600, time.time() - 3600))
     assert run(dockerfile.healthcheck, cwd=outside, env=env).returncode == 1
+
+
+def children_running(parent: int, needle: bytes) -> list[int]:
+    """The processes whose parent is ``parent`` and whose command line holds ``needle``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[1]
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:  # it ended meanwhile
+            continue
+        if ppid == str(parent) and needle in cmdline:
+            found.append(int(entry.name))
+    return found
 
 
 IMPORT_ALL = """
