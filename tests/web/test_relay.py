@@ -253,3 +253,25 @@ async def test_relayed_pages_get_keep_alives(tmp_path: Path) -> None:
     finally:
         await server.stop()
         await service.close()
+
+
+async def test_stopping_the_server_ends_the_relayed_pages_and_the_relay(tmp_path: Path) -> None:
+    service = await GameService.open(tmp_path / "games.sqlite3", cpu_workers=1)
+    site, _ = make_site(service, tmp_path)
+    server = WebServer(site, "127.0.0.1", 0)
+    await server.start()
+    try:
+        game_id = await start_game(service, "tquarchess")
+        path = site.links.game_path(game_id) + "/events"
+        pages = [await Page.open(server, path) for _ in range(3)]
+        for page in pages:
+            assert await asyncio.wait_for(page.event(), 5) is not None
+        relay = site.hub.relay
+        assert relay is not None and relay.process is not None
+        process = relay.process
+    finally:
+        await asyncio.wait_for(server.stop(), 10)
+        await service.close()
+    assert process.poll() is not None  # the relay ended with the server
+    for page in pages:  # and each page's stream with it (its browser reconnects)
+        assert await asyncio.wait_for(page.event(), 5) is None
