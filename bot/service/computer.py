@@ -399,7 +399,7 @@ class Computer:
                     thinking_until_ms=now_ms + round(self.think_lease_s * 1000),
                 ),
             )
-            record = await self.core._cpu(live.game.record)
+            record = await self.core._whole_record(tx, row, live)
             return _Claim(row.computer_level, record, live.ply, row.log_count, row.computer)
 
     async def _release_turn(self, game_id: int, seq: int) -> None:

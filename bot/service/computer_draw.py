@@ -90,7 +90,7 @@ class ComputerDraw:
             live = await self.core._live_read(row)
             if live is None:
                 raise self.core._not_started(row)
-            record = await self.core._cpu(live.game.record)
+            record = await self.core._whole_record(self.core.repo, row, live)
             turn, seen = str(live.game.turn), row.log_count
         assert row.computer is not None and row.computer_level is not None
         choice = await self.core._in_process(

@@ -12,7 +12,7 @@ import logging
 import os
 import random
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -49,7 +49,7 @@ from bot.service.live import (
 )
 from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
 from bot.service.results import GameView, Outcome, RatingChange
-from bot.service.snapshots import SNAPSHOT_EVERY, restore, take
+from bot.service.snapshots import SNAPSHOT_EVERY, NotThisTime, restore, take
 from bot.service.stats import ActionStats
 from bot.service.store_faults import Settling
 from bot.service.timekeeping import Timekeeping
@@ -592,9 +592,38 @@ class ServiceCore(Settling, Timekeeping):
                 return await self._cpu(rebuild, row, after)
             try:
                 return await self._cpu(restore, row, snapshot, after)
+            except NotThisTime as error:  # a take-back after it: expected, not a fault
+                log.debug("game %s: snapshot %s not used: %s", row.id, snapshot.seq, error)
             except Exception as error:  # a cache, never the truth: replay the log
                 log.warning("game %s: snapshot %s not used: %s", row.id, snapshot.seq, error)
         return await self._cpu(rebuild, row, await source.actions(row.id))
+
+    async def _whole(
+        self,
+        source: WriteTx | Repository,
+        row: GameRow,
+        live: Live,
+        actions: Sequence[ActionRow] | None = None,
+    ) -> Live:
+        """``live`` with its whole history: a game restored from a snapshot holds only
+        the actions since it (``Live.partial``), so its record would start there. Such a
+        game is replayed from its log (``actions``, else read from ``source``), in a worker
+        thread, and the replay takes its place in the cache: a later record costs nothing.
+        Call with the game's lock held."""
+        if not live.partial:
+            return live
+        if actions is None:
+            actions = await source.actions(row.id)
+        whole = await self._cpu(rebuild, row, actions)
+        whole.snapshot_seq = live.snapshot_seq  # the snapshots taken stay taken
+        if self._cache.get(row.id) is live:
+            self._remember(row.id, whole)
+        return whole
+
+    async def _whole_record(self, source: WriteTx | Repository, row: GameRow, live: Live) -> str:
+        """The game's whole record (``_whole``), made in a worker thread."""
+        whole = await self._whole(source, row, live)
+        return str(await self._cpu(whole.game.record))
 
     # ----- snapshots (issue 12) -------------------------------------------------
 

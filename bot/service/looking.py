@@ -27,7 +27,7 @@ from bot.service.access import Viewer
 from bot.service.chain_check import head_check
 from bot.service.core import VERIFIED_KEPT, ServiceCore, check_id
 from bot.service.errors import InvalidInput, InvalidState, NotFound, SeedNotRevealed
-from bot.service.live import make_summary, make_view, rebuild, taken_back
+from bot.service.live import make_summary, make_view, taken_back
 from bot.service.results import (
     GameSummary,
     GameView,
@@ -190,8 +190,8 @@ class Looking(ServiceCore):
             actions = await self.repo.actions(row.id)
             live = await self._live_read(row)
             entries = _entries(actions)
-            if live is not None and live.partial:  # restored from a snapshot: replay all
-                live = await self._cpu(rebuild, row, actions)
+            if live is not None:  # restored from a snapshot: replay all
+                live = await self._whole(self.repo, row, live, actions)
             record = "" if live is None else await self._cpu(live.game.record)
             return History(make_view(row, live), record, entries, row.start_rolls)
 

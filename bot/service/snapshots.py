@@ -29,6 +29,11 @@ FORMAT = "c12-1"
 SNAPSHOT_EVERY = 8  # log entries between two snapshots of a live game
 
 
+class NotThisTime(ValueError):
+    """The snapshot is sound but cannot serve this log (an 'undo' after it may take back
+    a move inside it): the log is replayed, as expected, with nothing to report."""
+
+
 def take(row: GameRow, live: Live) -> SnapshotRow:
     """The snapshot of ``live`` (runs in a worker thread, with the game's lock held)."""
     game = live.game
@@ -48,7 +53,7 @@ def restore(row: GameRow, snapshot: SnapshotRow, after: Sequence[ActionRow]) -> 
     if snapshot.game_id != row.id or snapshot.seq > row.log_count:
         raise ValueError("the snapshot is not of this log")
     if any(action.kind == "undo" for action in after):
-        raise ValueError("a move inside the snapshot may be taken back")
+        raise NotThisTime("a move inside the snapshot may be taken back")
     if after and after[0].roll_index != snapshot.roll_count:
         raise ValueError("the snapshot's roll count does not meet the log")
     values = [value for action in after for _, value in action.rolls]

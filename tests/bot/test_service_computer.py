@@ -200,6 +200,45 @@ async def test_after_a_restart_the_computer_resumes_exactly_once(db: Path) -> No
             await s.close()
 
 
+async def test_after_a_restart_from_a_snapshot_the_computer_plays_on(db: Path) -> None:
+    """A game restored from a snapshot knows its actions from there only; the computer's
+    worker replays the whole record, so it must get the whole record (a console resume
+    of a game of 16 actions or more crashed on a record that started mid-game)."""
+    first = await open_service(db)
+    runner = ComputerRunner(first)
+    await runner.start()
+    rng = random.Random(7)
+    try:
+        out = await first.play_computer(
+            user_id=ALICE, location_id=6, variant="tquarchess", level=1, colour="black",
+            seed="restart-from-a-snapshot",
+        )  # fmt: skip
+        game_id = out.game.id
+        for _ in range(12):  # 24 actions: snapshots are taken every 8 log entries
+            await runner.idle()
+            legal = await first.legal_moves(game_id=game_id)
+            await first.act(user_id=ALICE, text=rng.choice(legal), game_id=game_id)
+    finally:
+        await runner.stop()
+        await first.close()  # the computer's turn waits; the snapshots are written
+    again = await open_service(db)
+    runner = ComputerRunner(again)
+    try:
+        view = await again.view(game_id=game_id)
+        assert not view.is_over and view.turn == "white"
+        assert again._cache[game_id].partial, "the game was not restored from a snapshot"
+        await runner.start()
+        await runner.idle()
+        assert runner.moves >= 1
+        view = await again.view(game_id=game_id)
+        assert view.turn == "black" or view.is_over
+        history = await again.history(game_id=game_id)
+        assert variants.replay(history.record).fen() == await again.position(game_id=game_id)
+    finally:
+        await runner.stop()
+        await again.close()
+
+
 async def test_a_game_that_moved_on_while_the_computer_thought(service: GameService) -> None:
     out = await service.play_computer(
         user_id=ALICE, location_id=6, variant="kings_guard", level=1, colour="black"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import random
 import shutil
 import sqlite3
@@ -27,7 +28,7 @@ import variants
 from bot.service import GameService, ManualClock, Outcome
 from bot.service.gcpolicy import FULL_OFF, GcPolicy, GcWatch
 from bot.service.live import Live, rebuild
-from bot.service.snapshots import FORMAT, SNAPSHOT_EVERY, restore
+from bot.service.snapshots import FORMAT, SNAPSHOT_EVERY, NotThisTime, restore
 from storage import LATEST_VERSION, SnapshotRow, open_repository
 from storage.migrations import MIGRATIONS
 from variants.dice import VerifiableDice
@@ -238,7 +239,9 @@ async def test_a_cold_game_is_rebuilt_before_the_write_transaction(
         await service.close()
 
 
-async def test_an_undo_after_the_snapshot_replays_the_whole_log(store_target: str) -> None:
+async def test_an_undo_after_the_snapshot_replays_the_whole_log(
+    store_target: str, caplog: pytest.LogCaptureFixture
+) -> None:
     service = await open_service(store_target)
     try:
         game_id = await start(service, "stone_garden", 1)
@@ -260,10 +263,14 @@ async def test_an_undo_after_the_snapshot_replays_the_whole_log(store_target: st
         assert row is not None
         snapshot, after = await service.repo.snapshot_and_actions(game_id)
         assert snapshot is not None and any(a.kind == "undo" for a in after)
-        with pytest.raises(ValueError, match="taken back"):
+        with pytest.raises(NotThisTime, match="taken back"):
             restore(row, snapshot, after)
         service._cache.clear()
-        view = await service.view(game_id=game_id)
+        with caplog.at_level(logging.DEBUG, logger="bot.service.core"):
+            view = await service.view(game_id=game_id)
+        # expected, so not a warning (the console printed it under 'record')
+        noted = [r for r in caplog.records if "not used" in r.getMessage()]
+        assert noted and all(r.levelno == logging.DEBUG for r in noted)
         assert view.ply == undone.game.ply
         assert await service.legal_moves(game_id=game_id) == undone.legal
     finally:
