@@ -315,6 +315,14 @@ def test_stone_garden_raven_turning_and_check() -> None:
     assert ready.allows == "a Raven may turn" and ready.short == "Raven may turn"
     check = describe(variants.from_fen("stone_garden", "4k3/8/8/8/8/3h4/8/4K3 w - - 0 10"))
     assert check.check is True and check.headline == "White to move, in check"
+    # Her time has come, but in check no turn of hers is legal: the words do not offer one.
+    game = variants.from_fen("stone_garden", "4k3/8/8/8/3R(N)4/3h4/8/4K3 w - - 0 10 5/5 2/2 0/0")
+    assert not any("^" in text for text in game.legal_moves())
+    checked = describe(game)
+    assert checked.check and checked.allows == "" and "Raven" not in checked.headline
+    assert (
+        "Your Raven on d4 faces N; she could turn, but no turn of hers leaves your King safe now."
+    ) in checked.lines
 
 
 @pytest.mark.parametrize("key", variants.names())

@@ -106,7 +106,15 @@ def turn_facts(rules: StoneGardenRules, pos: Position, legal: Sequence[Move]) ->
             continue
         wait, why = rules.turn_wait(pos, sq)
         where = {"square": rules.name(sq), "facing": p.state}
-        if wait == 0:
+        if wait == 0 and not any(m.flag == "turn" and m.frm == sq for m in legal):
+            lines.append(  # her time has come, but a turn would leave the King in check
+                said(
+                    "Your Raven on {square} faces {facing}; she could turn, but no turn of "
+                    "hers leaves your King safe now.",
+                    **where,
+                )
+            )
+        elif wait == 0:
             ready.append(rules.name(sq))
             lines.append(
                 said(
