@@ -21,6 +21,7 @@ written so that it runs as shown (``bot.console.words.program``).
 from __future__ import annotations
 
 import asyncio
+import difflib
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -88,6 +89,15 @@ COMPUTER_COMMANDS: dict[str, str] = {
 }
 ACTION_HINT = "an action in notation (e.g. e4, Nf3, reroll, pass, roll)"
 YES = ("y", "yes")
+
+
+def close_command(text: str) -> str | None:
+    """The console command a refused word was probably meant as (``mvoes``: ``moves``)."""
+    word = text.strip().lower()
+    if not word.isalpha() or word in COMMANDS:
+        return None
+    found = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.75)
+    return found[0] if found else None
 
 
 class Session:
@@ -488,6 +498,9 @@ class Session:
             return
         shown = text if len(text) <= 40 else text[:37] + "..."
         self.error(f"{refusal.message} ({shown!r})")
+        command = close_command(text)
+        if command is not None:
+            self.tell(f"did you mean the command {command!r}? (help lists them all)")
         if refusal.closest:
             more = f"; `moves` lists all {len(self.legal)}" if len(self.legal) > 5 else ""
             self.tell(f"closest legal: {', '.join(refusal.closest)}{more}")

@@ -177,6 +177,17 @@ def test_a_refused_action_names_the_rule_and_the_closest_actions(tmp_path: Path)
         assert "legal now" not in answer  # not the whole list: the rule and the nearest
 
 
+def test_a_mistyped_command_is_named(tmp_path: Path) -> None:
+    result = run(
+        "play", "kings_guard", "--db", str(tmp_path / "m.sqlite3"), "--no-board",
+        stdin="mvoes\nlegnd\nzzzzz\n",
+    )  # fmt: skip
+    answers = [a.strip().splitlines() for a in result.stdout.split("\n\n")[1:4]]
+    assert answers[0][1] == "did you mean the command 'moves'? (help lists them all)"
+    assert answers[1][1] == "did you mean the command 'legend'? (help lists them all)"
+    assert not any("did you mean" in line for line in answers[2])  # nothing close
+
+
 def test_arrow_keys_in_piped_input_are_not_control_characters(tmp_path: Path) -> None:
     result = run(
         "play", "kings_guard", "--db", str(tmp_path / "k.sqlite3"), "--no-board",
