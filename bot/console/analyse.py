@@ -69,7 +69,7 @@ async def _record(db: str | None, game_id: int) -> str | None:
     from bot.console.session import _open
     from bot.service import ServiceError
 
-    service = await _open(db)
+    service = await _open(db, existing=True)
     if service is None:
         return None
     try:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -95,11 +94,12 @@ def _run(db: str | None, work: Callable[[GameService], Awaitable[int]]) -> int:
 
 
 async def _open_and(db: str | None, work: Callable[[GameService], Awaitable[int]]) -> int:
+    from bot.console.session import no_store_at
     from bot.service import GameService, ServiceError
-    from storage import StorageError, StoreOpenError, is_postgres_url, resolve_db_path
+    from storage import StorageError, StoreOpenError, resolve_db_path
 
     path = resolve_db_path(db)
-    if path != ":memory:" and not is_postgres_url(path) and not os.path.exists(path):
+    if no_store_at(path):
         print(f"error: there is no database at {path} (give --db PATH)", file=sys.stderr)
         return EXIT_USAGE
     try:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -60,7 +61,7 @@ from bot.service import (
     roll_dice,
 )
 from bot.service.dice_expr import DiceExpressionError
-from storage import StorageError, StoreOpenError, resolve_db_path
+from storage import StorageError, StoreOpenError, is_postgres_url, resolve_db_path
 
 __all__ = [
     "BLACK_ID",
@@ -223,7 +224,7 @@ def main_record(args: argparse.Namespace) -> int:
 
 
 async def _record(args: argparse.Namespace) -> int:
-    service = await _open(args.db)
+    service = await _open(args.db, existing=True)
     if service is None:
         return 1
     try:
@@ -259,6 +260,9 @@ async def _games(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.limit < 1:
         print("error: --limit must be at least 1", file=sys.stderr)
         return 2
+    if no_store_at(resolve_db_path(args.db)):  # nothing stored here: say so, make nothing
+        stdout.write(games_table([])[0] + f" (no database at {resolve_db_path(args.db)})\n")
+        return 0
     service = await _open(args.db)
     if service is None:
         return 1
@@ -279,7 +283,7 @@ async def _games(args: argparse.Namespace, stdout: TextIO) -> int:
 def games_table(games: Sequence[GameSummary]) -> list[str]:
     """One line per game: id, variant, status, players, moves, last activity (UTC)."""
     if not games:
-        return ["No games stored yet. Start one with: chessgarden play VARIANT"]
+        return [f"No games stored yet. Start one with: {program()} play VARIANT"]
     rows = [("id", "variant", "status", "players", "moves", "last activity (UTC)")]
     for game in games:
         status = f"{game.status} {game.result}" if game.result else str(game.status)
@@ -322,9 +326,22 @@ def main_play(args: argparse.Namespace) -> int:
         return 130
 
 
-async def _open(db: str | None, **options: Any) -> GameService | None:
-    """The service on the store, or ``None`` after printing one ``error:`` line."""
+def no_store_at(path: str) -> bool:
+    """True when ``path`` names an SQLite file that does not exist (a command that only
+    reads must say so, not make an empty store there)."""
+    return path != ":memory:" and not is_postgres_url(path) and not os.path.exists(path)
+
+
+async def _open(db: str | None, *, existing: bool = False, **options: Any) -> GameService | None:
+    """The service on the store, or ``None`` after printing one ``error:`` line.
+    ``existing``: the store must be there already (reading or resuming a game)."""
     path = resolve_db_path(db)
+    if existing and no_store_at(path):
+        print(
+            f"error: there is no database at {path}; give --db PATH (or set CHESSGARDEN_DB)",
+            file=sys.stderr,
+        )
+        return None
     try:
         return await GameService.open(path, label=player_label, **options)
     except StoreOpenError as error:  # names the file and the cause already
@@ -384,7 +401,7 @@ async def _play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             return 2
     if size is not None or not legend:
         renderer["renderer"] = sized_renderer(size, legend=legend)
-    service = await _open(args.db, **renderer)
+    service = await _open(args.db, existing=args.game is not None, **renderer)
     if service is None:
         return 1
     try:

@@ -323,6 +323,15 @@ def test_games_lists_the_stored_games(tmp_path: Path) -> None:
     db = str(tmp_path / "list.sqlite3")
     empty = run("games", "--db", db)
     assert empty.returncode == 0 and empty.stdout.startswith("No games stored yet.")
+    assert f"(no database at {db})" in empty.stdout
+    for reading in (("record", "1"), ("play", "--game", "1")):
+        refused = run(*reading, "--db", db)  # nothing to read: said, and no file made
+        assert refused.returncode == 1 and refused.stdout == "", refused.stdout
+        assert (
+            refused.stderr
+            == f"error: there is no database at {db}; give --db PATH (or set CHESSGARDEN_DB)\n"
+        )
+    assert not Path(db).exists()
     run("play", "tquarchess", "--db", db, "--no-board", stdin="e4\ne5\nNf3\nundo\n")
     run("play", "kings_guard", "--db", db, "--no-board", stdin="e3\nresign\ny\n")
     listed = run("games", "--db", db)
