@@ -4,8 +4,9 @@
   [--bye-points 1|0.5] [--json]``: a whole tournament with seeded random results
   (draws, byes and a few withdrawals) through the real pairing code
   (``bot.tournament.simulate``); prints every round's boards (White first), results
-  and byes, then the final standings with tiebreaks. A round robin's ``--rounds`` is
-  its single or double cycle's length (default: single).
+  and byes, then the final standings with tiebreaks. A Swiss's ``--rounds`` defaults
+  to log2(N) rounded up (8 players: 3); a round robin's is its single or double
+  cycle's length (default: single).
 
 - ``tournament show ID --db PATH`` and ``tournament check ID --db PATH``: a stored
   tournament (``bot.console.tournament_store``).
@@ -48,7 +49,8 @@ def add_subcommands(subparsers: Any) -> None:
         type=int,
         default=None,
         metavar="R",
-        help="rounds (a Swiss needs it; a round robin: its single or double length)",
+        help="rounds (a Swiss: the base-2 logarithm of N rounded up, unless given; "
+        "a round robin: its single or double length)",
     )
     s.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
     s.add_argument(

@@ -53,8 +53,9 @@ def simulate(
     bye_points: float = 1.0,
     withdrawals: bool = True,
 ) -> Simulation:
-    """Run a tournament of ``players`` players. A Swiss needs ``rounds``; a round robin
-    takes ``rounds`` as its single or double cycle's length (None: single)."""
+    """Run a tournament of ``players`` players. A Swiss plays ``rounds`` rounds (None:
+    the base-2 logarithm of the field, rounded up); a round robin takes ``rounds`` as its
+    single or double cycle's length (None: single)."""
     fmt = Format(format)
     if players < 2:
         raise ValueError("a tournament needs at least two players.")
@@ -68,7 +69,9 @@ def simulate(
         for i in range(1, players + 1)
     )
     if fmt is Format.SWISS:
-        if rounds is None or not 1 <= rounds <= MAX_SIMULATED_ROUNDS:
+        if rounds is None:  # enough for one player to win every game and stand alone
+            rounds = max(1, (players - 1).bit_length())
+        if not 1 <= rounds <= MAX_SIMULATED_ROUNDS:
             raise ValueError(f"a Swiss needs between 1 and {MAX_SIMULATED_ROUNDS} rounds.")
         played, double = _swiss(field, rounds, rng, bye_points, withdrawals), False
     else:

@@ -103,6 +103,14 @@ def test_swiss_text_shows_rounds_colours_byes_and_standings(
     assert " - " in board  # White - Black
 
 
+@pytest.mark.parametrize(("players", "rounds"), [(2, 1), (8, 3), (9, 4), (31, 5), (64, 6)])
+def test_a_swiss_without_rounds_plays_log2_of_the_field(
+    capsys: pytest.CaptureFixture[str], players: int, rounds: int
+) -> None:
+    data = simulate_json(capsys, "--format", "swiss", "--players", str(players))
+    assert len(data["rounds"]) == rounds
+
+
 def test_round_robin_single_and_double(capsys: pytest.CaptureFixture[str]) -> None:
     data = simulate_json(capsys, "--format", "round-robin", "--players", "5", "--seed", "2")
     assert len(data["rounds"]) == 5 and data["double"] is False
@@ -168,7 +176,7 @@ def _drawn(data: dict[str, Any]) -> list[Player]:
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["--format", "swiss", "--players", "8"], "a Swiss needs between 1 and"),
+        (["--format", "swiss", "--players", "8", "--rounds", "0"], "a Swiss needs between 1 and"),
         (["--format", "swiss", "--players", "1", "--rounds", "3"], "at least two players"),
         (
             ["--format", "round-robin", "--players", "6", "--rounds", "7"],
