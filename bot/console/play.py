@@ -131,6 +131,7 @@ class Session:
         self.lost: Counter[tuple[str, str]] = Counter()
         self.legend_due = False  # the legend goes under the next board printed
         self.warned_images = False
+        self.told_images = False  # where the images go: said with the first one
         self.reader = LineReader(stdin, stdout, self.words)
         self.width = wrap_width(stdout)
 
@@ -630,6 +631,10 @@ class Session:
             path.write_bytes(image or b"")
         except OSError as error:
             self.error(f"cannot write the image: {error}")
+            return
+        if not self.told_images:
+            self.told_images = True
+            self.tell(f"Board images go to {self.images}/ ({path.name}, then one per action).")
 
 
 def _actions(count: int) -> str:

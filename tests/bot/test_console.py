@@ -409,6 +409,8 @@ def test_images_are_written_after_each_action(
     assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in out.iterdir())
     assert files == ["game1-0000.png", "game1-0001.png", "game1-0002.png"]
+    told = f"Board images go to {out}/ (game1-0000.png, then one per action)."
+    assert result.stdout.count(told) == 1, result.stdout
     game = variants.new_game("tquarchess", seed=4)
     for name, side in zip(files, sides, strict=True):
         if name != files[0]:
