@@ -921,6 +921,8 @@ def compare_variants(
                     f"{sum(out['threads'].values()):.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in cpu)})",
                     flush=True,
                 )
+    if args.results:  # every run's figures, its latencies (arrival s, ms) included
+        Path(args.results).write_text(json.dumps(results))
     summary(results, ("watched", "improved") if args.watchers else ("improved", "baseline"), mode)
     if results.get("watched-old"):
         print_ratio(results, "watched-old", "improved", mode)
@@ -1165,6 +1167,12 @@ def main() -> None:
         metavar="N:G",
         help="live game pages (issue 28): N server-sent event streams over G games, served "
         "by the timed bot's process, against the same tree without pages",
+    )
+    parser.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE",
+        help="write every run's figures, its per-move latencies included, to FILE (JSON)",
     )
     parser.add_argument(
         "--watchers-baseline",
