@@ -302,7 +302,7 @@ def games_table(games: Sequence[GameSummary]) -> list[str]:
 
 def _players(game: GameSummary) -> str:
     if is_console_game(game) and game.computer is not None:
-        return f"you vs the computer (level {game.computer_level}, {game.computer})"
+        return f"you vs the computer (level {game.computer_level}, playing {game.computer})"
     if is_console_game(game):
         return "hot-seat (console)"
     if game.status == "challenge" or game.white_id is None:

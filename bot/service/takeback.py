@@ -56,17 +56,7 @@ def undo_target(actions: Sequence[ActionRow]) -> ActionRow:
     if not moves:
         raise InvalidState(said("there is no move to take back"))
     target = moves[-1]
-    rolled = [v for a in actions if a.seq >= target.seq for _, v in a.rolls]
-    if rolled:
-        dice = " ".join(str(v) for v in rolled)
-        raise InvalidState(
-            said(
-                "{move} cannot be taken back: dice were rolled since ([{dice}]); "
-                "a move can be taken back only while no die has been rolled after it",
-                move=target.text,
-                dice=dice,
-            )
-        )
+    _refuse_if_rolled(actions, target)
     return target
 
 
@@ -85,18 +75,22 @@ def takeback_moves(actions: Sequence[ActionRow], user_id: int) -> list[ActionRow
     if not mine:
         raise InvalidState(said("you have no move to take back"))
     first = mine[-1]
-    rolled = [v for a in actions if a.seq >= first.seq for _, v in a.rolls]
+    _refuse_if_rolled(actions, first)
+    return [m for m in moves if m.seq >= first.seq]
+
+
+def _refuse_if_rolled(actions: Sequence[ActionRow], move: ActionRow) -> None:
+    """``InvalidState`` when a die was rolled with ``move`` (a Tquarc's roll) or since."""
+    rolled = [v for a in actions if a.seq >= move.seq for _, v in a.rolls]
     if rolled:
-        dice = " ".join(str(v) for v in rolled)
         raise InvalidState(
             said(
-                "{move} cannot be taken back: dice were rolled since ([{dice}]); "
-                "a move can be taken back only while no die has been rolled since it",
-                move=first.text,
-                dice=dice,
+                "{move} cannot be taken back: dice were rolled with it or since ([{dice}]); "
+                "a move can be taken back only while no die has been rolled with it or after it",
+                move=move.text,
+                dice=" ".join(str(v) for v in rolled),
             )
         )
-    return [m for m in moves if m.seq >= first.seq]
 
 
 def may_offer_takeback(view: GameView) -> bool:

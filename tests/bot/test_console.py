@@ -268,8 +268,8 @@ def test_undo_is_refused_once_a_die_was_rolled(tmp_path: Path) -> None:
     answers = [a.strip() for a in result.stdout.split("\n\n")]
     assert answers[3].startswith("White takes back e4.")  # no die since e4
     assert answers[4] == (
-        "error: roll%2 cannot be taken back: dice were rolled since ([2]); a move can be "
-        "taken back only while no die has been rolled after it"
+        "error: roll%2 cannot be taken back: dice were rolled with it or since ([2]); a move "
+        "can be taken back only while no die has been rolled with it or after it"
     )
 
 

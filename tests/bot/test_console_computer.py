@@ -46,7 +46,7 @@ def test_the_computer_plays_white_and_answers(tmp_path: Path) -> None:
     tags = record.stdout.splitlines()
     assert '[White "the computer (level 1)"]' in tags and '[Black "console player"]' in tags
     games = chessgarden("games", "--db", db)
-    assert "you vs the computer (level 1, white)" in games.stdout
+    assert "you vs the computer (level 1, playing white)" in games.stdout
     # Resumed: it is the player's turn; a move, then the computer answers.
     resumed = chessgarden("play", "--game", "1", "--db", db, "--no-board", stdin="e5\nquit\n")
     assert resumed.returncode == 0, resumed.stderr

@@ -230,7 +230,9 @@ async def test_takeback_refused_after_a_roll(tmp_path: Path) -> None:
         entered = await world.command(alice, "move", channel="lobby", notation="Nf3/T%")
         assert "Nf3/T%" in entered.text
         refused = await world.press(alice, latest_board(world, game.id), "Takeback")
-        assert "cannot be taken back: dice were rolled since" in refused.only_private().text
+        assert (
+            "cannot be taken back: dice were rolled with it or since" in refused.only_private().text
+        )
         assert (await world.service.view(game_id=game.id)).ply == 1
     finally:
         await world.close()
