@@ -58,6 +58,10 @@ KEEP_ALIVE = b": still here\n\n"
 OVER = b"event: over"  # a game's last event starts so: the page's stream ends after it
 END = b"0\r\n\r\n"  # the chunked body's end
 RESTART_S = 5.0  # the least time between two starts of the child
+# A page's events: it closed, or sent something; and while bytes wait, room for them
+# (``getattr``: this module imports where there is no epoll too, and is not used there).
+READABLE = getattr(select, "EPOLLIN", 0) | getattr(select, "EPOLLRDHUP", 0)
+WRITABLE = READABLE | getattr(select, "EPOLLOUT", 0)
 # The child's scheduling priority below the bot's (``os.nice``): on a busy machine the
 # players' moves get the CPU first, and the pages a moment later.
 NICE = 10
@@ -209,7 +213,7 @@ class Child:
             each = _Page(sock, page, game)
             state = self.games.setdefault(game, _Game())
             self.pages[sock.fileno()] = state.pages[sock.fileno()] = each
-            self.poll.register(sock.fileno(), select.EPOLLIN | select.EPOLLRDHUP)
+            self.poll.register(sock.fileno(), READABLE)
             if state.version:
                 self._deliver(each, state)
         elif kind == FORGET:
@@ -231,41 +235,33 @@ class Child:
             payload += END
         self._send(page, payload)
 
-    def _send(self, page: _Page, data: bytes) -> None:
+    def _send(self, page: _Page, data: bytes) -> bool:
+        """Write ``data`` to the page; what its socket does not take now waits in
+        ``pending`` for the socket to be writable. ``True`` when all of it went out and
+        the page goes on (a page whose stream is over is dropped then)."""
         try:
             sent = page.sock.send(data)
         except BlockingIOError:
             sent = 0
         except OSError:
             self._drop(page)
-            return
+            return False
         if sent < len(data):
             page.pending = data[sent:]
-            self.poll.modify(
-                page.sock.fileno(), select.EPOLLIN | select.EPOLLRDHUP | select.EPOLLOUT
-            )
-        elif page.over:
+            self.poll.modify(page.sock.fileno(), WRITABLE)
+            return False
+        if page.over:
             self._drop(page)
+            return False
+        return True
 
     def _flush(self, page: _Page) -> None:
         data, page.pending = page.pending, b""
-        try:
-            sent = page.sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            self._drop(page)
-            return
-        if sent < len(data):
-            page.pending = data[sent:]
-            return
-        if page.over:
-            self._drop(page)
-            return
-        self.poll.modify(page.sock.fileno(), select.EPOLLIN | select.EPOLLRDHUP)
-        game = self.games.get(page.game)
-        if game is not None:
-            self._deliver(page, game)  # an event came meanwhile: its whole form
+        if self._send(page, data):
+            self.poll.modify(page.sock.fileno(), READABLE)
+            game = self.games.get(page.game)
+            if game is not None:
+                self._deliver(page, game)  # an event came meanwhile: its whole form
 
     def _hung_up(self, page: _Page) -> bool:
         """Read what the browser sent (nothing is expected); ``True`` if it is gone."""

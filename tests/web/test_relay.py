@@ -7,6 +7,7 @@ event; and when the relay dies, its pages end and the next ones go to a new rela
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -29,15 +30,28 @@ from webgames import BLACK, make_site, play_moves, start_game  # noqa: E402
 pytestmark = pytest.mark.skipif(not relay_module.AVAILABLE, reason="the relay needs Linux")
 
 
-@pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[tuple[GameService, Site, WebServer]]:
+@contextlib.asynccontextmanager
+async def serving(
+    tmp_path: Path, keep_alive_s: float | None = None
+) -> AsyncIterator[tuple[GameService, Site, WebServer]]:
+    """A service and its web server (with the relay), stopped on the way out."""
     service = await GameService.open(tmp_path / "games.sqlite3", cpu_workers=1)
     site, _ = make_site(service, tmp_path)
+    if keep_alive_s is not None:
+        site.hub.keep_alive_s = keep_alive_s
     server = WebServer(site, "127.0.0.1", 0)
     await server.start()
-    yield service, site, server
-    await server.stop()
-    await service.close()
+    try:
+        yield service, site, server
+    finally:
+        await asyncio.wait_for(server.stop(), 10)
+        await service.close()
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[GameService, Site, WebServer]]:
+    async with serving(tmp_path) as running:
+        yield running
 
 
 class Page:
@@ -240,12 +254,7 @@ async def test_when_the_relay_dies_its_pages_end_and_new_pages_go_to_a_new_one(
 
 
 async def test_relayed_pages_get_keep_alives(tmp_path: Path) -> None:
-    service = await GameService.open(tmp_path / "games.sqlite3", cpu_workers=1)
-    site, _ = make_site(service, tmp_path)
-    site.hub.keep_alive_s = 0.2
-    server = WebServer(site, "127.0.0.1", 0)
-    await server.start()
-    try:
+    async with serving(tmp_path, keep_alive_s=0.2) as (service, site, server):
         game_id = await start_game(service, "tquarchess")
         page = await Page.open(server, site.links.game_path(game_id) + "/events")
         assert await asyncio.wait_for(page.event(), 5) is not None
@@ -253,17 +262,10 @@ async def test_relayed_pages_get_keep_alives(tmp_path: Path) -> None:
         while b": still here" not in comment:
             comment += await asyncio.wait_for(page.body(), 5)
         page.close()
-    finally:
-        await server.stop()
-        await service.close()
 
 
 async def test_stopping_the_server_ends_the_relayed_pages_and_the_relay(tmp_path: Path) -> None:
-    service = await GameService.open(tmp_path / "games.sqlite3", cpu_workers=1)
-    site, _ = make_site(service, tmp_path)
-    server = WebServer(site, "127.0.0.1", 0)
-    await server.start()
-    try:
+    async with serving(tmp_path) as (service, site, server):
         game_id = await start_game(service, "tquarchess")
         path = site.links.game_path(game_id) + "/events"
         pages = [await Page.open(server, path) for _ in range(3)]
@@ -272,9 +274,6 @@ async def test_stopping_the_server_ends_the_relayed_pages_and_the_relay(tmp_path
         relay = site.hub.relay
         assert relay is not None and relay.process is not None
         process = relay.process
-    finally:
-        await asyncio.wait_for(server.stop(), 10)
-        await service.close()
     assert process.poll() is not None  # the relay ended with the server
     for page in pages:  # and each page's stream with it (its browser reconnects)
         assert await asyncio.wait_for(page.event(), 5) is None
