@@ -103,6 +103,18 @@ class Page:
         self.writer.close()
 
 
+async def watching(
+    service: GameService, site: Site, server: WebServer, count: int
+) -> tuple[int, str, list[Page]]:
+    """A new game and ``count`` live pages of it, each with its first event read."""
+    game_id = await start_game(service, "tquarchess")
+    path = site.links.game_path(game_id) + "/events"
+    pages = [await Page.open(server, path) for _ in range(count)]
+    for page in pages:
+        assert await asyncio.wait_for(page.event(), 5) is not None
+    return game_id, path, pages
+
+
 async def until(condition: Any, seconds: float = 5.0) -> None:
     for _ in range(int(seconds / 0.02)):
         if condition():
@@ -232,11 +244,7 @@ async def test_when_the_relay_dies_its_pages_end_and_new_pages_go_to_a_new_one(
 ) -> None:
     monkeypatch.setattr(relay_module, "RESTART_S", 0.0)
     service, site, server = served
-    game_id = await start_game(service, "tquarchess")
-    path = site.links.game_path(game_id) + "/events"
-    pages = [await Page.open(server, path) for _ in range(3)]
-    for page in pages:
-        assert await asyncio.wait_for(page.event(), 5) is not None
+    game_id, path, pages = await watching(service, site, server, 3)
     relay = site.hub.relay
     assert relay is not None and relay.process is not None
     first = relay.process
@@ -266,11 +274,7 @@ async def test_relayed_pages_get_keep_alives(tmp_path: Path) -> None:
 
 async def test_stopping_the_server_ends_the_relayed_pages_and_the_relay(tmp_path: Path) -> None:
     async with serving(tmp_path) as (service, site, server):
-        game_id = await start_game(service, "tquarchess")
-        path = site.links.game_path(game_id) + "/events"
-        pages = [await Page.open(server, path) for _ in range(3)]
-        for page in pages:
-            assert await asyncio.wait_for(page.event(), 5) is not None
+        _game_id, _path, pages = await watching(service, site, server, 3)
         relay = site.hub.relay
         assert relay is not None and relay.process is not None
         process = relay.process
