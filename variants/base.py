@@ -1074,6 +1074,11 @@ class Variant(Facts, Notation):
         that action's recorded text and how the record writes it now, else None."""
         return None
 
+    def split_recorded(self, recorded: str) -> tuple[str, tuple[str, ...]]:
+        """An action's recorded text as what its player chose and what the rules then
+        did by themselves (nothing, but in Jepps Random's setup)."""
+        return recorded, ()
+
     def recorded(self, san: str, move: Move, values: Sequence[int]) -> str:
         """The action as the record shows it: each '%' takes the value rolled,
         and any further rolls follow in brackets (e.g. ``reroll [3 3]``)."""

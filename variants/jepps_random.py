@@ -468,6 +468,12 @@ class JeppsRandom(ChessLike):
     def in_setup(self, pos: Position) -> bool:
         return bool(pos.extra["phase"] == "setup")
 
+    def split_recorded(self, recorded: str) -> tuple[str, tuple[str, ...]]:
+        """A placement and the forced ones after it, which may be either side's:
+        ``Kc8 (Rg1) (Rb8)`` is ``Kc8`` and ``(Rg1, Rb8)``."""
+        chosen, _, forced = recorded.partition(" (")
+        return chosen, tuple(forced.rstrip(")").split(") (")) if forced else ()
+
     def record_lines(self, tokens: Sequence[Token], options: dict[str, Any]) -> list[str]:
         """The setup as the rule page writes it, then the game from move 1.
 

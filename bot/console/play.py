@@ -509,7 +509,10 @@ class Session:
     async def after(self, outcome: Outcome, side: str) -> None:
         """What an action by ``side`` changed, then the board and the status."""
         self.legal = outcome.legal
-        played = f"{self.actor(side)} played {outcome.recorded}"
+        chosen, forced = variants.rules(self.variant).split_recorded(outcome.recorded or "")
+        played = f"{self.actor(side)} played {chosen}"
+        if forced:  # not the player's: the rules placed them
+            played += f"; placed by themselves: {', '.join(forced)}"
         await self.show(outcome.game, changed=played)
         await self.write_image(outcome.game)
 

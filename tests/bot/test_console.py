@@ -150,6 +150,25 @@ def test_the_board_and_the_status_after_every_action(tmp_path: Path) -> None:
     assert code == 0
 
 
+def test_forced_placements_are_not_credited_to_the_player(tmp_path: Path) -> None:
+    """Jepps Random: the pieces placed by themselves after an action follow it in the
+    record (``Nf1 (Bg1) (Bh1)``); the console's line says which the player chose and
+    which the rules placed."""
+    db = str(tmp_path / "j.sqlite3")
+    con = Console("jepps_random", "--db", db, "--seed", "3", "--no-board")
+    con.block()
+    lines = []
+    for _ in range(12):  # the setup, first legal choice each time
+        legal = con.send("moves")[0].split()
+        lines.append(con.send(legal[0])[0])
+    con.send("history")  # its tags, then after an empty line its moves
+    record = "\n".join(con.block())
+    con.close()
+    assert "White played Nf1; placed by themselves: Bg1, Bh1." in lines, lines
+    assert "Nf1, Bg1, Bh1" in record  # the record keeps its own notation
+    assert not any("(" in line for line in lines)
+
+
 def test_orientation_fixes_the_text_board(tmp_path: Path) -> None:
     con = Console("kings_guard", "--db", str(tmp_path / "o.sqlite3"), "--orientation", "white")
     engine = variants.new_game("kings_guard", seed=1)

@@ -280,3 +280,10 @@ def test_no_roll_is_asked_for_when_one_kind_is_left() -> None:
             g.play(rng.choice(g.legal_moves()))
         assert all(sq is not None for sq in g.pos.board[:8] + g.pos.board[56:])
     assert asked > 100
+
+
+def test_a_recorded_placement_splits_into_the_choice_and_the_forced_ones() -> None:
+    rules = variants.rules("jepps_random")
+    assert rules.split_recorded("Kc8 (Rg1) (Rb8) (Rh1)") == ("Kc8", ("Rg1", "Rb8", "Rh1"))
+    assert rules.split_recorded("Nf3") == ("Nf3", ())
+    assert variants.rules("guardener").split_recorded("reroll [3 3]") == ("reroll [3 3]", ())
