@@ -52,7 +52,7 @@ from bot.service.rating_log import rating_changes_of, rating_lines
 from bot.service.relocate import RELOCATE_PATTERN
 from bot.service.results import DeadlineEvent, Outcome
 from bot.service.takeback import answer_line, pending_takeback, request_lines, takeback_moves
-from bot.service.words import colour_name
+from bot.service.words import colour_name, played_line
 from storage import ActionRow, GameRow, OutboxRow
 
 log = logging.getLogger(__name__)
@@ -302,7 +302,7 @@ def _entry_words(game: GameRow, entry: ActionRow) -> list[str]:
     )
     who = colour_name(colour) if colour else said("Someone")
     if entry.kind == "move":
-        return [said("{colour} played {move}.", colour=who, move=entry.text)]
+        return [played_line(who, game.variant, entry.text)]
     if entry.kind == "draw_accept":
         return [said("{colour} accepts the draw.", colour=who)]
     if entry.kind == "resign":

@@ -76,7 +76,7 @@ from bot.service.store_faults import translate_store_faults
 from bot.service.takeback import TakeBack
 from bot.service.tournaments import Tournaments
 from bot.service.withdraw import Withdrawal
-from bot.service.words import colour_name, colour_word, reason_word, status_word
+from bot.service.words import colour_name, colour_word, played_line, reason_word, status_word
 from storage import (
     CommitUnknownError,
     GameChanges,
@@ -91,11 +91,10 @@ from variants.dice import seed_commitment
 __all__ = ["GameService", "render_board", "render_dice"]
 
 
-def played(colour: str, move: str) -> str:
+def played(colour: str, variant: str, move: str) -> str:
     """The answer's headline, "White played e4.": ``Said``, so that a front end may say it
     in the reader's language (``bot.i18n``); the console prints it as it is."""
-    side = said("White") if colour == "white" else said("Black")
-    return said("{colour} played {move}.", colour=side, move=move)
+    return played_line(colour_name(colour), variant, move)
 
 
 @translate_store_faults
@@ -715,7 +714,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
                     raise
                 settled = await self._settle_entry(
                     entry,
-                    (played(colour, entry.text),),
+                    (played(colour, row.variant, entry.text),),
                     said("Your move was not played"),
                     render=render,
                     orientation=orientation,
@@ -728,7 +727,7 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             self._announce_row(row)
             self._snapshot_soon(row, live)
             view = make_view(row, live)
-            messages = [played(colour, recorded)]
+            messages = [played(colour, row.variant, recorded)]
             messages += self._status_lines(row, view)
             messages += rating_lines(rated, self._label)
             shown = await self._present(live, view, render=render, orientation=orientation)

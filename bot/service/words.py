@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import variants
 from bot.i18n import said
 
 
@@ -93,3 +94,21 @@ def stored_reason(reason: str) -> str:
     if withdrawn is not None:
         return said("withdrawn: {reason}", reason=withdrawn.group(1))
     return reason
+
+
+def played_line(who: str, variant: str, text: str) -> str:
+    """ "White played e4.": ``who`` (``colour_name``) and the action's recorded ``text``;
+    pieces the rules then placed by themselves (Jepps Random's setup) are said apart, not
+    credited to the player (``Variant.split_recorded``)."""
+    try:
+        chosen, forced = variants.rules(variant).split_recorded(text)
+    except ValueError:  # a variant no longer registered: the text as it is
+        chosen, forced = text, ()
+    if forced:
+        return said(
+            "{colour} played {move}; placed by themselves: {placed}.",
+            colour=who,
+            move=chosen,
+            placed=", ".join(forced),
+        )
+    return said("{colour} played {move}.", colour=who, move=chosen)

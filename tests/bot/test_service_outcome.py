@@ -129,3 +129,30 @@ async def test_board_messages_are_remembered_across_a_restart(tmp_path: Path) ->
         assert await again.board_message(game_id=gid) == (77, 1002)
     finally:
         await again.close()
+
+
+async def test_forced_placements_are_said_apart_from_the_players_choice(tmp_path: Path) -> None:
+    """Jepps Random: the last piece of a side's setup is placed by itself, and follows the
+    action before it in the record; the headline does not credit it to that player."""
+    service = await GameService.open(str(tmp_path / "f.sqlite3"), rng=random.Random(2))
+    try:
+        outcome = await start(service, "jepps_random")
+        headlines = []
+        for _ in range(20):
+            view = outcome.game
+            assert view.to_move_id is not None
+            outcome = await service.act(
+                user_id=view.to_move_id, text=outcome.legal[0], game_id=view.id, render=False
+            )
+            headlines.append((outcome.recorded, str(outcome.messages[0])))
+        forced = [(r, h) for r, h in headlines if r and " (" in r]
+        assert forced, headlines
+        for recorded, headline in forced:
+            chosen, _, rest = recorded.partition(" (")
+            placed = ", ".join(rest.rstrip(")").split(") ("))
+            assert headline.endswith(f"played {chosen}; placed by themselves: {placed}."), headline
+        for recorded, headline in headlines:
+            if recorded and " (" not in recorded:
+                assert headline.endswith(f"played {recorded}."), headline
+    finally:
+        await service.close()
