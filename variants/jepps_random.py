@@ -392,6 +392,21 @@ class JeppsRandom(ChessLike):
             out.append(Move(king, to, "relocate"))
         return out
 
+    def relocation_block(self, pos: Position) -> str:
+        """Why the side to act, whose King may still relocate, has no relocation now:
+        ``check``, ``vacant`` (no vacant home-rank square of the King's colour) or
+        ``attacked`` (each such square is attacked, or an empty one on the way is)."""
+        color = pos.turn
+        king = pos.kings[color]
+        if self.is_attacked(pos, king, other(color)):
+            return "check"
+        g = self.geometry
+        home = g.rank_squares(1 if color == WHITE else 8)
+        vacant = [
+            s for s in home if s != king and pos.board[s] is None and g.dark[s] == g.dark[king]
+        ]
+        return "attacked" if vacant else "vacant"
+
     def make(self, pos: Position, move: Move, roll: Roller) -> Position:
         new = pos.copy()
         new.extra["auto"] = ""

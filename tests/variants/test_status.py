@@ -287,6 +287,19 @@ def test_jepps_play_phase_relocation() -> None:
     assert (s.phase, s.dice, s.dice_sides) == ("play", None, 0)
     assert s.allows == "the King may relocate (Kc1, Kg1)"
     assert "There is no castling in Jepps Random Chess." in s.lines
+    # Why not, when it cannot: the rank full, in check, or the squares attacked.
+    full = describe(variants.from_fen("jepps_random", "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR w - - 0 1 Kk"))
+    assert (
+        "Your King may still relocate once, but no home-rank square of its colour is vacant now."
+        in full.lines
+    )
+    check = describe(variants.from_fen("jepps_random", "4k3/8/8/8/8/8/8/R3K2r w - - 0 1 Kk"))
+    assert "Your King may still relocate once, but not out of check." in check.lines
+    watched = describe(variants.from_fen("jepps_random", "2r1kr2/8/8/8/8/8/8/R3K2R w - - 0 1 Kk"))
+    assert (
+        "Your King may still relocate once, but not now: each vacant home-rank square of its "
+        "colour is attacked, or an empty square on the way is."
+    ) in watched.lines
 
 
 # ----- King's Guard and Stone Garden --------------------------------------------------------

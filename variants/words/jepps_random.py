@@ -36,6 +36,8 @@ class JeppsRules(RulesView, Protocol):
 
     def offered(self, dice: tuple[int, ...]) -> set[str]: ...
 
+    def relocation_block(self, pos: Position) -> str: ...
+
 
 def turn_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnFacts:
     """The setup step and the mediator result, or the King's relocation (RULES.md section 5)."""
@@ -206,12 +208,23 @@ def play_facts(rules: JeppsRules, pos: Position, legal: Sequence[Move]) -> TurnF
             )
         )
     elif pos.extra["relocate"][color]:
-        lines.append(
-            said(
-                "Your King may still relocate once, but not now: never out of check, onto an "
-                "attacked square or across an attacked vacant home-rank square."
+        block = rules.relocation_block(pos)
+        if block == "check":
+            lines.append(said("Your King may still relocate once, but not out of check."))
+        elif block == "vacant":
+            lines.append(
+                said(
+                    "Your King may still relocate once, but no home-rank square of its colour "
+                    "is vacant now."
+                )
             )
-        )
+        else:
+            lines.append(
+                said(
+                    "Your King may still relocate once, but not now: each vacant home-rank "
+                    "square of its colour is attacked, or an empty square on the way is."
+                )
+            )
     return TurnFacts(allows=allows, short=short, lines=tuple(lines))
 
 
