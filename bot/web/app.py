@@ -16,11 +16,9 @@ Anything else, a forged token, or a game the store cannot find: the same plain 4
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
-import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -33,9 +31,9 @@ from aiohttp import hdrs, web
 
 from bot.links import Links, configure, current_links
 from bot.service import GameService, GameSummary, NotFound, ServiceError
-from bot.web.live import KEEP_ALIVE, Busy, Channel, Hub, Limits, Watcher
+from bot.web.live import Busy, Channel, Hub, Limits, Watcher
 from bot.web.relay import AVAILABLE as RELAY_AVAILABLE
-from bot.web.relay import Relay
+from bot.web.relay import KEEP_ALIVE, OVER, Relay, shut
 from bot.web.state import GameState, GameStates, event_json, step_image, step_json
 
 log = logging.getLogger(__name__)
@@ -146,7 +144,7 @@ class Site:
             encoded = old if grown else old[:same]
             encoded.extend((step.digest, step_json(path, step)) for step in steps[same:])
             texts = [text for _, text in encoded]
-            over = b"event: over\n" if state.view.is_over else b""
+            over = OVER + b"\n" if state.view.is_over else b""
             full = over + f"data: {event_json(state, texts)}\n\n".encode()
             delta = full  # a take-back: the whole list again
             if grown and kept is not None:
@@ -369,7 +367,7 @@ async def events(request: web.Request) -> web.StreamResponse:
                 payload = channel.payload_after(watcher.seen)
                 watcher.seen = channel.version
                 await _write(response, watcher, payload)
-                if payload.startswith(b"event: over"):
+                if payload.startswith(OVER):
                     break
             elif watcher.ping:  # a keep-alive the waves could not write
                 watcher.ping = False
@@ -396,10 +394,7 @@ async def _relayed(
         await left
     finally:
         if not left.done():  # the bot stops: the page ends, its browser reconnects
-            with contextlib.suppress(OSError):
-                raw = transport.get_extra_info("socket")
-                if raw is not None:
-                    raw.shutdown(socket.SHUT_RDWR)
+            shut(transport)
         transport.abort()
 
 

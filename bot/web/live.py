@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.service import ServiceError
-from bot.web.relay import Relay
+from bot.web.relay import KEEP_ALIVE, OVER, Relay, chunk
 
 log = logging.getLogger(__name__)
 
@@ -146,13 +146,7 @@ class Waves:
             await asyncio.gather(task, return_exceptions=True)
 
 
-KEEP_ALIVE = b": still here\n\n"
 BEHIND_BYTES = 0x10000  # unsent bytes past which a page is written through its own task
-
-
-def _chunk(data: bytes) -> bytes:
-    """``data`` as one chunk of a chunked HTTP/1.1 body, as aiohttp's writer frames it."""
-    return b"%x\r\n%b\r\n" % (len(data), data)
 
 
 class Channel:
@@ -176,7 +170,7 @@ class Channel:
             return False
         self.mark = mark
         self.full, self.delta = full, delta
-        self._framed = (_chunk(full), _chunk(delta))
+        self._framed = (chunk(full), chunk(delta))
         self.version += 1
         self.poke()
         return True
@@ -215,7 +209,7 @@ class Channel:
         )
         if watcher.seen == self.version:
             if direct:
-                transport.write(_chunk(KEEP_ALIVE))
+                transport.write(chunk(KEEP_ALIVE))
             else:
                 watcher.ping = True
                 watcher.wake()
@@ -227,7 +221,7 @@ class Channel:
         payload = self.full if skipped else self.delta
         transport.write(self._framed[0] if skipped else self._framed[1])
         watcher.seen = self.version
-        if payload.startswith(b"event: over"):
+        if payload.startswith(OVER):
             watcher.over = True
             watcher.wake()  # its task ends the stream
 

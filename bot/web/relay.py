@@ -54,6 +54,7 @@ FORGET = b"F"  # no page of the game is relayed any more: drop its event
 # relay -> bot
 LEFT = b"L"  # a page is gone (closed, broken, or its stream ended)
 
+# The live events' framing, shared with the pages the bot writes itself (``bot.web.live``).
 KEEP_ALIVE = b": still here\n\n"
 OVER = b"event: over"  # a game's last event starts so: the page's stream ends after it
 END = b"0\r\n\r\n"  # the chunked body's end
@@ -68,8 +69,17 @@ NICE = 10
 
 
 def chunk(data: bytes) -> bytes:
-    """``data`` as one chunk of a chunked HTTP/1.1 body."""
+    """``data`` as one chunk of a chunked HTTP/1.1 body, as aiohttp's writer frames it."""
     return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+def shut(transport: Any) -> None:
+    """End a page's connection in every process that holds it (its browser sees the
+    stream end and reconnects), whatever that process does with its own copy."""
+    with contextlib.suppress(OSError):
+        raw = transport.get_extra_info("socket")
+        if raw is not None:
+            raw.shutdown(socket.SHUT_RDWR)
 
 
 def records(
@@ -428,10 +438,7 @@ class Relay:
         waiting, self._waiting = self._waiting, {}
         self._games.clear()
         for _game, left, transport in waiting.values():
-            with contextlib.suppress(Exception):
-                raw = transport.get_extra_info("socket")
-                if raw is not None:
-                    raw.shutdown(socket.SHUT_RDWR)
+            shut(transport)
             if not left.done():
                 left.set_result(None)
 
