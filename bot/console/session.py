@@ -260,8 +260,9 @@ async def _games(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.limit < 1:
         print("error: --limit must be at least 1", file=sys.stderr)
         return 2
-    if no_store_at(resolve_db_path(args.db)):  # nothing stored here: say so, make nothing
-        stdout.write(games_table([])[0] + f" (no database at {resolve_db_path(args.db)})\n")
+    path = resolve_db_path(args.db)
+    if no_store_at(path):  # nothing stored here: say so, make nothing
+        stdout.write(games_table([])[0] + f" (no database at {path})\n")
         return 0
     service = await _open(args.db)
     if service is None:
