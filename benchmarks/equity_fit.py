@@ -50,6 +50,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ class Sample:
     value: float  # the search's value for the side to act
     score: float  # that side's score in the game
     game: int = 0  # which game it comes from (the interval resamples games)
+    white: bool = True  # White is to act (the curve's offset is White's edge)
 
 
 FLOORS = (0.04, 0.08, 0.16)  # the thresholds' least values (?!, ?, ??)
@@ -87,29 +89,33 @@ def self_play(key: str, seed: int, max_plies: int) -> players.Played:
     return players.play_game(key, ai, ai, seed=seed, max_plies=max_plies, search_clock=frozen)
 
 
-def samples(key: str, record: str, every: int, depth: int, index: int = 0) -> list[Sample]:
-    """The search's value of every ``every``-th position of the game, with its score."""
+def positions(key: str, record: str, every: int) -> Iterator[Node]:
+    """Every ``every``-th position of the game (from the first), while it goes on."""
     headers, actions, rolls = parse_record(record)
-    rules = variants.rules(key)
-    winner = variants.replay(record).result
-    assert winner is not None
-    an = Analyser(key, depth)
     game = variants.Game(
-        rules,
+        variants.rules(key),
         options=json.loads(headers.get("Options", "{}")),
         dice=ScriptedDice(rolls),
         fen=headers.get("FEN"),
     )
-    out = []
     for i, text in enumerate([*actions, None]):
         if i % every == 0 and game.result is None:
-            node = Node(game.pos.copy(), tuple(game.keys))
-            _, _, value = an.measure(node)
-            side = "white" if node.pos.turn == 0 else "black"
-            score = 0.5 if winner.winner is None else float(winner.winner == side)
-            out.append(Sample(value, score, index))
+            yield Node(game.pos.copy(), tuple(game.keys))
         if text is not None:
             game.play(text)
+
+
+def samples(key: str, record: str, every: int, depth: int, index: int = 0) -> list[Sample]:
+    """The search's value of every ``every``-th position of the game, with its score."""
+    winner = variants.replay(record).result
+    assert winner is not None
+    an = Analyser(key, depth)
+    out = []
+    for node in positions(key, record, every):
+        _, _, value = an.measure(node)
+        side = "white" if node.pos.turn == 0 else "black"
+        score = 0.5 if winner.winner is None else float(winner.winner == side)
+        out.append(Sample(value, score, index, side == "white"))
     return out
 
 
@@ -121,21 +127,24 @@ def sigmoid(x: float) -> float:
 
 
 def fit_logistic(data: list[Sample]) -> tuple[float, float]:
-    """Maximum likelihood (a, b) of score ~ sigmoid(a * value + b), by Newton's method
-    with a little ridge on a and b (so that a one-sided set stays finite)."""
+    """Maximum likelihood (a, b) of score ~ sigmoid(a * value + b * side), side being
+    +1 with White to act and -1 with Black (b is White's edge, see ``engine.equity``),
+    by Newton's method with a little ridge on a and b (so that a one-sided set stays
+    finite)."""
     a, b = 2.2, 0.0
     ridge = 1e-3
     for _ in range(50):
         ga = gb = 0.0
         haa = hab = hbb = ridge
         for s in data:
-            p = sigmoid(a * s.value + b)
+            side = 1.0 if s.white else -1.0
+            p = sigmoid(a * s.value + b * side)
             r = p - s.score
             w = p * (1.0 - p)
             ga += r * s.value
-            gb += r
+            gb += r * side
             haa += w * s.value * s.value
-            hab += w * s.value
+            hab += w * s.value * side
             hbb += w
         ga += ridge * a
         gb += ridge * b
@@ -169,7 +178,7 @@ def by_game(fit: Fit, data: list[Sample]) -> dict[int, list[tuple[float, float]]
     so the calibration figures resample and redraw whole games."""
     games: dict[int, list[tuple[float, float]]] = {}
     for s in data:
-        games.setdefault(s.game, []).append((fit.equity(s.value), s.score))
+        games.setdefault(s.game, []).append((fit.equity(s.value, s.white), s.score))
     return games
 
 
@@ -229,7 +238,11 @@ def cached(
         kept = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return kept["record"], [Sample(v, y, g) for v, y, g in kept["samples"]]
+    record, rows = kept["record"], kept["samples"]
+    if rows and len(rows[0]) == 3:  # kept before the side was: the record tells it
+        sides = [node.pos.turn == 0 for node in positions(key, record, every)]
+        rows = [[*row, white] for row, white in zip(rows, sides, strict=True)]
+    return record, [Sample(v, y, g, bool(w)) for v, y, g, w in rows]
 
 
 def keep(
@@ -245,7 +258,7 @@ def keep(
     if folder is None:
         return
     folder.mkdir(parents=True, exist_ok=True)
-    rows = [[s.value, s.score, s.game] for s in data]
+    rows = [[s.value, s.score, s.game, s.white] for s in data]
     text = json.dumps({"record": record, "samples": rows})
     cache_file(folder, key, seed, max_plies, every, depth).write_text(text, encoding="utf-8")
 
@@ -253,7 +266,7 @@ def keep(
 def calibration(fit: Fit, data: list[Sample]) -> dict[str, float]:
     """Expected calibration error (10 equal bins) with its interval over games, Brier
     score and log loss."""
-    pairs = [(fit.equity(s.value), s.score) for s in data]
+    pairs = [(fit.equity(s.value, s.white), s.score) for s in data]
     brier = logloss = 0.0
     for p, y in pairs:
         brier += (p - y) ** 2

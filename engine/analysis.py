@@ -235,9 +235,10 @@ class Analyser:
         self.searches += 1
         if len(moves) == 1:
             v = self.search.after(node, moves[0], self.depth - 1, -INF, INF, 0)
-            return self.white(node, self.fit.equity(v)), moves[0], v
+            return self.fit.white_equity(v, node.pos.turn == WHITE), moves[0], v
         report = self.search.run(node)
-        return self.white(node, self.fit.equity(report.value)), report.move, report.value
+        white = self.fit.white_equity(report.value, node.pos.turn == WHITE)
+        return white, report.move, report.value
 
     def outcomes(self, kids: list[tuple[float, Node]]) -> list[_Outcome]:
         out = []

@@ -5,7 +5,15 @@ in between (``engine.evaluate``). The analysis (``engine.analysis``) needs an
 expected score between 0 and 1, where a draw counts 1/2, so that errors and luck
 are in the units of the result. Per variant, a logistic curve
 
-    equity = 1 / (1 + exp(-(slope * value + offset)))
+    equity = 1 / (1 + exp(-(slope * value + offset)))     (White to act)
+    equity = 1 / (1 + exp(-(slope * value - offset)))     (Black to act)
+
+The offset is White's edge in the games (the first move's, or the self-play
+players'), not the side to act's: with one for the side to act, a position would
+be worth more to whoever is on move than to the one who just moved into it, and
+the analysis would book that difference as an error in every action (the equity
+chain of ``engine.analysis`` reads one position from both sides). So both sides
+read one curve: Black's equity is 1 minus White's.
 
 is fitted on self-play games, at the depth the analysis searches, by
 ``benchmarks/equity_fit.py`` (which also reports the calibration on held-out
@@ -49,17 +57,23 @@ class Fit:
     joker: float = JOKER
     fitted: bool = False  # from the table (False: the defaults)
 
-    def equity(self, value: float) -> float:
-        """The expected score (0..1) for the side to act of a search value (-1..1)."""
+    def equity(self, value: float, white: bool) -> float:
+        """The expected score (0..1) for the side to act of a search value (-1..1),
+        ``white`` telling whether White is to act (the offset is White's edge)."""
         if value >= MATE_BOUND:
             return 1.0
         if value <= -MATE_BOUND:
             return 0.0
-        x = self.slope * value + self.offset
+        x = self.slope * value + (self.offset if white else -self.offset)
         if x >= 0:
             return 1.0 / (1.0 + math.exp(-x))
         e = math.exp(x)
         return e / (1.0 + e)
+
+    def white_equity(self, value: float, white: bool) -> float:
+        """White's expected score of a search value for the side to act."""
+        e = self.equity(value, white)
+        return e if white else 1.0 - e
 
     def label(self, error: float) -> str:
         """``??``, ``?`` or ``?!`` for an action that gave up ``error``; else ''."""
@@ -108,9 +122,10 @@ def fit_for(key: str) -> Fit:
     )
 
 
-def equity(key: str, value: float) -> float:
-    """The expected score (0..1) for the side to act of a search value, in ``key``."""
-    return fit_for(key).equity(value)
+def equity(key: str, value: float, white: bool) -> float:
+    """The expected score (0..1) for the side to act of a search value, in ``key``
+    (``white``: White is to act)."""
+    return fit_for(key).equity(value, white)
 
 
 __all__ = ["Fit", "JOKER", "TABLE_PATH", "equity", "fit_for", "read_table"]

@@ -12,7 +12,7 @@ import pytest
 
 import variants
 from engine.analysis import Analysis, analyse, identity_gap
-from engine.equity import fit_for
+from engine.equity import Fit, fit_for
 
 TOLERANCE = 1e-9
 
@@ -211,14 +211,31 @@ def test_the_roll_that_forbids_it_is_an_anti_joker() -> None:
 
 def test_equity_curve_and_labels() -> None:
     fit = fit_for("guardener")
-    assert fit.equity(1.0) == 1.0 and fit.equity(-1.0) == 0.0
+    assert fit.equity(1.0, True) == 1.0 and fit.equity(-1.0, False) == 0.0
     values = [-0.9, -0.5, 0.0, 0.5, 0.9]
-    eqs = [fit.equity(v) for v in values]
+    eqs = [fit.equity(v, True) for v in values]
     assert eqs == sorted(eqs) and 0.0 < eqs[0] < eqs[-1] < 1.0
     i, m, b = fit.labels
     assert fit.label(b) == "??" and fit.label(m) == "?" and fit.label(i) == "?!"
     assert fit.label(i / 2) == ""
     assert fit.luck_label(0.31) == "joker" and fit.luck_label(-0.31) == "anti-joker"
+
+
+def test_whites_edge_in_the_curve_is_not_booked_as_errors() -> None:
+    # King's Guard has no dice: every action has one outcome. A curve with a large
+    # offset (White's edge) must read each position the same from both sides, so
+    # that the search's own choices cost only the horizon's noise, not the offset's
+    # sigmoid(b) - sigmoid(-b) = 0.46 per action (what an offset for the side to act
+    # gave: on move, a position was worth more than to the side that made it).
+    game = biased_game("kings_guard", seed=3)
+    plain = analyse(game.record(), 1, fit=Fit(slope=3.0, offset=0.0, depth=1))
+    edged = analyse(game.record(), 1, fit=Fit(slope=3.0, offset=1.0, depth=1))
+    assert_identity(edged)
+    for a, b in zip(plain.turns, edged.turns, strict=True):
+        assert (a.side, a.choice, a.best) == (b.side, b.choice, b.best)
+    own = [t.error for t in edged.turns if t.choice and t.best is None]
+    assert own and max(own) < 0.2
+    assert edged.initial > plain.initial  # the edge is White's, from the first position
 
 
 def test_a_record_that_does_not_replay_is_refused() -> None:

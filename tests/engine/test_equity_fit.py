@@ -3,6 +3,7 @@ the constants in ``engine/equity_fit.json`` come from these."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from benchmarks.equity_fit import (
     calibration,
     ece_if_calibrated,
     ece_of,
+    fit_logistic,
     keep,
     samples,
     thresholds,
@@ -42,7 +44,7 @@ def test_a_calibrated_curve_has_a_small_ece_and_a_shifted_one_does_not() -> None
     data = []
     for game in range(4000):  # one position per game, its score drawn from the curve
         value = rng.uniform(-0.9, 0.9)
-        data.append(Sample(value, float(rng.random() < fit.equity(value)), game))
+        data.append(Sample(value, float(rng.random() < fit.equity(value, True)), game))
     good = calibration(fit, data)
     bad = calibration(Fit(slope=3.0, offset=1.0), data)
     assert good["ece"] < 0.03 and bad["ece"] > 0.12
@@ -62,9 +64,42 @@ def test_samples_carry_their_games_index_and_score() -> None:
     game.play("Kd2")
     game.play("Nxd2")  # Black takes the King
     found = samples("guardener", game.record(), 1, 1, 7)
-    assert [(s.game, s.score) for s in found] == [(7, 0.0), (7, 1.0)]  # White's, Black's
+    # White's position, then Black's
+    assert [(s.game, s.score, s.white) for s in found] == [(7, 0.0, True), (7, 1.0, False)]
     one = calibration(Fit(), found)
     assert one["games"] == 1 and one["ece_90"] is None  # no interval from one game
+
+
+def test_the_fit_reads_the_offset_as_whites_edge_from_both_sides() -> None:
+    rng = random.Random(3)
+    truth = Fit(slope=3.0, offset=0.8)  # White wins more than the values say
+    data = []
+    for game in range(6000):
+        value, white = rng.uniform(-0.9, 0.9), game % 2 == 0
+        data.append(Sample(value, float(rng.random() < truth.equity(value, white)), game, white))
+    a, b = fit_logistic(data)
+    assert abs(a - 3.0) < 0.3 and abs(b - 0.8) < 0.15
+    # one position read from either side gives White one equity
+    for v in (-0.5, 0.0, 0.3):
+        assert abs(truth.white_equity(v, True) - truth.white_equity(-v, False)) < 1e-12
+    assert truth.equity(0.0, True) > 0.5 > truth.equity(0.0, False)
+
+
+def test_a_kept_game_from_before_the_side_was_kept_gets_it_from_its_record(
+    tmp_path: Path,
+) -> None:
+    fen = "***4***/*3k4*/*8*/10/10/3n6/10/*PPP5*/*4K2R*/***4*** w - - 0 30 - -"
+    game = variants.from_fen("guardener", fen, rolls=[1, 3, 2, 3])
+    game.play("Kd2")
+    game.play("Nxd2")
+    found = samples("guardener", game.record(), 1, 1, 7)
+    keep(tmp_path, "guardener", 5, 160, 1, 1, game.record(), found)
+    path = next(tmp_path.iterdir())
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    kept["samples"] = [row[:3] for row in kept["samples"]]  # the old form
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    again = cached(tmp_path, "guardener", 5, 160, 1, 1)
+    assert again is not None and again[1] == found
 
 
 def test_the_ece_a_calibrated_curve_would_show_is_what_the_sample_size_gives() -> None:
