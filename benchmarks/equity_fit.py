@@ -10,9 +10,14 @@ a game depends on its seed only). A game that reaches ``--max-plies`` is left ou
 variant's analysis depth (``engine.analysis.Analyser``), giving the search's value
 for the side to act and, as the target, that side's score in the game (1, 1/2, 0).
 
-- The first two thirds of the games fit ``equity = 1 / (1 + exp(-(a * value + b)))``
-  by maximum likelihood (Newton's method; the targets may be 1/2). Values beyond
-  ``MATE_BOUND`` (a win or loss seen) are worth 1 or 0 and are not fitted.
+- The first two thirds of the games fit ``equity = 1 / (1 + exp(-(a * value + b +
+  w * side)))`` (side +1 with White to act, -1 with Black: ``b`` is the side to
+  act's offset, ``w`` White's edge; see ``engine.equity``) by maximum likelihood
+  (Newton's method; the targets may be 1/2). ``w`` is fitted only when a fifth of
+  the positions have each side to act: with an even ``--every`` in a variant without
+  dice, every sampled position has White to act, and the two cannot be told apart
+  (an odd ``--every`` samples both). Values beyond ``MATE_BOUND`` (a win or loss
+  seen) are worth 1 or 0 and are not fitted.
 - The last third is held out: the expected calibration error (10 equal bins of
   predicted equity; the positions' weighted mean of |mean prediction - mean score|),
   the Brier score and the log loss of the fitted curve there.
@@ -51,7 +56,7 @@ import random
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +77,7 @@ class Sample:
     value: float  # the search's value for the side to act
     score: float  # that side's score in the game
     game: int = 0  # which game it comes from (the interval resamples games)
-    white: bool = True  # White is to act (the curve's offset is White's edge)
+    white: bool = True  # White is to act (for White's edge, see engine.equity)
 
 
 FLOORS = (0.04, 0.08, 0.16)  # the thresholds' least values (?!, ?, ??)
@@ -126,37 +131,61 @@ def sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-def fit_logistic(data: list[Sample]) -> tuple[float, float]:
-    """Maximum likelihood (a, b) of score ~ sigmoid(a * value + b * side), side being
-    +1 with White to act and -1 with Black (b is White's edge, see ``engine.equity``),
-    by Newton's method with a little ridge on a and b (so that a one-sided set stays
-    finite)."""
-    a, b = 2.2, 0.0
+def both_sides(data: list[Sample]) -> bool:
+    """Whether the samples have enough positions of each side to act to tell White's
+    edge from the side to act's offset (``engine.equity``): a fifth of them, and 50."""
+    white = sum(s.white for s in data)
+    return min(white, len(data) - white) >= max(50, len(data) // 5)
+
+
+def fit_logistic(data: list[Sample], edge: bool | None = None) -> tuple[float, float, float]:
+    """Maximum likelihood (a, b, w) of score ~ sigmoid(a * value + b + w * side), side
+    +1 with White to act and -1 with Black: b the side to act's offset, w White's edge
+    (see ``engine.equity``). ``edge``: fit w (default: if ``both_sides``); else w = 0.
+    Newton's method with a little ridge (so that a one-sided set stays finite)."""
+    if edge is None:
+        edge = both_sides(data)
+    n = 3 if edge else 2
+    theta = [2.2, 0.0, 0.0][:n]
     ridge = 1e-3
     for _ in range(50):
-        ga = gb = 0.0
-        haa = hab = hbb = ridge
+        grad = [ridge * t for t in theta]
+        hess = [[ridge if i == j else 0.0 for j in range(n)] for i in range(n)]
         for s in data:
-            side = 1.0 if s.white else -1.0
-            p = sigmoid(a * s.value + b * side)
+            f = (s.value, 1.0, 1.0 if s.white else -1.0)[:n]
+            p = sigmoid(sum(t * x for t, x in zip(theta, f, strict=True)))
             r = p - s.score
             w = p * (1.0 - p)
-            ga += r * s.value
-            gb += r * side
-            haa += w * s.value * s.value
-            hab += w * s.value * side
-            hbb += w
-        ga += ridge * a
-        gb += ridge * b
-        det = haa * hbb - hab * hab
-        if det <= 0:
+            for i in range(n):
+                grad[i] += r * f[i]
+                for j in range(n):
+                    hess[i][j] += w * f[i] * f[j]
+        step = solve(hess, grad)
+        if step is None:
             break
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-9:
+        theta = [t - d for t, d in zip(theta, step, strict=True)]
+        if sum(abs(d) for d in step) < 1e-9:
             break
-    return a, b
+    a, b, *w = theta
+    return a, b, (w[0] if w else 0.0)
+
+
+def solve(m: list[list[float]], y: list[float]) -> list[float] | None:
+    """x with m x = y (Gaussian elimination with partial pivoting); None if singular."""
+    n = len(y)
+    rows = [[*m[i], y[i]] for i in range(n)]
+    for c in range(n):
+        pivot = max(range(c, n), key=lambda r: abs(rows[r][c]))
+        if abs(rows[pivot][c]) < 1e-15:
+            return None
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        for r in range(c + 1, n):
+            k = rows[r][c] / rows[c][c]
+            rows[r] = [x - k * z for x, z in zip(rows[r], rows[c], strict=True)]
+    x = [0.0] * n
+    for c in range(n - 1, -1, -1):
+        x[c] = (rows[c][n] - sum(rows[c][j] * x[j] for j in range(c + 1, n))) / rows[c][c]
+    return x
 
 
 def ece_of(pairs: list[tuple[float, float]]) -> float:
@@ -367,17 +396,19 @@ def run_variant(key: str, args: argparse.Namespace, stored: Fit) -> dict[str, An
         fit = stored
     else:
         fitted = [s for s in train if abs(s.value) < MATE_BOUND]
-        a, b = fit_logistic(fitted)
-        fit = Fit(slope=a, offset=b, depth=depth, labels=stored.labels, fitted=True)
+        a, b, w = fit_logistic(fitted)
+        fit = Fit(slope=a, offset=b, white_edge=w, depth=depth, labels=stored.labels, fitted=True)
     held_out = calibration(fit, test)
     held_out["ece_if_calibrated"] = round(ece_if_calibrated(fit, test), 4)
     fitting = calibration(fit, train)
     labels, figures = labels_from(test_records[: args.label_games], depth, fit)
     if not args.report:
-        fit = Fit(slope=fit.slope, offset=fit.offset, depth=depth, labels=labels, fitted=True)
+        fit = replace(fit, labels=labels)
     return {
         "slope": round(fit.slope, 4),
         "offset": round(fit.offset, 4),
+        "white_edge": round(fit.white_edge, 4),
+        "white_to_act": round(sum(s.white for s in train) / max(len(train), 1), 3),
         "depth": depth,
         "labels": list(fit.labels),
         "games": args.games,
@@ -418,7 +449,9 @@ def main(argv: list[str] | None = None) -> int:
         h = row["held_out"]
         a = row["analysis"]
         print(
-            f"{key:13} a={row['slope']:.3f} b={row['offset']:+.3f} depth={row['depth']} "
+            f"{key:13} a={row['slope']:.3f} b={row['offset']:+.3f} "
+            f"w={row['white_edge']:+.3f} (White to act in {row['white_to_act']:.0%}) "
+            f"depth={row['depth']} "
             f"train={row['train_games']}g/{row['train_positions']}p "
             f"held-out={h['games']}g/{h['positions']}p ECE={h['ece']:.4f} "
             f"(90% over games {'-'.join(f'{x:.3f}' for x in h['ece_90'] or ())}; "

@@ -5,19 +5,28 @@ in between (``engine.evaluate``). The analysis (``engine.analysis``) needs an
 expected score between 0 and 1, where a draw counts 1/2, so that errors and luck
 are in the units of the result. Per variant, a logistic curve
 
-    equity = 1 / (1 + exp(-(slope * value + offset)))     (White to act)
-    equity = 1 / (1 + exp(-(slope * value - offset)))     (Black to act)
-
-The offset is White's edge in the games (the first move's, or the self-play
-players'), not the side to act's: with one for the side to act, a position would
-be worth more to whoever is on move than to the one who just moved into it, and
-the analysis would book that difference as an error in every action (the equity
-chain of ``engine.analysis`` reads one position from both sides). So both sides
-read one curve: Black's equity is 1 minus White's.
+    equity = 1 / (1 + exp(-(slope * value + offset + white_edge)))   (White to act)
+    equity = 1 / (1 + exp(-(slope * value + offset - white_edge)))   (Black to act)
 
 is fitted on self-play games, at the depth the analysis searches, by
 ``benchmarks/equity_fit.py`` (which also reports the calibration on held-out
-games). Its constants, the analysis depth and the label thresholds are kept in
+games). The two terms beside the slope are different things:
+
+- ``offset`` belongs to the side to act, whichever it is: the search's own lean at
+  its depth (a search that ends on the mover's own move sees its threats and not the
+  answers). Every position has one side to act, so it is still one number per
+  position, and correcting it keeps the equity chain of ``engine.analysis`` level.
+- ``white_edge`` is White's, and counts against Black: White scoring more (or less)
+  than the values say, whoever is on move (the first move's worth, in self-play).
+  Booked to the side to act instead, an edge of White's would make every position
+  worth more on move than to the side that made it, and the analysis would charge
+  each action sigmoid(b) - sigmoid(-b) as an error (King's Guard's first fit: 0.34
+  for the median move of the search's own choosing).
+
+The fit can tell them apart only from positions of both sides to act; on samples
+of one side it fits ``offset`` alone (``benchmarks/equity_fit.py``).
+
+Its constants, the analysis depth and the label thresholds are kept in
 ``equity_fit.json`` beside this module, by variant key; a variant without an
 entry (one registered by a test) gets the defaults below. A value beyond
 ``MATE_BOUND`` is a win or a loss the search has seen, and is worth 1 or 0.
@@ -51,7 +60,8 @@ class Fit:
     """One variant's equity curve, analysis depth and labels."""
 
     slope: float = DEFAULT_SLOPE
-    offset: float = DEFAULT_OFFSET
+    offset: float = DEFAULT_OFFSET  # the side to act's
+    white_edge: float = 0.0  # White's (against Black's)
     depth: int = DEFAULT_DEPTH
     labels: tuple[float, float, float] = DEFAULT_LABELS  # ?!, ?, ??
     joker: float = JOKER
@@ -59,12 +69,13 @@ class Fit:
 
     def equity(self, value: float, white: bool) -> float:
         """The expected score (0..1) for the side to act of a search value (-1..1),
-        ``white`` telling whether White is to act (the offset is White's edge)."""
+        ``white`` telling whether White is to act (see the module)."""
         if value >= MATE_BOUND:
             return 1.0
         if value <= -MATE_BOUND:
             return 0.0
-        x = self.slope * value + (self.offset if white else -self.offset)
+        edge = self.white_edge if white else -self.white_edge
+        x = self.slope * value + self.offset + edge
         if x >= 0:
             return 1.0 / (1.0 + math.exp(-x))
         e = math.exp(x)
@@ -115,6 +126,7 @@ def fit_for(key: str) -> Fit:
     return Fit(
         slope=float(entry["slope"]),
         offset=float(entry["offset"]),
+        white_edge=float(entry.get("white_edge", 0.0)),
         depth=int(entry.get("depth", DEFAULT_DEPTH)),
         labels=(float(labels[0]), float(labels[1]), float(labels[2])),
         joker=float(entry.get("joker", JOKER)),

@@ -220,6 +220,27 @@ class Analyses:
             return report
         return replace(report, owed=owe.owed, nonce=owe.nonce)
 
+    async def kept(
+        self,
+        game_id: int,
+        *,
+        render: bool = True,
+        names: tuple[str, str] | None = None,
+        locale: str | None = None,
+    ) -> AnalysisReport | None:
+        """The analysis of a game that is over, if one is kept at the depth ``analyse``
+        would use; ``None`` otherwise (a game in play, one never analysed, or one whose
+        log has changed since). Never runs one: a reader (a web page) only reads."""
+        row = await self.core.repo.get_game(game_id)
+        if row is None or row.status == "active" or row.log_head is None:
+            return None
+        depth = self.depth or _variant_depth(row.variant)
+        stored = await self.core.repo.stored_analysis(row.log_head, depth)
+        if stored is None:
+            return None
+        locale = locale if locale is not None else i18n.pictures()
+        return await self._report(row, stored, row.log_head, depth, True, render, names, locale)
+
     async def report_of(
         self, game_id: int, payload: dict[str, object], *, render: bool = True
     ) -> AnalysisReport | None:

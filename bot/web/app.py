@@ -6,6 +6,7 @@ Routes (every game address carries its capability token, ``bot.links``)::
     GET /g/{token}/{step}          the page at one step (a link per step: works without script)
     GET /g/{token}/board/{step}.png?v={digest}   the board image (immutable with its digest)
     GET /g/{token}/record.txt      the record, with the proof tags
+    GET /g/{token}/analysis.png?v={digest}   the errors-and-luck graph, once analysed
     GET /g/{token}/events          server-sent events while the game is live
     GET /s/{token}                 a server's live games, if it opted in
     GET /static/{game.css,game.js}
@@ -30,7 +31,8 @@ import jinja2
 from aiohttp import hdrs, web
 
 from bot.links import Links, configure, current_links
-from bot.service import GameService, GameSummary, NotFound, ServiceError
+from bot.service import AnalysisReport, GameService, GameSummary, NotFound, ServiceError
+from bot.web.analysis import Summary, summary
 from bot.web.live import Busy, Channel, Hub, Limits, Watcher
 from bot.web.relay import AVAILABLE as RELAY_AVAILABLE
 from bot.web.relay import KEEP_ALIVE, OVER, Relay, shut
@@ -49,6 +51,7 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 IMMUTABLE = "public, max-age=31536000, immutable"
+KEPT_ANALYSES = 64  # analysed games (with their graphs, about 40 KB each) kept in memory
 
 # Whether a server listed its live games (``/settings web_list:True``): given by the caller.
 IsListed = Callable[[int], Awaitable[bool]]
@@ -116,6 +119,8 @@ class Site:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        # analyses as kept for a game's log head (they never change), the graphs drawn
+        self._analyses: OrderedDict[tuple[int, str], AnalysisReport] = OrderedDict()
         self.static: dict[str, tuple[bytes, str, str]] = {}
         for name, kind in STATIC_FILES.items():
             data = (HERE / "static" / name).read_bytes()
@@ -153,6 +158,28 @@ class Site:
         if len(self._events) > 4 * len(self.hub.channels) + 64:
             self._events = {g: e for g, e in self._events.items() if g in self.hub.channels}
         return kept.full, kept.delta, kept.version
+
+    async def analysis(self, state: GameState, *, graph: bool = False) -> AnalysisReport | None:
+        """The kept analysis of a finished game (with its graph, drawn once, if ``graph``);
+        None while it is live or has none. Found ones are kept: a kept analysis belongs
+        to its log head. The page speaks English, so does the graph."""
+        view = state.view
+        if not view.is_over or not view.chain_head:
+            return None
+        key = (view.id, view.chain_head)
+        report = self._analyses.get(key)
+        if report is None or (graph and report.image is None):
+            names = (state.white, state.black)
+            found = await self.service.kept_analysis(
+                view.id, render=graph, names=names, locale="en"
+            )
+            if found is None:
+                return None
+            report = self._analyses[key] = found
+        self._analyses.move_to_end(key)
+        while len(self._analyses) > KEPT_ANALYSES:
+            self._analyses.popitem(last=False)
+        return report
 
     def page(self, name: str, status: int = 200, **values: Any) -> web.Response:
         html = self.templates.get_template(name).render(asset=self.asset, **values)
@@ -245,6 +272,10 @@ async def game_page(request: web.Request) -> web.Response:
     image = step_image(links, view.id, shown) if shown else None
     last_image = step_image(links, view.id, steps[-1]) if steps else None
     title = f"Game {view.id}: {view.variant_title}, {state.white} v {state.black}"
+    report = await site.analysis(state)
+    analysed: Summary | None = None
+    if report is not None:
+        analysed = summary(report, (state.white, state.black), len(steps) - 1)
     public = links.public_url or f"{request.scheme}://{request.host}"
     response = site.page(
         "game.html",
@@ -262,6 +293,7 @@ async def game_page(request: web.Request) -> web.Response:
         og_url=public + base,
         data=json.dumps({"v": state.version}),
         verify_command=verify_command(view.id),
+        analysis=analysed,
     )
     return response
 
@@ -286,6 +318,19 @@ async def board_image(request: web.Request) -> web.Response:
     except ServiceError:  # no renderer here
         raise web.HTTPNotFound() from None
     return web.Response(body=png, content_type="image/png", headers=headers)
+
+
+async def analysis_graph(request: web.Request) -> web.Response:
+    site, state = await _game(request)
+    report = await site.analysis(state, graph=True)
+    if report is None or report.image is None:
+        raise web.HTTPNotFound()
+    etag = f'"{report.digest[:16]}-{report.analysis.depth}"'
+    cache = IMMUTABLE if request.query.get("v") == report.digest[:16] else "no-cache"
+    headers = {"ETag": etag, "Cache-Control": cache}
+    if request.headers.get("If-None-Match") == etag:
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=report.image, content_type="image/png", headers=headers)
 
 
 def record_text(state: GameState, record: str) -> str:
@@ -460,6 +505,7 @@ def create_app(site: Site) -> web.Application:
     app.router.add_get(f"/g/{token}/{{step:[0-9]{{1,6}}}}", game_page)
     app.router.add_get(f"/g/{token}/board/{{step:[0-9]{{1,6}}}}.png", board_image)
     app.router.add_get(f"/g/{token}/record.txt", record_download)
+    app.router.add_get(f"/g/{token}/analysis.png", analysis_graph)
     app.router.add_get(f"/g/{token}/events", events)
     app.router.add_get(f"/s/{token}", live_list)
     app.router.add_get("/static/{name}", static_file)

@@ -223,13 +223,13 @@ def test_equity_curve_and_labels() -> None:
 
 def test_whites_edge_in_the_curve_is_not_booked_as_errors() -> None:
     # King's Guard has no dice: every action has one outcome. A curve with a large
-    # offset (White's edge) must read each position the same from both sides, so
-    # that the search's own choices cost only the horizon's noise, not the offset's
-    # sigmoid(b) - sigmoid(-b) = 0.46 per action (what an offset for the side to act
-    # gave: on move, a position was worth more than to the side that made it).
+    # edge of White's must read each position the same from both sides, so that the
+    # search's own choices cost only the horizon's noise, not sigmoid(w) - sigmoid(-w)
+    # = 0.46 per action (what the edge gave booked to the side to act: on move, a
+    # position was worth more than to the side that made it).
     game = biased_game("kings_guard", seed=3)
-    plain = analyse(game.record(), 1, fit=Fit(slope=3.0, offset=0.0, depth=1))
-    edged = analyse(game.record(), 1, fit=Fit(slope=3.0, offset=1.0, depth=1))
+    plain = analyse(game.record(), 1, fit=Fit(slope=3.0, depth=1))
+    edged = analyse(game.record(), 1, fit=Fit(slope=3.0, white_edge=1.0, depth=1))
     assert_identity(edged)
     for a, b in zip(plain.turns, edged.turns, strict=True):
         assert (a.side, a.choice, a.best) == (b.side, b.choice, b.best)

@@ -11,6 +11,7 @@ import variants
 from benchmarks.equity_fit import (
     FLOORS,
     Sample,
+    both_sides,
     cached,
     calibration,
     ece_if_calibrated,
@@ -70,19 +71,27 @@ def test_samples_carry_their_games_index_and_score() -> None:
     assert one["games"] == 1 and one["ece_90"] is None  # no interval from one game
 
 
-def test_the_fit_reads_the_offset_as_whites_edge_from_both_sides() -> None:
+def test_the_fit_tells_whites_edge_from_the_side_to_acts_offset() -> None:
     rng = random.Random(3)
-    truth = Fit(slope=3.0, offset=0.8)  # White wins more than the values say
+    # White wins more than the values say; the side to act less (the search's lean)
+    truth = Fit(slope=3.0, offset=-0.4, white_edge=0.8)
     data = []
-    for game in range(6000):
+    for game in range(8000):
         value, white = rng.uniform(-0.9, 0.9), game % 2 == 0
         data.append(Sample(value, float(rng.random() < truth.equity(value, white)), game, white))
-    a, b = fit_logistic(data)
-    assert abs(a - 3.0) < 0.3 and abs(b - 0.8) < 0.15
-    # one position read from either side gives White one equity
+    assert both_sides(data)
+    a, b, w = fit_logistic(data)
+    assert abs(a - 3.0) < 0.3 and abs(b + 0.4) < 0.12 and abs(w - 0.8) < 0.12
+    # one side only: the two cannot be told apart, and the edge is not fitted
+    whites = [s for s in data if s.white]
+    assert not both_sides(whites)
+    a, b, w = fit_logistic(whites)
+    assert w == 0.0 and abs(b - 0.4) < 0.15  # -0.4 + 0.8: all of it as the offset
+    # one value read from either side gives White one equity: the edge is White's
+    edge = Fit(slope=3.0, white_edge=0.8)
     for v in (-0.5, 0.0, 0.3):
-        assert abs(truth.white_equity(v, True) - truth.white_equity(-v, False)) < 1e-12
-    assert truth.equity(0.0, True) > 0.5 > truth.equity(0.0, False)
+        assert abs(edge.white_equity(v, True) - edge.white_equity(-v, False)) < 1e-12
+    assert edge.equity(0.0, True) > 0.5 > edge.equity(0.0, False)
 
 
 def test_a_kept_game_from_before_the_side_was_kept_gets_it_from_its_record(

@@ -299,6 +299,52 @@ def test_a_phone_sized_viewport(server: ServerThread) -> None:
         driver.quit()
 
 
+def test_a_finished_games_errors_and_luck_on_desktop_and_phone(
+    server: ServerThread, browser: Any
+) -> None:
+    game_id = server.run(start_game(server.service, "guardener", location_id=6, seed=SEED))
+    server.run(play_moves(server.service, game_id, 14))
+    server.run(server.service.resign(user_id=BLACK, game_id=game_id))
+    report = server.run(server.service.analyse(game_id=game_id, render=False))
+    graph_loaded = (
+        "var i = document.getElementById('graph'); return i && i.complete ? i.naturalWidth : 0;"
+    )
+    browser.get(server.url(game_id))
+    assert wait_for(lambda: browser.execute_script(graph_loaded), 10) == 800
+    assert "Skill and luck" in browser.page_source
+    rows = browser.find_elements("css selector", ".figures tbody tr")
+    assert [r.find_element("tag name", "th").text.split(":")[0] for r in rows] == [
+        "White",
+        "Black",
+    ]
+    errors_ = [t for t in report.analysis.turns if t.choice and t.action is not None]
+    worst = max(errors_, key=lambda t: t.error)
+    assert worst.error > 0
+    graph = browser.find_element("id", "graph")
+    browser.execute_script("arguments[0].scrollIntoView()", graph)
+    assert errors(browser) == []
+    shot(browser, "analysis-desktop")
+    browser.find_element("link text", "See the board").click()  # the biggest error's
+    assert browser.current_url == server.url(game_id, worst.ply)
+    assert wait_for(lambda: image_loaded(browser), 10)
+    driver = _driver(phone=True)
+    try:
+        driver.get(server.url(game_id))
+        assert wait_for(lambda: driver.execute_script(graph_loaded), 10) == 800
+        width = driver.execute_script("return window.innerWidth")
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 0  # the graph and the figures fit the phone
+        rect = driver.find_element("id", "graph").rect
+        assert rect["x"] >= 0 and rect["x"] + rect["width"] <= width
+        driver.execute_script("arguments[0].scrollIntoView()", driver.find_element("id", "graph"))
+        assert errors(driver) == []
+        shot(driver, "analysis-phone")
+    finally:
+        driver.quit()
+
+
 def test_the_page_works_with_javascript_off(server: ServerThread) -> None:
     game_id = server.run(start_game(server.service, "guardener", location_id=5, seed=SEED))
     server.run(play_moves(server.service, game_id, 6))

@@ -214,6 +214,45 @@ async def test_a_finished_game_shows_its_proof_and_its_record_verifies_offline(
     assert not check_record(other_seed).ok
 
 
+async def test_a_finished_game_shows_its_errors_luck_and_graph_once_analysed(web, service) -> None:
+    site, client = web
+    game_id = await start_game(service, "guardener", seed=SEED)
+    live_path = site.links.game_path(game_id)
+    html = await (await client.get(live_path)).text()
+    assert "Skill and luck" not in html  # a live game is not analysed
+    await play_moves(service, game_id, 8)
+    await service.resign(user_id=12, game_id=game_id)
+    path = site.links.game_path(game_id)
+    html = await (await client.get(path)).text()
+    assert "This game has not been analysed yet" in html
+    assert f"/analyse game:{game_id}" in html and f"chessgarden analyse {game_id}" in html
+    assert (await client.get(path + "/analysis.png")).status == 404  # never runs one
+    assert service.analyses.runs == 0
+
+    report = await service.analyse(game_id=game_id, render=False)
+    html = await (await client.get(path)).text()
+    assert "not been analysed" not in html and service.analyses.runs == 1
+    a = report.analysis
+    for p in a.players:
+        assert f"{100 * p.error_rate:.1f}%" in html
+        assert f"{100 * p.luck_rate:+.1f}%" in html
+    assert "White: " in html and "Black: " in html and "Luck-adjusted result" in html
+    assert "Biggest error:" in html and "Luckiest roll:" in html
+    rolls = [t for t in a.turns if t.roller is not None]
+    luckiest = max(rolls, key=lambda t: t.luck)
+    assert f'href="{path}/{luckiest.ply - 1}">See the board' in html
+    src = re.search(r'<img id="graph" src="([^"]+)"', html)
+    assert src and src.group(1).startswith(path + "/analysis.png?v=")
+    graph = await client.get(src.group(1))
+    assert graph.status == 200 and graph.content_type == "image/png"
+    assert "immutable" in graph.headers["Cache-Control"]
+    png = await graph.read()
+    assert png.startswith(b"\x89PNG") and len(png) > 5_000
+    again = await client.get(src.group(1), headers={"If-None-Match": graph.headers["ETag"]})
+    assert again.status == 304
+    assert service.analyses.runs == 1  # the page read the kept one: nothing ran again
+
+
 async def test_a_move_reaches_every_open_event_stream(web, service) -> None:
     site, client = web
     game_id = await start_game(service, "tquarchess")
