@@ -666,20 +666,26 @@ def history_post(history: History) -> Post:
     embed.set_footer(text=_("The attached record replays the game exactly (variants.replay)."))
     data = history.record.rstrip("\n") + "\n\n" + history_text(history) + "\n"
     file = discord.File(io.BytesIO(data.encode()), filename=f"chessgarden-game-{view.id}.txt")
-    watch = watch_button(view.id)
-    buttons = None
-    if watch is not None:
-        buttons = discord.ui.View(timeout=None)
-        buttons.add_item(watch)
-    return Post(embed=embed, files=[file], view=buttons)
+    return Post(embed=embed, files=[file], view=link_view(watch_button(view.id)))
 
 
-def watch_button(game_id: int) -> discord.ui.Button[Any] | None:
-    """A link to the game's web page (issue 28), when this process serves the pages."""
+def watch_button(game_id: int, label: str | None = None) -> discord.ui.Button[Any] | None:
+    """A link to the game's web page (issue 28), when this process serves the pages;
+    ``label``: other words than "Watch" (already translated)."""
     url = game_page_url(game_id)
     if url is None:
         return None
-    return discord.ui.Button(label=_("Watch"), style=discord.ButtonStyle.link, url=url)
+    text = label if label is not None else _("Watch")
+    return discord.ui.Button(label=text, style=discord.ButtonStyle.link, url=url)
+
+
+def link_view(button: discord.ui.Button[Any] | None) -> discord.ui.View | None:
+    """A post's row of one link button, or None without one."""
+    if button is None:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(button)
+    return view
 
 
 def games_embed(

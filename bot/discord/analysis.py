@@ -269,7 +269,9 @@ async def _settle_failure(service: GameService, owed: int | None, error: BaseExc
 def summary_post(report: AnalysisReport) -> adapter.Post:
     """The summary as a channel post: the embed and the graph, pinging nobody."""
     files = [adapter.png_file(report.image, GRAPH_FILE)] if report.image else []
-    return adapter.Post(embed=summary_embed(report), files=files, game_id=report.game.id)
+    # the game's page shows the same figures beside its boards, when pages are served
+    page = adapter.link_view(adapter.watch_button(report.game.id, _("Step through it on the web")))
+    return adapter.Post(embed=summary_embed(report), files=files, game_id=report.game.id, view=page)
 
 
 # ----- the summary -----------------------------------------------------------------------

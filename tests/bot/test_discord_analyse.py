@@ -123,6 +123,28 @@ async def test_analyse_edits_its_progress_and_posts_the_summary_with_the_graph(
         await world.close()
 
 
+async def test_the_summary_links_to_the_games_page_when_pages_are_served(world: World) -> None:
+    from bot.links import Links, configure
+
+    alice, bob, eve = world.user("alice"), world.user("bob"), world.user("eve")
+    game_id, _, _ = await finished_game(world, alice, bob)
+    links = Links(b"a-secret-for-the-summary-link", "https://garden.example")
+    configure(links)
+    try:
+        ex = await world.command(eve, "analyse", game=game_id)
+    finally:
+        configure(None)
+    post = summary_of(ex.public)
+    (row,) = post.payload["components"]
+    (button,) = row["components"]
+    assert button["type"] == 2 and button["style"] == 5  # a link: no interaction
+    assert button["url"] == links.game_url(game_id) and "custom_id" not in button
+    assert button["label"] == "Step through it on the web"
+    # without pages, no button (the summary tested above has none)
+    again = await world.command(eve, "analyse", game=game_id)
+    assert not summary_of(again.public).payload.get("components")
+
+
 async def test_a_finished_rated_games_final_board_offers_analyse(world: World) -> None:
     alice, bob = world.user("alice"), world.user("bob")
     game_id, boards, final = await finished_game(world, alice, bob)
