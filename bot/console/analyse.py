@@ -7,6 +7,10 @@ luck of each roll, jokers marked) and each player's summary. ``--json`` prints,
 instead, one JSON object: for each decision the ply, the side, the equity before and
 after the roll, the luck, the error and the label, then the initial and final
 equity and each player's totals.
+
+A finished game's analysis is kept in the store, as `/analyse` keeps it on Discord
+(``GameService.analyse``): a second run reads it back, and the game's web page shows
+it. A game still being played is analysed as it stands, and nothing is kept.
 """
 
 from __future__ import annotations
@@ -44,15 +48,17 @@ def add_subcommands(subparsers: Any) -> None:
 
 
 def main_analyse(args: argparse.Namespace) -> int:
-    if args.depth is not None and args.depth < 1:
-        print("error: --depth must be at least 1", file=sys.stderr)
+    from bot.service.analysis import MAX_DEPTH
+
+    if args.depth is not None and not 1 <= args.depth <= MAX_DEPTH:
+        print(f"error: --depth must be a whole number from 1 to {MAX_DEPTH}", file=sys.stderr)
         return 2
-    record = asyncio.run(_record(args.db, args.id))
-    if record is None:
-        return 1
     bar = ProgressBar(sys.stderr)
     try:
-        a = analyse(record, args.depth, bar)
+        found = asyncio.run(_kept_or_record(args.db, args.id, args.depth, bar))
+        if found is None:
+            return 1
+        a = found if isinstance(found, Analysis) else analyse(found, args.depth, bar)
     except ValueError as error:
         bar.done()
         print(f"error: the game's record does not replay: {error}", file=sys.stderr)
@@ -65,21 +71,35 @@ def main_analyse(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _record(db: str | None, game_id: int) -> str | None:
+async def _kept_or_record(
+    db: str | None, game_id: int, depth: int | None, bar: ProgressBar
+) -> Analysis | str | None:
+    """A finished game's analysis through the service (run and kept, or read back); the
+    record of a game still being played; None (said why) for an error."""
     from bot.console.session import _open
-    from bot.service import ServiceError
+    from bot.service import AnalysisProgress, ServiceError
+
+    def shown(progress: AnalysisProgress) -> None:
+        if progress.state == "running" and progress.total:
+            bar(progress.done, progress.total)
 
     service = await _open(db, existing=True)
     if service is None:
         return None
     try:
-        history = await service.history(game_id=game_id)
+        view = await service.view(game_id=game_id)
+        if not view.is_over:
+            return (await service.history(game_id=game_id)).record
+        report = await service.analyse(game_id=game_id, depth=depth, progress=shown, render=False)
     except ServiceError as error:
+        bar.done()
         print(f"error: {error}", file=sys.stderr)
         return None
     finally:
         await service.close()
-    return history.record
+    if report.cached:
+        print("(read back: this game was analysed before)", file=sys.stderr)
+    return report.analysis
 
 
 class ProgressBar:

@@ -58,3 +58,38 @@ def test_analyse_refuses_a_missing_game_and_a_bad_depth(db: str, tmp_path: Path)
     missing = run("analyse", "9", "--db", db)
     assert missing.returncode == 1 and missing.stderr.strip() == "error: there is no game 9"
     assert run("analyse", "1", "--db", db, "--depth", "0").returncode == 2
+
+
+def test_a_finished_games_analysis_is_kept_for_the_next_run_and_its_page(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    from bot.service import GameService
+
+    path = str(tmp_path / "over.sqlite3")
+    played = run(
+        "play", "tquarchess", "--db", path, "--no-board", stdin="e4\nd6\nQg4\nBxg4\nresign\ny\n"
+    )
+    assert played.returncode == 0, played.stderr
+
+    async def kept() -> object:
+        service = await GameService.open(path, renderer=None)
+        try:
+            return await service.kept_analysis(1, render=False)
+        finally:
+            await service.close()
+
+    assert asyncio.run(kept()) is None
+    first = run("analyse", "1", "--db", path, "--json")
+    assert first.returncode == 0, first.stderr
+    assert "5/5" in first.stderr and "read back" not in first.stderr
+    report = asyncio.run(kept())  # what the game's web page shows
+    assert report is not None
+    again = run("analyse", "1", "--db", path, "--json")
+    assert again.returncode == 0 and "read back: this game was analysed before" in again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert json.loads(first.stdout)["decisions"][2]["label"] == "??"
+    too_deep = run("analyse", "1", "--db", path, "--depth", "7")
+    assert too_deep.returncode == 2
+    assert too_deep.stderr.strip() == "error: --depth must be a whole number from 1 to 6"
