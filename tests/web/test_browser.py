@@ -302,7 +302,7 @@ def test_a_phone_sized_viewport(server: ServerThread) -> None:
 def test_a_finished_games_errors_and_luck_on_desktop_and_phone(
     server: ServerThread, browser: Any
 ) -> None:
-    game_id = server.run(start_game(server.service, "guardener", location_id=6, seed=SEED))
+    game_id = server.run(start_game(server.service, "guardener", location_id=7, seed=SEED))
     server.run(play_moves(server.service, game_id, 14))
     server.run(server.service.resign(user_id=BLACK, game_id=game_id))
     report = server.run(server.service.analyse(game_id=game_id, render=False))
@@ -312,20 +312,22 @@ def test_a_finished_games_errors_and_luck_on_desktop_and_phone(
     browser.get(server.url(game_id))
     assert wait_for(lambda: browser.execute_script(graph_loaded), 10) == 800
     assert "Skill and luck" in browser.page_source
-    rows = browser.find_elements("css selector", ".figures tbody tr")
-    assert [r.find_element("tag name", "th").text.split(":")[0] for r in rows] == [
-        "White",
-        "Black",
-    ]
-    errors_ = [t for t in report.analysis.turns if t.choice and t.action is not None]
-    worst = max(errors_, key=lambda t: t.error)
-    assert worst.error > 0
+    cards = browser.find_elements("css selector", ".player-figures h3")
+    assert [c.text.split(":")[0] for c in cards] == ["White", "Black"]
+    desktop = [c.rect for c in cards]
+    assert desktop[0]["y"] == desktop[1]["y"]  # side by side on a desktop
+    # the first "See the board": the biggest error's if one gave up anything, else the
+    # luckiest roll's (the board it was rolled on: after the action before)
+    turns = report.analysis.turns
+    worst = max((t for t in turns if t.choice and t.action), key=lambda t: t.error)
+    luckiest = max((t for t in turns if t.roller is not None), key=lambda t: t.luck)
+    target = worst.ply if worst.error > 0 else luckiest.ply - 1
     graph = browser.find_element("id", "graph")
     browser.execute_script("arguments[0].scrollIntoView()", graph)
     assert errors(browser) == []
     shot(browser, "analysis-desktop")
-    browser.find_element("link text", "See the board").click()  # the biggest error's
-    assert browser.current_url == server.url(game_id, worst.ply)
+    browser.find_element("link text", "See the board").click()
+    assert browser.current_url == server.url(game_id, target)
     assert wait_for(lambda: image_loaded(browser), 10)
     driver = _driver(phone=True)
     try:
@@ -338,6 +340,8 @@ def test_a_finished_games_errors_and_luck_on_desktop_and_phone(
         assert overflow <= 0  # the graph and the figures fit the phone
         rect = driver.find_element("id", "graph").rect
         assert rect["x"] >= 0 and rect["x"] + rect["width"] <= width
+        phone = [c.rect for c in driver.find_elements("css selector", ".player-figures h3")]
+        assert phone[1]["y"] > phone[0]["y"]  # one above the other on a phone
         driver.execute_script("arguments[0].scrollIntoView()", driver.find_element("id", "graph"))
         assert errors(driver) == []
         shot(driver, "analysis-phone")
