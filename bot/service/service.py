@@ -245,16 +245,6 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             request_id=request_id,
         )
 
-    async def kept_analysis(
-        self,
-        game_id: int,
-        *,
-        render: bool = True,
-        names: tuple[str, str] | None = None,
-        locale: str | None = None,
-    ) -> AnalysisReport | None:
-        return await self.analyses.kept(game_id, render=render, names=names, locale=locale)
-
     # ----- deadlines: the deadline component's ---------------------------------
 
     async def next_due(self) -> datetime | None:

@@ -1,5 +1,5 @@
 """A finished game's errors and luck on its page (issue 29), from the analysis the store
-keeps (``GameService.kept_analysis``): each player's figures, the biggest error and the
+keeps (``GameService.analyses.kept``): each player's figures, the biggest error and the
 luckiest roll linked to their steps, and the graph. A page never runs an analysis (that
 is `/analyse` on Discord, or ``chessgarden analyse`` in a console): it says how to get
 one when none is kept."""

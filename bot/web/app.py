@@ -170,7 +170,7 @@ class Site:
         report = self._analyses.get(key)
         if report is None or (graph and report.image is None):
             names = (state.white, state.black)
-            found = await self.service.kept_analysis(
+            found = await self.service.analyses.kept(
                 view.id, render=graph, names=names, locale="en"
             )
             if found is None:

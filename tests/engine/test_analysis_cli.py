@@ -76,7 +76,7 @@ def test_a_finished_games_analysis_is_kept_for_the_next_run_and_its_page(
     async def kept() -> object:
         service = await GameService.open(path, renderer=None)
         try:
-            return await service.kept_analysis(1, render=False)
+            return await service.analyses.kept(1, render=False)
         finally:
             await service.close()
 
