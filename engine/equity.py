@@ -20,7 +20,7 @@ games). The two terms beside the slope are different things:
   than the values say, whoever is on move (the first move's worth, in self-play).
   Booked to the side to act instead, an edge of White's would make every position
   worth more on move than to the side that made it, and the analysis would charge
-  each action sigmoid(b) - sigmoid(-b) as an error (King's Guard's first fit: 0.34
+  each action sigmoid(w) - sigmoid(-w) as an error (King's Guard's first fit: 0.34
   for the median move of the search's own choosing).
 
 The fit can tell them apart only from positions of both sides to act; on samples
