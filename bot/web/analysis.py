@@ -23,7 +23,7 @@ class PlayerLine:
     side: str  # 'White' | 'Black'
     name: str
     error_rate: str
-    labels: str  # "1 ??, 0 ?, 2 ?!"
+    labels: str  # "1 ??, 0 ?, 2 ?!" (no-break spaces)
     luck_rate: str
     jokers: str
     adjusted: str
@@ -63,9 +63,10 @@ def summary(report: AnalysisReport, names: tuple[str, str], last_step: int) -> S
                 side=p.side.capitalize(),
                 name=name,
                 error_rate=pct(p.error_rate),
-                labels=f"{p.blunders} ??, {p.mistakes} ?, {p.inaccuracies} ?!",
+                # no-break spaces: a count stays with its mark when a phone wraps the line
+                labels=f"{p.blunders}\u00a0??, {p.mistakes}\u00a0?, {p.inaccuracies}\u00a0?!",
                 luck_rate=pct(p.luck_rate, sign=True),
-                jokers=f"{p.jokers} jokers, {p.anti_jokers} anti-jokers",
+                jokers=f"{p.jokers}\u00a0jokers, {p.anti_jokers}\u00a0anti\u2011jokers",
                 adjusted=adjusted,
             )
         )
