@@ -146,6 +146,18 @@ class Analysis:
     def player(self, side: str) -> PlayerTotals:
         return self.players[SIDES.index(side)]
 
+    def biggest_error(self) -> Turn | None:
+        """The action that gave up the most equity (the first of equals), among those
+        with a choice; None when nobody had one. Its error may be 0."""
+        choices = [t for t in self.turns if t.choice and t.action is not None]
+        return max(choices, key=lambda t: t.error, default=None)
+
+    def luckiest_roll(self) -> Turn | None:
+        """The roll that gave its roller the most equity; None without a roll that could
+        go more than one way. Its board is the one after ``ply - 1`` actions."""
+        rolls = [t for t in self.turns if t.roller is not None]
+        return max(rolls, key=lambda t: t.luck, default=None)
+
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["turns"] = [asdict(t) for t in self.turns]

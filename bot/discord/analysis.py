@@ -384,10 +384,9 @@ def _link(report: AnalysisReport, actions: int) -> str:
 
 
 def _biggest_error(report: AnalysisReport) -> str:
-    turns = [t for t in report.analysis.turns if t.choice and t.action is not None]
-    if not turns:
+    worst = report.analysis.biggest_error()
+    if worst is None:
         return _("Nobody had a choice to make.")
-    worst = max(turns, key=lambda t: t.error)
     if worst.error <= 0:
         return _("None: every action was as good as the search's best.")
     best = _(", best was {action}", action=_md(worst.best)) if worst.best else ""
@@ -406,10 +405,9 @@ def _biggest_error(report: AnalysisReport) -> str:
 
 
 def _luckiest_roll(report: AnalysisReport) -> str:
-    rolls = [t for t in report.analysis.turns if t.roller is not None]
-    if not rolls:
+    best = report.analysis.luckiest_roll()
+    if best is None:
         return _("No roll in this game could go more than one way: its luck is 0.")
-    best = max(rolls, key=lambda t: t.luck)
     dice = " ".join(str(v) for v in best.rolled) or "-"
     kind = _(" (a joker)") if best.luck_label == "joker" else ""
     # The roll before decision ``ply`` is shown on the board after ``ply - 1`` actions.

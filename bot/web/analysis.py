@@ -74,8 +74,7 @@ def summary(report: AnalysisReport, names: tuple[str, str], last_step: int) -> S
     def linked(step: int) -> int | None:
         return step if 0 <= step <= last_step else None
 
-    choices = [t for t in a.turns if t.choice and t.action is not None]
-    worst = max(choices, key=lambda t: t.error, default=None)
+    worst = a.biggest_error()
     if worst is None:
         error = Moment("Nobody had a choice to make.", None)
     elif worst.error <= 0:
@@ -88,8 +87,7 @@ def summary(report: AnalysisReport, names: tuple[str, str], last_step: int) -> S
             f"{pct(worst.error)}{kind}{best}.",
             linked(worst.ply),
         )
-    rolls = [t for t in a.turns if t.roller is not None]
-    luckiest = max(rolls, key=lambda t: t.luck, default=None)
+    luckiest = a.luckiest_roll()
     if luckiest is None:
         roll = Moment("No roll in this game could go more than one way: its luck is 0.", None)
     else:
