@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Literal
 from bot import i18n
 from bot.i18n import said
 from bot.service.access import Viewer
-from bot.service.core import check_id, clean_request
+from bot.service.core import check_id, clean_request, in_background
 from bot.service.errors import CorruptGame, InvalidInput, InvalidState
 from bot.service.live import make_view
 from bot.service.results import GameView, HistoryEntry
@@ -230,7 +230,8 @@ class Analyses:
     ) -> AnalysisReport | None:
         """The analysis of a game that is over, if one is kept at the depth ``analyse``
         would use; ``None`` otherwise (a game in play, one never analysed, or one whose
-        log has changed since). Never runs one: a reader (a web page) only reads."""
+        log has changed since). Never runs one: a reader (a web page) only reads, and
+        what it draws goes to the background thread, not the ones serving players."""
         row = await self.core.repo.get_game(game_id)
         if row is None or row.status == "active" or row.log_head is None:
             return None
@@ -239,7 +240,8 @@ class Analyses:
         if stored is None:
             return None
         locale = locale if locale is not None else i18n.pictures()
-        return await self._report(row, stored, row.log_head, depth, True, render, names, locale)
+        with in_background():
+            return await self._report(row, stored, row.log_head, depth, True, render, names, locale)
 
     async def report_of(
         self, game_id: int, payload: dict[str, object], *, render: bool = True

@@ -12,8 +12,8 @@ import logging
 import os
 import random
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, Self, TypeVar
@@ -91,6 +91,19 @@ DRAWING_WAIT = 60.0  # seconds the bot waits at most for the warm-up's drawings
 # True in the warm-up and in the tasks it starts (their snapshots): their work off the
 # loop goes to the background thread, never to the threads that serve players.
 _IN_BACKGROUND: ContextVar[bool] = ContextVar("chessgarden_in_background", default=False)
+
+
+@contextmanager
+def in_background() -> Iterator[None]:
+    """Work inside is not a player's: what it computes off the loop goes to the background
+    thread (``GameService._cpu``), and it does not hold the warm-up back as a player's
+    request does (the warm-up, a web page reading a kept analysis)."""
+    token = _IN_BACKGROUND.set(True)
+    try:
+        yield
+    finally:
+        _IN_BACKGROUND.reset(token)
+
 
 log = logging.getLogger(__name__)
 # The computer opponent's player id (issue 14): no platform user has it (Discord ids are
@@ -703,11 +716,8 @@ class ServiceCore(Settling, Timekeeping):
         the order warmed. Games that players reach first are already there (or being
         built for them, under their lock) and are skipped. Rebuilds run on the background
         thread from snapshots; a game without one gets its first snapshot."""
-        token = _IN_BACKGROUND.set(True)
-        try:
+        with in_background():
             return await self._warm_games(limit)
-        finally:
-            _IN_BACKGROUND.reset(token)
 
     async def _warm_games(self, limit: int | None) -> list[int]:
         wanted = self._cache_size if limit is None else max(0, min(limit, self._cache_size))

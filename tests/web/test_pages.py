@@ -8,14 +8,18 @@ import asyncio
 import json
 import re
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+import renderers.graph
 import variants
 from bot.service import GameService, render_board
+from bot.service.workers import BACKGROUND_THREAD
 from bot.web.app import RateLimit, Site, create_app
 from bot.web.live import Limits
 from bot.web.proof import check_record
@@ -214,7 +218,9 @@ async def test_a_finished_game_shows_its_proof_and_its_record_verifies_offline(
     assert not check_record(other_seed).ok
 
 
-async def test_a_finished_game_shows_its_errors_luck_and_graph_once_analysed(web, service) -> None:
+async def test_a_finished_game_shows_its_errors_luck_and_graph_once_analysed(
+    web, service, monkeypatch: pytest.MonkeyPatch
+) -> None:
     site, client = web
     game_id = await start_game(service, "guardener", seed=SEED)
     live_path = site.links.game_path(game_id)
@@ -230,6 +236,14 @@ async def test_a_finished_game_shows_its_errors_luck_and_graph_once_analysed(web
     assert service.analyses.runs == 0
 
     report = await service.analyse(game_id=game_id, render=False)
+    drawn_on: list[str] = []
+    real_graph = renderers.graph.graph_png
+
+    def graph_png(*args: Any, **kwargs: Any) -> bytes:
+        drawn_on.append(threading.current_thread().name)
+        return real_graph(*args, **kwargs)
+
+    monkeypatch.setattr(renderers.graph, "graph_png", graph_png)
     html = await (await client.get(path)).text()
     assert "not been analysed" not in html and service.analyses.runs == 1
     a = report.analysis
@@ -250,6 +264,8 @@ async def test_a_finished_game_shows_its_errors_luck_and_graph_once_analysed(web
     assert png.startswith(b"\x89PNG") and len(png) > 5_000
     again = await client.get(src.group(1), headers={"If-None-Match": graph.headers["ETag"]})
     assert again.status == 304
+    # drawn once, on the background thread: never on the threads that serve players
+    assert [name.rsplit("_", 1)[0] for name in drawn_on] == [BACKGROUND_THREAD]
     assert service.analyses.runs == 1  # the page read the kept one: nothing ran again
 
 
