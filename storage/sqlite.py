@@ -17,6 +17,13 @@ messages, snapshots: nothing a player was shown as done) commits with ``NORMAL``
 for the disk, and the next ``FULL`` commit's sync covers it as well. The setting is changed
 only between transactions and left at NORMAL for the next non-durable one.
 
+Trips to the writer: each statement is a trip to the writer connection's thread and back
+to the event loop, and while a transaction makes its trips every other write waits for it
+(one writer). Under load a trip waits for the loop's other work, so the trips, not SQLite,
+set how many actions a second the store takes. A write transaction therefore sends its
+``BEGIN IMMEDIATE`` (and a change of ``synchronous`` before it) with its first statement,
+in one trip (``_Begun``); a transaction that sends no statement sends nothing at all.
+
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
 raises ``StoreBusyError`` and a full disk ``StoreFullError`` (both ``StoreUnavailableError``):
@@ -48,8 +55,9 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -112,6 +120,7 @@ from storage.tournaments import TournamentReads, TournamentWrites
 from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
@@ -182,25 +191,92 @@ def _translated(error: Exception, conn: aiosqlite.Connection) -> BaseException:
     return store_error(error, conn)
 
 
-async def _fetchall(
-    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()
-) -> list[Any]:
+async def _on_its_thread(conn: aiosqlite.Connection, call: Callable[[sqlite3.Connection], T]) -> T:
+    """``call(the sqlite3 connection)`` on ``conn``'s own thread, as one trip (aiosqlite
+    queues every statement of a connection to its thread this way; it has no public name
+    for queueing several statements at once, and ``tests/storage/test_sqlite_trips.py`` holds it
+    to this)."""
+    return await conn._execute(lambda: call(conn._conn))  # type: ignore[no-untyped-call,no-any-return]
+
+
+@dataclass(frozen=True)
+class _Count:
+    rowcount: int
+
+
+class _Begun:
+    """The writer connection inside one write transaction: its opening statements
+    (``BEGIN IMMEDIATE``, with a change of ``synchronous`` before it if one is due) go
+    with the transaction's first statement, in the same trip to the writer's thread
+    (see "Trips to the writer" above). Only the calls a transaction makes:
+    ``execute_fetchall``, ``execute`` (for its row count) and ``executemany``."""
+
+    def __init__(self, conn: aiosqlite.Connection, opening: tuple[str, ...]) -> None:
+        self.connection = conn
+        self._opening = opening
+        self.sent = False  # the opening went out: it may have begun, whatever came back
+        self.opened = False  # the opening ran: the transaction is open
+
+    async def _first(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        opening, self._opening = self._opening, ()
+        self.sent = True
+
+        def run(raw: sqlite3.Connection) -> tuple[bool, T | BaseException]:
+            for statement in opening:
+                raw.execute(statement)
+            try:  # the opening ran: say so even when the statement fails
+                return True, call(raw)
+            except BaseException as error:
+                return True, error
+
+        done, result = await _on_its_thread(self.connection, run)
+        self.opened = done
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
+        if self._opening:
+            return await self._first(lambda raw: raw.execute(sql, params).fetchall())
+        return await self.connection.execute_fetchall(sql, params)
+
+    async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        """Something with the statement's ``rowcount`` (all a transaction reads of it)."""
+        if self._opening:
+            return await self._first(lambda raw: _Count(raw.execute(sql, params).rowcount))
+        return await self.connection.execute(sql, params)
+
+    async def executemany(self, sql: str, params: list[tuple[Any, ...]]) -> Any:
+        if self._opening:
+            return await self._first(lambda raw: raw.executemany(sql, params))
+        return await self.connection.executemany(sql, params)
+
+
+_Conn = aiosqlite.Connection | _Begun
+
+
+def _named(conn: _Conn) -> aiosqlite.Connection:
+    """The connection that names the file in an error's words."""
+    return conn.connection if isinstance(conn, _Begun) else conn
+
+
+async def _fetchall(conn: _Conn, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
     try:
         return list(await conn.execute_fetchall(sql, params))
     except (sqlite3.Error, ValueError) as error:
-        raise _translated(error, conn) from error
+        raise _translated(error, _named(conn)) from error
 
 
-async def _run(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> int:
+async def _run(conn: _Conn, sql: str, params: tuple[Any, ...] = ()) -> int:
     """Execute one statement; the number of rows it changed."""
     try:
         cursor = await conn.execute(sql, params)
     except (sqlite3.Error, ValueError) as error:
-        raise _translated(error, conn) from error
+        raise _translated(error, _named(conn)) from error
     return int(cursor.rowcount)
 
 
-async def _fetchone(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] = ()) -> Any:
+async def _fetchone(conn: _Conn, sql: str, params: tuple[Any, ...] = ()) -> Any:
     rows = await _fetchall(conn, sql, params)
     return rows[0] if rows else None
 
@@ -210,7 +286,7 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, TournamentR
 
     COLUMNS_SQL = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: _Conn) -> None:
         self._conn = conn
 
     async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
@@ -369,7 +445,7 @@ class SqliteWriteTx(
 ):
     """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Clock) -> None:
+    def __init__(self, conn: _Conn, clock: Clock) -> None:
         super().__init__(conn)
         self._now = clock
 
@@ -382,7 +458,7 @@ class SqliteWriteTx(
         try:
             await self._conn.executemany(sql, params)
         except (sqlite3.Error, ValueError) as error:
-            raise _translated(error, self._conn) from error
+            raise _translated(error, _named(self._conn)) from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(
@@ -678,14 +754,26 @@ class SqliteRepository(_Reads):
             raise StorageError("the repository is closed")
         async with self._write_lock:
             relax = not durable and self._reader is not self._writer
-            if relax != self._relaxed:
-                # Set before BEGIN; stays recorded as relaxed until FULL is set again, so
+            opening: tuple[str, ...] = ("BEGIN IMMEDIATE",)
+            switch = relax != self._relaxed
+            if switch:
+                # Sent before BEGIN; recorded as relaxed until FULL is known to be set, so
                 # a durable write never commits with NORMAL, even after a failed reset.
                 self._relaxed = True
-                await _run(self._writer, f"PRAGMA synchronous = {'NORMAL' if relax else 'FULL'}")
-                self._relaxed = relax
-            async with _immediate(self._writer):
-                yield SqliteWriteTx(self._writer, self._now)
+                opening = (f"PRAGMA synchronous = {'NORMAL' if relax else 'FULL'}", *opening)
+            begun = _Begun(self._writer, opening)
+            try:
+                yield SqliteWriteTx(begun, self._now)
+                if begun.sent:
+                    await _run(self._writer, "COMMIT")
+            except BaseException:
+                if begun.sent:
+                    with suppress(sqlite3.Error, ValueError):
+                        await self._writer.execute("ROLLBACK")
+                raise
+            finally:
+                if switch and begun.opened:
+                    self._relaxed = relax
 
     async def replace_board_message(
         self,
@@ -697,15 +785,18 @@ class SqliteRepository(_Reads):
         settle: tuple[int, int] | None = None,
     ) -> tuple[int, int] | None:
         async with self.write(durable=durable) as tx:
-            row = await tx.get_game(game_id)
-            if row is None:
+            found = await tx._rows(  # the two columns only: no whole row decoded
+                "SELECT board_channel_id, board_message_id FROM games WHERE id = ?", (game_id,)
+            )
+            if not found:
                 raise NotFoundError(f"no game {game_id}")
             await tx.set_board_message(game_id, channel_id, message_id)
             if settle is not None:  # the outbox row this message delivers (storage.outbox)
                 await tx.outbox_sent(settle[0], channel_id, message_id, settle[1])
-        if row.board_channel_id is None or row.board_message_id is None:
+        old_channel, old_message = found[0]
+        if old_channel is None or old_message is None:
             return None
-        return row.board_channel_id, row.board_message_id
+        return int(old_channel), int(old_message)
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(

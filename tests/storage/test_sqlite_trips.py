@@ -1,0 +1,134 @@
+"""A write transaction's trips to the SQLite writer's thread (``storage.sqlite``, "Trips to
+the writer"): its ``BEGIN IMMEDIATE``, and a change of ``synchronous`` before it, go with
+its first statement; a transaction that sends nothing sends no ``BEGIN`` either; a first
+statement that fails still rolls the transaction back; and a durable write still commits
+with ``FULL`` whatever failed before it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage import (
+    ConflictError,
+    GameChanges,
+    NewGame,
+    SqliteRepository,
+    StoreBusyError,
+    open_repository,
+)
+from storage.sqlite import SqliteRepository as Repository
+
+
+def new_game(location: int) -> NewGame:
+    return NewGame(
+        variant="kings_guard",
+        options={},
+        status="challenge",
+        location_id=location,
+        guild_id=7,
+        challenger_id=1,
+        opponent_id=2,
+        challenger_colour="white",
+    )
+
+
+@pytest.fixture
+async def repo(tmp_path: Path) -> AsyncIterator[SqliteRepository]:
+    repository = await open_repository(tmp_path / "db.sqlite3", busy_timeout_ms=100)
+    assert isinstance(repository, Repository)
+    yield repository
+    await repository.close()
+
+
+def count_trips(repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every trip queued to the writer's thread from now on (aiosqlite queues each one
+    through ``Connection._execute``: the test fails if that ever changes)."""
+    writer = repo._writer  # noqa: SLF001 - the trips themselves are what is measured
+    real = writer._execute  # noqa: SLF001
+    trips: list[Any] = []
+
+    async def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        trips.append(args[0] if args else fn)
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(writer, "_execute", counted)
+    return trips
+
+
+async def game(repo: SqliteRepository, location: int = 10) -> int:
+    async with repo.write() as tx:
+        await tx.upsert_player(1)
+        await tx.upsert_player(2)
+        return (await tx.insert_game(new_game(location))).id
+
+
+async def synchronous(repo: SqliteRepository, durable: bool) -> int:
+    async with repo.write(durable=durable) as tx:
+        return int((await tx._rows("PRAGMA synchronous"))[0][0])  # noqa: SLF001
+
+
+async def test_begin_goes_with_the_first_statement(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gid = await game(repo)
+    trips = count_trips(repo, monkeypatch)
+    async with repo.write() as tx:  # durable after durable: no change of synchronous
+        await tx.get_game(gid)
+        await tx.update_game(gid, GameChanges(draw_offer="white"))
+        await tx.set_board_message(gid, 10, 500)
+    assert len(trips) == 4  # three statements and the COMMIT (was: BEGIN, 3, COMMIT)
+    assert trips[-1] == "COMMIT"
+    trips.clear()
+    # A non-durable write after a durable one switches synchronous, in the same first trip.
+    assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
+    assert len(trips) == 3  # read, update, COMMIT (was: PRAGMA, BEGIN, read, update, COMMIT)
+    row = await repo.get_game(gid)
+    assert row is not None and (row.draw_offer, row.board_message_id) == ("white", 501)
+
+
+async def test_a_transaction_that_sends_nothing_begins_nothing(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trips = count_trips(repo, monkeypatch)
+    async with repo.write(durable=False):
+        pass
+    assert trips == []
+    # Nothing was left open: another connection can write at once.
+    path = repo.path
+    with sqlite3.connect(path, timeout=0) as other:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    assert await synchronous(repo, True) == 2  # FULL: the skipped switch changed nothing
+
+
+async def test_a_failing_first_statement_rolls_back(repo: SqliteRepository) -> None:
+    await game(repo, 10)
+    with pytest.raises(ConflictError) as info:
+        async with repo.write(durable=False) as tx:  # the switch and BEGIN ran first
+            await tx.insert_game(new_game(10))  # a second live game at location 10
+    assert info.value.what == "location"
+    with sqlite3.connect(repo.path, timeout=0) as other:  # no transaction left open
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    assert [await synchronous(repo, d) for d in (True, False, True)] == [2, 1, 2]
+    assert await game(repo, 11) > 0
+
+
+async def test_a_begin_refused_leaves_durable_writes_full(repo: SqliteRepository) -> None:
+    """A non-durable write whose ``BEGIN`` finds the file locked may have set NORMAL before
+    it failed: the next durable write sets FULL again."""
+    gid = await game(repo)
+    with sqlite3.connect(repo.path, timeout=0) as other:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        with pytest.raises(StoreBusyError):
+            async with repo.write(durable=False) as tx:
+                await tx.set_board_message(gid, 10, 600)
+        other.execute("ROLLBACK")
+    assert await synchronous(repo, True) == 2
+    row = await repo.get_game(gid)
+    assert row is not None and row.board_message_id is None
