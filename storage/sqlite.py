@@ -216,6 +216,11 @@ class _Begun:
         self._opening = opening
         self.sent = False  # the opening went out: it may have begun, whatever came back
         self.opened = False  # the opening ran: the transaction is open
+        self.writes = 0  # statements sent that may have changed something (not a SELECT)
+
+    def _count(self, sql: str) -> None:
+        if sql.lstrip()[:6].upper() != "SELECT":
+            self.writes += 1
 
     async def _first(self, call: Callable[[sqlite3.Connection], T]) -> T:
         opening, self._opening = self._opening, ()
@@ -236,17 +241,20 @@ class _Begun:
         return result
 
     async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
+        self._count(sql)
         if self._opening:
             return await self._first(lambda raw: raw.execute(sql, params).fetchall())
         return await self.connection.execute_fetchall(sql, params)
 
     async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         """Something with the statement's ``rowcount`` (all a transaction reads of it)."""
+        self._count(sql)
         if self._opening:
             return await self._first(lambda raw: _Count(raw.execute(sql, params).rowcount))
         return await self.connection.execute(sql, params)
 
     async def executemany(self, sql: str, params: list[tuple[Any, ...]]) -> Any:
+        self._count(sql)
         if self._opening:
             return await self._first(lambda raw: raw.executemany(sql, params))
         return await self.connection.executemany(sql, params)
@@ -448,6 +456,21 @@ class SqliteWriteTx(
     def __init__(self, conn: _Conn, clock: Clock) -> None:
         super().__init__(conn)
         self._now = clock
+        # The game this transaction read last, and how many writes it had sent then: read
+        # again before any write, it is the same row (no other connection writes inside
+        # BEGIN IMMEDIATE), so an action's append does not read its game a second time.
+        self._seen: tuple[GameRow, int] | None = None
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        conn = self._conn
+        if not isinstance(conn, _Begun):
+            return await super().get_game(game_id)
+        seen = self._seen
+        if seen is not None and seen[0].id == game_id and seen[1] == conn.writes:
+            return seen[0]
+        row = await super().get_game(game_id)
+        self._seen = None if row is None else (row, conn.writes)
+        return row
 
     async def game_by_request(self, request_id: str) -> GameRow | None:
         return await self._game_where("request_id = ?", (request_id,))

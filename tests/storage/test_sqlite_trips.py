@@ -132,3 +132,23 @@ async def test_a_begin_refused_leaves_durable_writes_full(repo: SqliteRepository
     assert await synchronous(repo, True) == 2
     row = await repo.get_game(gid)
     assert row is not None and row.board_message_id is None
+
+
+async def test_a_game_read_twice_before_a_write_is_read_once(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An action's transaction reads its game, then appends (which needs the game as the
+    transaction sees it): one read, until a statement may have changed it."""
+    gid = await game(repo)
+    trips = count_trips(repo, monkeypatch)
+    async with repo.write() as tx:
+        first = await tx.get_game(gid)
+        assert await tx.get_game(gid) is first  # no second read
+        assert len(trips) == 1
+        await tx.set_board_message(gid, 10, 700)  # a write: the next read is a real one
+        again = await tx.get_game(gid)
+        assert again is not None and again.board_message_id == 700
+        assert len(trips) == 3
+        await tx.upsert_player(3)  # any write, even of another table
+        assert await tx.get_game(gid) == again
+        assert len(trips) == 5
