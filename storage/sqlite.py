@@ -97,7 +97,7 @@ from storage.models import (
     SnapshotRow,
 )
 from storage.opening import check_path, close_fully, open_cause
-from storage.outbox import OutboxReads, OutboxWrites
+from storage.outbox import SENT_SQL, OutboxReads, OutboxWrites
 from storage.repository import (
     ConflictError,
     NotFoundError,
@@ -121,6 +121,7 @@ from storage.transfer import VerbatimRows
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_SET_BOARD_SQL = "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?"
 
 DEFAULT_DB_PATH = "chessgarden.sqlite3"
 DB_ENV_VAR = "CHESSGARDEN_DB"
@@ -239,6 +240,14 @@ class _Begun:
         if isinstance(result, BaseException):
             raise result
         return result
+
+    async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Several statements in one trip: ``call`` runs them on the writer's thread (and
+        may change anything). Its ``sqlite3`` errors come back as they are."""
+        self.writes += 1
+        if self._opening:
+            return await self._first(call)
+        return await _on_its_thread(self.connection, call)
 
     async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
         self._count(sql)
@@ -555,11 +564,7 @@ class SqliteWriteTx(
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember the game's latest board message (not a change of the game: the
         game's ``updated_at`` stays)."""
-        changed = await _run(
-            self._conn,
-            "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
-            (channel_id, message_id, game_id),
-        )
+        changed = await _run(self._conn, _SET_BOARD_SQL, (channel_id, message_id, game_id))
         if changed != 1:
             raise NotFoundError(f"no game {game_id}")
 
@@ -807,15 +812,27 @@ class SqliteRepository(_Reads):
         durable: bool = True,
         settle: tuple[int, int] | None = None,
     ) -> tuple[int, int] | None:
-        async with self.write(durable=durable) as tx:
-            found = await tx._rows(  # the two columns only: no whole row decoded
+
+        def replace(raw: sqlite3.Connection) -> list[Any]:
+            found = raw.execute(
                 "SELECT board_channel_id, board_message_id FROM games WHERE id = ?", (game_id,)
-            )
+            ).fetchall()
+            if found:
+                raw.execute(_SET_BOARD_SQL, (channel_id, message_id, game_id))
+                if settle is not None:  # the outbox row this message delivers
+                    raw.execute(SENT_SQL, (settle[1], message_id, channel_id, settle[0]))
+            return found
+
+        # One trip to the writer's thread with its BEGIN, and one for the COMMIT: the
+        # buttons' bookkeeping of every board posted, under load (module docstring).
+        async with self.write(durable=durable) as tx:
+            assert isinstance(tx._conn, _Begun)
+            try:
+                found = await tx._conn.run(replace)
+            except (sqlite3.Error, ValueError) as error:
+                raise _translated(error, self._writer) from error
             if not found:
                 raise NotFoundError(f"no game {game_id}")
-            await tx.set_board_message(game_id, channel_id, message_id)
-            if settle is not None:  # the outbox row this message delivers (storage.outbox)
-                await tx.outbox_sent(settle[0], channel_id, message_id, settle[1])
         old_channel, old_message = found[0]
         if old_channel is None or old_message is None:
             return None

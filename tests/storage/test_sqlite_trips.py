@@ -17,10 +17,12 @@ from storage import (
     ConflictError,
     GameChanges,
     NewGame,
+    NotFoundError,
     SqliteRepository,
     StoreBusyError,
     open_repository,
 )
+from storage.outbox import NewPost
 from storage.sqlite import SqliteRepository as Repository
 
 
@@ -86,7 +88,9 @@ async def test_begin_goes_with_the_first_statement(
     trips.clear()
     # A non-durable write after a durable one switches synchronous, in the same first trip.
     assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
-    assert len(trips) == 3  # read, update, COMMIT (was: PRAGMA, BEGIN, read, update, COMMIT)
+    assert (
+        len(trips) == 2
+    )  # all of it in one, then COMMIT (was: PRAGMA, BEGIN, read, update, COMMIT)
     row = await repo.get_game(gid)
     assert row is not None and (row.draw_offer, row.board_message_id) == ("white", 501)
 
@@ -152,3 +156,23 @@ async def test_a_game_read_twice_before_a_write_is_read_once(
         await tx.upsert_player(3)  # any write, even of another table
         assert await tx.get_game(gid) == again
         assert len(trips) == 5
+
+
+async def test_a_board_message_is_remembered_in_two_trips_with_its_outbox_row(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The board posted after every action: the old message read, the new one kept and
+    the outbox row it delivers settled, in one trip; its COMMIT in a second."""
+    gid = await game(repo)
+    async with repo.write() as tx:
+        owed = await tx.owe(NewPost(channel_id=10, kind="board", game_id=gid, seq=0), 1_000)
+    trips = count_trips(repo, monkeypatch)
+    assert (
+        await repo.replace_board_message(gid, 10, 800, durable=False, settle=(owed, 2_000)) is None
+    )
+    assert len(trips) == 2
+    assert await repo.replace_board_message(gid, 10, 801) == (10, 800)
+    (row,) = await repo.outbox_of_game(gid)
+    assert (row.state, row.message_id, row.settled_ms) == ("sent", 800, 2_000)
+    with pytest.raises(NotFoundError):
+        await repo.replace_board_message(gid + 99, 10, 802)
