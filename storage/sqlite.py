@@ -218,6 +218,7 @@ class _Begun:
         self.sent = False  # the opening went out: it may have begun, whatever came back
         self.opened = False  # the opening ran: the transaction is open
         self.writes = 0  # statements sent that may have changed something (not a SELECT)
+        self.committed = False  # the last trip committed too (``run(..., commit=True)``)
 
     def _count(self, sql: str) -> None:
         if sql.lstrip()[:6].upper() != "SELECT":
@@ -241,13 +242,24 @@ class _Begun:
             raise result
         return result
 
-    async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
+    async def run(self, call: Callable[[sqlite3.Connection], T], *, commit: bool = False) -> T:
         """Several statements in one trip: ``call`` runs them on the writer's thread (and
-        may change anything). Its ``sqlite3`` errors come back as they are."""
+        may change anything); with ``commit``, the transaction's ``COMMIT`` follows in the
+        same trip, and it must be the transaction's last statement. Its ``sqlite3`` errors
+        come back as they are (a failed ``call`` commits nothing)."""
         self.writes += 1
+        work = call
+        if commit:
+
+            def work(raw: sqlite3.Connection) -> T:
+                result = call(raw)
+                raw.execute("COMMIT")
+                self.committed = True
+                return result
+
         if self._opening:
-            return await self._first(call)
-        return await _on_its_thread(self.connection, call)
+            return await self._first(work)
+        return await _on_its_thread(self.connection, work)
 
     async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
         self._count(sql)
@@ -792,7 +804,7 @@ class SqliteRepository(_Reads):
             begun = _Begun(self._writer, opening)
             try:
                 yield SqliteWriteTx(begun, self._now)
-                if begun.sent:
+                if begun.sent and not begun.committed:
                     await _run(self._writer, "COMMIT")
             except BaseException:
                 if begun.sent:
@@ -823,12 +835,12 @@ class SqliteRepository(_Reads):
                     raw.execute(SENT_SQL, (settle[1], message_id, channel_id, settle[0]))
             return found
 
-        # One trip to the writer's thread with its BEGIN, and one for the COMMIT: the
-        # buttons' bookkeeping of every board posted, under load (module docstring).
+        # One trip to the writer's thread with its BEGIN and COMMIT: the buttons'
+        # bookkeeping of every board posted, under load (module docstring).
         async with self.write(durable=durable) as tx:
             assert isinstance(tx._conn, _Begun)
             try:
-                found = await tx._conn.run(replace)
+                found = await tx._conn.run(replace, commit=True)
             except (sqlite3.Error, ValueError) as error:
                 raise _translated(error, self._writer) from error
             if not found:

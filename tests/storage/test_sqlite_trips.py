@@ -88,9 +88,7 @@ async def test_begin_goes_with_the_first_statement(
     trips.clear()
     # A non-durable write after a durable one switches synchronous, in the same first trip.
     assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
-    assert (
-        len(trips) == 2
-    )  # all of it in one, then COMMIT (was: PRAGMA, BEGIN, read, update, COMMIT)
+    assert len(trips) == 1  # all of it, COMMIT too (was: PRAGMA, BEGIN, read, update, COMMIT)
     row = await repo.get_game(gid)
     assert row is not None and (row.draw_offer, row.board_message_id) == ("white", 501)
 
@@ -158,11 +156,11 @@ async def test_a_game_read_twice_before_a_write_is_read_once(
         assert len(trips) == 5
 
 
-async def test_a_board_message_is_remembered_in_two_trips_with_its_outbox_row(
+async def test_a_board_message_is_remembered_in_one_trip_with_its_outbox_row(
     repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The board posted after every action: the old message read, the new one kept and
-    the outbox row it delivers settled, in one trip; its COMMIT in a second."""
+    the outbox row it delivers settled, and the COMMIT, in one trip."""
     gid = await game(repo)
     async with repo.write() as tx:
         owed = await tx.owe(NewPost(channel_id=10, kind="board", game_id=gid, seq=0), 1_000)
@@ -170,9 +168,25 @@ async def test_a_board_message_is_remembered_in_two_trips_with_its_outbox_row(
     assert (
         await repo.replace_board_message(gid, 10, 800, durable=False, settle=(owed, 2_000)) is None
     )
-    assert len(trips) == 2
+    assert len(trips) == 1
     assert await repo.replace_board_message(gid, 10, 801) == (10, 800)
     (row,) = await repo.outbox_of_game(gid)
     assert (row.state, row.message_id, row.settled_ms) == ("sent", 800, 2_000)
     with pytest.raises(NotFoundError):
         await repo.replace_board_message(gid + 99, 10, 802)
+    assert await repo.replace_board_message(gid, 10, 803) == (10, 801)  # nothing left open
+
+
+async def test_a_trip_that_fails_before_its_commit_commits_nothing(repo: SqliteRepository) -> None:
+    gid = await game(repo)
+
+    def half(raw: sqlite3.Connection) -> None:
+        raw.execute("UPDATE games SET board_message_id = 900 WHERE id = ?", (gid,))
+        raw.execute("INSERT INTO no_such_table VALUES (1)")  # fails: no COMMIT follows
+
+    with pytest.raises(sqlite3.OperationalError):
+        async with repo.write() as tx:
+            await tx._conn.run(half, commit=True)  # type: ignore[union-attr]  # noqa: SLF001
+    row = await repo.get_game(gid)
+    assert row is not None and row.board_message_id is None  # rolled back
+    assert await repo.replace_board_message(gid, 10, 901) is None  # nothing left open
