@@ -624,6 +624,14 @@ class PgWriteTx(
         )
         return action_from_values(record) if record is not None else None
 
+    async def game_and_request(
+        self, game_id: int, request_id: str | None
+    ) -> tuple[GameRow | None, ActionRow | None]:
+        row = await self.get_game(game_id)  # locked first, as every action's transaction
+        if row is None or request_id is None:
+            return row, None
+        return row, await self.action_by_request(game_id, request_id)
+
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         record = await self._q.fetchrow(CLAIM_DUE_SQL, game_id, now_ms)
         return self._hold(game_from_values(tuple(record)) if record is not None else None)

@@ -339,6 +339,13 @@ class WriteTx(
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None: ...
 
+    async def game_and_request(
+        self, game_id: int, request_id: str | None
+    ) -> tuple[GameRow | None, ActionRow | None]:
+        """``get_game`` and, for a ``request_id``, ``action_by_request``, read together:
+        how every action's transaction starts (SQLite: one trip to the writer)."""
+        ...
+
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         """The game if something of it is due at ``now_ms``, locked for this transaction
         (PostgreSQL: ``FOR UPDATE SKIP LOCKED``); ``None`` if not, or if another

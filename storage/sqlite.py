@@ -133,6 +133,10 @@ Clock = Callable[[], str]
 
 _GAME_COLUMNS = GAME_COLUMNS
 _ACTION_COLUMNS = ACTION_COLUMNS
+_GAME_BY_ID_SQL = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
+_ACTION_BY_REQUEST_SQL = (
+    f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND request_id = ?"
+)
 
 
 def resolve_db_path(path: str | os.PathLike[str] | None = None) -> str:
@@ -241,6 +245,12 @@ class _Begun:
         if isinstance(result, BaseException):
             raise result
         return result
+
+    async def read(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Several reads in one trip (``call`` changes nothing: no write is counted)."""
+        if self._opening:
+            return await self._first(call)
+        return await _on_its_thread(self.connection, call)
 
     async def run(self, call: Callable[[sqlite3.Connection], T], *, commit: bool = False) -> T:
         """Several statements in one trip: ``call`` runs them on the writer's thread (and
@@ -505,12 +515,32 @@ class SqliteWriteTx(
             raise _translated(error, _named(self._conn)) from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
-        row = await _fetchone(
-            self._conn,
-            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND request_id = ?",
-            (game_id, request_id),
-        )
+        row = await _fetchone(self._conn, _ACTION_BY_REQUEST_SQL, (game_id, request_id))
         return action_from_values(row) if row else None
+
+    async def game_and_request(
+        self, game_id: int, request_id: str | None
+    ) -> tuple[GameRow | None, ActionRow | None]:
+        conn = self._conn
+        if request_id is None or not isinstance(conn, _Begun):
+            row = await self.get_game(game_id)
+            found = (
+                None if request_id is None else await self.action_by_request(game_id, request_id)
+            )
+            return row, found
+
+        def both(raw: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+            games = raw.execute(_GAME_BY_ID_SQL, (game_id,)).fetchall()
+            actions = raw.execute(_ACTION_BY_REQUEST_SQL, (game_id, request_id)).fetchall()
+            return games, actions
+
+        try:
+            games, actions = await conn.read(both)
+        except (sqlite3.Error, ValueError) as error:
+            raise _translated(error, _named(conn)) from error
+        row = game_from_values(games[0]) if games else None
+        self._seen = None if row is None else (row, conn.writes)
+        return row, action_from_values(actions[0]) if actions else None
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
         """The game, if something of it is due at ``now_ms`` (see ``CLAIM_DUE_WHERE``);

@@ -124,6 +124,13 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def _existing(row: GameRow | None, game_id: int) -> GameRow:
+    """``row``, read inside a transaction; the game must exist."""
+    if row is None:
+        raise NotFound(said("there is no game {game}", game=game_id))
+    return row
+
+
 def other_colour(colour: str) -> str:
     return "black" if colour == "white" else "white"
 
@@ -509,10 +516,7 @@ class ServiceCore(Settling, Timekeeping):
         return row
 
     async def _reload(self, tx: WriteTx, game_id: int) -> GameRow:
-        row = await tx.get_game(game_id)
-        if row is None:
-            raise NotFound(said("there is no game {game}", game=game_id))
-        return row
+        return _existing(await tx.get_game(game_id), game_id)
 
     # ----- the engine state -------------------------------------------------
 
@@ -910,9 +914,8 @@ class ServiceCore(Settling, Timekeeping):
             entry: NewAction | None = None
             try:
                 async with self._write() as tx:
-                    row = await self._reload(tx, row.id)
-                    repeated = await self._repeat_request(
-                        tx, row, request_id, kinds or (kind,), render, None
+                    row, repeated = await self._reload_repeat(
+                        tx, row.id, request_id, kinds or (kind,), render, None
                     )
                     if repeated is not None:
                         return repeated
@@ -1004,26 +1007,27 @@ class ServiceCore(Settling, Timekeeping):
                 raise InvalidState(said("you cannot accept your own draw offer"))
             raise InvalidState(said("you cannot decline your own draw offer"))
 
-    async def _repeat_request(
+    async def _reload_repeat(
         self,
         tx: WriteTx,
-        row: GameRow,
+        game_id: int,
         request_id: str | None,
         kinds: tuple[str, ...],
         render: bool,
         orientation: str | None,
-    ) -> Outcome | None:
-        """``None`` unless ``request_id`` already applied an action to this game; then the
-        original result, recomputed from the log (``RequestConflict`` if that action was
-        not of one of ``kinds``)."""
-        if request_id is None:
-            return None
-        action = await tx.action_by_request(row.id, request_id)
+    ) -> tuple[GameRow, Outcome | None]:
+        """How an action's transaction starts: the game as the transaction sees it
+        (``_reload``), and ``None`` unless ``request_id`` already applied an action to
+        it; then the original result, recomputed from the log (``RequestConflict`` if that
+        action was not of one of ``kinds``). Both read together (one trip on SQLite: the
+        store's single writer waits for every trip of a transaction)."""
+        found, action = await tx.game_and_request(game_id, request_id)
+        row = _existing(found, game_id)
         if action is None:
-            return None
+            return row, None
         if action.kind not in kinds:
             raise RequestConflict(said("this request id was used for another command"))
-        return await self._stored_outcome(tx, row, action, render, orientation)
+        return row, await self._stored_outcome(tx, row, action, render, orientation)
 
     async def _stored_outcome(
         self,

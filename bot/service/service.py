@@ -652,9 +652,8 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
             entry: NewAction | None = None
             try:
                 async with self._write() as tx:
-                    row = await self._reload(tx, row.id)
-                    repeated = await self._repeat_request(
-                        tx, row, request_id, ("move",), render, orientation
+                    row, repeated = await self._reload_repeat(
+                        tx, row.id, request_id, ("move",), render, orientation
                     )
                     if repeated is not None:
                         return repeated

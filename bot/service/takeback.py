@@ -240,8 +240,9 @@ class TakeBack(Looking):
         row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
         async with self._lock(self._game_locks, row.id):
             async with self._write() as tx:
-                row = await self._reload(tx, row.id)
-                repeated = await self._repeat_request(tx, row, request_id, ("undo",), render, None)
+                row, repeated = await self._reload_repeat(
+                    tx, row.id, request_id, ("undo",), render, None
+                )
                 if repeated is not None:
                     return repeated
                 await self._active_live(tx, row)
@@ -394,8 +395,9 @@ class TakeBack(Looking):
             # The cached game is not touched until the entry is stored: the new state is
             # a replay of the log with the take-back (the engine has no unmake).
             async with self._write() as tx:
-                row = await self._reload(tx, row.id)
-                repeated = await self._repeat_request(tx, row, request_id, ("undo",), render, None)
+                row, repeated = await self._reload_repeat(
+                    tx, row.id, request_id, ("undo",), render, None
+                )
                 if repeated is not None:
                     return repeated
                 await self._active_live(tx, row)

@@ -192,6 +192,13 @@ async def test_action_slots_and_request_ids_are_unique(repo: SqliteRepository) -
         found = await tx.action_by_request(gid, "r1")
         assert found is not None and found.text == "e4"
         assert await tx.action_by_request(gid, "r2") is None
+    async with repo.write() as tx:  # as every action's transaction starts, on both stores
+        row, found = await tx.game_and_request(gid, "r1")
+        assert row is not None and row.log_count == 1
+        assert found is not None and found.text == "e4"
+        assert await tx.game_and_request(gid, "r2") == (row, None)
+        assert await tx.game_and_request(gid, None) == (row, None)
+        assert await tx.game_and_request(gid + 99, "r1") == (None, None)
 
 
 async def test_an_exception_rolls_the_whole_transaction_back(repo: SqliteRepository) -> None:

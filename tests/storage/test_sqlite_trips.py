@@ -16,6 +16,7 @@ import pytest
 from storage import (
     ConflictError,
     GameChanges,
+    NewAction,
     NewGame,
     NotFoundError,
     SqliteRepository,
@@ -190,3 +191,21 @@ async def test_a_trip_that_fails_before_its_commit_commits_nothing(repo: SqliteR
     row = await repo.get_game(gid)
     assert row is not None and row.board_message_id is None  # rolled back
     assert await repo.replace_board_message(gid, 10, 901) is None  # nothing left open
+
+
+async def test_an_action_starts_with_its_game_and_request_in_one_trip(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gid = await game(repo)
+    async with repo.write() as tx:
+        await tx.append_action(NewAction(gid, 1, "move", 1, "e3", (), "req-1"))
+    trips = count_trips(repo, monkeypatch)
+    async with repo.write() as tx:
+        row, found = await tx.game_and_request(gid, "req-1")
+        assert row is not None and row.log_count == 1
+        assert found is not None and (found.seq, found.text) == (1, "e3")
+        assert len(trips) == 1  # BEGIN, the game and the request: one trip
+        assert await tx.get_game(gid) is row  # read once until a write
+        assert await tx.game_and_request(gid, "req-2") == (row, None)
+        assert await tx.game_and_request(gid + 99, "req-1") == (None, None)
+        assert await tx.game_and_request(gid, None) == (row, None)
