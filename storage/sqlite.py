@@ -22,7 +22,11 @@ to the event loop, and while a transaction makes its trips every other write wai
 (one writer). Under load a trip waits for the loop's other work, so the trips, not SQLite,
 set how many actions a second the store takes. A write transaction therefore sends its
 ``BEGIN IMMEDIATE`` (and a change of ``synchronous`` before it) with its first statement,
-in one trip (``_Begun``); a transaction that sends no statement sends nothing at all.
+in one trip (``_Begun``); a transaction that sends no statement sends nothing at all. An
+action's transaction reads its game and its request id in that first trip
+(``game_and_request``) and its game only once before it writes; the board message kept
+after every board is one trip, ``COMMIT`` included (``replace_board_message``). A move
+made six trips inside the writer's lock where it made sixteen (``benchmarks/service.py``).
 
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
@@ -197,10 +201,9 @@ def _translated(error: Exception, conn: aiosqlite.Connection) -> BaseException:
 
 
 async def _on_its_thread(conn: aiosqlite.Connection, call: Callable[[sqlite3.Connection], T]) -> T:
-    """``call(the sqlite3 connection)`` on ``conn``'s own thread, as one trip (aiosqlite
-    queues every statement of a connection to its thread this way; it has no public name
-    for queueing several statements at once, and ``tests/storage/test_sqlite_trips.py`` holds it
-    to this)."""
+    """``call(the sqlite3 connection)`` on ``conn``'s own thread, as one trip. aiosqlite
+    queues every statement of a connection to its thread this way, but has no public name
+    for queueing several at once: ``tests/storage/test_sqlite_trips.py`` holds it to this."""
     return await conn._execute(lambda: call(conn._conn))  # type: ignore[no-untyped-call,no-any-return]
 
 
@@ -213,8 +216,9 @@ class _Begun:
     """The writer connection inside one write transaction: its opening statements
     (``BEGIN IMMEDIATE``, with a change of ``synchronous`` before it if one is due) go
     with the transaction's first statement, in the same trip to the writer's thread
-    (see "Trips to the writer" above). Only the calls a transaction makes:
-    ``execute_fetchall``, ``execute`` (for its row count) and ``executemany``."""
+    (see "Trips to the writer" above). It has the calls a transaction makes
+    (``execute_fetchall``, ``execute`` for its row count, ``executemany``), and ``read``
+    and ``run`` for several statements in one trip."""
 
     def __init__(self, conn: aiosqlite.Connection, opening: tuple[str, ...]) -> None:
         self.connection = conn
