@@ -138,6 +138,9 @@ Clock = Callable[[], str]
 _GAME_COLUMNS = GAME_COLUMNS
 _ACTION_COLUMNS = ACTION_COLUMNS
 _GAME_BY_ID_SQL = f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?"
+_INSERT_ACTION_SQL = (
+    f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _ACTION_BY_REQUEST_SQL = (
     f"SELECT {_ACTION_COLUMNS} FROM actions WHERE game_id = ? AND request_id = ?"
 )
@@ -213,48 +216,64 @@ class _Count:
 
 
 class _Begun:
-    """The writer connection inside one write transaction: its opening statements
+    """The writer connection inside one write transaction. Its opening statements
     (``BEGIN IMMEDIATE``, with a change of ``synchronous`` before it if one is due) go
-    with the transaction's first statement, in the same trip to the writer's thread
-    (see "Trips to the writer" above). It has the calls a transaction makes
-    (``execute_fetchall``, ``execute`` for its row count, ``executemany``), and ``read``
-    and ``run`` for several statements in one trip."""
+    with its first statement, and a statement sent ``later`` (a log entry) with the next
+    one, or with the ``COMMIT``: in the same trip to the writer's thread (see "Trips to
+    the writer" above). It has the calls a transaction makes (``execute_fetchall``,
+    ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
+    statements in one trip, and ``commit``."""
 
     def __init__(self, conn: aiosqlite.Connection, opening: tuple[str, ...]) -> None:
         self.connection = conn
         self._opening = opening
+        self._later: list[tuple[str, tuple[Any, ...]]] = []
         self.sent = False  # the opening went out: it may have begun, whatever came back
         self.opened = False  # the opening ran: the transaction is open
         self.writes = 0  # statements sent that may have changed something (not a SELECT)
-        self.committed = False  # the last trip committed too (``run(..., commit=True)``)
+        self.committed = False
 
     def _count(self, sql: str) -> None:
         if sql.lstrip()[:6].upper() != "SELECT":
             self.writes += 1
 
-    async def _first(self, call: Callable[[sqlite3.Connection], T]) -> T:
-        opening, self._opening = self._opening, ()
-        self.sent = True
+    @property
+    def pending(self) -> bool:
+        """Something was sent, or waits to be: the transaction has to end."""
+        return self.sent or bool(self._later)
 
-        def run(raw: sqlite3.Connection) -> tuple[bool, T | BaseException]:
+    def later(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Send ``sql`` with the next trip (before its statements), or with the ``COMMIT``;
+        an error of it comes from that trip."""
+        self.writes += 1
+        self._later.append((sql, params))
+
+    async def _send(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """One trip: the opening if not sent yet, the statements waiting, then ``call``."""
+        opening, self._opening = self._opening, ()
+        waiting, self._later = self._later, []
+        if opening:
+            self.sent = True
+
+        def trip(raw: sqlite3.Connection) -> tuple[bool, T | BaseException]:
             for statement in opening:
                 raw.execute(statement)
-            try:  # the opening ran: say so even when the statement fails
+            try:  # the opening ran: say so even when a statement fails
+                for sql, params in waiting:
+                    raw.execute(sql, params)
                 return True, call(raw)
             except BaseException as error:
                 return True, error
 
-        done, result = await _on_its_thread(self.connection, run)
-        self.opened = done
+        done, result = await _on_its_thread(self.connection, trip)
+        self.opened = self.opened or done
         if isinstance(result, BaseException):
             raise result
         return result
 
     async def read(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Several reads in one trip (``call`` changes nothing: no write is counted)."""
-        if self._opening:
-            return await self._first(call)
-        return await _on_its_thread(self.connection, call)
+        return await self._send(call)
 
     async def run(self, call: Callable[[sqlite3.Connection], T], *, commit: bool = False) -> T:
         """Several statements in one trip: ``call`` runs them on the writer's thread (and
@@ -271,28 +290,25 @@ class _Begun:
                 self.committed = True
                 return result
 
-        if self._opening:
-            return await self._first(work)
-        return await _on_its_thread(self.connection, work)
+        return await self._send(work)
+
+    async def commit(self) -> None:
+        """The ``COMMIT``, with whatever still waits to be sent."""
+        if self.pending and not self.committed:
+            await self.run(lambda raw: None, commit=True)
 
     async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
         self._count(sql)
-        if self._opening:
-            return await self._first(lambda raw: raw.execute(sql, params).fetchall())
-        return await self.connection.execute_fetchall(sql, params)
+        return await self._send(lambda raw: raw.execute(sql, params).fetchall())
 
     async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         """Something with the statement's ``rowcount`` (all a transaction reads of it)."""
         self._count(sql)
-        if self._opening:
-            return await self._first(lambda raw: _Count(raw.execute(sql, params).rowcount))
-        return await self.connection.execute(sql, params)
+        return await self._send(lambda raw: _Count(raw.execute(sql, params).rowcount))
 
-    async def executemany(self, sql: str, params: list[tuple[Any, ...]]) -> Any:
+    async def executemany(self, sql: str, params: list[tuple[Any, ...]]) -> None:
         self._count(sql)
-        if self._opening:
-            return await self._first(lambda raw: raw.executemany(sql, params))
-        return await self.connection.executemany(sql, params)
+        await self._send(lambda raw: raw.executemany(sql, params))
 
 
 _Conn = aiosqlite.Connection | _Begun
@@ -584,7 +600,11 @@ class SqliteWriteTx(
 
     async def append_action(self, action: NewAction) -> ActionRow:
         """Append the entry with its chained digest (``storage.chain``), computed from the
-        game as this transaction sees it (``BEGIN IMMEDIATE``: nobody appends meanwhile)."""
+        game as this transaction sees it (``BEGIN IMMEDIATE``: nobody appends meanwhile).
+        In a write transaction the entry goes with the next statement, or the ``COMMIT``
+        (as on PostgreSQL): its row is returned at once, as the store will hold it (the
+        triggers check its roll number, order and counts when it arrives), and a refusal
+        (``ConflictError``) comes from that statement, inside the same ``write()``."""
         game = await self.get_game(action.game_id)
         roll_index = game.roll_count if game is not None else 0
         created = self._now()
@@ -599,11 +619,12 @@ class SqliteWriteTx(
             roll_index=roll_index,
             created_at=created,
         )
+        values = tuple(action_values(action, roll_index, created, digest))
+        if isinstance(self._conn, _Begun):
+            self._conn.later(_INSERT_ACTION_SQL, values)
+            return action_from_values(values)
         row = await _fetchone(  # a broken uniqueness rule: ConflictError (sqlite_faults)
-            self._conn,
-            f"INSERT INTO actions ({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            f"RETURNING {_ACTION_COLUMNS}",
-            tuple(action_values(action, roll_index, created, digest)),
+            self._conn, f"{_INSERT_ACTION_SQL} RETURNING {_ACTION_COLUMNS}", values
         )
         return action_from_values(row)
 
@@ -838,8 +859,10 @@ class SqliteRepository(_Reads):
             begun = _Begun(self._writer, opening)
             try:
                 yield SqliteWriteTx(begun, self._now)
-                if begun.sent and not begun.committed:
-                    await _run(self._writer, "COMMIT")
+                try:
+                    await begun.commit()
+                except (sqlite3.Error, ValueError) as error:
+                    raise _translated(error, self._writer) from error
             except BaseException:
                 if begun.sent:
                     with suppress(sqlite3.Error, ValueError):

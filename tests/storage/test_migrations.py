@@ -220,8 +220,10 @@ async def test_migration_3_adds_the_clock_and_keeps_every_entry(v1_db: Path) -> 
             await tx.append_action(
                 NewAction(3, count + 2, "timeout", None, "white ran out of time")
             )
-            with pytest.raises(StorageError):
-                await tx.append_action(NewAction(3, count + 2, "bogus", None, "x"))  # type: ignore[arg-type]
+        with pytest.raises(StorageError):  # refused by the store when it arrives, in write()
+            async with repo.write() as tx:
+                await tx.append_action(NewAction(3, count + 3, "bogus", None, "x"))  # type: ignore[arg-type]
+        assert (await repo.get_game(3)).log_count == count + 2  # type: ignore[union-attr]
     finally:
         await repo.close()
     assert rows(path, "PRAGMA foreign_key_check") == []

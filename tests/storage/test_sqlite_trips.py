@@ -85,7 +85,6 @@ async def test_begin_goes_with_the_first_statement(
         await tx.update_game(gid, GameChanges(draw_offer="white"))
         await tx.set_board_message(gid, 10, 500)
     assert len(trips) == 4  # three statements and the COMMIT (was: BEGIN, 3, COMMIT)
-    assert trips[-1] == "COMMIT"
     trips.clear()
     # A non-durable write after a durable one switches synchronous, in the same first trip.
     assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
@@ -209,3 +208,43 @@ async def test_an_action_starts_with_its_game_and_request_in_one_trip(
         assert await tx.game_and_request(gid, "req-2") == (row, None)
         assert await tx.game_and_request(gid + 99, "req-1") == (None, None)
         assert await tx.game_and_request(gid, None) == (row, None)
+
+
+async def test_a_log_entry_goes_with_the_next_statement(
+    repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An action's entry is sent with the statement after it (as on PostgreSQL): its row
+    at once, its refusal from that statement, inside the same ``write()``."""
+    gid = await game(repo)
+    trips = count_trips(repo, monkeypatch)
+    async with repo.write() as tx:
+        row, _ = await tx.game_and_request(gid, "m1")
+        entry = await tx.append_action(NewAction(gid, 1, "move", 1, "e3", (), "m1"))
+        assert len(trips) == 1  # not sent yet
+        updated = await tx.update_game(gid, GameChanges(draw_offer="white"))
+        assert len(trips) == 2  # with the update: the triggers had counted it already
+        assert updated.log_count == 1 and updated.log_head == entry.digest
+    assert len(trips) == 3
+    assert (await repo.actions(gid)) == [entry]  # the row returned is the row stored
+    # An entry as the last statement goes with the COMMIT.
+    trips.clear()
+    async with repo.write() as tx:
+        await tx.game_and_request(gid, "m2")
+        await tx.append_action(NewAction(gid, 2, "move", 2, "e6", (), "m2"))
+    assert len(trips) == 2 and [a.seq for a in await repo.actions(gid)] == [1, 2]
+    # A refused entry (out of order, a used request id) fails its write(); nothing stays.
+    for seq, request in ((5, "m3"), (3, "m1")):
+        with pytest.raises(ConflictError):
+            async with repo.write() as tx:
+                await tx.append_action(NewAction(gid, seq, "move", 1, "e4", (), request))
+                await tx.set_board_message(gid, 10, 1)
+    row = await repo.get_game(gid)
+    assert row is not None and row.log_count == 2 and row.board_message_id is None
+    # A transaction that fails before its entry was sent never sends it.
+    trips.clear()
+    with pytest.raises(RuntimeError):
+        async with repo.write() as tx:
+            await tx.append_action(NewAction(gid, 3, "move", 1, "e4", (), "m4"))
+            raise RuntimeError("the engine refused")
+    assert trips[1:] == ["ROLLBACK"]  # the game read (with BEGIN), then the rollback
+    assert len(await repo.actions(gid)) == 2
