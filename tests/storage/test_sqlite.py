@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pgcluster
 import pytest
+from store_rows import new_game
 
 from storage import (
     LATEST_VERSION,
@@ -18,7 +19,6 @@ from storage import (
     GameChanges,
     GameQuery,
     NewAction,
-    NewGame,
     NotFoundError,
     SchemaError,
     SqliteRepository,
@@ -26,23 +26,6 @@ from storage import (
     open_repository,
     resolve_db_path,
 )
-
-
-def new_game(location: int = 10, **kw: object) -> NewGame:
-    fields: dict[str, object] = dict(
-        variant="guardener",
-        options={"x": 1},
-        status="challenge",
-        location_id=location,
-        guild_id=7,
-        challenger_id=1,
-        opponent_id=2,
-        challenger_colour="white",
-        seed="seed",
-        commitment="commitment",
-    )
-    fields.update(kw)
-    return NewGame(**fields)  # type: ignore[arg-type]
 
 
 @pytest.fixture

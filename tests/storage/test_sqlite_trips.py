@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_rows import new_game
 
 from storage import (
     ConflictError,
     GameChanges,
     NewAction,
-    NewGame,
     NotFoundError,
     SqliteRepository,
     StoreBusyError,
@@ -25,19 +25,6 @@ from storage import (
 )
 from storage.outbox import NewPost
 from storage.sqlite import SqliteRepository as Repository
-
-
-def new_game(location: int) -> NewGame:
-    return NewGame(
-        variant="kings_guard",
-        options={},
-        status="challenge",
-        location_id=location,
-        guild_id=7,
-        challenger_id=1,
-        opponent_id=2,
-        challenger_colour="white",
-    )
 
 
 @pytest.fixture
