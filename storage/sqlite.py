@@ -27,7 +27,7 @@ action's transaction reads its game and its request id in that first trip
 (``game_and_request``) and its game only once before it writes; its log entry goes with
 the next statement (``append_action``); the board message kept after every board is one
 trip, ``COMMIT`` included (``replace_board_message``). A move makes five trips inside the
-writer's lock where it made sixteen (counted through ``benchmarks/service.py``'s moves).
+writer's lock where it made about fifteen (counted through ``benchmarks/service.py``'s moves).
 
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
