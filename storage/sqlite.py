@@ -503,26 +503,37 @@ class _Reads(RatingReads, OutboxReads, SettingsReads, AnalysisReads, TournamentR
 class SqliteWriteTx(
     RatingWrites, OutboxWrites, SettingsWrites, AnalysisWrites, TournamentWrites, _Reads
 ):
-    """One ``BEGIN IMMEDIATE`` transaction on the writer connection."""
+    """One ``BEGIN IMMEDIATE`` transaction on the writer connection (``_Begun``)."""
 
-    def __init__(self, conn: _Conn, clock: Clock) -> None:
-        super().__init__(conn)
+    def __init__(self, begun: _Begun, clock: Clock) -> None:
+        super().__init__(begun)
+        self._begun = begun
         self._now = clock
         # The game this transaction read last, and how many writes it had sent then: read
         # again before any write, it is the same row (no other connection writes inside
         # BEGIN IMMEDIATE), so an action's append does not read its game a second time.
         self._seen: tuple[GameRow, int] | None = None
 
-    async def get_game(self, game_id: int) -> GameRow | None:
-        conn = self._conn
-        if not isinstance(conn, _Begun):
-            return await super().get_game(game_id)
-        seen = self._seen
-        if seen is not None and seen[0].id == game_id and seen[1] == conn.writes:
-            return seen[0]
-        row = await super().get_game(game_id)
-        self._seen = None if row is None else (row, conn.writes)
+    def _saw(self, row: GameRow | None) -> GameRow | None:
+        self._seen = None if row is None else (row, self._begun.writes)
         return row
+
+    async def _in_one_trip(
+        self, call: Callable[[sqlite3.Connection], T], *, writes: bool, commit: bool = False
+    ) -> T:
+        """``call``'s statements in one trip (``_Begun.run``, or ``read`` if it ``writes``
+        nothing), their errors as the store's own."""
+        begun = self._begun
+        try:
+            return await (begun.run(call, commit=commit) if writes else begun.read(call))
+        except (sqlite3.Error, ValueError) as error:
+            raise _translated(error, begun.connection) from error
+
+    async def get_game(self, game_id: int) -> GameRow | None:
+        seen = self._seen
+        if seen is not None and seen[0].id == game_id and seen[1] == self._begun.writes:
+            return seen[0]
+        return self._saw(await super().get_game(game_id))
 
     async def game_by_request(self, request_id: str) -> GameRow | None:
         return await self._game_where("request_id = ?", (request_id,))
@@ -542,25 +553,16 @@ class SqliteWriteTx(
     async def game_and_request(
         self, game_id: int, request_id: str | None
     ) -> tuple[GameRow | None, ActionRow | None]:
-        conn = self._conn
-        if request_id is None or not isinstance(conn, _Begun):
-            row = await self.get_game(game_id)
-            found = (
-                None if request_id is None else await self.action_by_request(game_id, request_id)
-            )
-            return row, found
+        if request_id is None:
+            return await self.get_game(game_id), None
 
         def both(raw: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
             games = raw.execute(_GAME_BY_ID_SQL, (game_id,)).fetchall()
             actions = raw.execute(_ACTION_BY_REQUEST_SQL, (game_id, request_id)).fetchall()
             return games, actions
 
-        try:
-            games, actions = await conn.read(both)
-        except (sqlite3.Error, ValueError) as error:
-            raise _translated(error, _named(conn)) from error
-        row = game_from_values(games[0]) if games else None
-        self._seen = None if row is None else (row, conn.writes)
+        games, actions = await self._in_one_trip(both, writes=False)
+        row = self._saw(game_from_values(games[0]) if games else None)
         return row, action_from_values(actions[0]) if actions else None
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:
@@ -621,13 +623,8 @@ class SqliteWriteTx(
             created_at=created,
         )
         values = tuple(action_values(action, roll_index, created, digest))
-        if isinstance(self._conn, _Begun):
-            self._conn.later(_INSERT_ACTION_SQL, values)
-            return action_from_values(values)
-        row = await _fetchone(  # a broken uniqueness rule: ConflictError (sqlite_faults)
-            self._conn, f"{_INSERT_ACTION_SQL} RETURNING {_ACTION_COLUMNS}", values
-        )
-        return action_from_values(row)
+        self._begun.later(_INSERT_ACTION_SQL, values)  # a broken rule: ConflictError, later
+        return action_from_values(values)
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember the game's latest board message (not a change of the game: the
@@ -896,11 +893,7 @@ class SqliteRepository(_Reads):
         # One trip to the writer's thread with its BEGIN and COMMIT: the buttons'
         # bookkeeping of every board posted, under load (module docstring).
         async with self.write(durable=durable) as tx:
-            assert isinstance(tx._conn, _Begun)
-            try:
-                found = await tx._conn.run(replace, commit=True)
-            except (sqlite3.Error, ValueError) as error:
-                raise _translated(error, self._writer) from error
+            found = await tx._in_one_trip(replace, writes=True, commit=True)
             if not found:
                 raise NotFoundError(f"no game {game_id}")
         old_channel, old_message = found[0]
