@@ -17,17 +17,32 @@ messages, snapshots: nothing a player was shown as done) commits with ``NORMAL``
 for the disk, and the next ``FULL`` commit's sync covers it as well. The setting is changed
 only between transactions and left at NORMAL for the next non-durable one.
 
-Trips to the writer: each statement is a trip to the writer connection's thread and back
-to the event loop, and while a transaction makes its trips every other write waits for it
-(one writer). Under load a trip waits for the loop's other work, so the trips, not SQLite,
-set how many actions a second the store takes. A write transaction therefore sends its
-``BEGIN IMMEDIATE`` (and a change of ``synchronous`` before it) with its first statement,
-in one trip (``_Begun``); a transaction that sends no statement sends nothing at all. An
-action's transaction reads its game and its request id in that first trip
-(``game_and_request``) and its game only once before it writes; its log entry goes with
-the next statement (``append_action``); the board message kept after every board is one
-trip, ``COMMIT`` included (``replace_board_message``). A move makes five trips inside the
-writer's lock where it made about fifteen (counted through ``benchmarks/service.py``'s moves).
+Trips to the writer: a trip is a call queued to the writer connection's thread and its
+answer back on the event loop, and while a transaction makes its trips every other write
+waits for it (one writer). Under load a trip waits for the loop's other work (0.9-1.5 ms
+at 150-200 actions a second, where its statements take a tenth of that), so the trips,
+not SQLite, set how many actions a second the store takes. So (``_Begun``):
+
+- A write transaction's statements run on the event loop's own thread, directly: once it
+  holds the write lock (``BEGIN IMMEDIATE``), none of them waits for another connection
+  (in WAL mode readers never block the writer), and each takes tens of microseconds.
+- Its ``BEGIN IMMEDIATE`` (and a change of ``synchronous`` before it) is tried there too,
+  with no busy wait; if another process holds the lock, it is sent to the writer's
+  thread, which waits for it up to the busy timeout while the loop goes on.
+- A durable ``COMMIT`` waits for the disk: it is a trip. A non-durable one (WAL with
+  ``NORMAL``) writes to the log without a sync and runs on the loop.
+- A statement that may touch any number of rows (a ``DELETE``, ``executemany``) is a
+  trip, with whatever statements wait before it.
+- A transaction that sends no statement sends nothing at all; an action's log entry goes
+  with the next statement (``append_action``), and its game is read once before it
+  writes.
+
+A move makes one trip inside the writer's lock (its durable ``COMMIT``) where it made
+about fifteen before issue 26 and five after its first changes: the board message kept
+after every board (``replace_board_message``) is non-durable and makes none. The
+connection is shared by two threads, never at once: a trip is awaited before the next
+statement, and a transaction left with a trip in flight (its task cancelled) makes the
+next one wait for the writer's thread first (``SqliteRepository.write``).
 
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
@@ -216,18 +231,34 @@ class _Count:
     rowcount: int
 
 
+def _busy(error: sqlite3.OperationalError) -> bool:
+    """SQLite said another connection holds the lock (any ``SQLITE_BUSY`` variant)."""
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_BUSY
+
+
 class _Begun:
     """The writer connection inside one write transaction. Its opening statements
     (``BEGIN IMMEDIATE``, with a change of ``synchronous`` before it if one is due) go
     with its first statement, and a statement sent ``later`` (a log entry) with the next
-    one, or with the ``COMMIT``: in the same trip to the writer's thread (see "Trips to
-    the writer" above). It has the calls a transaction makes (``execute_fetchall``,
-    ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
-    statements in one trip, and ``commit``."""
+    one, or with the ``COMMIT``. Statements run on the loop's thread; the opening when
+    the file is locked, a durable ``COMMIT``, and a ``DELETE`` or ``executemany`` are
+    trips to the writer's thread (see "Trips to the writer" above). It has the calls a
+    transaction makes (``execute_fetchall``, ``execute`` for its row count,
+    ``executemany``), ``read`` and ``run`` for several statements at once, and
+    ``commit``."""
 
-    def __init__(self, conn: aiosqlite.Connection, opening: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        opening: tuple[str, ...],
+        *,
+        durable: bool = True,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> None:
         self.connection = conn
         self._opening = opening
+        self._durable = durable  # its COMMIT waits for the disk: a trip
+        self._busy_timeout_ms = int(busy_timeout_ms)
         self._later: list[tuple[str, tuple[Any, ...]]] = []
         self.sent = False  # the opening went out: it may have begun, whatever came back
         self.opened = False  # the opening ran: the transaction is open
@@ -249,13 +280,47 @@ class _Begun:
         self.writes += 1
         self._later.append((sql, params))
 
-    async def _send(self, call: Callable[[sqlite3.Connection], T]) -> T:
-        """One trip: the opening if not sent yet, the statements waiting, then ``call``."""
+    def _open_here(self, opening: tuple[str, ...]) -> tuple[str, ...]:
+        """Run the opening on the loop's thread, ``BEGIN IMMEDIATE`` with no busy wait;
+        what of it is left for a trip: nothing, or the ``BEGIN`` that found the file
+        locked by another connection."""
+        raw = self.connection._conn  # noqa: SLF001 - see _on_its_thread
+        *before, begin = opening
+        for statement in before:
+            raw.execute(statement)
+        raw.execute("PRAGMA busy_timeout = 0")
+        try:
+            raw.execute(begin)
+        except sqlite3.OperationalError as error:
+            if not _busy(error):
+                raise
+            return (begin,)
+        finally:
+            raw.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+        self.opened = True
+        return ()
+
+    async def _send(self, call: Callable[[sqlite3.Connection], T], *, trip: bool = False) -> T:
+        """The opening if not sent yet, the statements waiting, then ``call``: on the
+        loop's thread, or as one trip to the writer's if ``trip`` or the file is locked."""
         opening, self._opening = self._opening, ()
         waiting, self._later = self._later, []
         if opening:
             self.sent = True
+            opening = self._open_here(opening)
+        if not opening and not trip:
+            raw = self.connection._conn  # noqa: SLF001 - see _on_its_thread
+            for sql, params in waiting:
+                raw.execute(sql, params)
+            return call(raw)
+        return await self._trip(opening, waiting, call)
 
+    async def _trip(
+        self,
+        opening: tuple[str, ...],
+        waiting: list[tuple[str, tuple[Any, ...]]],
+        call: Callable[[sqlite3.Connection], T],
+    ) -> T:
         def trip(raw: sqlite3.Connection) -> tuple[bool, T | BaseException]:
             for statement in opening:
                 raw.execute(statement)
@@ -273,14 +338,14 @@ class _Begun:
         return result
 
     async def read(self, call: Callable[[sqlite3.Connection], T]) -> T:
-        """Several reads in one trip (``call`` changes nothing: no write is counted)."""
+        """Several reads at once (``call`` changes nothing: no write is counted)."""
         return await self._send(call)
 
     async def run(self, call: Callable[[sqlite3.Connection], T], *, commit: bool = False) -> T:
-        """Several statements in one trip: ``call`` runs them on the writer's thread (and
-        may change anything); with ``commit``, the transaction's ``COMMIT`` follows in the
-        same trip, and it must be the transaction's last statement. Its ``sqlite3`` errors
-        come back as they are (a failed ``call`` commits nothing)."""
+        """Several statements at once: ``call`` runs them (and may change anything); with
+        ``commit``, the transaction's ``COMMIT`` follows, and it must be the transaction's
+        last statement (a durable one makes this a trip). Its ``sqlite3`` errors come
+        back as they are (a failed ``call`` commits nothing)."""
         self.writes += 1
         work = call
         if commit:
@@ -291,7 +356,7 @@ class _Begun:
                 self.committed = True
                 return result
 
-        return await self._send(work)
+        return await self._send(work, trip=commit and self._durable)
 
     async def commit(self) -> None:
         """The ``COMMIT``, with whatever still waits to be sent."""
@@ -300,16 +365,25 @@ class _Begun:
 
     async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
         self._count(sql)
-        return await self._send(lambda raw: raw.execute(sql, params).fetchall())
+        return await self._send(
+            lambda raw: raw.execute(sql, params).fetchall(), trip=_unbounded(sql)
+        )
 
     async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         """Something with the statement's ``rowcount`` (all a transaction reads of it)."""
         self._count(sql)
-        return await self._send(lambda raw: _Count(raw.execute(sql, params).rowcount))
+        return await self._send(
+            lambda raw: _Count(raw.execute(sql, params).rowcount), trip=_unbounded(sql)
+        )
 
     async def executemany(self, sql: str, params: list[tuple[Any, ...]]) -> None:
         self._count(sql)
-        await self._send(lambda raw: raw.executemany(sql, params))
+        await self._send(lambda raw: raw.executemany(sql, params), trip=True)
+
+
+def _unbounded(sql: str) -> bool:
+    """A statement that may touch any number of rows: a trip, off the loop."""
+    return sql.lstrip()[:6].upper() == "DELETE"
 
 
 _Conn = aiosqlite.Connection | _Begun
@@ -767,9 +841,15 @@ class SqliteRepository(_Reads):
         clock: Clock,
         checkpointer: aiosqlite.Connection | None = None,
         checkpoint_every: float = CHECKPOINT_EVERY,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         super().__init__(reader)
         self._writer = writer
+        self._busy_timeout_ms = busy_timeout_ms
+        # A transaction ended (its task cancelled) while a trip of it may still run on
+        # the writer's thread: the next one waits for that thread before its statements.
+        self._unsettled = False
         self._reader = reader
         self.path = path
         self._now = clock
@@ -814,7 +894,7 @@ class SqliteRepository(_Reads):
             check_path(resolved)
         opened: list[aiosqlite.Connection] = []
         try:
-            writer = await _connect(resolved, busy_timeout_ms, opened)
+            writer = await _connect(resolved, busy_timeout_ms, opened, writer=True)
             if not memory:
                 await _enable_wal(writer, busy_timeout_ms)
             await _migrate(writer, resolved)
@@ -838,14 +918,20 @@ class SqliteRepository(_Reads):
                 raise kind(f"cannot open the database {resolved}: {words}") from error
             raise
         if checkpointer is None:
-            return cls(writer, reader, resolved, clock)
-        return cls(writer, reader, resolved, clock, checkpointer, float(checkpoint_every or 0))
+            return cls(writer, reader, resolved, clock, busy_timeout_ms=busy_timeout_ms)
+        every = float(checkpoint_every or 0)
+        return cls(
+            writer, reader, resolved, clock, checkpointer, every, busy_timeout_ms=busy_timeout_ms
+        )
 
     @asynccontextmanager
     async def write(self, *, durable: bool = True) -> AsyncIterator[SqliteWriteTx]:
         if self._closed:
             raise StorageError("the repository is closed")
         async with self._write_lock:
+            if self._unsettled:  # queued behind whatever still runs there
+                await self._writer.execute("SELECT 1")
+                self._unsettled = False
             relax = not durable and self._reader is not self._writer
             opening: tuple[str, ...] = ("BEGIN IMMEDIATE",)
             switch = relax != self._relaxed
@@ -854,7 +940,9 @@ class SqliteRepository(_Reads):
                 # a durable write never commits with NORMAL, even after a failed reset.
                 self._relaxed = True
                 opening = (f"PRAGMA synchronous = {'NORMAL' if relax else 'FULL'}", *opening)
-            begun = _Begun(self._writer, opening)
+            begun = _Begun(
+                self._writer, opening, durable=not relax, busy_timeout_ms=self._busy_timeout_ms
+            )
             try:
                 yield SqliteWriteTx(begun, self._now)
                 try:
@@ -863,8 +951,10 @@ class SqliteRepository(_Reads):
                     raise _translated(error, self._writer) from error
             except BaseException:
                 if begun.sent:
+                    self._unsettled = True  # until the ROLLBACK, queued behind it, is back
                     with suppress(sqlite3.Error, ValueError):
                         await self._writer.execute("ROLLBACK")
+                    self._unsettled = False
                 raise
             finally:
                 if switch and begun.opened:
@@ -957,11 +1047,12 @@ async def _close_quietly(conn: aiosqlite.Connection) -> None:
 
 
 async def _connect(
-    path: str, busy_timeout_ms: int, opened: list[aiosqlite.Connection]
+    path: str, busy_timeout_ms: int, opened: list[aiosqlite.Connection], *, writer: bool = False
 ) -> aiosqlite.Connection:
     """A connection with our settings, appended to ``opened`` as soon as it exists so
-    that the caller can close it whatever fails next."""
-    conn = aiosqlite.connect(path, isolation_level=None)
+    that the caller can close it whatever fails next. The ``writer``'s statements run on
+    the loop's thread as well as on its own (never at once: see "Trips to the writer")."""
+    conn = aiosqlite.connect(path, isolation_level=None, check_same_thread=not writer)
     opened.append(conn)  # before awaiting: a failed connect still has a thread to stop
     name_connection(conn, path)
     await conn
