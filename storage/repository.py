@@ -111,8 +111,9 @@ class CommitUnknownError(StorageError):
     have stored the transaction or not, and no one can say until it is asked again. Not a
     ``StoreUnavailableError``: a blind retry could apply the change twice. A caller that
     wrote under a request id reconnects and looks it up (``action_by_request``,
-    ``game_by_request``); SQLite never raises it (its COMMIT runs in this process and
-    returns only once the outcome is known)."""
+    ``game_by_request``). SQLite raises it only when the sync of its log after a COMMIT
+    fails (``storage.wal_sync``): the transaction is in the log, but may not be on the
+    disk."""
 
 
 class NotFoundError(StorageError):

@@ -7,15 +7,18 @@ Connections:
 - one **reader** connection for plain reads. In WAL mode it sees the last committed
   state and never blocks the writer.
 
-Durability: ``synchronous=FULL``. In WAL mode ``NORMAL`` is already safe against a
+Durability: in WAL mode a commit with ``synchronous=NORMAL`` is already safe against a
 process crash (SIGKILL), but a power cut could lose the last commits. A lost commit
 would mean a roll that a player has already seen is rolled again after restart,
 which RULES.md section 6 forbids ("each roll is stored with the game before anyone
-sees it"). FULL syncs the WAL on each commit; one commit per action costs far less
-than rendering the board image that follows it. ``write(durable=False)`` (remembered board
-messages, snapshots: nothing a player was shown as done) commits with ``NORMAL``: no wait
-for the disk, and the next ``FULL`` commit's sync covers it as well. The setting is changed
-only between transactions and left at NORMAL for the next non-durable one.
+sees it"). So the writer commits with ``NORMAL`` and a durable ``write()`` returns only
+once the log is synced, by a sync that began after its commit: one sync covers all the
+commits made while the previous one ran, and none is made while holding the write lock
+(group commit, ``storage.wal_sync``). Reads, and ``write(durable=False)`` (remembered
+board messages, snapshots, the outbox's bookkeeping: nothing a player was shown as
+done), wait only for the syncs of durable commits made before them, so nothing is shown
+before it is on the disk. A file that cannot use WAL commits with ``FULL`` instead, each
+``COMMIT`` syncing on the writer's thread (see "Trips to the writer").
 
 Trips to the writer: a trip is a call queued to the writer connection's thread and its
 answer back on the event loop, and while a transaction makes its trips every other write
@@ -26,23 +29,26 @@ not SQLite, set how many actions a second the store takes. So (``_Begun``):
 - A write transaction's statements run on the event loop's own thread, directly: once it
   holds the write lock (``BEGIN IMMEDIATE``), none of them waits for another connection
   (in WAL mode readers never block the writer), and each takes tens of microseconds.
-- Its ``BEGIN IMMEDIATE`` (and a change of ``synchronous`` before it) is tried there too,
-  with no busy wait; if another process holds the lock, it is sent to the writer's
-  thread, which waits for it up to the busy timeout while the loop goes on.
-- A durable ``COMMIT`` waits for the disk: it is a trip. A non-durable one (WAL with
-  ``NORMAL``) writes to the log without a sync and runs on the loop.
+- Its ``BEGIN IMMEDIATE`` is tried there too, with no busy wait; if another process holds
+  the lock, it is sent to the writer's thread, which waits for it up to the busy timeout
+  while the loop goes on.
+- ``COMMIT`` appends to the log without a sync (``NORMAL``) and runs on the loop; the
+  sync a durable write waits for runs on a thread of its own, after the lock is
+  released (see "Durability"). Only where WAL is unavailable does ``COMMIT`` sync, as a
+  trip.
 - A statement that may touch any number of rows (a ``DELETE``, ``executemany``) is a
   trip, with whatever statements wait before it.
 - A transaction that sends no statement sends nothing at all; an action's log entry goes
   with the next statement (``append_action``), and its game is read once before it
   writes.
 
-A move makes one trip inside the writer's lock (its durable ``COMMIT``) where it made
-about fifteen before issue 26 and five after its first changes: the board message kept
-after every board (``replace_board_message``) is non-durable and makes none. The
-connection is shared by two threads, never at once: a trip is awaited before the next
-statement, and a transaction left with a trip in flight (its task cancelled) makes the
-next one wait for the writer's thread first (``SqliteRepository.write``).
+A move makes no trip inside the writer's lock, where it made about fifteen before issue
+26 and five after its first changes: it holds the lock for its statements alone (0.6-0.9
+ms at 150-250 actions a second, where it was 2-2.5 ms), and the sync it waits for after
+is shared. The connection is shared by two threads, never at once: a trip is awaited
+before the next statement, and a transaction left with a trip in flight (its task
+cancelled) makes the next one wait for the writer's thread first
+(``SqliteRepository.write``).
 
 Faults: opening a file that cannot be opened raises ``StoreOpenError`` (one line: the
 file and the cause; see ``storage.opening``). Later, a lock held past the busy timeout
@@ -138,6 +144,7 @@ from storage.sqlite_faults import (
 from storage.standings import RatingReads, RatingWrites
 from storage.tournaments import TournamentReads, TournamentWrites
 from storage.transfer import VerbatimRows
+from storage.wal_sync import WalSync
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -237,27 +244,26 @@ def _busy(error: sqlite3.OperationalError) -> bool:
 
 
 class _Begun:
-    """The writer connection inside one write transaction. Its opening statements
-    (``BEGIN IMMEDIATE``, with a change of ``synchronous`` before it if one is due) go
-    with its first statement, and a statement sent ``later`` (a log entry) with the next
-    one, or with the ``COMMIT``. Statements run on the loop's thread; the opening when
-    the file is locked, a durable ``COMMIT``, and a ``DELETE`` or ``executemany`` are
-    trips to the writer's thread (see "Trips to the writer" above). It has the calls a
-    transaction makes (``execute_fetchall``, ``execute`` for its row count,
-    ``executemany``), ``read`` and ``run`` for several statements at once, and
-    ``commit``."""
+    """The writer connection inside one write transaction. Its opening (``BEGIN
+    IMMEDIATE``) goes with its first statement, and a statement sent ``later`` (a log
+    entry) with the next one, or with the ``COMMIT``. Statements run on the loop's
+    thread; the opening when the file is locked, a ``COMMIT`` that syncs (no WAL), and a
+    ``DELETE`` or ``executemany`` are trips to the writer's thread (see "Trips to the
+    writer" above). It has the calls a transaction makes (``execute_fetchall``,
+    ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
+    statements at once, and ``commit``."""
 
     def __init__(
         self,
         conn: aiosqlite.Connection,
         opening: tuple[str, ...],
         *,
-        durable: bool = True,
+        syncs: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         self.connection = conn
         self._opening = opening
-        self._durable = durable  # its COMMIT waits for the disk: a trip
+        self._syncs = syncs  # its COMMIT waits for the disk (no WAL): a trip
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._later: list[tuple[str, tuple[Any, ...]]] = []
         self.sent = False  # the opening went out: it may have begun, whatever came back
@@ -356,7 +362,7 @@ class _Begun:
                 self.committed = True
                 return result
 
-        return await self._send(work, trip=commit and self._durable)
+        return await self._send(work, trip=commit and self._syncs)
 
     async def commit(self) -> None:
         """The ``COMMIT``, with whatever still waits to be sent."""
@@ -386,12 +392,30 @@ def _unbounded(sql: str) -> bool:
     return sql.lstrip()[:6].upper() == "DELETE"
 
 
-_Conn = aiosqlite.Connection | _Begun
+class _Synced:
+    """The reader connection: each read first waits for the syncs of the durable commits
+    made before it (``storage.wal_sync``), so that it shows nothing a power cut could
+    take back."""
+
+    def __init__(self, conn: aiosqlite.Connection, syncs: WalSync) -> None:
+        self.connection = conn
+        self._syncs = syncs
+
+    async def execute_fetchall(self, sql: str, params: tuple[Any, ...] = ()) -> Iterable[Any]:
+        await self._syncs.durable()
+        return await self.connection.execute_fetchall(sql, params)
+
+    async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        await self._syncs.durable()
+        return await self.connection.execute(sql, params)
+
+
+_Conn = aiosqlite.Connection | _Begun | _Synced
 
 
 def _named(conn: _Conn) -> aiosqlite.Connection:
     """The connection that names the file in an error's words."""
-    return conn.connection if isinstance(conn, _Begun) else conn
+    return conn if isinstance(conn, aiosqlite.Connection) else conn.connection
 
 
 async def _fetchall(conn: _Conn, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
@@ -616,9 +640,9 @@ class SqliteWriteTx(
         if not params:
             return
         try:
-            await self._conn.executemany(sql, params)
+            await self._begun.executemany(sql, params)
         except (sqlite3.Error, ValueError) as error:
-            raise _translated(error, _named(self._conn)) from error
+            raise _translated(error, self._begun.connection) from error
 
     async def action_by_request(self, game_id: int, request_id: str) -> ActionRow | None:
         row = await _fetchone(self._conn, _ACTION_BY_REQUEST_SQL, (game_id, request_id))
@@ -843,8 +867,13 @@ class SqliteRepository(_Reads):
         checkpoint_every: float = CHECKPOINT_EVERY,
         *,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        syncs: WalSync | None = None,
     ) -> None:
-        super().__init__(reader)
+        # Without ``syncs`` (a file that cannot use WAL, or memory), the writer's COMMIT
+        # syncs by itself (``synchronous = FULL``).
+        self._syncs = syncs if syncs is not None else WalSync(None)
+        self._commit_syncs = syncs is None
+        super().__init__(_Synced(reader, self._syncs))
         self._writer = writer
         self._busy_timeout_ms = busy_timeout_ms
         # A transaction ended (its task cancelled) while a trip of it may still run on
@@ -854,7 +883,6 @@ class SqliteRepository(_Reads):
         self.path = path
         self._now = clock
         self._write_lock = asyncio.Lock()
-        self._relaxed = False  # the writer's synchronous is NORMAL (a non-durable write)
         self._closed = False
         self._checkpointer = checkpointer
         self._checkpoint_every = checkpoint_every
@@ -901,6 +929,10 @@ class SqliteRepository(_Reads):
             reader = writer if memory else await _connect(resolved, busy_timeout_ms, opened)
             if not memory:
                 await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
+            syncs = None
+            if not memory and await _in_wal(writer):
+                await writer.execute("PRAGMA synchronous = NORMAL")  # see "Durability"
+                syncs = WalSync(f"{resolved}-wal")
             checkpointer = None
             if not memory and checkpoint_every is not None:
                 await writer.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_PAGES}")
@@ -918,30 +950,38 @@ class SqliteRepository(_Reads):
                 raise kind(f"cannot open the database {resolved}: {words}") from error
             raise
         if checkpointer is None:
-            return cls(writer, reader, resolved, clock, busy_timeout_ms=busy_timeout_ms)
+            return cls(
+                writer, reader, resolved, clock, busy_timeout_ms=busy_timeout_ms, syncs=syncs
+            )
         every = float(checkpoint_every or 0)
         return cls(
-            writer, reader, resolved, clock, checkpointer, every, busy_timeout_ms=busy_timeout_ms
+            writer,
+            reader,
+            resolved,
+            clock,
+            checkpointer,
+            every,
+            busy_timeout_ms=busy_timeout_ms,
+            syncs=syncs,
         )
 
     @asynccontextmanager
     async def write(self, *, durable: bool = True) -> AsyncIterator[SqliteWriteTx]:
+        """One write transaction. It returns once what it committed, if ``durable``, and
+        every durable commit before it, is synced to the disk (see "Durability")."""
         if self._closed:
             raise StorageError("the repository is closed")
+        self._syncs.check()
         async with self._write_lock:
             if self._unsettled:  # queued behind whatever still runs there
                 await self._writer.execute("SELECT 1")
                 self._unsettled = False
-            relax = not durable and self._reader is not self._writer
-            opening: tuple[str, ...] = ("BEGIN IMMEDIATE",)
-            switch = relax != self._relaxed
-            if switch:
-                # Sent before BEGIN; recorded as relaxed until FULL is known to be set, so
-                # a durable write never commits with NORMAL, even after a failed reset.
-                self._relaxed = True
-                opening = (f"PRAGMA synchronous = {'NORMAL' if relax else 'FULL'}", *opening)
+            synced = self._syncs.written  # what this transaction may read: shown after it
             begun = _Begun(
-                self._writer, opening, durable=not relax, busy_timeout_ms=self._busy_timeout_ms
+                self._writer,
+                ("BEGIN IMMEDIATE",),
+                syncs=self._commit_syncs,
+                busy_timeout_ms=self._busy_timeout_ms,
             )
             try:
                 yield SqliteWriteTx(begun, self._now)
@@ -949,6 +989,8 @@ class SqliteRepository(_Reads):
                     await begun.commit()
                 except (sqlite3.Error, ValueError) as error:
                     raise _translated(error, self._writer) from error
+                if durable and begun.committed:
+                    synced = self._syncs.committed()
             except BaseException:
                 if begun.sent:
                     self._unsettled = True  # until the ROLLBACK, queued behind it, is back
@@ -956,9 +998,7 @@ class SqliteRepository(_Reads):
                         await self._writer.execute("ROLLBACK")
                     self._unsettled = False
                 raise
-            finally:
-                if switch and begun.opened:
-                    self._relaxed = relax
+        await self._syncs.durable(synced)  # outside the lock: shared with the others
 
     async def replace_board_message(
         self,
@@ -1032,6 +1072,7 @@ class SqliteRepository(_Reads):
         if self._checkpointer is not None:
             await _close_quietly(self._checkpointer)
         async with self._write_lock:
+            await self._syncs.close()
             if self._reader is not self._writer:
                 await _close_quietly(self._reader)
             await _close_quietly(self._writer)
@@ -1060,6 +1101,12 @@ async def _connect(
     await conn.execute("PRAGMA synchronous = FULL")  # see the module docstring
     await conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+async def _in_wal(conn: aiosqlite.Connection) -> bool:
+    """The file is in WAL mode (a file system without shared memory may refuse it)."""
+    row = await _fetchone(conn, "PRAGMA journal_mode")
+    return row is not None and str(row[0]).lower() == "wal"
 
 
 async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:

@@ -110,24 +110,13 @@ def test_db_path_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_pragmas(sqlite_repo: SqliteRepository) -> None:
+    """The writer commits with NORMAL in WAL mode: a durable write waits for the log's
+    sync after its COMMIT instead (``storage.wal_sync``, ``test_wal_sync.py``)."""
     async with sqlite_repo.write() as tx:
         conn = tx._conn  # noqa: SLF001 - checking the connection settings themselves
-        assert (await conn.execute_fetchall("PRAGMA synchronous"))[0][0] == 2  # FULL
+        assert (await conn.execute_fetchall("PRAGMA journal_mode"))[0][0] == "wal"
+        assert (await conn.execute_fetchall("PRAGMA synchronous"))[0][0] == 1  # NORMAL
         assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
-
-
-async def test_non_durable_writes_do_not_wait_for_the_disk(sqlite_repo: SqliteRepository) -> None:
-    """``write(durable=False)`` commits with NORMAL; every durable write after it with
-    FULL again (a game action never commits without the sync)."""
-
-    async def synchronous(durable: bool) -> int:
-        async with sqlite_repo.write(durable=durable) as tx:
-            conn = tx._conn  # noqa: SLF001 - checking the connection settings themselves
-            return int((await conn.execute_fetchall("PRAGMA synchronous"))[0][0])
-
-    assert [await synchronous(d) for d in (False, False, True, False, True, True)] == [
-        1, 1, 2, 1, 2, 2,
-    ]  # fmt: skip
 
 
 async def test_non_durable_write_on_both_stores(repo: SqliteRepository) -> None:

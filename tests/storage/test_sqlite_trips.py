@@ -1,10 +1,10 @@
 """A write transaction's trips to the SQLite writer's thread (``storage.sqlite``, "Trips to
-the writer"): its statements run on the event loop's thread, its ``BEGIN IMMEDIATE`` too
-unless another connection holds the file, and only a durable ``COMMIT``, a ``DELETE`` or
+the writer"): its statements run on the event loop's thread, its ``BEGIN IMMEDIATE`` and
+``COMMIT`` too unless another connection holds the file, and only a ``DELETE`` or
 ``executemany`` are trips; a transaction that sends nothing sends no ``BEGIN`` either; a
-first statement that fails still rolls the transaction back; a durable write still commits
-with ``FULL`` whatever failed before it; and a transaction cut off in the middle of a trip
-leaves the next one to wait for the writer's thread."""
+first statement that fails still rolls the transaction back; and a transaction cut off in
+the middle of a trip leaves the next one to wait for the writer's thread. (The sync a
+durable write waits for: ``test_wal_sync.py``.)"""
 
 from __future__ import annotations
 
@@ -90,38 +90,29 @@ async def game(repo: SqliteRepository, location: int = 10) -> int:
         return (await tx.insert_game(new_game(location))).id
 
 
-async def synchronous(repo: SqliteRepository, durable: bool) -> int:
-    async with repo.write(durable=durable) as tx:
-        return int((await tx._rows("PRAGMA synchronous"))[0][0])  # noqa: SLF001
-
-
-async def test_statements_run_on_the_loop_and_a_durable_commit_is_the_one_trip(
+async def test_statements_and_the_commit_run_on_the_loop(
     repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid = await game(repo)
     trips = count_trips(repo, monkeypatch)
     seen = statements(repo)
-    async with repo.write() as tx:  # durable after durable: no change of synchronous
+    async with repo.write() as tx:
         await tx.get_game(gid)
         await tx.update_game(gid, GameChanges(draw_offer="white"))
         await tx.set_board_message(gid, 10, 500)
-        assert trips == []  # BEGIN and three statements, on the loop's thread
-        assert all(here for _, here in seen)
-    assert len(trips) == 1  # the COMMIT waits for the disk on the writer's thread
-    assert seen[-1] == ("COMMIT", False)
-    assert kinds(seen)[0] == "BEGIN IMMEDIATE"
-    trips.clear()
-    seen.clear()
-    # A non-durable write after a durable one switches synchronous; no trip at all.
-    assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
-    assert trips == []
+    assert trips == []  # BEGIN, three statements and the COMMIT, on the loop's thread
+    assert all(here for _, here in seen)
     assert kinds(seen) == [
-        "PRAGMA synchronous",
         "BEGIN IMMEDIATE",
         "SELECT games",
         "UPDATE games",
+        "UPDATE games",
         "COMMIT",
     ]
+    seen.clear()
+    assert await repo.replace_board_message(gid, 10, 501, durable=False) == (10, 500)
+    assert trips == []
+    assert kinds(seen) == ["BEGIN IMMEDIATE", "SELECT games", "UPDATE games", "COMMIT"]
     assert seen[-1] == ("COMMIT", True)
     row = await repo.get_game(gid)
     assert row is not None and (row.draw_offer, row.board_message_id) == ("white", 501)
@@ -166,7 +157,7 @@ async def test_a_locked_file_waits_on_the_writers_thread_not_on_the_loop(
             other.execute("ROLLBACK")
             await writing
             ticking.cancel()
-        assert len(trips) == 2  # the BEGIN that waited, then the COMMIT
+        assert len(trips) == 1  # the BEGIN that waited
         row = await slow.get_game(gid)
         assert row is not None and row.board_message_id == 1_000
         async with slow.write() as tx:
@@ -178,9 +169,9 @@ async def test_a_locked_file_waits_on_the_writers_thread_not_on_the_loop(
 async def test_a_transaction_cut_off_in_a_trip_leaves_the_next_to_wait(
     repo: SqliteRepository,
 ) -> None:
-    """A write whose task is cancelled while its COMMIT is queued on the writer's thread
-    (and again while its ROLLBACK is): the next write must not run a statement on the
-    loop's thread before that thread is done with them."""
+    """A write whose task is cancelled while a trip of it (a DELETE) is queued on the
+    writer's thread, and again while its ROLLBACK is: the next write must not run a
+    statement on the loop's thread before that thread is done with them."""
     gid = await game(repo)
     seen = statements(repo)
     writer = repo._writer  # noqa: SLF001
@@ -190,9 +181,10 @@ async def test_a_transaction_cut_off_in_a_trip_leaves_the_next_to_wait(
     async def cut_off() -> None:
         async with repo.write() as tx:
             await tx.set_board_message(gid, 10, 1_100)
+            await tx.outbox_prune(0)
 
     first = asyncio.get_running_loop().create_task(cut_off())
-    await asyncio.sleep(0.05)  # its COMMIT is queued behind the sleep
+    await asyncio.sleep(0.05)  # its DELETE is queued behind the sleep
     first.cancel()
     await asyncio.sleep(0.01)  # now in its ROLLBACK, queued too
     first.cancel()
@@ -204,7 +196,8 @@ async def test_a_transaction_cut_off_in_a_trip_leaves_the_next_to_wait(
     order = kinds(seen)
     assert order.count("BEGIN IMMEDIATE") == 2
     second_begin = len(order) - 1 - order[::-1].index("BEGIN IMMEDIATE")
-    assert "COMMIT" in order[:second_begin] and "ROLLBACK" in order[:second_begin]
+    before = order[:second_begin]  # the first one's trips are done before it begins
+    assert before.index("DELETE outbox") < before.index("ROLLBACK")
     row = await repo.get_game(gid)
     assert row is not None and row.board_message_id == 1_101
 
@@ -221,7 +214,6 @@ async def test_a_transaction_that_sends_nothing_begins_nothing(
     with sqlite3.connect(path, timeout=0) as other:
         other.execute("BEGIN IMMEDIATE")
         other.execute("ROLLBACK")
-    assert await synchronous(repo, True) == 2  # FULL: the skipped switch changed nothing
 
 
 async def test_a_failing_first_statement_rolls_back(repo: SqliteRepository) -> None:
@@ -233,13 +225,12 @@ async def test_a_failing_first_statement_rolls_back(repo: SqliteRepository) -> N
     with sqlite3.connect(repo.path, timeout=0) as other:  # no transaction left open
         other.execute("BEGIN IMMEDIATE")
         other.execute("ROLLBACK")
-    assert [await synchronous(repo, d) for d in (True, False, True)] == [2, 1, 2]
     assert await game(repo, 11) > 0
 
 
-async def test_a_begin_refused_leaves_durable_writes_full(repo: SqliteRepository) -> None:
-    """A non-durable write whose ``BEGIN`` finds the file locked may have set NORMAL before
-    it failed: the next durable write sets FULL again."""
+async def test_a_begin_refused_leaves_nothing_open(repo: SqliteRepository) -> None:
+    """A write whose ``BEGIN`` finds the file locked past the busy timeout is refused,
+    and leaves the connection as it was: its busy timeout, and no transaction."""
     gid = await game(repo)
     with sqlite3.connect(repo.path, timeout=0) as other:
         other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
@@ -247,9 +238,11 @@ async def test_a_begin_refused_leaves_durable_writes_full(repo: SqliteRepository
             async with repo.write(durable=False) as tx:
                 await tx.set_board_message(gid, 10, 600)
         other.execute("ROLLBACK")
-    assert await synchronous(repo, True) == 2
+    async with repo.write() as tx:
+        assert (await tx._rows("PRAGMA busy_timeout"))[0][0] == 100  # noqa: SLF001
+        await tx.set_board_message(gid, 10, 601)
     row = await repo.get_game(gid)
-    assert row is not None and row.board_message_id is None
+    assert row is not None and row.board_message_id == 601
 
 
 async def test_a_game_read_twice_before_a_write_is_read_once(
@@ -344,17 +337,15 @@ async def test_a_log_entry_goes_with_the_next_statement(
         updated = await tx.update_game(gid, GameChanges(draw_offer="white"))
         assert kinds(seen)[-2:] == ["INSERT actions", "UPDATE games"]
         assert updated.log_count == 1 and updated.log_head == entry.digest  # counted first
-    assert len(trips) == 1  # the COMMIT
+    assert trips == []
     assert (await repo.actions(gid)) == [entry]  # the row returned is the row stored
-    # An entry as the last statement goes with the COMMIT, in its trip.
-    trips.clear()
+    # An entry as the last statement goes with the COMMIT.
     seen.clear()
     async with repo.write() as tx:
         await tx.game_and_request(gid, "m2")
         await tx.append_action(NewAction(gid, 2, "move", 2, "e6", (), "m2"))
-    assert len(trips) == 1 and [a.seq for a in await repo.actions(gid)] == [1, 2]
-    assert seen[-2:] == [(seen[-2][0], False), ("COMMIT", False)]
-    assert kind(seen[-2][0]) == "INSERT actions"
+    assert [a.seq for a in await repo.actions(gid)] == [1, 2]
+    assert kinds(seen)[-2:] == ["INSERT actions", "COMMIT"]
     # A refused entry (out of order, a used request id) fails its write(); nothing stays.
     for seq, request in ((5, "m3"), (3, "m1")):
         with pytest.raises(ConflictError):
