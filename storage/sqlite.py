@@ -29,9 +29,9 @@ not SQLite, set how many actions a second the store takes. So (``_Begun``):
 - A write transaction's statements run on the event loop's own thread, directly: once it
   holds the write lock (``BEGIN IMMEDIATE``), none of them waits for another connection
   (in WAL mode readers never block the writer), and each takes tens of microseconds.
-- Its ``BEGIN IMMEDIATE`` is tried there too, with no busy wait; if another process holds
-  the lock, it is sent to the writer's thread, which waits for it up to the busy timeout
-  while the loop goes on.
+- Its ``BEGIN IMMEDIATE`` is tried there too, with no busy wait (the writer's busy
+  timeout is 0); if another process holds the lock, it is sent to the writer's thread,
+  which waits for it up to the busy timeout while the loop goes on.
 - ``COMMIT`` appends to the log without a sync (``NORMAL``) and runs on the loop; the
   sync a durable write waits for runs on a thread of its own, after the lock is
   released (see "Durability"). Only where WAL is unavailable does ``COMMIT`` sync, as a
@@ -244,10 +244,10 @@ def _busy(error: sqlite3.OperationalError) -> bool:
 
 
 class _Begun:
-    """The writer connection inside one write transaction. Its opening (``BEGIN
-    IMMEDIATE``) goes with its first statement, and a statement sent ``later`` (a log
+    """The writer connection inside one write transaction. Its ``BEGIN IMMEDIATE`` goes
+    with its first statement, and a statement sent ``later`` (a log
     entry) with the next one, or with the ``COMMIT``. Statements run on the loop's
-    thread; the opening when the file is locked, a ``COMMIT`` that syncs (no WAL), and a
+    thread; the ``BEGIN`` when the file is locked, a ``COMMIT`` that syncs (no WAL), and a
     ``DELETE`` or ``executemany`` are trips to the writer's thread (see "Trips to the
     writer" above). It has the calls a transaction makes (``execute_fetchall``,
     ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
@@ -256,18 +256,17 @@ class _Begun:
     def __init__(
         self,
         conn: aiosqlite.Connection,
-        opening: tuple[str, ...],
         *,
         syncs: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         self.connection = conn
-        self._opening = opening
+        self._begin = True  # the BEGIN is still to be sent
         self._syncs = syncs  # its COMMIT waits for the disk (no WAL): a trip
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._later: list[tuple[str, tuple[Any, ...]]] = []
-        self.sent = False  # the opening went out: it may have begun, whatever came back
-        self.opened = False  # the opening ran: the transaction is open
+        self.sent = False  # the BEGIN went out: it may have begun, whatever came back
+        self.opened = False  # the BEGIN ran: the transaction is open
         self.writes = 0  # statements sent that may have changed something (not a SELECT)
         self.committed = False
 
@@ -286,51 +285,51 @@ class _Begun:
         self.writes += 1
         self._later.append((sql, params))
 
-    def _open_here(self, opening: tuple[str, ...]) -> tuple[str, ...]:
-        """Run the opening on the loop's thread, ``BEGIN IMMEDIATE`` with no busy wait;
-        what of it is left for a trip: nothing, or the ``BEGIN`` that found the file
-        locked by another connection."""
-        raw = self.connection._conn  # noqa: SLF001 - see _on_its_thread
-        *before, begin = opening
-        for statement in before:
-            raw.execute(statement)
-        raw.execute("PRAGMA busy_timeout = 0")
+    def _begin_here(self) -> bool:
+        """``BEGIN IMMEDIATE`` on the loop's thread, where the writer never waits for a
+        lock (its busy timeout is 0); ``False`` if another connection holds the file."""
         try:
-            raw.execute(begin)
+            self.connection._conn.execute("BEGIN IMMEDIATE")  # noqa: SLF001 - see _on_its_thread
         except sqlite3.OperationalError as error:
             if not _busy(error):
                 raise
-            return (begin,)
-        finally:
-            raw.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+            return False
         self.opened = True
-        return ()
+        return True
+
+    def _begin_waiting(self, raw: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE`` on the writer's thread, waiting up to the busy timeout."""
+        raw.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+        try:
+            raw.execute("BEGIN IMMEDIATE")
+        finally:
+            raw.execute("PRAGMA busy_timeout = 0")
 
     async def _send(self, call: Callable[[sqlite3.Connection], T], *, trip: bool = False) -> T:
-        """The opening if not sent yet, the statements waiting, then ``call``: on the
+        """The ``BEGIN`` if not sent yet, the statements waiting, then ``call``: on the
         loop's thread, or as one trip to the writer's if ``trip`` or the file is locked."""
-        opening, self._opening = self._opening, ()
+        begin, self._begin = self._begin, False
         waiting, self._later = self._later, []
-        if opening:
+        if begin:
             self.sent = True
-            opening = self._open_here(opening)
-        if not opening and not trip:
+            begin = not self._begin_here()
+        if not begin and not trip:
             raw = self.connection._conn  # noqa: SLF001 - see _on_its_thread
             for sql, params in waiting:
                 raw.execute(sql, params)
             return call(raw)
-        return await self._trip(opening, waiting, call)
+        return await self._trip(begin, waiting, call)
 
     async def _trip(
         self,
-        opening: tuple[str, ...],
+        begin: bool,
         waiting: list[tuple[str, tuple[Any, ...]]],
         call: Callable[[sqlite3.Connection], T],
     ) -> T:
         def trip(raw: sqlite3.Connection) -> tuple[bool, T | BaseException]:
-            for statement in opening:
-                raw.execute(statement)
-            try:  # the opening ran: say so even when a statement fails
+            if begin:
+                self._begin_waiting(raw)
+            try:  # the transaction is open: say so even when a statement fails
                 for sql, params in waiting:
                     raw.execute(sql, params)
                 return True, call(raw)
@@ -929,6 +928,9 @@ class SqliteRepository(_Reads):
             reader = writer if memory else await _connect(resolved, busy_timeout_ms, opened)
             if not memory:
                 await _fetchone(reader, "SELECT count(*) FROM games")  # readable as well
+            # The writer's statements on the loop never wait for a lock: only its BEGIN
+            # can meet one, and then it waits on the writer's thread (_Begun).
+            await writer.execute("PRAGMA busy_timeout = 0")
             syncs = None
             if not memory and await _in_wal(writer):
                 await writer.execute("PRAGMA synchronous = NORMAL")  # see "Durability"
@@ -977,9 +979,9 @@ class SqliteRepository(_Reads):
                 await self._writer.execute("SELECT 1")
                 self._unsettled = False
             synced = self._syncs.written  # what this transaction may read: shown after it
+            mine = False
             begun = _Begun(
                 self._writer,
-                ("BEGIN IMMEDIATE",),
                 syncs=self._commit_syncs,
                 busy_timeout_ms=self._busy_timeout_ms,
             )
@@ -990,7 +992,7 @@ class SqliteRepository(_Reads):
                 except (sqlite3.Error, ValueError) as error:
                     raise _translated(error, self._writer) from error
                 if durable and begun.committed:
-                    synced = self._syncs.committed()
+                    synced, mine = self._syncs.committed(), True
             except BaseException:
                 if begun.sent:
                     self._unsettled = True  # until the ROLLBACK, queued behind it, is back
@@ -998,7 +1000,7 @@ class SqliteRepository(_Reads):
                         await self._writer.execute("ROLLBACK")
                     self._unsettled = False
                 raise
-        await self._syncs.durable(synced)  # outside the lock: shared with the others
+        await self._syncs.durable(synced, mine=mine)  # outside the lock: shared with the others
 
     async def replace_board_message(
         self,

@@ -35,8 +35,13 @@ THREAD_NAME = "chessgarden-wal-sync"
 
 
 def _sync_file(path: str) -> None:
-    """``fsync`` the file at ``path`` (all its written pages, whoever wrote them)."""
-    fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    """``fsync`` the file at ``path`` (all its written pages, whoever wrote them). A log
+    that is gone was copied into the database and removed by SQLite, which synced the
+    database first: nothing is left to sync."""
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return
     try:
         os.fsync(fd)
     finally:
@@ -75,9 +80,11 @@ class WalSync:
                 "nothing can be saved until the bot restarts"
             ) from self._failed
 
-    async def durable(self, number: int | None = None) -> None:
+    async def durable(self, number: int | None = None, *, mine: bool = False) -> None:
         """Return once the durable commit ``number`` (default: every one made so far) is
-        synced to the disk; raise if a sync failed (see the module docstring)."""
+        synced to the disk; raise if a sync failed (see the module docstring):
+        ``CommitUnknownError`` if the commit is the caller's own (``mine``), else
+        ``StoreLostError``."""
         upto = self.written if number is None else number
         while self.synced < upto:
             self.check()
@@ -87,6 +94,8 @@ class WalSync:
             try:
                 await asyncio.shield(running)
             except OSError as error:
+                if not mine:
+                    self.check()
                 raise CommitUnknownError(
                     f"the disk failed to sync the database's log ({error}): "
                     "what was just written may be lost"

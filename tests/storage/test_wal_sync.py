@@ -150,3 +150,41 @@ async def test_a_database_in_memory_has_nothing_to_sync() -> None:
         assert repo._syncs.syncs == 0  # type: ignore[attr-defined]  # noqa: SLF001
     finally:
         await repo.close()
+
+
+async def test_a_failed_sync_is_lost_to_readers_and_unknown_to_its_writer(
+    repo: SqliteRepository,
+) -> None:
+    """The transaction whose sync failed cannot tell whether it is on the disk; a read
+    waiting for that sync can only say the store is lost."""
+    gid = await game(repo)
+    failing = threading.Event()
+    calls: list[str] = []
+
+    def broken(path: str) -> None:
+        calls.append(path)
+        failing.wait(10)
+        raise OSError(errno.EIO, "Input/output error")
+
+    repo._syncs._sync = broken  # noqa: SLF001
+    loop = asyncio.get_running_loop()
+
+    async def board() -> None:
+        async with repo.write() as tx:
+            await tx.set_board_message(gid, 10, 11)
+
+    writing = loop.create_task(board())
+    await until(lambda: len(calls) == 1)
+    reading = loop.create_task(repo.get_game(gid))
+    await asyncio.sleep(0.05)
+    failing.set()
+    with pytest.raises(CommitUnknownError):
+        await writing
+    with pytest.raises(StoreLostError):
+        await reading
+
+
+def test_a_log_already_removed_needs_no_sync(tmp_path: Path) -> None:
+    from storage.wal_sync import _sync_file
+
+    _sync_file(str(tmp_path / "gone.sqlite3-wal"))  # nothing raised: nothing to sync
