@@ -15,6 +15,10 @@ every durable commit made before them is synced, so nobody is shown a roll that 
 cut could take back (RULES.md section 6). A process that is killed loses nothing: the
 log is in the operating system's cache already.
 
+Several processes on one file (one process per file is the documented setup): each
+waits for the syncs of its own commits only, so a read may see another process's commit
+in the moment (about a millisecond) before that process has synced it.
+
 A failed sync is final: the log's state on the disk is then unknown (after a failed
 ``fsync`` Linux may report the lost pages as clean on the next one). The transactions
 waiting for it get ``CommitUnknownError`` (stored or not, nobody can tell), and every
