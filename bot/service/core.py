@@ -487,11 +487,14 @@ class ServiceCore(Settling, Timekeeping):
         *,
         live_only: bool,
         viewer: Viewer | None = None,
+        request_id: str | None = None,
     ) -> GameRow:
         """The game named by id or by location, if ``viewer`` may see it (C3).
 
         With a viewer, a game that exists but is not visible gets the same ``NotFound``
-        as one that does not exist: "there is no game N here"."""
+        as one that does not exist: "there is no game N here". ``live_only`` with a
+        ``request_id``: also the location's last game if that request is its last entry
+        (the action ended it: a retry gets the answer it had, not "no game here")."""
         if viewer is not None and not isinstance(viewer, Viewer):
             raise InvalidInput(said("viewer must be a bot.service.Viewer"))
         if (location_id is None) == (game_id is None):
@@ -508,12 +511,21 @@ class ServiceCore(Settling, Timekeeping):
             )
         location = check_id(location_id, "the location id")
         row = await self.repo.live_game_at(location)
-        if row is None and not live_only:
+        if row is None and (not live_only or request_id is not None):
             recent = await self.repo.list_games(GameQuery(location_id=location, limit=1))
             row = recent[0] if recent else None
+            if row is not None and live_only and not await self._ended_by(row, request_id):
+                row = None
         if row is None or not can_see(row, viewer):
             raise hidden(None)
         return row
+
+    async def _ended_by(self, row: GameRow, request_id: str | None) -> bool:
+        """``request_id`` is the last entry of the ended game ``row``."""
+        if request_id is None or row.log_count < 1:
+            return False
+        last = await self.repo.actions(row.id, after=row.log_count - 1)
+        return any(entry.request_id == request_id for entry in last)
 
     async def _reload(self, tx: WriteTx, game_id: int) -> GameRow:
         return _existing(await tx.get_game(game_id), game_id)
@@ -905,7 +917,9 @@ class ServiceCore(Settling, Timekeeping):
         ``kinds``: the entry kinds a retried ``request_id`` may have logged (default ``kind``)."""
         user_id = check_id(user_id, "the user id")
         request_id = clean_request(request_id)
-        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        row = await self._find(
+            location_id, game_id, live_only=True, viewer=viewer, request_id=request_id
+        )
         rated: tuple[RatingChange, ...] = ()
         owed: int | None = None
         async with self._lock(self._game_locks, row.id):

@@ -643,7 +643,9 @@ class GameService(Owing, TakeBack, Withdrawal, Relocation):
         if expected_ply is not None:
             expected_ply = check_id(expected_ply, "the expected ply")
         self._check_orientation(orientation)
-        row = await self._find(location_id, game_id, live_only=True, viewer=viewer)
+        row = await self._find(
+            location_id, game_id, live_only=True, viewer=viewer, request_id=request_id
+        )
         rated: tuple[RatingChange, ...] = ()
         owed: int | None = None
         async with self._lock(self._game_locks, row.id):

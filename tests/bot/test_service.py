@@ -251,6 +251,35 @@ async def test_a_retried_request_applies_once(service: GameService) -> None:
         await service.resign(location_id=1, user_id=ALICE, request_id="int-1")
 
 
+async def test_a_retried_request_that_ended_the_game_gets_its_answer(
+    service: GameService,
+) -> None:
+    """The retry of an action that ended the game finds no live game at the location: it
+    is still answered as the action was (a repeat), and no other request is."""
+    await start(service, "guardener")
+    done = await service.resign(location_id=1, user_id=BOB, request_id="end-1")
+    again = await service.resign(location_id=1, user_id=BOB, request_id="end-1")
+    assert again.repeated and not done.repeated and again.game.result == done.game.result
+    with pytest.raises(NotFound):
+        await service.resign(location_id=1, user_id=BOB, request_id="end-2")
+    # A move that ends the game, retried.
+    outcome = await start(service, "kings_guard", location=2)
+    rng = random.Random(5)
+    for number in range(1_000):
+        legal = await service.legal_moves(location_id=2)
+        last = (outcome.next_user_id, rng.choice(legal), f"move-{number}")
+        outcome = await service.act(
+            location_id=2, user_id=last[0], text=last[1], request_id=last[2]
+        )
+        if outcome.game_over:
+            break
+    assert outcome.game_over
+    retried = await service.act(location_id=2, user_id=last[0], text=last[1], request_id=last[2])
+    assert retried.repeated and retried.recorded == outcome.recorded
+    with pytest.raises(NotFound):
+        await service.act(location_id=2, user_id=last[0], text=last[1], request_id="other")
+
+
 async def test_expected_ply_rejects_a_stale_command(service: GameService) -> None:
     started = await start(service, "guardener")
     legal = await service.legal_moves(location_id=1)
