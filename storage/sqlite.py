@@ -1035,7 +1035,7 @@ class SqliteRepository(_Reads):
 
     async def get_player(self, player_id: int) -> PlayerRow | None:
         row = await _fetchone(
-            self._reader,
+            self._conn,
             "SELECT id, name, created_at, updated_at FROM players WHERE id = ?",
             (player_id,),
         )
@@ -1043,14 +1043,14 @@ class SqliteRepository(_Reads):
 
     async def list_players(self) -> list[PlayerRow]:
         rows = await _fetchall(
-            self._reader, "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
+            self._conn, "SELECT id, name, created_at, updated_at FROM players ORDER BY id"
         )
         return [PlayerRow(*tuple(r)) for r in rows]
 
     async def is_empty(self) -> bool:
         """No player, game or action stored (a target ``migrate-store`` may fill)."""
         row = await _fetchone(
-            self._reader,
+            self._conn,
             "SELECT (SELECT count(*) FROM players) + (SELECT count(*) FROM games) "
             "+ (SELECT count(*) FROM actions)",
         )
@@ -1060,7 +1060,7 @@ class SqliteRepository(_Reads):
         """Nothing to do: AUTOINCREMENT already counts past the copied ids."""
 
     async def schema_version(self) -> int:
-        row = await _fetchone(self._reader, "PRAGMA user_version")
+        row = await _fetchone(self._conn, "PRAGMA user_version")
         return int(row[0])
 
     async def close(self) -> None:
