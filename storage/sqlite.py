@@ -23,8 +23,9 @@ before it is on the disk. A file that cannot use WAL commits with ``FULL`` inste
 Trips to the writer: a trip is a call queued to the writer connection's thread and its
 answer back on the event loop, and while a transaction makes its trips every other write
 waits for it (one writer). Under load a trip waits for the loop's other work (0.9-1.5 ms
-at 150-200 actions a second, where its statements take a tenth of that), so the trips,
-not SQLite, set how many actions a second the store takes. So (``_Begun``):
+at 150-200 actions a second, where its statements take a tenth of that): when every
+statement and the COMMIT's sync were trips, they, not SQLite, set how many actions a
+second the store took. So (``_Begun``):
 
 - A write transaction's statements run on the event loop's own thread, directly: once it
   holds the write lock (``BEGIN IMMEDIATE``), none of them waits for another connection
@@ -245,11 +246,10 @@ def _busy(error: sqlite3.OperationalError) -> bool:
 
 class _Begun:
     """The writer connection inside one write transaction. Its ``BEGIN IMMEDIATE`` goes
-    with its first statement, and a statement sent ``later`` (a log
-    entry) with the next one, or with the ``COMMIT``. Statements run on the loop's
-    thread; the ``BEGIN`` when the file is locked, a ``COMMIT`` that syncs (no WAL), and a
-    ``DELETE`` or ``executemany`` are trips to the writer's thread (see "Trips to the
-    writer" above). It has the calls a transaction makes (``execute_fetchall``,
+    with its first statement, and a statement sent ``later`` (a log entry) with the next
+    one, or with the ``COMMIT``. Statements run on the loop's thread; the ``BEGIN`` when
+    the file is locked, a ``COMMIT`` that syncs (no WAL), and a ``DELETE`` or
+    ``executemany`` are trips to the writer's thread (see "Trips to the writer" above). It has the calls a transaction makes (``execute_fetchall``,
     ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
     statements at once, and ``commit``."""
 
@@ -280,8 +280,8 @@ class _Begun:
         return self.sent or bool(self._later)
 
     def later(self, sql: str, params: tuple[Any, ...]) -> None:
-        """Send ``sql`` with the next trip (before its statements), or with the ``COMMIT``;
-        an error of it comes from that trip."""
+        """Send ``sql`` just before the next statement, or the ``COMMIT``; an error of it
+        comes from that call."""
         self.writes += 1
         self._later.append((sql, params))
 
