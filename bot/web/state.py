@@ -148,20 +148,47 @@ class GameStates:
         self.service = service
         self._states: OrderedDict[int, GameState] = OrderedDict()
         self._images: OrderedDict[tuple[int, int, str], bytes] = OrderedDict()
-        self._loading: dict[int, asyncio.Future[GameState]] = {}
+        self._loading: dict[int, asyncio.Future[GameState]] = {}  # the reading in flight
+        self._queued: dict[int, asyncio.Future[GameState]] = {}  # the one to start after it
         self._names: dict[int, str] = {}
         self._nameless: OrderedDict[int, float] = OrderedDict()  # asked, had no name: when
         self._builders: OrderedDict[int, Builder] = OrderedDict()
 
     async def state(self, game_id: int) -> GameState:
-        """The game as stored now. Raises ``ServiceError`` (``NotFound``) as the service
-        does. Calls at the same moment share one reading."""
+        """The game as stored now: from a reading that began after this call (a call
+        made while one is in flight, for example an image asked for because a live
+        event told of a new move, waits for the next one). Calls at the same moment
+        share one reading. Raises ``ServiceError`` (``NotFound``) as the service does."""
         running = self._loading.get(game_id)
         if running is None:
-            running = asyncio.ensure_future(self._read(game_id))
-            self._loading[game_id] = running
-            running.add_done_callback(lambda _: self._loading.pop(game_id, None))
-        return await asyncio.shield(running)
+            reading = self._start(game_id)
+        else:
+            reading = self._queued.get(game_id) or self._queue(game_id, running)
+        return await asyncio.shield(reading)
+
+    def _start(self, game_id: int) -> asyncio.Future[GameState]:
+        reading = asyncio.ensure_future(self._read(game_id))
+        self._loading[game_id] = reading
+
+        def done(_: object) -> None:
+            if self._loading.get(game_id) is reading:
+                del self._loading[game_id]
+
+        reading.add_done_callback(done)
+        return reading
+
+    def _queue(self, game_id: int, running: asyncio.Future[GameState]) -> asyncio.Future[GameState]:
+        """The reading that starts once ``running`` has ended, for the calls made meanwhile."""
+
+        async def after() -> GameState:
+            await asyncio.wait([running])  # its outcome is its own callers'
+            if self._queued.get(game_id) is queued:
+                del self._queued[game_id]
+            return await self._start(game_id)
+
+        queued = asyncio.ensure_future(after())
+        self._queued[game_id] = queued
+        return queued
 
     async def _read(self, game_id: int) -> GameState:
         builder = self._builders.pop(game_id, None)  # used by this reading alone

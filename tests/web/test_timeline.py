@@ -124,6 +124,43 @@ async def test_an_unchanged_game_is_not_read_again(service: GameService) -> None
     assert await states.state(game_id) is one
 
 
+async def test_a_call_during_a_reading_gets_one_that_began_after_it(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reading in flight began before a move was stored; a call made after the move
+    (the page asking for the new step's image, told of it by a live event) must not be
+    given that reading, but the next one, which the calls made meanwhile share."""
+    game_id = await start_game(service, "kings_guard", seed="late")
+    await play_moves(service, game_id, 2)
+    states = GameStates(service)
+    real = service.log_tail
+    gate = asyncio.Event()
+    calls = 0
+
+    async def slow_first(**kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        tail = await real(**kwargs)  # type: ignore[arg-type]
+        if calls == 1:
+            await gate.wait()  # read before the move below, answered after it
+        return tail
+
+    monkeypatch.setattr(service, "log_tail", slow_first)
+    loop = asyncio.get_running_loop()
+    first = loop.create_task(states.state(game_id))
+    while calls == 0:
+        await asyncio.sleep(0.001)
+    await play_moves(service, game_id, 1)
+    second = loop.create_task(states.state(game_id))
+    third = loop.create_task(states.state(game_id))
+    await asyncio.sleep(0.01)
+    gate.set()
+    old, new, same = await asyncio.gather(first, second, third)
+    assert old.timeline is not None and new.timeline is not None
+    assert (old.timeline.last, new.timeline.last) == (2, 3)
+    assert same is new
+
+
 async def test_the_event_after_a_move_carries_only_its_step_and_the_whole_one_all(
     service: GameService, tmp_path: Path
 ) -> None:
