@@ -217,6 +217,18 @@ def shown_step(browser: Any, index: int) -> Any:
     )
 
 
+def board_loaded(browser: Any, step: int) -> bool:
+    """The board image shows ``step`` and has loaded."""
+    return bool(
+        browser.execute_script(
+            "var b = document.getElementById('board');"
+            "return b.src.indexOf('/board/' + arguments[0] + '.png') >= 0"
+            " && b.complete && b.naturalWidth > 0;",
+            step,
+        )
+    )
+
+
 def move_rows(browser: Any) -> list[list[str]]:
     """The move list as rows of (number, each step's text and image)."""
     rows: list[list[str]] = browser.execute_script(
@@ -248,6 +260,9 @@ def test_moves_and_a_take_back_appear_on_the_open_page(server: ServerThread, bro
         seen.append(time.monotonic() - committed)
         assert text, f"move {index} was not shown within {LIVE_WAIT_S} s"
         assert text.endswith(outcome.recorded)
+    # The page has its step-6 image before the take-back removes that step (a take-back
+    # in the very moment of the move would leave the image's request to a 404).
+    assert wait_for(lambda: board_loaded(browser, 6), 10), "the step-6 image did not load"
     taken = server.run(server.service.undo(user_id=WHITE, game_id=game_id))
     assert taken.game.ply == 5
     committed = time.monotonic()
