@@ -15,7 +15,7 @@ every durable commit made before them is synced, so nobody is shown a roll that 
 cut could take back (RULES.md section 6). A process that is killed loses nothing: the
 log is in the operating system's cache already.
 
-Several processes on one file (one process per file is the documented setup): each
+Several processes on one file (docs/scaling.md has SQLite served by one process): each
 waits for the syncs of its own commits only, so a read may see another process's commit
 in the moment (about a millisecond) before that process has synced it.
 
