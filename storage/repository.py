@@ -344,7 +344,7 @@ class WriteTx(
         self, game_id: int, request_id: str | None
     ) -> tuple[GameRow | None, ActionRow | None]:
         """``get_game`` and, for a ``request_id``, ``action_by_request``, read together:
-        how every action's transaction starts (SQLite: one trip to the writer)."""
+        how every action's transaction starts (SQLite: in one call)."""
         ...
 
     async def claim_due(self, game_id: int, now_ms: int) -> GameRow | None:

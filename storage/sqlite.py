@@ -249,20 +249,21 @@ class _Begun:
     with its first statement, and a statement sent ``later`` (a log entry) with the next
     one, or with the ``COMMIT``. Statements run on the loop's thread; the ``BEGIN`` when
     the file is locked, a ``COMMIT`` that syncs (no WAL), and a ``DELETE`` or
-    ``executemany`` are trips to the writer's thread (see "Trips to the writer" above). It has the calls a transaction makes (``execute_fetchall``,
-    ``execute`` for its row count, ``executemany``), ``read`` and ``run`` for several
-    statements at once, and ``commit``."""
+    ``executemany`` are trips to the writer's thread (see "Trips to the writer" above).
+    It has the calls a transaction makes (``execute_fetchall``, ``execute`` for its row
+    count, ``executemany``), ``read`` and ``run`` for several statements at once, and
+    ``commit``."""
 
     def __init__(
         self,
         conn: aiosqlite.Connection,
         *,
-        syncs: bool = False,
+        commit_syncs: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
         self.connection = conn
         self._begin = True  # the BEGIN is still to be sent
-        self._syncs = syncs  # its COMMIT waits for the disk (no WAL): a trip
+        self._commit_syncs = commit_syncs  # its COMMIT waits for the disk (no WAL): a trip
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._later: list[tuple[str, tuple[Any, ...]]] = []
         self.sent = False  # the BEGIN went out: it may have begun, whatever came back
@@ -271,7 +272,7 @@ class _Begun:
         self.committed = False
 
     def _count(self, sql: str) -> None:
-        if sql.lstrip()[:6].upper() != "SELECT":
+        if _verb(sql) != "SELECT":
             self.writes += 1
 
     @property
@@ -361,7 +362,7 @@ class _Begun:
                 self.committed = True
                 return result
 
-        return await self._send(work, trip=commit and self._syncs)
+        return await self._send(work, trip=commit and self._commit_syncs)
 
     async def commit(self) -> None:
         """The ``COMMIT``, with whatever still waits to be sent."""
@@ -386,9 +387,14 @@ class _Begun:
         await self._send(lambda raw: raw.executemany(sql, params), trip=True)
 
 
+def _verb(sql: str) -> str:
+    """The statement's first word, in capitals (for the six-letter ones that matter)."""
+    return sql.lstrip()[:6].upper()
+
+
 def _unbounded(sql: str) -> bool:
     """A statement that may touch any number of rows: a trip, off the loop."""
-    return sql.lstrip()[:6].upper() == "DELETE"
+    return _verb(sql) == "DELETE"
 
 
 class _Synced:
@@ -615,11 +621,11 @@ class SqliteWriteTx(
         self._seen = None if row is None else (row, self._begun.writes)
         return row
 
-    async def _in_one_trip(
+    async def _at_once(
         self, call: Callable[[sqlite3.Connection], T], *, writes: bool, commit: bool = False
     ) -> T:
-        """``call``'s statements in one trip (``_Begun.run``, or ``read`` if it ``writes``
-        nothing), their errors as the store's own."""
+        """``call``'s statements in one call (``_Begun.run``, or ``read`` if it ``writes``
+        nothing: on the loop's thread, or as one trip), their errors as the store's own."""
         begun = self._begun
         try:
             return await (begun.run(call, commit=commit) if writes else begun.read(call))
@@ -658,7 +664,7 @@ class SqliteWriteTx(
             actions = raw.execute(_ACTION_BY_REQUEST_SQL, (game_id, request_id)).fetchall()
             return games, actions
 
-        games, actions = await self._in_one_trip(both, writes=False)
+        games, actions = await self._at_once(both, writes=False)
         row = self._saw(game_from_values(games[0]) if games else None)
         return row, action_from_values(actions[0]) if actions else None
 
@@ -982,7 +988,7 @@ class SqliteRepository(_Reads):
             mine = False
             begun = _Begun(
                 self._writer,
-                syncs=self._commit_syncs,
+                commit_syncs=self._commit_syncs,
                 busy_timeout_ms=self._busy_timeout_ms,
             )
             try:
@@ -1022,10 +1028,10 @@ class SqliteRepository(_Reads):
                     raw.execute(SENT_SQL, (settle[1], message_id, channel_id, settle[0]))
             return found
 
-        # One trip to the writer's thread with its BEGIN and COMMIT: the buttons'
+        # One call with its BEGIN and COMMIT, on the loop's thread: the buttons'
         # bookkeeping of every board posted, under load (module docstring).
         async with self.write(durable=durable) as tx:
-            found = await tx._in_one_trip(replace, writes=True, commit=True)
+            found = await tx._at_once(replace, writes=True, commit=True)
             if not found:
                 raise NotFoundError(f"no game {game_id}")
         old_channel, old_message = found[0]

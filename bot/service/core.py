@@ -1033,8 +1033,8 @@ class ServiceCore(Settling, Timekeeping):
         """How an action's transaction starts: the game as the transaction sees it
         (``_reload``), and ``None`` unless ``request_id`` already applied an action to
         it; then the original result, recomputed from the log (``RequestConflict`` if that
-        action was not of one of ``kinds``). Both read together (one trip on SQLite: the
-        store's single writer waits for every trip of a transaction)."""
+        action was not of one of ``kinds``). Both read together (``game_and_request``: one
+        call on SQLite, while every other write waits)."""
         found, action = await tx.game_and_request(game_id, request_id)
         row = _existing(found, game_id)
         if action is None:

@@ -305,7 +305,7 @@ async def test_a_trip_that_fails_before_its_commit_commits_nothing(repo: SqliteR
     assert await repo.replace_board_message(gid, 10, 901) is None  # nothing left open
 
 
-async def test_an_action_starts_with_its_game_and_request_in_one_trip(
+async def test_an_action_starts_with_its_game_and_request_together(
     repo: SqliteRepository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid = await game(repo)
