@@ -74,10 +74,13 @@ def stat_fields(folder: Path) -> Iterator[tuple[int, list[str]]]:
             continue
 
 
-def thread_cpu(skip: int | None = None, relay: int | None = None) -> dict[str, float]:
+def thread_cpu(
+    skip: int | None = None, relay: int | None = None, others: dict[int, str] | None = None
+) -> dict[str, float]:
     """CPU seconds of this process's threads so far, by name (numbers dropped, so that a
     pool's threads add up), and of its children (``children``) but ``skip``; the live
-    pages' relay process (``relay``) apart, as ``relay``."""
+    pages' relay process (``relay``) apart, as ``relay``; and of the processes ``others``
+    names (pid: name; the painter, which the fork server started, not this process)."""
     tick = os.sysconf("SC_CLK_TCK")
     found: dict[str, float] = {}
     names = {t.native_id: t.name for t in threading.enumerate()}
@@ -87,8 +90,9 @@ def thread_cpu(skip: int | None = None, relay: int | None = None) -> dict[str, f
         found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     me = str(os.getpid())
     for pid, fields in stat_fields(Path("/proc")):
-        if fields[1] == me and pid != skip:
-            name = "relay" if pid == relay else "children"
+        named = (others or {}).get(pid)
+        if named is not None or (fields[1] == me and pid != skip):
+            name = named or ("relay" if pid == relay else "children")
             found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return found
 

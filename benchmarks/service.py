@@ -573,7 +573,10 @@ async def one_run(
     client_cpu = await pages.mark() if pages is not None else 0.0
     skip = pages.proc.pid if pages is not None else None
     relay = relay_pid(pages.site) if pages is not None else None
-    threads, timed_from = thread_cpu(skip, relay), time.monotonic()
+    # The painter process (issue 26) draws this process's boards: its CPU is the move's.
+    painter_pid = getattr(getattr(service, "_painter", None), "pid", lambda: None)()
+    others = {painter_pid: PAINTER} if painter_pid is not None else {}
+    threads, timed_from = thread_cpu(skip, relay, others), time.monotonic()
     profile = None
     if os.environ.get(PROFILE_VAR):  # the loop's thread over the timed load
         import cProfile
@@ -590,7 +593,9 @@ async def one_run(
         folder = Path(os.environ[PROFILE_VAR])
         folder.mkdir(parents=True, exist_ok=True)
         profile.dump_stats(folder / f"{variant}-{seed}.prof")
-    threads, timed = cpu_between(threads, thread_cpu(skip, relay)), (timed_from, time.monotonic())
+    threads = cpu_between(threads, thread_cpu(skip, relay, others))
+    timed = (timed_from, time.monotonic())
+    cpu += threads.get(PAINTER, 0.0)
     client_cpu = (await pages.mark() - client_cpu) if pages is not None else 0.0
     stop.set()
     await prober
@@ -630,6 +635,7 @@ async def one_run(
     }
 
 
+PAINTER = "painter process"  # its CPU, counted with the bot's (issue 26)
 HOT_SHARE = 0.1  # of the moves, made in the watched games (5 a second at 50/s)
 
 

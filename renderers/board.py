@@ -573,6 +573,65 @@ def is_flipped(game: Game, orientation: str | None) -> bool:
     return orientation == "black"
 
 
+@dataclasses.dataclass(frozen=True)
+class Picture:
+    """What one board picture shows, as plain values: made where the game is
+    (``picture``), painted anywhere the variant is known (``paint``), a worker process
+    included (``bot.service.painter``). ``theme`` is a theme's name or a ``Theme``;
+    ``locale`` the language of its words; ``keep``: a start position (see ``encode``)."""
+
+    variant: str
+    theme: Theme | str
+    size: int
+    flipped: bool
+    legend: bool
+    locale: str
+    scene: Scene
+    keep: bool
+
+
+def picture_layout(rules: Variant, size: int, flipped: bool, legend: bool) -> Layout:
+    """The layout a picture of ``rules`` has (the one its ``BoardArt`` draws on), without
+    drawing anything."""
+    rows = legend_rows(len(getattr(rules, "legend_kinds", ()))) if legend else 0
+    return layout(rules.geometry, size, flipped, rows)
+
+
+def picture(
+    game: Game,
+    *,
+    size: int = 800,
+    orientation: str | None = None,
+    theme: Theme | str = "classic",
+    legend: bool = True,
+    speech: Speech = ENGLISH,
+) -> Picture:
+    """What ``render_png`` with these arguments would show, to ``paint`` later (cheap:
+    the game is read, nothing is drawn)."""
+    flipped = is_flipped(game, orientation)
+    lay = picture_layout(game.rules, size, flipped, legend)
+    return Picture(
+        game.rules.key,
+        theme,
+        size,
+        flipped,
+        legend,
+        speech.locale,
+        scene(game, lay),
+        not game.moves,
+    )
+
+
+def paint(pic: Picture, speech: Speech = ENGLISH) -> bytes:
+    """The PNG of ``pic``, its words said by ``speech`` (whose locale is ``pic.locale``)."""
+    if speech.locale != pic.locale:
+        raise ValueError(f"a picture in {pic.locale!r} cannot be painted in {speech.locale!r}")
+    art = board_art(
+        variants.rules(pic.variant), pic.theme, pic.size, pic.flipped, pic.legend, speech
+    )
+    return art.encode(pic.scene, keep=pic.keep)
+
+
 def render_image(
     game: Game,
     *,
@@ -616,5 +675,9 @@ def render_png(
     ``speech`` says the picture's words (the strip, the bars, the legend) in its locale
     (``renderers.speech``; ``bot.i18n.Speech`` has the catalogues); English by default.
     """
-    art = board_art(game.rules, theme, size, is_flipped(game, orientation), legend, speech)
-    return art.encode(scene(game, art.lay), keep=not game.moves)
+    return paint(
+        picture(
+            game, size=size, orientation=orientation, theme=theme, legend=legend, speech=speech
+        ),
+        speech,
+    )

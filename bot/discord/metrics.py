@@ -21,7 +21,7 @@ What it shows:
 - ``chessgarden_outbox_failures_total{reason}``: delivery failures, counted by
   ``outbox_failure(reason)``;
 - ``chessgarden_worker_restarts_total``: worker processes replaced after dying, read from
-  the service's workers (``restarts``; 0 where the workers do not count them).
+  the service's workers and its painter (``restarts``; 0 where they do not count them).
 
 No module of ``bot.service`` imports this one: the service keeps plain counters and
 hooks, and this module reads them.
@@ -213,9 +213,12 @@ class Metrics:
 
 
 def worker_restarts(service: Any) -> int:
-    """The service's worker restarts (``Workers.restarts``), 0 where they are not counted."""
-    workers = getattr(service, "_workers", None)
-    return int(getattr(workers, "restarts", 0) or 0)
+    """The service's worker restarts (``Workers.restarts``) and painter restarts
+    (``Painter.restarts``), 0 where they are not counted."""
+    return sum(
+        int(getattr(getattr(service, part, None), "restarts", 0) or 0)
+        for part in ("_workers", "_painter")
+    )
 
 
 class _Sources:

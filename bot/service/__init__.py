@@ -40,7 +40,11 @@ Opening and closing::
     # checkpoint_every: seconds between the store's background WAL checkpoints (None:
     #                SQLite's own, inside commits; storage.sqlite).
     # start_warm_up: on a background thread of its own, never the players' (issue 26):
-    #                the renderer's tiles and empty boards (renderers.board.warm), then
+    #                with the service's own renderers, it starts the painter process
+    #                (bot.service.painter), which draws the tiles, empty boards and start
+    #                positions, then every player's board and dice, off this process's
+    #                interpreter (before it, and without a warm-up: worker threads);
+    #                with other renderers, their tiles and empty boards here; then
     #                live games rebuilt into the cache, the most recently played first,
     #                each in a quiet moment (players' requests first); then, with
     #                gc_policy, gc.freeze() and no automatic full collections

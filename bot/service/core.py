@@ -39,14 +39,18 @@ from bot.service.live import (
     DiceRenderer,
     Live,
     Renderer,
+    board_picture,
     catch_up,
     dice_text,
+    legal_actions,
     make_view,
+    paint_board,
     rebuild,
     render_board,
     render_dice,
     result_text,
 )
+from bot.service.painter import Painter
 from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
 from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.snapshots import SNAPSHOT_EVERY, NotThisTime, restore, take
@@ -54,7 +58,14 @@ from bot.service.stats import ActionStats
 from bot.service.store_faults import Settling
 from bot.service.timekeeping import Timekeeping
 from bot.service.words import colour_name, colour_word, reason_word, status_word
-from bot.service.workers import Shown, Workers, show
+from bot.service.workers import (
+    Shown,
+    Workers,
+    board_failure,
+    dice_or_none,
+    paint_or_failure,
+    show,
+)
 from storage import (
     ActionKind,
     ActionRow,
@@ -287,6 +298,10 @@ class ServiceCore(Settling, Timekeeping):
         # the games of their guilds; None: every game (one process, or the CLI).
         self.shards = shards
         self._workers = Workers(cpu_workers)
+        # Players' boards and dice, once the warm-up has started it (issue 26; see
+        # ``bot.service.painter``): only for the service's own renderers.
+        self._painter = Painter()
+        self._paints = renderer is render_board and dice_renderer in (render_dice, None)
         self.stats = ActionStats()  # moves and their durations (bot.discord.metrics reads them)
         self._init_time(clock, challenge_hours)
         # Snapshots (issue 12): a rebuild replays only the log after the latest one.
@@ -343,6 +358,7 @@ class ServiceCore(Settling, Timekeeping):
         await self._flush_snapshots()
         if self.gc_policy is not None:
             await self.gc_policy.stop()
+        await self._painter.close()
         self._workers.close()
         if self._owns_repository:
             await self.repo.close()
@@ -798,6 +814,11 @@ class ServiceCore(Settling, Timekeeping):
         renderer, dice_renderer = self._renderer, self._dice_renderer
         if renderer is None and dice_renderer is None:
             return
+        if self._paints:  # the painter process draws them, and boards from then on
+            self._painter.start()
+            if await self._painter.wait_ready():
+                return
+            log.warning("the painter process could not start: boards are drawn in threads")
 
         def draw_each() -> None:
             warm_tiles: Callable[[str], object] | None = None
@@ -1229,6 +1250,8 @@ class ServiceCore(Settling, Timekeeping):
             theme = None
         if locale is None:
             locale = i18n.pictures()
+        if render and self._paints and self._painter.ready:
+            return await self._painted(live.game, active, view, side, theme, locale)
         return await self._cpu(
             show,
             live.game,
@@ -1242,3 +1265,34 @@ class ServiceCore(Settling, Timekeeping):
             theme,
             None if locale == i18n.DEFAULT else locale,
         )
+
+    async def _painted(
+        self, game: Any, active: bool, view: GameView, side: str, theme: str | None, locale: str
+    ) -> Shown:
+        """``_present`` with the painter (issue 26): the legal list, the status and the
+        picture are made here, on the loop (a fraction of a millisecond, the game read
+        where it is, no thread involved), and the painter process draws the board and
+        the dice. What it cannot draw (not ready, ended, failed) is drawn in a thread."""
+        legal = legal_actions(game) if active else ()
+        status = variants.describe(game)
+        picture: Any = None
+        failure: ServiceError | None = None
+        try:
+            picture = board_picture(game, side, theme or "classic", locale=locale)
+        except Exception as error:
+            failure = board_failure(error)
+        painter = self._painter
+        board = painter.send_board(picture) if picture is not None else None
+        dice = view.dice if active and self._dice_renderer is not None else None
+        thrown = painter.send_dice(view.variant, dice) if dice else None
+        image = await painter.receive(board) if board is not None else None
+        if image is None and picture is not None:
+            drawn = await self._cpu(paint_or_failure, paint_board, picture)
+            if isinstance(drawn, ServiceError):
+                failure = drawn
+            else:
+                image = drawn
+        dice_image = await painter.receive(thrown) if thrown is not None else None
+        if dice_image is None and dice and self._dice_renderer is not None:
+            dice_image = await self._cpu(dice_or_none, self._dice_renderer, view.variant, dice)
+        return Shown(legal, image, dice_image, failure, status, side if image is not None else None)

@@ -34,15 +34,39 @@ def render_board(
     game: Any, orientation: str = "white", theme: str = "classic", *, locale: str = DEFAULT
 ) -> bytes:
     """The one place the service draws a board: ``renderers.render_png``, its words in
-    ``locale`` (issue 27)."""
+    ``locale`` (issue 27). The same as ``paint_board(board_picture(...))``, which the
+    service splits between the game's place and a painter process (issue 26)."""
+    return paint_board(board_picture(game, orientation, theme, locale=locale))
+
+
+def board_picture(
+    game: Any, orientation: str = "white", theme: str = "classic", *, locale: str = DEFAULT
+) -> Any:
+    """What ``render_board`` with these arguments shows (``renderers.board.Picture``: plain
+    values, cheap to make and to pickle), for ``paint_board``."""
     try:
-        from renderers import render_png
+        from renderers.board import picture
     except ImportError as error:
         raise RenderUnavailable(said("the board renderer is not available")) from error
+    return picture(game, orientation=orientation, theme=theme, speech=_speech(locale))
+
+
+def paint_board(pic: Any) -> bytes:
+    """The PNG of a ``board_picture``, here or in a painter process."""
+    try:
+        from renderers.board import paint
+    except ImportError as error:
+        raise RenderUnavailable(said("the board renderer is not available")) from error
+    return bytes(paint(pic, _speech(pic.locale)))
+
+
+def _speech(locale: str) -> Any:
+    """The renderers' own English (as before issue 27), else the catalogue's ``locale``."""
     if locale == DEFAULT:
-        return bytes(render_png(game, orientation=orientation, theme=theme))
-    speech = Speech(locale)
-    return bytes(render_png(game, orientation=orientation, theme=theme, speech=speech))
+        from renderers.speech import ENGLISH
+
+        return ENGLISH
+    return Speech(locale)
 
 
 def dice_sides(variant_sides: int, dice: Sequence[int]) -> int:

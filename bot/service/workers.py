@@ -34,7 +34,10 @@ Worker processes heal (issue 24):
   standard library ends it when this process and every worker it forked have closed
   its "alive" pipe, and the resource tracker likewise.
 
-``show`` is what one move needs drawn and listed, done in one hop to a thread (C9).
+``show`` is what one move needs drawn and listed, done in one hop to a thread (C9). Once
+the warm-up has started the painter process (``bot.service.painter``, issue 26), the
+service's own renderers draw players' boards and dice there instead, and a thread draws
+only what the painter could not.
 """
 
 from __future__ import annotations
@@ -303,7 +306,9 @@ def _process_context() -> Any:
     the work runs in threads, new processes being tried at the backoff's pace."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["bot.service.verify"])
+        context.set_forkserver_preload(
+            ["bot.service.verify", "bot.service.painter", "renderers.board"]
+        )
         return context
     return multiprocessing.get_context("spawn")
 
@@ -391,18 +396,36 @@ def show(
                     image = renderer(game, side, **extra)
                 else:
                     image = renderer(game, side, theme, **extra)
-            except ServiceError as error:
-                failure = error
             except Exception as error:
-                failure = RenderUnavailable(
-                    said("the board could not be drawn: {error}", error=str(error))
-                )
+                failure = board_failure(error)
     if dice_renderer is not None and dice:
-        try:
-            dice_image = dice_renderer(variant, dice)
-        except Exception as error:  # a missing dice picture never fails a move
-            log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
+        dice_image = dice_or_none(dice_renderer, variant, dice)
     return Shown(legal, image, dice_image, failure, status, side if image is not None else None)
+
+
+def board_failure(error: Exception) -> ServiceError:
+    """What a player is told when their board could not be drawn."""
+    if isinstance(error, ServiceError):
+        return error
+    return RenderUnavailable(said("the board could not be drawn: {error}", error=str(error)))
+
+
+def paint_or_failure(paint: Callable[[Any], bytes], picture: Any) -> bytes | ServiceError:
+    """In a worker thread: ``paint(picture)``, or why it could not be drawn."""
+    try:
+        return paint(picture)
+    except Exception as error:
+        return board_failure(error)
+
+
+def dice_or_none(dice_renderer: DiceRenderer, variant: str, dice: tuple[int, ...]) -> bytes | None:
+    """The dice's picture; None if it cannot be drawn (a missing dice picture never fails
+    a move)."""
+    try:
+        return dice_renderer(variant, dice)
+    except Exception as error:
+        log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
+        return None
 
 
 def text_and_status(game: Any, orientation: str) -> tuple[str, variants.Status]:
