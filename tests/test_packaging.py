@@ -332,6 +332,30 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> tuple[Dockerfile, Path]:
 # ----- tests ----------------------------------------------------------------------------------
 
 
+PAINT = """\
+import asyncio
+
+import variants
+from bot.service.live import board_picture, render_board
+from bot.service.painter import Painter
+
+
+async def main():
+    painter = Painter(warm=False)
+    painter.start()
+    assert await painter.wait_ready(), "the painter did not start"
+    game = variants.new_game("guardener", seed=1)
+    ticket = painter.send_board(board_picture(game, "black"))
+    png = await painter.receive(ticket)
+    print(painter.pid() is not None and png == render_board(game, "black"), painter.boards)
+    await painter.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
 def test_the_runtime_needs_the_five_packages() -> None:
     # The scan above is what the other tests trust: it finds the engine through the
     # computer opponent's lazy imports, not from a list.
@@ -438,6 +462,14 @@ def test_the_image_built_as_the_dockerfile_says_plays_the_computer(
     done = run([chessgarden, "render", names[0], "-o", outside / "board.png"], cwd=outside, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (outside / "board.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+    # The painter process (issue 26), started from the installed copy, draws a board as
+    # this process would.
+    painting = outside / "paint.py"
+    painting.write_text(PAINT)
+    done = run([venv / "bin" / "python", painting], cwd=outside, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["True", "1"], done.stdout + done.stderr[-3000:]
 
     # The game's web page (issue 28): served by the image's own `chessgarden web`, at the
     # address `chessgarden link` prints, with its board image.
