@@ -50,7 +50,7 @@ from bot.service.live import (
     render_dice,
     result_text,
 )
-from bot.service.painter import Painter
+from bot.service.painter import Painter, warm_pictures
 from bot.service.rating_log import rate_finished, rating_changes_of, rating_lines
 from bot.service.results import GameView, Outcome, RatingChange
 from bot.service.snapshots import SNAPSHOT_EVERY, NotThisTime, restore, take
@@ -816,6 +816,10 @@ class ServiceCore(Settling, Timekeeping):
             return
         if self._paints:  # the painter process draws them, and boards from then on
             self._painter.start()
+            try:  # meanwhile, what makes a picture here: imported, its layouts made
+                await self._workers.background(warm_pictures)
+            except Exception as error:  # the first real board will say what is wrong
+                log.warning("could not warm up the pictures: %s", error)
             if await self._painter.wait_ready():
                 return
             log.warning("the painter process could not start: boards are drawn in threads")

@@ -426,6 +426,16 @@ def warm_boards() -> None:
             render_dice(key, tuple(game.dice))
 
 
+def warm_pictures() -> None:
+    """In the service's process, before its first player: the picture of every variant's
+    start position, both ways up (``board_picture``: its modules imported, its layouts
+    made), so that no player's first picture waits for an import on the loop."""
+    for key in variants.names():
+        game = variants.new_game(key, seed=0)
+        for side in ("white", "black"):
+            board_picture(game, side)
+
+
 def _read_exactly(fd: int, n: int) -> bytes | None:
     parts = bytearray()
     while len(parts) < n:

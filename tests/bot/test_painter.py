@@ -314,3 +314,40 @@ def test_the_painter_ends_with_the_process_that_started_it(tmp_path: Path) -> No
             time.sleep(0.05)
     finally:
         owner.kill()
+
+
+def test_the_warm_up_readies_the_pictures_here_before_the_first_player(tmp_path: Path) -> None:
+    """With the painter drawing, this process still makes each picture: its modules are
+    imported and its layouts made before the bot accepts interactions, never by a player's
+    first move on the loop (that import held the loop for tens of milliseconds)."""
+    script = tmp_path / "warm.py"
+    script.write_text(
+        "import asyncio, sys\n"
+        "from bot.service import GameService\n"
+        "async def main():\n"
+        f"    service = await GameService.open({str(tmp_path / 'w.sqlite3')!r})\n"
+        "    before = 'renderers.board' in sys.modules\n"
+        "    service.start_warm_up(gc_policy=False)\n"
+        "    await service.drawings_ready(timeout=120)\n"
+        "    after = 'renderers.board' in sys.modules\n"
+        "    from renderers.layout import layout\n"
+        "    print(before, after, service._painter.ready, layout.cache_info().currsize)\n"
+        "    await service.close()\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    before, after, ready, layouts = done.stdout.split()
+    assert (before, after, ready) == ("False", "True", "True")
+    geometries = {
+        (type(variants.rules(key).geometry), variants.rules(key).geometry.width)
+        for key in variants.names()
+    }
+    assert int(layouts) >= 2 * len(geometries)  # both ways up
