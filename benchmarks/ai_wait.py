@@ -91,6 +91,11 @@ async def _waits(variant: str, moves: int, seed: int) -> dict[str, Any]:
 
         service._in_process = spy  # type: ignore[method-assign]
         try:
+            # As ``chessgarden run`` starts: the warm-up's drawings (the painter process,
+            # issue 26, where the tree has one) done before the first move.
+            if hasattr(service, "start_warm_up"):
+                service.start_warm_up(gc_policy=False)
+                await service.drawings_ready()
             # Both worker processes started, engine imported and the variant's tables
             # built in each, before anything is timed (two searches at once).
             record = variants.new_game(variant, seed=seed).record()

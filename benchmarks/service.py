@@ -1022,6 +1022,10 @@ def fresh_sqlite(home: Path, template: Path, name: str) -> Path:
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     shutil.copy(template, db)
     shutil.copy(template.with_suffix(".json"), db.with_suffix(".json"))
+    # On the disk before the bot starts, as a restarted bot's store is: else the bot's
+    # first syncs (a restart's first second) would also write out the copy just made.
+    with open(db, "rb+") as copy:
+        os.fsync(copy.fileno())
     return db
 
 
