@@ -64,15 +64,12 @@ log = logging.getLogger(__name__)
 
 FRAME = struct.Struct("!IBI")  # job number, kind, body length
 BOARD, DICE, DONE, FAILED, READY = 1, 2, 3, 4, 5
+LOST = 6  # not on the wire: the painter ended before it answered
 JOB_TIMEOUT_S = 10.0  # a job not done by then: the painter is taken to hang
 RESTART_BACKOFF_S = 0.5
 RESTART_BACKOFF_CAP_S = 30.0
 START_TIMEOUT_S = 120.0  # a painter not ready by then (its warm-up included) is replaced
 PROCESS_NAME = "chessgarden-painter"
-
-
-class PainterLost(Exception):
-    """The painter ended (or was ended) with this job unanswered."""
 
 
 @dataclass(eq=False)
@@ -93,7 +90,7 @@ class _Run:
             self.ended.set_result(why)
         for future in self.pending.values():
             if not future.done():
-                future.set_exception(PainterLost(why))
+                future.set_result((LOST, why.encode()))
         self.pending.clear()
         for transport in (self.jobs, self.pictures):
             if transport is not None:
@@ -298,11 +295,11 @@ class Painter:
         (draw it in a thread)."""
         try:
             answer, data = await ticket.future
-        except PainterLost:
-            return None
         finally:
             ticket.timer.cancel()
             ticket.run.pending.pop(ticket.number, None)
+        if answer == LOST:  # said once, by the supervisor
+            return None
         if answer != DONE:
             log.warning("the painter could not draw this (%s); drawing it here", data.decode())
             return None
