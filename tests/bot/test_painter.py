@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,6 @@ import bot.service.core as core
 import variants
 from bot.discord.metrics import worker_restarts
 from bot.service import GameService, Outcome
-from bot.service import painter as painter_module
 from bot.service.errors import RenderUnavailable
 from bot.service.live import paint_board, render_board, render_dice
 from bot.service.painter import Painter
@@ -48,7 +48,7 @@ class Threads:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.boards = 0
-        real = painter_module.paint_board
+        real = paint_board
 
         def paint(picture: Any) -> bytes:
             assert threading.current_thread() is not threading.main_thread()
@@ -58,45 +58,63 @@ class Threads:
         monkeypatch.setattr(core, "paint_board", paint)
 
 
-async def painted_service(tmp_path: Path, name: str = "p.sqlite3") -> GameService:
-    service = await GameService.open(str(tmp_path / name), rng=random.Random(7))
-    service.start_warm_up(gc_policy=False)
-    await service.drawings_ready(timeout=120)
-    assert service._painter.ready, "the painter did not start"
-    return service
+@dataclasses.dataclass
+class Painted:
+    """A service whose warm-up started its painter, and the boards drawn in threads."""
+
+    service: GameService
+    painter: Painter
+    threads: Threads
+    closed: bool = False
+
+    async def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            await self.service.close()
+
+
+@pytest.fixture
+async def painted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Painted]:
+    threads = Threads(monkeypatch)
+    service = await GameService.open(str(tmp_path / "p.sqlite3"), rng=random.Random(7))
+    painted = Painted(service, service._painter, threads)
+    try:
+        service.start_warm_up(gc_policy=False)
+        await service.drawings_ready(timeout=120)
+        assert service._painter.ready, "the painter did not start"
+        yield painted
+    finally:
+        await painted.close()
 
 
 @pytest.mark.parametrize("variant", variants.names())
 async def test_boards_and_dice_from_the_painter_are_the_ones_drawn_here(
-    tmp_path: Path, variant: str, monkeypatch: pytest.MonkeyPatch
+    variant: str, painted: Painted
 ) -> None:
-    threads = Threads(monkeypatch)
-    service = await painted_service(tmp_path)
-    try:
-        pid = service._painter.pid()
-        assert pid is not None and pid != os.getpid()
-        outcome = await start(service, variant)
-        rng = random.Random(variant)
-        moves = 0
-        for _ in range(10):
-            moves += 1
-            outcome = await service.act(
-                game_id=outcome.game.id,
-                user_id=outcome.next_user_id,
-                text=rng.choice(outcome.legal),
-            )
-            live = service._cache[outcome.game.id]
-            assert outcome.image == render_board(live.game, outcome.orientation)
-            if outcome.dice:
-                assert outcome.dice_image == render_dice(variant, tuple(outcome.dice))
-            if outcome.game_over:
-                break
-        assert threads.boards == 0, "a board was drawn in a thread although the painter ran"
-        assert painter_boards(service) == moves + 1  # the accepted game's board too
-        assert service._painter.pid() == pid
-    finally:
-        await service.close()
-    assert not _alive(pid)
+    service, threads = painted.service, painted.threads
+    pid = painted.painter.pid()
+    assert pid is not None and pid != os.getpid()
+    outcome = await start(service, variant)
+    rng = random.Random(variant)
+    moves = 0
+    for _ in range(10):
+        moves += 1
+        outcome = await service.act(
+            game_id=outcome.game.id,
+            user_id=outcome.next_user_id,
+            text=rng.choice(outcome.legal),
+        )
+        live = service._cache[outcome.game.id]
+        assert outcome.image == render_board(live.game, outcome.orientation)
+        if outcome.dice:
+            assert outcome.dice_image == render_dice(variant, tuple(outcome.dice))
+        if outcome.game_over:
+            break
+    assert threads.boards == 0, "a board was drawn in a thread although the painter ran"
+    assert painter_boards(service) == moves + 1  # the accepted game's board too
+    assert painted.painter.pid() == pid
+    await painted.close()
+    assert not _alive(pid), "the painter outlived the service"
 
 
 def painter_boards(service: GameService) -> int:
@@ -133,83 +151,64 @@ async def _moves(service: GameService, outcome: Outcome, n: int, seed: str) -> O
     return outcome
 
 
-async def test_a_killed_painter_loses_no_board_and_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    threads = Threads(monkeypatch)
-    service = await painted_service(tmp_path)
-    painter = service._painter
-    try:
-        outcome = await _moves(service, await start(service, "tquarchess"), 3, "a")
-        first = painter.pid()
-        assert first is not None and threads.boards == 0
-        os.kill(first, signal.SIGKILL)
-        # the next move's board comes whatever the painter's state: drawn in a thread
-        # while no painter takes jobs, else by the new one
-        outcome = await _moves(service, outcome, 1, "b")
-        await _until(lambda: painter.ready and painter.pid() != first)
-        assert painter.restarts == 1
-        assert worker_restarts(service) == 1  # chessgarden_worker_restarts_total
-        drawn_here = threads.boards
-        outcome = await _moves(service, outcome, 4, "c")
-        assert threads.boards == drawn_here, "the new painter draws the boards again"
-    finally:
-        await service.close()
+async def test_a_killed_painter_loses_no_board_and_is_replaced(painted: Painted) -> None:
+    service, painter, threads = painted.service, painted.painter, painted.threads
+    outcome = await _moves(service, await start(service, "tquarchess"), 3, "a")
+    first = painter.pid()
+    assert first is not None and threads.boards == 0
+    os.kill(first, signal.SIGKILL)
+    # the next move's board comes whatever the painter's state: drawn in a thread
+    # while no painter takes jobs, else by the new one
+    outcome = await _moves(service, outcome, 1, "b")
+    await _until(lambda: painter.ready and painter.pid() != first)
+    assert painter.restarts == 1
+    assert worker_restarts(service) == 1  # chessgarden_worker_restarts_total
+    drawn_here = threads.boards
+    outcome = await _moves(service, outcome, 4, "c")
+    assert threads.boards == drawn_here, "the new painter draws the boards again"
 
 
-async def test_a_job_in_flight_when_the_painter_dies_is_drawn_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    threads = Threads(monkeypatch)
-    service = await painted_service(tmp_path)
-    painter = service._painter
-    try:
-        outcome = await start(service, "stone_garden")
-        pid = painter.pid()
-        assert pid is not None and painter._run is not None
-        os.kill(pid, signal.SIGSTOP)  # the job waits in the pipe
-        rng = random.Random(1)
-        move = asyncio.create_task(
-            service.act(
-                game_id=outcome.game.id,
-                user_id=outcome.next_user_id,
-                text=rng.choice(outcome.legal),
-            )
+async def test_a_job_in_flight_when_the_painter_dies_is_drawn_here(painted: Painted) -> None:
+    service, painter, threads = painted.service, painted.painter, painted.threads
+    outcome = await start(service, "stone_garden")
+    pid = painter.pid()
+    assert pid is not None and painter._run is not None
+    os.kill(pid, signal.SIGSTOP)  # the job waits in the pipe
+    rng = random.Random(1)
+    move = asyncio.create_task(
+        service.act(
+            game_id=outcome.game.id,
+            user_id=outcome.next_user_id,
+            text=rng.choice(outcome.legal),
         )
-        run = painter._run
-        await _until(lambda: bool(run.pending))
-        os.kill(pid, signal.SIGKILL)
-        outcome = await move
-        live = service._cache[outcome.game.id]
-        assert outcome.image == render_board(live.game, outcome.orientation)
-        assert threads.boards == 1
-        await _until(lambda: painter.ready and painter.pid() != pid)
-    finally:
-        await service.close()
+    )
+    run = painter._run
+    await _until(lambda: bool(run.pending))
+    os.kill(pid, signal.SIGKILL)
+    outcome = await move
+    live = service._cache[outcome.game.id]
+    assert outcome.image == render_board(live.game, outcome.orientation)
+    assert threads.boards == 1
+    await _until(lambda: painter.ready and painter.pid() != pid)
 
 
 async def test_a_hung_painter_is_replaced_and_its_board_drawn_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture, painted: Painted
 ) -> None:
-    threads = Threads(monkeypatch)
-    service = await painted_service(tmp_path)
-    painter = service._painter
+    service, painter, threads = painted.service, painted.painter, painted.threads
     painter.job_timeout_s = 0.5
-    try:
-        outcome = await start(service, "guardener")
-        pid = painter.pid()
-        assert pid is not None
-        os.kill(pid, signal.SIGSTOP)
-        with caplog.at_level(logging.WARNING, logger="bot.service.painter"):
-            outcome = await _moves(service, outcome, 1, "h")
-        assert threads.boards == 1
-        assert "took over" in caplog.text
-        await _until(lambda: painter.ready and painter.pid() != pid)
-        await _until(lambda: not _alive(pid))
-        await _moves(service, outcome, 2, "i")
-        assert threads.boards == 1
-    finally:
-        await service.close()
+    outcome = await start(service, "guardener")
+    pid = painter.pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    with caplog.at_level(logging.WARNING, logger="bot.service.painter"):
+        outcome = await _moves(service, outcome, 1, "h")
+    assert threads.boards == 1
+    assert "took over" in caplog.text
+    await _until(lambda: painter.ready and painter.pid() != pid)
+    await _until(lambda: not _alive(pid))
+    await _moves(service, outcome, 2, "i")
+    assert threads.boards == 1
 
 
 async def test_what_the_painter_cannot_draw_is_drawn_here_with_its_own_error(
@@ -240,33 +239,28 @@ async def test_what_the_painter_cannot_draw_is_drawn_here_with_its_own_error(
 
 
 async def test_painters_that_keep_dying_back_off_and_threads_draw_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    painted: Painted,
 ) -> None:
-    threads = Threads(monkeypatch)
-    service = await painted_service(tmp_path)
-    painter = service._painter
+    service, painter, threads = painted.service, painted.painter, painted.threads
     painter.backoff_s = painter.backoff_cap_s = 3.0
-    try:
-        outcome = await start(service, "jepps_random")
-        # The first painter drew the new game's board: the next one starts at once, and
-        # so does the one after the first that drew nothing; then they wait.
-        for deaths in (1, 2, 3):
-            pid = painter.pid()
-            assert pid is not None
-            os.kill(pid, signal.SIGKILL)
-            await _until(lambda deaths=deaths: painter.restarts == deaths)
-            if deaths < 3:
-                await _until(lambda: painter.ready)
-        assert not painter.ready  # waiting out the backoff
-        painted = painter.boards
-        outcome = await _moves(service, outcome, 2, "j")
-        assert painter.boards == painted  # drawn in threads meanwhile
-        await _until(lambda: painter.ready, seconds=10)
-        await _moves(service, outcome, 2, "k")
-        assert painter.boards == painted + 2
-        assert threads.boards == 0  # no painter had failed a job
-    finally:
-        await service.close()
+    outcome = await start(service, "jepps_random")
+    # The first painter drew the new game's board: the next one starts at once, and
+    # so does the one after the first that drew nothing; then they wait.
+    for deaths in (1, 2, 3):
+        pid = painter.pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        await _until(lambda deaths=deaths: painter.restarts == deaths)
+        if deaths < 3:
+            await _until(lambda: painter.ready)
+    assert not painter.ready  # waiting out the backoff
+    before = painter.boards
+    outcome = await _moves(service, outcome, 2, "j")
+    assert painter.boards == before  # drawn in threads meanwhile
+    await _until(lambda: painter.ready, seconds=10)
+    await _moves(service, outcome, 2, "k")
+    assert painter.boards == before + 2
+    assert threads.boards == 0  # no painter had failed a job
 
 
 async def test_a_service_that_never_warms_up_draws_in_threads(
