@@ -1,7 +1,7 @@
 """Boards and dice painted in a process of their own (issue 26).
 
-Why a process: a move's board costs 1.2-2.3 ms of drawing and compressing, and the dice a
-little more when they change. In worker threads that work shares the interpreter lock with
+Why a process: a move's board costs 1.2-2.3 ms of drawing and compressing (the dice, once
+each roll is in their cache, almost nothing). In worker threads that work shares the interpreter lock with
 the event loop, and it starves the loop: each time the loop lets the lock go (every SQLite
 statement, every socket write) it waits up to the interpreter's switch interval to have it
 back. At 250 actions a second a move then waited 200-800 ms, most of it with the loop
@@ -146,9 +146,9 @@ class _Jobs(asyncio.BaseProtocol):
 
 
 class Painter:
-    """The service's painter process (see the module): ``start`` it, then ``board`` and
-    ``dice`` give the PNG, or ``None`` when it cannot (not ready, gone, failed): the
-    caller then draws in a thread."""
+    """The service's painter process (see the module): ``start`` it; ``send_board`` and
+    ``send_dice`` send a job, and ``receive`` gives its PNG, or ``None`` when the painter
+    cannot (not ready, gone, hung, failed): the caller then draws in a thread."""
 
     def __init__(
         self,
@@ -257,15 +257,16 @@ class Painter:
         loop = asyncio.get_running_loop()
         process, jobs_fd, pictures_fd = await loop.run_in_executor(None, _spawn, self.warm)
         run = _Run(process, ready=loop.create_future(), ended=loop.create_future())
+        jobs, pictures = open(jobs_fd, "wb", buffering=0), open(pictures_fd, "rb", buffering=0)
         try:
-            run.jobs, _ = await loop.connect_write_pipe(
-                lambda: _Jobs(run), open(jobs_fd, "wb", buffering=0)
-            )
+            run.jobs, _ = await loop.connect_write_pipe(lambda: _Jobs(run), jobs)
             run.pictures, _ = await loop.connect_read_pipe(
-                lambda: _Answers(run, self._on_frame), open(pictures_fd, "rb", buffering=0)
+                lambda: _Answers(run, self._on_frame), pictures
             )
         except BaseException:
             run.end("its pipes could not be joined")
+            for end in (jobs, pictures):
+                end.close()
             raise
         return run
 
