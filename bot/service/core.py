@@ -65,6 +65,7 @@ from bot.service.workers import (
     dice_or_none,
     paint_or_failure,
     show,
+    warm_drawings,
 )
 from storage import (
     ActionKind,
@@ -824,25 +825,8 @@ class ServiceCore(Settling, Timekeeping):
                 return
             log.warning("the painter process could not start: boards are drawn in threads")
 
-        def draw_each() -> None:
-            warm_tiles: Callable[[str], object] | None = None
-            if renderer is render_board:
-                try:
-                    from renderers.board import warm as warm_tiles
-                except ImportError:  # the first board will say what is wrong
-                    warm_tiles = None
-            for key in variants.names():
-                if warm_tiles is not None:
-                    warm_tiles(key)
-                game = variants.new_game(key, seed=0)
-                if renderer is not None:
-                    renderer(game, "white")
-                    renderer(game, "black")
-                if dice_renderer is not None and game.dice:
-                    dice_renderer(key, tuple(game.dice))
-
         try:
-            await self._workers.background(draw_each)
+            await self._workers.background(warm_drawings, renderer, dice_renderer)
         except Exception as error:  # the first real board will say what is wrong
             log.warning("could not warm up the renderer: %s", error)
 

@@ -52,12 +52,13 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import variants
-from bot.service.live import board_picture, paint_board, render_dice
+from bot.service.live import board_picture, paint_board, render_board, render_dice
 from bot.service.workers import (
     _alive_reader,
     _no_ctrl_c,
     _process_context,
     _start_worker,
+    warm_drawings,
 )
 
 log = logging.getLogger(__name__)
@@ -383,7 +384,7 @@ def _serve(read_fd: int, write_fd: int, warm: bool) -> None:
     if warm:
         started = time.perf_counter()
         try:
-            warm_boards()
+            warm_drawings(render_board, render_dice)
         except Exception as error:  # its first jobs will say what is wrong
             log.warning("the painter could not warm up: %s", error)
         log.info("the painter is warm after %.1f s", time.perf_counter() - started)
@@ -408,20 +409,6 @@ def _serve(read_fd: int, write_fd: int, warm: bool) -> None:
             _write_frame(write_fd, number, FAILED, f"{type(error).__name__}: {error}".encode())
         else:
             _write_frame(write_fd, number, DONE, png)
-
-
-def warm_boards() -> None:
-    """Every tile, empty board and start position of every variant, both ways up, and one
-    set of dice each (``renderers.board.warm``): what a bot draws before its first player."""
-    from renderers.board import warm
-
-    for key in variants.names():
-        warm(key)
-        game = variants.new_game(key, seed=0)
-        for side in ("white", "black"):
-            paint_board(board_picture(game, side))
-        if game.dice:
-            render_dice(key, tuple(game.dice))
 
 
 def warm_pictures() -> None:

@@ -61,7 +61,7 @@ from typing import Any, ParamSpec, TypeVar
 import variants
 from bot.i18n import DEFAULT, said
 from bot.service.errors import RenderUnavailable, ServiceError
-from bot.service.live import DiceRenderer, Renderer, legal_actions
+from bot.service.live import DiceRenderer, Renderer, legal_actions, render_board
 
 log = logging.getLogger(__name__)
 
@@ -426,6 +426,28 @@ def dice_or_none(dice_renderer: DiceRenderer, variant: str, dice: tuple[int, ...
     except Exception as error:
         log.warning("cannot draw the dice %s for %s: %s", dice, variant, error)
         return None
+
+
+def warm_drawings(renderer: Renderer | None, dice_renderer: DiceRenderer | None) -> None:
+    """Every tile and empty board the service's own renderer can show
+    (``renderers.board.warm``), and each variant's start position both ways up and its
+    dice, with these renderers: what a bot draws before its first player (on the
+    warm-up's thread, or in the painter process)."""
+    warm_tiles: Callable[[str], object] | None = None
+    if renderer is render_board:
+        try:
+            from renderers.board import warm as warm_tiles
+        except ImportError:  # the first board will say what is wrong
+            warm_tiles = None
+    for key in variants.names():
+        if warm_tiles is not None:
+            warm_tiles(key)
+        game = variants.new_game(key, seed=0)
+        if renderer is not None:
+            renderer(game, "white")
+            renderer(game, "black")
+        if dice_renderer is not None and game.dice:
+            dice_renderer(key, tuple(game.dice))
 
 
 def text_and_status(game: Any, orientation: str) -> tuple[str, variants.Status]:
